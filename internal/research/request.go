@@ -1,0 +1,178 @@
+// Package research holds the domain of a co-scientist session: what a scientist asks for
+// (the goal and its configuration), and the artefacts a session produces (hypotheses,
+// reviews, comparisons). It has no Temporal import: a reader can learn the science here.
+package research
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits on what a session accepts. They exist so that a typo ("max_hypotheses": 1000000)
+// is refused before anything runs instead of burning a model budget for a week.
+const (
+	MaxGoalLength        = 4000 // characters
+	MaxScientistIDLength = 128
+	MaxHypothesesLimit   = 10000
+	MaxTimeLimit         = 30 * 24 * time.Hour
+	MaxFocusLength       = 1000
+	DefaultMaxHypotheses = 12
+	DefaultProvider      = "offline"
+	DefaultScientistID   = "anonymous"
+)
+
+// Review types a session can enable (the co-scientist's reflection agent).
+const (
+	ReviewInitial          = "initial"
+	ReviewFull             = "full"
+	ReviewDeepVerification = "deep_verification"
+	ReviewObservation      = "observation"
+	ReviewSimulation       = "simulation"
+	ReviewTournament       = "tournament"
+)
+
+// ReviewTypes lists every review type in the order a session runs them.
+var ReviewTypes = []string{ReviewInitial, ReviewFull, ReviewDeepVerification, ReviewObservation, ReviewSimulation, ReviewTournament}
+
+// Safety levels: how strictly goals and hypotheses are screened.
+var SafetyLevels = []string{"relaxed", "standard", "strict"}
+
+// Providers a session may name. The offline simulator is always available; real model
+// providers are added by the worker when it has their credentials.
+var Providers = []string{DefaultProvider}
+
+// Request is what a scientist submits to start a session: the workflow input.
+type Request struct {
+	ResearchGoal string `json:"research_goal"`
+	ScientistID  string `json:"scientist_id"`
+	Config       Config `json:"config"`
+}
+
+// Config tunes one session. Zero values mean "use the default".
+type Config struct {
+	MaxHypotheses int      `json:"max_hypotheses,omitempty"`
+	TimeLimit     Duration `json:"time_limit,omitempty"`
+	ReviewTypes   []string `json:"review_types,omitempty"`
+	SafetyLevel   string   `json:"safety_level,omitempty"`
+	Provider      string   `json:"provider,omitempty"`
+	Model         string   `json:"model,omitempty"`
+	Seed          int64    `json:"seed,omitempty"`
+}
+
+// WithDefaults fills every unset field with its default. It never overrides a set value,
+// so Validate still sees (and refuses) whatever the scientist got wrong.
+func (r Request) WithDefaults() Request {
+	r.ResearchGoal = strings.TrimSpace(r.ResearchGoal)
+	r.ScientistID = strings.TrimSpace(r.ScientistID)
+	if r.ScientistID == "" {
+		r.ScientistID = DefaultScientistID
+	}
+	c := &r.Config
+	if c.MaxHypotheses == 0 {
+		c.MaxHypotheses = DefaultMaxHypotheses
+	}
+	if len(c.ReviewTypes) == 0 {
+		c.ReviewTypes = []string{ReviewInitial}
+	} else {
+		c.ReviewTypes = slices.Clone(c.ReviewTypes)
+	}
+	if c.SafetyLevel == "" {
+		c.SafetyLevel = "standard"
+	}
+	if c.Provider == "" {
+		c.Provider = DefaultProvider
+	}
+	return r
+}
+
+// FieldError names the input field that is wrong and says what would be right.
+type FieldError struct {
+	Field   string
+	Problem string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+
+// Validate refuses a request that cannot run, naming the first field at fault.
+// Call it on WithDefaults' result.
+func (r Request) Validate() error {
+	if err := ValidateGoal(r.ResearchGoal); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(r.ScientistID); n > MaxScientistIDLength {
+		return &FieldError{"scientist_id", fmt.Sprintf("is %d characters; at most %d", n, MaxScientistIDLength)}
+	}
+	return r.Config.Validate()
+}
+
+// ValidateGoal checks a research goal, at start and on every refinement.
+func ValidateGoal(goal string) error {
+	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		return &FieldError{"research_goal", "must not be empty: say what the session should investigate"}
+	}
+	if !utf8.ValidString(goal) {
+		return &FieldError{"research_goal", "is not valid UTF-8 text"}
+	}
+	if n := utf8.RuneCountInString(goal); n > MaxGoalLength {
+		return &FieldError{"research_goal", fmt.Sprintf("is %d characters; at most %d (put background material in the focus of a refinement instead)", n, MaxGoalLength)}
+	}
+	return nil
+}
+
+// Validate checks a configuration after defaults were applied.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxHypotheses < 1:
+		return &FieldError{"config.max_hypotheses", fmt.Sprintf("is %d; must be at least 1", c.MaxHypotheses)}
+	case c.MaxHypotheses > MaxHypothesesLimit:
+		return &FieldError{"config.max_hypotheses", fmt.Sprintf("is %d; at most %d per session", c.MaxHypotheses, MaxHypothesesLimit)}
+	case c.TimeLimit < 0:
+		return &FieldError{"config.time_limit", fmt.Sprintf("is %s; must not be negative (0 means no limit)", c.TimeLimit)}
+	case time.Duration(c.TimeLimit) > MaxTimeLimit:
+		return &FieldError{"config.time_limit", fmt.Sprintf("is %s; at most %s", c.TimeLimit, Duration(MaxTimeLimit))}
+	case !slices.Contains(SafetyLevels, c.SafetyLevel):
+		return &FieldError{"config.safety_level", fmt.Sprintf("%q is not one of %s", c.SafetyLevel, strings.Join(SafetyLevels, ", "))}
+	case !slices.Contains(Providers, c.Provider):
+		return &FieldError{"config.provider", fmt.Sprintf("%q is not one of %s", c.Provider, strings.Join(Providers, ", "))}
+	case len(c.Model) > 200:
+		return &FieldError{"config.model", "is longer than 200 characters"}
+	}
+	seen := map[string]bool{}
+	for _, t := range c.ReviewTypes {
+		if !slices.Contains(ReviewTypes, t) {
+			return &FieldError{"config.review_types", fmt.Sprintf("%q is not a review type; use %s", t, strings.Join(ReviewTypes, ", "))}
+		}
+		if seen[t] {
+			return &FieldError{"config.review_types", fmt.Sprintf("%q is listed twice", t)}
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+// Duration is a time.Duration that reads and writes as a Go duration string ("90m",
+// "2h30m") in JSON, so `temporal workflow start --input` stays writable by hand.
+type Duration time.Duration
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`a duration is a string such as "90s", "30m" or "2h"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`%q is not a duration; write one such as "90s", "30m" or "2h"`, s)
+	}
+	*d = Duration(v)
+	return nil
+}

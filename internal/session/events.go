@@ -1,0 +1,91 @@
+package session
+
+import (
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// Event kinds in a session's own log.
+const (
+	EventTransition = "transition" // the lifecycle moved
+	EventCommand    = "command"    // a scientist's command, accepted or rejected
+	EventTurn       = "turn"       // a provider turn finished (or failed)
+	EventCheckpoint = "checkpoint" // a snapshot was written
+	EventNote       = "note"       // anything else worth a line in the notebook
+)
+
+// Event is one line of the session's log. Plain JSON types only, so any tool can read it.
+type Event struct {
+	Seq  int    `json:"seq"`
+	Time string `json:"time"` // RFC 3339, UTC
+	Kind string `json:"kind"`
+	// For transitions: the states. For commands: the command and whether it was accepted.
+	From     string `json:"from,omitempty"`
+	To       string `json:"to,omitempty"`
+	Command  string `json:"command,omitempty"`
+	Via      string `json:"via,omitempty"` // "signal" or "update"
+	Accepted *bool  `json:"accepted,omitempty"`
+	// For turns: the turn and the hypothesis it concerned.
+	Turn       string `json:"turn,omitempty"`
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Detail     string `json:"detail,omitempty"`
+}
+
+// Refinement is one change the scientist made to the goal.
+type Refinement struct {
+	Time  string `json:"time"`
+	Goal  string `json:"goal,omitempty"`
+	Focus string `json:"focus,omitempty"`
+}
+
+// Entry is a hypothesis as the supervisor keeps it: ids and numbers, never the text.
+type Entry struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Origin  string  `json:"origin"`
+	Round   int     `json:"round"`
+	Elo     float64 `json:"elo"`
+	Wins    int     `json:"wins"`
+	Losses  int     `json:"losses"`
+	Reviews int     `json:"reviews"`
+	// Score is the mean overall review score, 0 to 10.
+	Score float64 `json:"review_score"`
+}
+
+// Progress is what the progress query answers.
+type Progress struct {
+	HypothesesGenerated int     `json:"hypotheses_generated"`
+	MaxHypotheses       int     `json:"max_hypotheses"`
+	ReviewsCompleted    int     `json:"reviews_completed"`
+	MatchesPlayed       int     `json:"matches_played"`
+	Rounds              int     `json:"rounds"`
+	TurnsFailed         int     `json:"turns_failed"`
+	Elapsed             string  `json:"elapsed"`
+	ElapsedSeconds      float64 `json:"elapsed_seconds"`
+	LastCheckpoint      string  `json:"last_checkpoint,omitempty"`
+	Checkpoints         int     `json:"checkpoints"`
+	State               State   `json:"state"`
+}
+
+// Snapshot is what a checkpoint writes: everything needed to report on or restart a
+// session, except the texts, which the store already holds.
+type Snapshot struct {
+	SessionID   string          `json:"session_id"`
+	Seq         int             `json:"seq"`
+	Time        string          `json:"time"`
+	State       State           `json:"state"`
+	StopReason  string          `json:"stop_reason,omitempty"`
+	ScientistID string          `json:"scientist_id"`
+	Goal        string          `json:"goal"`
+	Refinements []Refinement    `json:"refinements,omitempty"`
+	Config      research.Config `json:"config"`
+	// Hypotheses are ranked: highest Elo first.
+	Hypotheses []Entry        `json:"hypotheses"`
+	Progress   Progress       `json:"progress"`
+	Usage      research.Usage `json:"usage"`
+	StartedAt  string         `json:"started_at"`
+}
+
+// Stamp formats a time the way every record in a session does.
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
