@@ -123,12 +123,12 @@ func (l *Lifecycle) Resume() error {
 // Terminate asks a session to end gracefully: it finishes in-flight work, writes a final
 // checkpoint and report, then completes.
 func (l *Lifecycle) Terminate() error {
+	if l.Effective() == Terminating {
+		return &TransitionError{"terminate", l.State, "it is already ending"}
+	}
 	if l.State == Checkpointing {
 		l.After = Terminating
 		return nil
-	}
-	if l.State == Terminating {
-		return &TransitionError{"terminate", l.State, "it is already ending"}
 	}
 	return l.move("terminate", Terminating)
 }

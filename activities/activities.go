@@ -1,0 +1,298 @@
+// Package activities holds cosci's activities: the only code that calls a model or touches
+// the session store. Each is a thin adapter; the science lives in internal/.
+//
+// Provider turns are idempotent by turn ID: the first success is stored, and a retried or
+// re-run turn returns the stored result instead of asking the model again. So a worker
+// killed mid-turn never makes a hypothesis twice.
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/report"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+)
+
+// Model is what a provider turn needs from a model. The offline simulator implements it;
+// so do the real providers.
+type Model interface {
+	Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error)
+	Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error)
+	Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error)
+}
+
+// Activities are registered on the worker as one struct; the workflow refers to its methods.
+type Activities struct {
+	Store  *store.Store
+	Models map[string]Model // by provider name, e.g. "offline"
+	// Heartbeat is how often a turn in progress tells Temporal it is alive (default 2 s), so
+	// a turn on a dead worker is retried after the heartbeat timeout, not the turn timeout.
+	Heartbeat time.Duration
+}
+
+// Application error types the workflow tells apart.
+const (
+	ErrUnknownProvider = "UnknownProvider"
+	ErrMalformedAnswer = "MalformedAnswer"
+)
+
+// Turn is what every provider turn's input has in common.
+type Turn struct {
+	SessionID string `json:"session_id"`
+	TurnID    string `json:"turn_id"`
+	Goal      string `json:"goal"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model,omitempty"`
+	Seed      int64  `json:"seed"`
+}
+
+// GenerateInput asks for one new hypothesis with a known id.
+type GenerateInput struct {
+	Turn
+	HypothesisID string   `json:"hypothesis_id"`
+	Focus        []string `json:"focus,omitempty"`
+	Strategy     string   `json:"strategy,omitempty"`
+}
+
+// GenerateResult is what the workflow keeps of a new hypothesis.
+type GenerateResult struct {
+	HypothesisID string         `json:"hypothesis_id"`
+	Title        string         `json:"title"`
+	Usage        research.Usage `json:"usage"`
+}
+
+// ReviewInput asks for one review of one hypothesis.
+type ReviewInput struct {
+	Turn
+	HypothesisID string `json:"hypothesis_id"`
+	Type         string `json:"type"`
+}
+
+// ReviewResult is what the workflow keeps of a review.
+type ReviewResult struct {
+	HypothesisID string         `json:"hypothesis_id"`
+	Type         string         `json:"type"`
+	Score        float64        `json:"score"`
+	Verdict      string         `json:"verdict"`
+	Usage        research.Usage `json:"usage"`
+}
+
+// CompareInput asks for the verdict of one match.
+type CompareInput struct {
+	Turn
+	A string `json:"a"`
+	B string `json:"b"`
+}
+
+// CompareResult is the winner's id.
+type CompareResult struct {
+	Winner string         `json:"winner"`
+	Usage  research.Usage `json:"usage"`
+}
+
+// Generate runs a generation turn: the model proposes a hypothesis, the store keeps it.
+func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateResult, error) {
+	return runTurn(ctx, a, in.Turn, "generation", func(m Model) (GenerateResult, string, error) {
+		req := research.GenerateRequest{
+			TurnID: in.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
+			Focus: in.Focus, Strategy: in.Strategy, Seed: in.Seed,
+		}
+		req.Prompt = prompt.Generate(req)
+		h, usage, err := m.Generate(ctx, req)
+		if err != nil {
+			return GenerateResult{}, req.Prompt, err
+		}
+		h.ID, h.Goal = in.HypothesisID, in.Goal
+		if h.Origin == "" {
+			h.Origin = "generation"
+		}
+		if err := h.Check(); err != nil {
+			return GenerateResult{}, req.Prompt, malformed(err)
+		}
+		if err := a.Store.PutHypothesis(in.SessionID, h); err != nil {
+			return GenerateResult{}, req.Prompt, err
+		}
+		return GenerateResult{HypothesisID: h.ID, Title: h.Title, Usage: usage}, req.Prompt, nil
+	})
+}
+
+// Review runs a reflection turn on one hypothesis.
+func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, error) {
+	return runTurn(ctx, a, in.Turn, "reflection", func(m Model) (ReviewResult, string, error) {
+		h, err := a.Store.Hypothesis(in.SessionID, in.HypothesisID)
+		if err != nil {
+			return ReviewResult{}, "", err
+		}
+		req := research.ReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Seed: in.Seed}
+		req.Prompt = prompt.Review(in.Goal, in.Type, h)
+		r, usage, err := m.Review(ctx, req)
+		if err != nil {
+			return ReviewResult{}, req.Prompt, err
+		}
+		r.HypothesisID, r.Type = h.ID, in.Type
+		if err := a.Store.PutReview(in.SessionID, 0, r); err != nil {
+			return ReviewResult{}, req.Prompt, err
+		}
+		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Score: r.Scores.Overall(), Verdict: r.Verdict, Usage: usage}, req.Prompt, nil
+	})
+}
+
+// Compare runs a ranking turn: one match between two hypotheses.
+func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResult, error) {
+	return runTurn(ctx, a, in.Turn, "ranking", func(m Model) (CompareResult, string, error) {
+		hs, err := a.Store.Hypotheses(in.SessionID, []string{in.A, in.B})
+		if err != nil {
+			return CompareResult{}, "", err
+		}
+		req := research.CompareRequest{TurnID: in.TurnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B], Seed: in.Seed}
+		req.Prompt = prompt.Compare(in.Goal, req.A, req.B)
+		c, usage, err := m.Compare(ctx, req)
+		if err != nil {
+			return CompareResult{}, req.Prompt, err
+		}
+		if c.Winner != in.A && c.Winner != in.B {
+			return CompareResult{}, req.Prompt, malformed(fmt.Errorf("winner %q is neither %s nor %s", c.Winner, in.A, in.B))
+		}
+		return CompareResult{Winner: c.Winner, Usage: usage}, req.Prompt, nil
+	})
+}
+
+// runTurn is the turn lifecycle every provider turn shares: return the stored result if
+// this turn already succeeded; otherwise call the model while heartbeating, and store the
+// result before returning it. Storing last makes the turn record the commit point.
+func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, call func(Model) (R, string, error)) (R, error) {
+	var zero R
+	if done, ok, err := a.Store.Turn(t.SessionID, t.TurnID); err != nil {
+		return zero, err
+	} else if ok {
+		var r R
+		if err := json.Unmarshal(done.Result, &r); err != nil {
+			return zero, fmt.Errorf("stored turn %s is unreadable: %w", t.TurnID, err)
+		}
+		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
+		return r, nil
+	}
+	m, ok := a.Models[t.Provider]
+	if !ok {
+		return zero, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("this worker has no provider %q; start the worker with its credentials", t.Provider), ErrUnknownProvider, nil)
+	}
+	stop := a.heartbeat(ctx)
+	r, promptText, err := call(m)
+	stop()
+	if err != nil {
+		return zero, err
+	}
+	result, err := json.Marshal(r)
+	if err != nil {
+		return zero, err
+	}
+	err = a.Store.PutTurn(t.SessionID, store.Turn{
+		ID: t.TurnID, Agent: agent, Prompt: promptText, Result: result,
+		Usage: usageOf(r), Finished: session.Stamp(time.Now()),
+	})
+	return r, err
+}
+
+// heartbeat records a heartbeat now and then until stop is called.
+func (a *Activities) heartbeat(ctx context.Context) (stop func()) {
+	every := a.Heartbeat
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func usageOf(r any) research.Usage {
+	switch v := r.(type) {
+	case GenerateResult:
+		return v.Usage
+	case ReviewResult:
+		return v.Usage
+	case CompareResult:
+		return v.Usage
+	}
+	return research.Usage{}
+}
+
+// malformed marks a model answer that cannot be used; retrying the same turn would not help.
+func malformed(err error) error {
+	return temporal.NewNonRetryableApplicationError("model answer unusable: "+err.Error(), ErrMalformedAnswer, err)
+}
+
+// CheckpointInput is a snapshot plus the events logged since the previous checkpoint.
+type CheckpointInput struct {
+	Snapshot session.Snapshot `json:"snapshot"`
+	Events   []session.Event  `json:"events"`
+}
+
+// Checkpoint writes an immutable snapshot to the session store and returns its path.
+func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string, error) {
+	return a.Store.PutCheckpoint(in.Snapshot, in.Events)
+}
+
+// ReportInput names the checkpoint a report is written from.
+type ReportInput struct {
+	SessionID  string `json:"session_id"`
+	Checkpoint int    `json:"checkpoint"`
+}
+
+// Report renders the Markdown report from a checkpoint and the texts in the store, and
+// returns the report's path.
+func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error) {
+	snap, err := a.Store.Checkpoint(in.SessionID, in.Checkpoint)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, len(snap.Hypotheses))
+	for i, e := range snap.Hypotheses {
+		ids[i] = e.ID
+	}
+	hyps, err := a.Store.Hypotheses(in.SessionID, ids)
+	if err != nil {
+		return "", err
+	}
+	reviews := make(map[string][]research.Review, len(ids))
+	for _, id := range ids {
+		rs, err := a.Store.Reviews(in.SessionID, id)
+		if err != nil {
+			return "", err
+		}
+		reviews[id] = rs
+	}
+	return a.Store.PutReport(in.SessionID, report.Markdown(snap, hyps, reviews))
+}
+
+// IsMalformed reports whether a turn failed because the model's answer was unusable.
+func IsMalformed(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == ErrMalformedAnswer
+}

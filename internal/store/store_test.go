@@ -1,0 +1,596 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+func open(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "root", "nested"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func hyp(id, title string) research.Hypothesis {
+	q := 0.73
+	return research.Hypothesis{
+		ID: id, Title: title, Statement: "S of " + id, Rationale: "R",
+		Predictions: []string{"p1", "p2"}, Origin: "generation", Strategy: "literature",
+		Goal: "g", Latent: &q,
+	}
+}
+
+// noTemps fails if a temporary file was left anywhere under dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(d.Name(), tempPrefix) {
+			t.Errorf("temporary file left behind: %s", path)
+		}
+		return nil
+	})
+}
+
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("Open did not create %s: %v", dir, err)
+	}
+	if !filepath.IsAbs(s.Root()) {
+		t.Errorf("Root() = %q, want an absolute path", s.Root())
+	}
+	if _, err := Open(""); err == nil {
+		t.Error(`Open("") succeeded, want an error`)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := Open(file); err == nil {
+		t.Error("Open(a regular file) succeeded, want an error")
+	}
+}
+
+func TestEscape(t *testing.T) {
+	tests := []struct {
+		id, want string
+		ok       bool
+	}{
+		{"h-0001_x", "h-0001_x", true},
+		{"gen/3/7", "gen%2F3%2F7", true},
+		{"gen%2F3", "gen%252F3", true}, // '%' is escaped too, so the mapping stays one-to-one
+		{"a b:c*?", "a%20b%3Ac%2A%3F", true},
+		{".hidden", "%2Ehidden", true},
+		{"v1.2", "v1.2", true},
+		{"...", "%2E..", true},
+		{`back\slash`, "back%5Cslash", true},
+		{"ü", "%C3%BC", true},
+		{"", "", false},
+		{".", "", false},
+		{"..", "", false},
+		{strings.Repeat("/", 100), "", false}, // 300 bytes escaped: too long for a file name
+	}
+	for _, tt := range tests {
+		got, err := escape("test id", tt.id)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("escape(%q) = %q, %v; want %q, ok=%v", tt.id, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestSessionDir(t *testing.T) {
+	s := open(t)
+	tests := []struct {
+		id, want string
+	}{
+		{"research-42", filepath.Join(s.Root(), "research-42")},
+		{"a/../b", filepath.Join(s.Root(), "a%2F..%2Fb")},
+		{"", ""},
+		{".", ""},
+		{"..", ""},
+	}
+	for _, tt := range tests {
+		if got := s.SessionDir(tt.id); got != tt.want {
+			t.Errorf("SessionDir(%q) = %q, want %q", tt.id, got, tt.want)
+		}
+	}
+	// The methods say why an id is refused.
+	for _, id := range []string{"", ".", ".."} {
+		if err := s.PutHypothesis(id, hyp("h1", "t")); err == nil {
+			t.Errorf("PutHypothesis(session %q) succeeded, want an error", id)
+		}
+		if _, err := s.PutCheckpoint(session.Snapshot{SessionID: id, Seq: 1}, nil); err == nil {
+			t.Errorf("PutCheckpoint(session %q) succeeded, want an error", id)
+		}
+		if _, err := s.PutReport(id, nil); err == nil {
+			t.Errorf("PutReport(session %q) succeeded, want an error", id)
+		}
+	}
+}
+
+func TestHypothesisRoundTrip(t *testing.T) {
+	s := open(t)
+	ids := []string{"h1", "gen/3/7", "a b", "%2F", ".x", "ü/∑", `q"uote`}
+	for _, sid := range []string{"s1", "wf/run:1"} {
+		for _, id := range ids {
+			want := hyp(id, "title "+id)
+			if err := s.PutHypothesis(sid, want); err != nil {
+				t.Fatalf("PutHypothesis(%q, %q): %v", sid, id, err)
+			}
+			got, err := s.Hypothesis(sid, id)
+			if err != nil {
+				t.Fatalf("Hypothesis(%q, %q): %v", sid, id, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Hypothesis(%q, %q) = %+v, want %+v", sid, id, got, want)
+			}
+		}
+		// One file per id, all in one directory: "/" never made a subdirectory.
+		entries, err := os.ReadDir(filepath.Join(s.SessionDir(sid), hypothesesDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != len(ids) {
+			t.Errorf("session %q: %d entries in hypotheses/, want %d", sid, len(entries), len(ids))
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				t.Errorf("session %q: hypotheses/%s is a directory", sid, e.Name())
+			}
+		}
+	}
+	noTemps(t, s.Root())
+
+	if err := s.PutHypothesis("s1", research.Hypothesis{Title: "no id"}); err == nil {
+		t.Error("PutHypothesis without an ID succeeded, want an error")
+	}
+}
+
+func TestHypotheses(t *testing.T) {
+	s := open(t)
+	s.PutHypothesis("s", hyp("a", "A"))
+	s.PutHypothesis("s", hyp("b/c", "BC"))
+
+	got, err := s.Hypotheses("s", []string{"a", "b/c", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["a"].Title != "A" || got["b/c"].Title != "BC" {
+		t.Errorf("Hypotheses = %v", got)
+	}
+
+	got, err = s.Hypotheses("s", []string{"a", "gone"})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `"gone"`) {
+		t.Errorf("Hypotheses with a missing id: err = %v, want one naming it and wrapping fs.ErrNotExist", err)
+	}
+	if len(got) != 1 || got["a"].Title != "A" {
+		t.Errorf("Hypotheses with a missing id returned %v, want the one found", got)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	s := open(t)
+	s.PutHypothesis("s", hyp("h1", "t"))
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"Hypothesis in an unknown session", func() error { _, err := s.Hypothesis("nobody", "h1"); return err }()},
+		{"Hypothesis with an unknown id", func() error { _, err := s.Hypothesis("s", "h2"); return err }()},
+		{"Checkpoint", func() error { _, err := s.Checkpoint("s", 1); return err }()},
+		{"LatestCheckpoint", func() error { _, err := s.LatestCheckpoint("s"); return err }()},
+	}
+	for _, tt := range tests {
+		if !errors.Is(tt.err, fs.ErrNotExist) {
+			t.Errorf("%s: err = %v, want one wrapping fs.ErrNotExist", tt.name, tt.err)
+		}
+	}
+
+	// Absent turns, reviews and events are not errors: callers expect them.
+	if _, found, err := s.Turn("s", "t1"); found || err != nil {
+		t.Errorf("Turn(absent) = found %v, err %v; want false, nil", found, err)
+	}
+	if rs, err := s.Reviews("s", "h1"); len(rs) != 0 || err != nil {
+		t.Errorf("Reviews(none) = %v, %v; want empty, nil", rs, err)
+	}
+	if evs, err := s.Events("s"); len(evs) != 0 || err != nil {
+		t.Errorf("Events(none) = %v, %v; want empty, nil", evs, err)
+	}
+}
+
+func TestWrittenOnce(t *testing.T) {
+	s := open(t)
+	tests := []struct {
+		name        string
+		first, then func() error
+		check       func() (string, error) // returns the title-like field that shows which write won
+	}{
+		{
+			"hypothesis",
+			func() error { return s.PutHypothesis("s", hyp("h1", "first")) },
+			func() error { return s.PutHypothesis("s", hyp("h1", "second")) },
+			func() (string, error) { h, err := s.Hypothesis("s", "h1"); return h.Title, err },
+		},
+		{
+			"review",
+			func() error {
+				return s.PutReview("s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "first"})
+			},
+			func() error {
+				return s.PutReview("s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "second"})
+			},
+			func() (string, error) {
+				rs, err := s.Reviews("s", "h1")
+				if len(rs) != 1 {
+					return fmt.Sprint(len(rs), " reviews"), err
+				}
+				return rs[0].Critique, err
+			},
+		},
+		{
+			"turn",
+			func() error { return s.PutTurn("s", Turn{ID: "t/1", Prompt: "first", Result: json.RawMessage(`{}`)}) },
+			func() error { return s.PutTurn("s", Turn{ID: "t/1", Prompt: "second", Result: json.RawMessage(`{}`)}) },
+			func() (string, error) { tr, _, err := s.Turn("s", "t/1"); return tr.Prompt, err },
+		},
+		{
+			"checkpoint",
+			func() error {
+				_, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 3, Goal: "first"}, nil)
+				return err
+			},
+			func() error {
+				_, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 3, Goal: "second"}, nil)
+				return err
+			},
+			func() (string, error) { snap, err := s.Checkpoint("s", 3); return snap.Goal, err },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.first(); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.then(); err != nil {
+				t.Fatalf("second put: %v, want nil", err)
+			}
+			got, err := tt.check()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "first" {
+				t.Errorf("after two puts the record says %q, want %q", got, "first")
+			}
+		})
+	}
+	noTemps(t, s.Root())
+}
+
+func TestConcurrentPutHypothesis(t *testing.T) {
+	s := open(t)
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Different content per writer, long enough that a torn file would show.
+			h := hyp("h/1", fmt.Sprintf("writer %d", i))
+			h.Rationale = strings.Repeat(fmt.Sprint(i), 64<<10)
+			errs[i] = s.PutHypothesis("s", h)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	dir := filepath.Join(s.SessionDir("s"), hypothesesDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("hypotheses/ holds %v, want exactly one file", names)
+	}
+	h, err := s.Hypothesis("s", "h/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var i int
+	if _, err := fmt.Sscanf(h.Title, "writer %d", &i); err != nil {
+		t.Fatalf("title %q is from no writer", h.Title)
+	}
+	if h.Rationale != strings.Repeat(fmt.Sprint(i), 64<<10) {
+		t.Errorf("the stored hypothesis mixes writers: title from writer %d, rationale from another", i)
+	}
+}
+
+func TestReviewsOrder(t *testing.T) {
+	s := open(t)
+	put := []struct {
+		n    int
+		typ  string
+		crit string
+	}{
+		{10, research.ReviewFull, "full 10"},
+		{0, "scientist-note", "scientist 0"}, // unknown types sort after known ones
+		{2, research.ReviewFull, "full 2"},
+		{0, research.ReviewInitial, "initial 0"},
+		{0, research.ReviewTournament, "tournament 0"},
+		{1, "a/b", "a/b 1"},
+	}
+	for _, p := range put {
+		r := research.Review{HypothesisID: "gen/1", Type: p.typ, Critique: p.crit, Verdict: "accept",
+			Scores: research.Scores{Novelty: 7, Plausibility: 6, Testability: 8, Safety: 9}}
+		if err := s.PutReview("s", p.n, r); err != nil {
+			t.Fatalf("PutReview(%d, %q): %v", p.n, p.typ, err)
+		}
+	}
+	s.PutReview("s", 0, research.Review{HypothesisID: "other", Type: "full", Critique: "other"})
+
+	got, err := s.Reviews("s", "gen/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crits []string
+	for _, r := range got {
+		crits = append(crits, r.Critique)
+	}
+	want := []string{"initial 0", "full 2", "full 10", "tournament 0", "a/b 1", "scientist 0"}
+	if !reflect.DeepEqual(crits, want) {
+		t.Errorf("Reviews order = %q\nwant             %q", crits, want)
+	}
+	if got[0].Scores.Novelty != 7 {
+		t.Errorf("scores did not round-trip: %+v", got[0].Scores)
+	}
+
+	bad := []struct {
+		name string
+		n    int
+		r    research.Review
+	}{
+		{"no hypothesis id", 0, research.Review{Type: "full"}},
+		{"no type", 0, research.Review{HypothesisID: "h"}},
+		{"negative index", -1, research.Review{HypothesisID: "h", Type: "full"}},
+	}
+	for _, b := range bad {
+		if err := s.PutReview("s", b.n, b.r); err == nil {
+			t.Errorf("PutReview with %s succeeded, want an error", b.name)
+		}
+	}
+}
+
+func TestTurnRoundTrip(t *testing.T) {
+	s := open(t)
+	want := Turn{
+		ID: "gen/h-3/attempt:1", Agent: "generation", Prompt: "Propose...",
+		Result:   json.RawMessage(`{"title":"x"}`),
+		Usage:    research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 1},
+		Finished: "2026-01-02T03:04:05Z",
+	}
+	if err := s.PutTurn("s", want); err != nil {
+		t.Fatal(err)
+	}
+	got, found, err := s.Turn("s", want.ID)
+	if err != nil || !found {
+		t.Fatalf("Turn = found %v, err %v", found, err)
+	}
+	// MarshalIndent re-indents the raw result; compare it as JSON.
+	var a, b any
+	json.Unmarshal(got.Result, &a)
+	json.Unmarshal(want.Result, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("Result = %s, want %s", got.Result, want.Result)
+	}
+	got.Result, want.Result = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Turn = %+v, want %+v", got, want)
+	}
+}
+
+func events(from, to int) []session.Event {
+	var evs []session.Event
+	for i := from; i <= to; i++ {
+		evs = append(evs, session.Event{Seq: i, Time: "2026-01-01T00:00:00Z", Kind: session.EventNote, Detail: fmt.Sprint("event ", i)})
+	}
+	return evs
+}
+
+func TestCheckpointEvents(t *testing.T) {
+	s := open(t)
+	steps := []struct {
+		name    string
+		seq     int
+		events  []session.Event
+		wantLog int // Seq of the last event in the log afterwards
+	}{
+		{"first checkpoint", 1, events(1, 3), 3},
+		{"retried first checkpoint", 1, events(1, 3), 3},
+		{"second overlaps the first", 2, events(2, 5), 5},
+		{"retried second", 2, events(2, 5), 5},
+		{"no new events", 3, nil, 5},
+		{"duplicates within a batch", 4, append(events(6, 6), events(6, 7)...), 7},
+	}
+	for _, st := range steps {
+		path, err := s.PutCheckpoint(session.Snapshot{SessionID: "wf/1", Seq: st.seq}, st.events)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if want := filepath.Join(s.SessionDir("wf/1"), checkpointsDir, fmt.Sprintf("%06d.json", st.seq)); path != want {
+			t.Errorf("%s: path = %s, want %s", st.name, path, want)
+		}
+		got, err := s.Events("wf/1")
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		for i, e := range got {
+			if e.Seq != i+1 {
+				t.Fatalf("%s: event %d has Seq %d; the log is %v", st.name, i, e.Seq, got)
+			}
+		}
+		if len(got) != st.wantLog {
+			t.Errorf("%s: log holds %d events, want %d", st.name, len(got), st.wantLog)
+		}
+	}
+	got, _ := s.Events("wf/1")
+	if !reflect.DeepEqual(got, events(1, 7)) {
+		t.Errorf("Events = %+v, want %+v", got, events(1, 7))
+	}
+	noTemps(t, s.Root())
+
+	// A log may number its events from 0: the first event is never taken for a repeat.
+	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "zero", Seq: 1}, events(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Events("zero"); !reflect.DeepEqual(got, events(0, 1)) {
+		t.Errorf("Events = %+v, want %+v", got, events(0, 1))
+	}
+}
+
+func TestLatestCheckpoint(t *testing.T) {
+	s := open(t)
+	// 2 and 10 sort as "2" > "10" lexically; 1000000 outgrows the padding.
+	for _, seqs := range [][]int{{2, 10}, {10, 2}, {2, 10, 999999, 1000000}} {
+		sid := fmt.Sprint(seqs)
+		for _, seq := range seqs {
+			if _, err := s.PutCheckpoint(session.Snapshot{SessionID: sid, Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A leftover temporary file and a stray file must not count.
+		dir := filepath.Join(s.SessionDir(sid), checkpointsDir)
+		os.WriteFile(filepath.Join(dir, tempPrefix+"99999999"), []byte("{"), 0o644)
+		os.WriteFile(filepath.Join(dir, "notes.json"), []byte("{"), 0o644)
+
+		snap, err := s.LatestCheckpoint(sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := seqs[0]
+		for _, n := range seqs {
+			want = max(want, n)
+		}
+		if snap.Seq != want || snap.Goal != fmt.Sprint("goal ", want) {
+			t.Errorf("checkpoints %v: LatestCheckpoint = seq %d (%q), want %d", seqs, snap.Seq, snap.Goal, want)
+		}
+	}
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	s := open(t)
+	want := bigSnapshot("s", 1, 3)
+	if _, err := s.PutCheckpoint(want, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Checkpoint("s", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Checkpoint = %+v\nwant %+v", got, want)
+	}
+	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: -1}, nil); err == nil {
+		t.Error("PutCheckpoint with a negative seq succeeded, want an error")
+	}
+}
+
+func TestPutReport(t *testing.T) {
+	s := open(t)
+	for _, md := range []string{"# draft\n", "# final\n"} {
+		path, err := s.PutReport("s/1", []byte(md))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !filepath.IsAbs(path) || path != filepath.Join(s.SessionDir("s/1"), "report.md") {
+			t.Errorf("PutReport path = %q", path)
+		}
+		if b, _ := os.ReadFile(path); string(b) != md {
+			t.Errorf("report.md = %q, want %q (the later report replaces the earlier)", b, md)
+		}
+	}
+	noTemps(t, s.Root())
+}
+
+func TestDamagedRecord(t *testing.T) {
+	s := open(t)
+	s.PutHypothesis("s", hyp("h1", "t"))
+	path := filepath.Join(s.SessionDir("s"), hypothesesDir, "h1.json")
+	os.WriteFile(path, []byte("{not json"), 0o644)
+	_, err := s.Hypothesis("s", "h1")
+	if err == nil || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), path) {
+		t.Errorf("damaged record: err = %v, want one naming %s", err, path)
+	}
+}
+
+func bigSnapshot(sid string, seq, n int) session.Snapshot {
+	snap := session.Snapshot{
+		SessionID: sid, Seq: seq, Time: "2026-01-01T00:00:00Z", State: session.Active,
+		ScientistID: "ada", Goal: "Why do cells age?", StartedAt: "2026-01-01T00:00:00Z",
+		Refinements: []session.Refinement{{Time: "2026-01-01T00:10:00Z", Focus: "mitochondria"}},
+		Config:      research.Config{MaxHypotheses: n, ReviewTypes: []string{"initial"}},
+		Usage:       research.Usage{PromptTokens: 1, CompletionTokens: 2, Requests: 3},
+		Progress:    session.Progress{HypothesesGenerated: n, Checkpoints: seq, State: session.Active},
+	}
+	for i := range n {
+		snap.Hypotheses = append(snap.Hypotheses, session.Entry{
+			ID: fmt.Sprintf("gen/%04d", i), Title: fmt.Sprintf("Hypothesis number %d about ageing", i),
+			Origin: "generation", Round: i / 10, Elo: 1200 + float64(n-i), Wins: i % 7, Losses: i % 5,
+			Reviews: 2, Score: 6.5,
+		})
+	}
+	return snap
+}
+
+func BenchmarkPutCheckpoint(b *testing.B) {
+	s := open(b)
+	snap := bigSnapshot("bench", 0, 1000)
+	seq := 0
+	for b.Loop() {
+		seq++
+		snap.Seq = seq
+		if _, err := s.PutCheckpoint(snap, events(seq*10-9, seq*10)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPutHypothesis(b *testing.B) {
+	s := open(b)
+	h := hyp("", "A hypothesis of typical length")
+	h.Statement = strings.Repeat("statement ", 100)
+	h.Rationale = strings.Repeat("rationale ", 200)
+	i := 0
+	for b.Loop() {
+		i++
+		h.ID = fmt.Sprintf("gen/%d", i)
+		if err := s.PutHypothesis("bench", h); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The demo: one real research session on the embedded default (dev server + offline
+# provider), followed live, ending with the ranked hypotheses and the report.
+# Stops whatever it started on exit, Ctrl-C included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .data
+
+started=()
+cleanup() {
+  for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'echo; echo "demo interrupted: stopping what it started"; exit 130' INT TERM
+
+healthy() { bin/temporal operator cluster health --address 127.0.0.1:7233 >/dev/null 2>&1; }
+
+if healthy; then
+  echo "Using the Temporal server already on 127.0.0.1:7233."
+else
+  echo "Starting a Temporal dev server (Web UI http://localhost:8233, log .data/server.log)..."
+  bin/temporal server start-dev --db-filename .data/temporal.db --ui-port 8233 \
+    --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
+    --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
+    >.data/server.log 2>&1 &
+  started+=($!)
+  for _ in $(seq 1 120); do healthy && break; sleep 0.5; done
+  healthy || { echo "the dev server did not come up; see .data/server.log"; exit 1; }
+  echo "(this server stops when the demo ends; run \`make server\` in another terminal to keep it)"
+fi
+
+echo "Starting a worker (offline provider, 150ms simulated latency per turn; log .data/worker.log)..."
+bin/cosci-worker --offline-latency 150ms >.data/worker.log 2>&1 &
+started+=($!)
+
+bin/starter start --watch \
+  --goal "${COSCI_DEMO_GOAL:-Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease}" \
+  --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-16}" \
+  --review-types initial,full

@@ -1,0 +1,123 @@
+// Package workflows holds the ResearchSession workflow: the co-scientist's supervisor, run
+// durably by Temporal. This file is its public surface: the names a client uses with the
+// SDK or the `temporal` CLI, and the shapes of what queries and updates return.
+package workflows
+
+import (
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// Names a client needs. The session ID is the workflow ID.
+const (
+	TaskQueue    = "cosci"
+	WorkflowType = "ResearchSession"
+)
+
+// Commands: each is both a signal and an update of the same name. The signal is
+// fire-and-forget (a rejected one is recorded in the session's history); the update answers
+// at once with the new status or a clear rejection.
+const (
+	Suspend    = "suspend"     // {"reason": "..."}
+	Resume     = "resume"      // {}
+	RefineGoal = "refine-goal" // {"goal": "...", "focus": "..."}
+	Checkpoint = "checkpoint"  // {}
+	Terminate  = "terminate"   // {"reason": "..."}
+)
+
+// Commands lists every command name.
+var Commands = []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate}
+
+// Queries.
+const (
+	QueryStatus   = "status"
+	QueryProgress = "progress"
+	QueryState    = "state"   // takes an optional Page
+	QueryHistory  = "history" // takes an optional Page
+)
+
+// Custom search attributes the workflow maintains; the dev server must have them registered
+// (`make server` does).
+const (
+	AttrSessionStatus   = "SessionStatus"   // Keyword
+	AttrScientistID     = "ScientistId"     // Keyword
+	AttrHypothesisCount = "HypothesisCount" // Int
+	AttrTopElo          = "TopElo"          // Double
+)
+
+// SearchAttributes maps each custom search attribute to its type, in the form
+// `temporal server start-dev --search-attribute NAME=TYPE` takes.
+var SearchAttributes = map[string]string{
+	AttrSessionStatus:   "Keyword",
+	AttrScientistID:     "Keyword",
+	AttrHypothesisCount: "Int",
+	AttrTopElo:          "Double",
+}
+
+// Page selects a slice of a long list in the state and history queries.
+type Page struct {
+	Offset int `json:"offset,omitempty"`
+	Limit  int `json:"limit,omitempty"`
+}
+
+// Page limits keep every query answer far below Temporal's payload limits.
+const (
+	DefaultPageLimit = 50
+	MaxPageLimit     = 500
+)
+
+// Status answers the status query and every accepted update.
+type Status struct {
+	SessionID   string        `json:"session_id"`
+	State       session.State `json:"state"`
+	Reason      string        `json:"reason,omitempty"`
+	ScientistID string        `json:"scientist_id"`
+	Goal        string        `json:"goal"`
+	StartedAt   string        `json:"started_at"`
+	UpdatedAt   string        `json:"updated_at"`
+}
+
+// AgentStat counts one agent's turns.
+type AgentStat struct {
+	Agent     string `json:"agent"`
+	Turns     int    `json:"turns"`
+	Succeeded int    `json:"succeeded"`
+	Failed    int    `json:"failed"`
+}
+
+// StateView answers the state query: the goal, the configuration and one page of the
+// ranking (highest Elo first).
+type StateView struct {
+	SessionID   string               `json:"session_id"`
+	State       session.State        `json:"state"`
+	Goal        string               `json:"goal"`
+	Refinements []session.Refinement `json:"refinements"`
+	ScientistID string               `json:"scientist_id"`
+	Config      research.Config      `json:"config"`
+	Hypotheses  []session.Entry      `json:"hypotheses"`
+	Total       int                  `json:"total"`
+	Offset      int                  `json:"offset"`
+	Limit       int                  `json:"limit"`
+	Agents      []AgentStat          `json:"agents"`
+	Usage       research.Usage       `json:"usage"`
+}
+
+// HistoryView answers the history query: one page of the session's own event log.
+type HistoryView struct {
+	Events []session.Event `json:"events"`
+	Total  int             `json:"total"`
+	Offset int             `json:"offset"`
+	Limit  int             `json:"limit"`
+}
+
+// Result is what a finished session returns.
+type Result struct {
+	SessionID  string          `json:"session_id"`
+	State      session.State   `json:"state"`
+	StopReason string          `json:"stop_reason"`
+	Hypotheses int             `json:"hypotheses"`
+	Top        []session.Entry `json:"top"` // the ten best, highest Elo first
+	ReportPath string          `json:"report_path,omitempty"`
+	Checkpoint string          `json:"checkpoint,omitempty"`
+	Usage      research.Usage  `json:"usage"`
+}

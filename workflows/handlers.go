@@ -1,0 +1,298 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// register installs every query, signal and update handler. It runs before the workflow's
+// first blocking call, so nothing a client sends early is missed.
+func (s *supervisor) register(ctx workflow.Context) error {
+	queries := map[string]any{
+		QueryStatus:   func() (Status, error) { return s.status(), nil },
+		QueryProgress: func() (session.Progress, error) { return s.progress(ctx), nil },
+		QueryState:    func(p Page) (StateView, error) { return s.stateView(p), nil },
+		QueryHistory:  func(p Page) (HistoryView, error) { return s.history(p), nil },
+	}
+	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory} {
+		if err := workflow.SetQueryHandler(ctx, name, queries[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range Commands {
+		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
+			func(ctx workflow.Context, arg converter.RawValue) (Status, error) {
+				cmd, err := decodeCommand(name, arg)
+				if err == nil {
+					err = s.apply(ctx, cmd, "update")
+				}
+				return s.status(), err
+			},
+			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, arg converter.RawValue) error {
+				cmd, err := decodeCommand(name, arg)
+				if err != nil {
+					return err
+				}
+				return s.check(cmd)
+			}})
+		if err != nil {
+			return err
+		}
+		// Signals carry the same commands without an answer. Each is received raw, so a
+		// payload that does not decode is recorded as rejected instead of being dropped.
+		ch := workflow.GetSignalChannel(ctx, name)
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			for {
+				var arg converter.RawValue
+				ch.Receive(ctx, &arg)
+				cmd, err := decodeCommand(name, arg)
+				if err != nil {
+					s.logCommand(name, "signal", false, err.Error())
+					continue
+				}
+				_ = s.apply(ctx, cmd, "signal")
+			}
+		})
+	}
+	s.show(ctx)
+	return nil
+}
+
+// decodeCommand turns a raw signal or update argument (any payload, or none) into a command.
+// workflowcheck flags JSON decoding (it uses reflection); decoding a given payload is pure.
+//
+//workflowcheck:ignore
+func decodeCommand(name string, arg converter.RawValue) (session.Command, error) {
+	var payload []byte
+	if p := arg.Payload(); p != nil {
+		var raw json.RawMessage
+		if err := converter.GetDefaultDataConverter().FromPayload(p, &raw); err != nil {
+			return session.Command{Name: name}, fmt.Errorf("%s: the argument is not JSON", name)
+		}
+		payload = raw
+	}
+	return session.ParseCommand(name, payload)
+}
+
+// check says whether a command would be accepted now, changing nothing (update validators
+// must not change state).
+func (s *supervisor) check(cmd session.Command) error {
+	l := s.life
+	switch cmd.Name {
+	case Suspend:
+		return l.Suspend()
+	case Resume:
+		return l.Resume()
+	case Terminate:
+		return l.Terminate()
+	}
+	return l.CanSteer(cmd.Name)
+}
+
+// apply carries out a scientist's command and records it, accepted or rejected.
+func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string) error {
+	if err := s.check(cmd); err != nil {
+		s.logCommand(cmd.Name, via, false, err.Error())
+		return err
+	}
+	now := workflow.Now(ctx)
+	detail := cmd.Reason
+	switch cmd.Name {
+	case Suspend:
+		s.move(ctx, Suspend, (*session.Lifecycle).Suspend, orDefault(cmd.Reason, "suspended by the scientist"))
+		s.suspendedAt = now
+	case Resume:
+		s.pausedFor += now.Sub(s.suspendedAt)
+		s.move(ctx, Resume, (*session.Lifecycle).Resume, "resumed by the scientist")
+	case Terminate:
+		s.terminateReason = cmd.Reason
+		s.move(ctx, Terminate, (*session.Lifecycle).Terminate, orDefault(cmd.Reason, "terminated by the scientist"))
+	case RefineGoal:
+		if cmd.Goal != "" {
+			s.goal = cmd.Goal
+		}
+		if cmd.Focus != "" {
+			s.focus = append(s.focus, cmd.Focus)
+		}
+		s.refinements = append(s.refinements, session.Refinement{Time: session.Stamp(now), Goal: cmd.Goal, Focus: cmd.Focus})
+		detail = strings.TrimSpace("goal: " + orDefault(cmd.Goal, "(unchanged)") + "; focus: " + orDefault(cmd.Focus, "(none)"))
+		// The spec's mid-session interaction: checkpoint the state the refinement applies to.
+		s.checkpointWanted = true
+	case Checkpoint:
+		s.checkpointWanted = true
+	}
+	s.logCommand(cmd.Name, via, true, detail)
+	return nil
+}
+
+// move applies one lifecycle change and records it.
+func (s *supervisor) move(ctx workflow.Context, command string, change func(*session.Lifecycle) error, reason string) {
+	before := s.life
+	if err := change(&s.life); err != nil {
+		s.note(err.Error())
+		return
+	}
+	from, to := before.Effective(), s.life.Effective()
+	if from == to && before.State == s.life.State {
+		return
+	}
+	s.reason = reason
+	s.updatedAt = workflow.Now(ctx)
+	s.log(session.Event{Kind: session.EventTransition, From: string(from), To: string(to), Command: command, Detail: reason})
+	s.show(ctx)
+}
+
+func (s *supervisor) logCommand(name, via string, accepted bool, detail string) {
+	s.log(session.Event{Kind: session.EventCommand, Command: name, Via: via, Accepted: &accepted, Detail: detail})
+}
+
+func (s *supervisor) note(detail string) {
+	s.log(session.Event{Kind: session.EventNote, Detail: detail})
+}
+
+// log appends to the session's own event log; handlers and the main loop share it, and
+// workflow coroutines never run at the same time, so appends need no lock.
+func (s *supervisor) log(e session.Event) {
+	e.Seq = len(s.events) + 1
+	e.Time = session.Stamp(s.now())
+	s.events = append(s.events, e)
+}
+
+func (s *supervisor) status() Status {
+	return Status{
+		SessionID:   s.id,
+		State:       s.life.State,
+		Reason:      s.reason,
+		ScientistID: s.req.ScientistID,
+		Goal:        s.goal,
+		StartedAt:   session.Stamp(s.startedAt),
+		UpdatedAt:   session.Stamp(s.updatedAt),
+	}
+}
+
+func (s *supervisor) progress(ctx workflow.Context) session.Progress {
+	elapsed := workflow.Now(ctx).Sub(s.startedAt)
+	return session.Progress{
+		HypothesesGenerated: s.generated,
+		MaxHypotheses:       s.req.Config.MaxHypotheses,
+		ReviewsCompleted:    s.reviews,
+		MatchesPlayed:       s.matches,
+		Rounds:              s.rounds,
+		TurnsFailed:         s.turnsFailed,
+		Elapsed:             elapsed.Round(1e7).String(),
+		ElapsedSeconds:      elapsed.Seconds(),
+		LastCheckpoint:      s.lastCheckpoint,
+		Checkpoints:         s.checkpoints,
+		State:               s.life.State,
+	}
+}
+
+func (s *supervisor) stateView(p Page) StateView {
+	ranked := s.ranked()
+	lo, hi, limit := p.bounds(len(ranked))
+	return StateView{
+		SessionID:   s.id,
+		State:       s.life.State,
+		Goal:        s.goal,
+		Refinements: s.refinements,
+		ScientistID: s.req.ScientistID,
+		Config:      s.req.Config,
+		Hypotheses:  ranked[lo:hi],
+		Total:       len(ranked),
+		Offset:      lo,
+		Limit:       limit,
+		Agents:      s.agents,
+		Usage:       s.usage,
+	}
+}
+
+func (s *supervisor) history(p Page) HistoryView {
+	lo, hi, limit := p.bounds(len(s.events))
+	return HistoryView{Events: s.events[lo:hi], Total: len(s.events), Offset: lo, Limit: limit}
+}
+
+// bounds clamps a page to a list of n items.
+func (p Page) bounds(n int) (lo, hi, limit int) {
+	limit = p.Limit
+	if limit <= 0 {
+		limit = DefaultPageLimit
+	}
+	limit = min(limit, MaxPageLimit)
+	lo = min(max(p.Offset, 0), n)
+	return lo, min(lo+limit, n), limit
+}
+
+// searchAttrs is what the session shows to visibility (`temporal workflow list --query`).
+type searchAttrs struct {
+	status string
+	count  int64
+	topElo float64
+}
+
+// show refreshes what the Web UI shows: the live details and, when they changed, the
+// search attributes. While a checkpoint is written, visibility keeps the state the session
+// returns to: checkpointing lasts milliseconds and is not worth two visibility updates.
+func (s *supervisor) show(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, s.details(ctx))
+	now := searchAttrs{status: string(s.life.Effective()), count: int64(len(s.entries))}
+	if len(s.entries) > 0 {
+		now.topElo = s.ranked()[0].Elo
+	}
+	if now == s.shown {
+		return
+	}
+	updates := []temporal.SearchAttributeUpdate{
+		keyStatus.ValueSet(now.status),
+		keyCount.ValueSet(now.count),
+		keyTopElo.ValueSet(now.topElo),
+	}
+	if s.shown.status == "" {
+		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot update search attributes", "error", err)
+		return
+	}
+	s.shown = now
+}
+
+var (
+	keyStatus    = temporal.NewSearchAttributeKeyKeyword(AttrSessionStatus)
+	keyScientist = temporal.NewSearchAttributeKeyKeyword(AttrScientistID)
+	keyCount     = temporal.NewSearchAttributeKeyInt64(AttrHypothesisCount)
+	keyTopElo    = temporal.NewSearchAttributeKeyFloat64(AttrTopElo)
+)
+
+// details is the live Markdown the Web UI shows for the running session.
+func (s *supervisor) details(ctx workflow.Context) string {
+	p := s.progress(ctx)
+	var b strings.Builder
+	b.WriteString("**" + string(s.life.State) + "**")
+	if s.reason != "" {
+		b.WriteString(" — " + s.reason)
+	}
+	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
+		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
+	if len(s.entries) > 0 {
+		b.WriteString("\n| rank | hypothesis | Elo | W-L |\n|---|---|---|---|\n")
+		for i, e := range s.ranked()[:min(5, len(s.entries))] {
+			b.WriteString(fmt.Sprintf("| %d | %s %s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"), e.Elo, e.Wins, e.Losses))
+		}
+	}
+	return b.String()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
