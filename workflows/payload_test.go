@@ -1,0 +1,85 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/proto"
+)
+
+// sizes is a data converter that remembers the largest payload it encoded for each Go type.
+// The test environment encodes every activity input and result, signal, update and query
+// result through it, as a real worker would.
+type sizes struct {
+	converter.DataConverter
+	mu      sync.Mutex
+	largest map[string]int
+	count   int
+}
+
+func (s *sizes) ToPayload(v any) (*commonpb.Payload, error) {
+	p, err := s.DataConverter.ToPayload(v)
+	if err == nil {
+		s.note(v, proto.Size(p))
+	}
+	return p, err
+}
+
+func (s *sizes) ToPayloads(vs ...any) (*commonpb.Payloads, error) {
+	ps, err := s.DataConverter.ToPayloads(vs...)
+	if err == nil {
+		for i, p := range ps.GetPayloads() {
+			s.note(vs[i], proto.Size(p))
+		}
+	}
+	return ps, err
+}
+
+func (s *sizes) note(v any, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	name := fmt.Sprintf("%T", v)
+	s.largest[name] = max(s.largest[name], n)
+}
+
+// TestPayloadsStaySmall runs a session of 500 hypotheses and checks that no payload (activity
+// input or result, signal, update, query result) exceeds 256 KiB: texts stay in the store.
+func TestPayloadsStaySmall(t *testing.T) {
+	const limit = 256 << 10
+	h := newHarness(t, 0, nil)
+	rec := &sizes{DataConverter: converter.GetDefaultDataConverter(), largest: map[string]int{}}
+	h.env.SetDataConverter(rec)
+	// Mid-session, every query at its largest page, and a long refinement.
+	h.at(1, func() {
+		h.env.SignalWorkflow(RefineGoal, map[string]string{"focus": strings.Repeat("microglia ", 99)})
+	})
+	res := h.run(goal(500))
+	if res.Hypotheses != 500 {
+		t.Fatalf("%d hypotheses, want 500", res.Hypotheses)
+	}
+	for _, q := range []string{QueryStatus, QueryProgress} {
+		query[any](h, q)
+	}
+	query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
+	query[HistoryView](h, QueryHistory, Page{Limit: MaxPageLimit})
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, typ := range []string{"activities.CheckpointInput", "activities.GenerateInput", "workflows.StateView", "workflows.HistoryView", "workflows.Result"} {
+		if rec.largest[typ] == 0 {
+			t.Errorf("no %s payload was measured; the test does not see what it should", typ)
+		}
+	}
+	for typ, n := range rec.largest {
+		t.Logf("largest %-32s %7d bytes", typ, n)
+		if n > limit {
+			t.Errorf("a %s payload is %d bytes, over %d", typ, n, limit)
+		}
+	}
+	t.Logf("%d payloads measured", rec.count)
+}
