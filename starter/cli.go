@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/cosci-dev/cosci/internal/connection"
+)
+
+// Where starter writes; tests swap them.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)
+
+// How long a single call may take before starter explains what is wrong.
+const (
+	rpcTimeout    = 15 * time.Second
+	queryTimeout  = 10 * time.Second
+	updateTimeout = 20 * time.Second
+)
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "starter is the scientist's client for cosci research sessions.\n\nUsage: starter <command> [arguments]\n\nCommands:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.args, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprint(w, `
+status, progress, state and history take --json; state and history take --offset N and --limit N.
+Run 'starter <command> -h' for a command's flags.
+
+Environment:
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE  which Temporal server (default 127.0.0.1:7233)
+  COSCI_UI_URL                                         Web UI base (default http://localhost:8233)
+  COSCI_DEBUG=1                                        debug logs on stderr
+`)
+}
+
+// exitError ends starter with a code; its message, if any, goes to stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// usageErrorf is a mistake in the command line: exit code 2.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{2, fmt.Sprintf(format, args...)}
+}
+
+// errUsage reports a command line the flag package has already complained about.
+var errUsage = &exitError{code: 2}
+
+// newFlagSet makes a subcommand's flags. A mistake in them gets a one-line hint; -h
+// gets the command's full usage, on stdout.
+func newFlagSet(name, args, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Run 'starter %s -h' for its usage.\n", name)
+	}
+	help[fs] = func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: starter %s %s\n\n%s\n", name, args, summary)
+		if hasFlags(fs) {
+			fs.SetOutput(w)
+			fmt.Fprint(w, "\nFlags:\n")
+			fs.PrintDefaults()
+			fs.SetOutput(stderr)
+		}
+	}
+	return fs
+}
+
+// help prints each flag set's full usage.
+var help = map[*flag.FlagSet]func(io.Writer){}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// wantsHelp reports whether the arguments ask for help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
+// parse reads flags wherever they stand among the arguments, so that both
+// `starter state ID --limit 5` and `starter state --limit 5 ID` work, and returns the
+// other arguments. Everything after "--" is an argument.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if wantsHelp(args) {
+		help[fs](stdout)
+		return nil, flag.ErrHelp
+	}
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, errUsage
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
+}
+
+// sessionArg parses a command that takes exactly one session ID.
+func sessionArg(fs *flag.FlagSet, args []string) (string, error) {
+	rest, err := parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
+		return "", usageErrorf("%s needs one session ID: starter %s <session-id> (find them with: starter list)", fs.Name(), fs.Name())
+	}
+	return rest[0], nil
+}
+
+// logger logs for debugging only, when COSCI_DEBUG is set.
+func logger() *slog.Logger {
+	if os.Getenv("COSCI_DEBUG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// dial connects to Temporal and says which namespace it uses (for Web UI links).
+func dial() (client.Client, string, error) {
+	log := logger()
+	namespace := client.DefaultNamespace
+	if opts, err := connection.Options(log); err == nil && opts.Namespace != "" {
+		namespace = opts.Namespace
+	}
+	c, err := connection.Dial(log)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, namespace, nil
+}
+
+// uiLink is the session's page in the Temporal Web UI.
+func uiLink(namespace, id string) string {
+	base := strings.TrimRight(os.Getenv("COSCI_UI_URL"), "/")
+	if base == "" {
+		base = "http://localhost:8233"
+	}
+	return base + "/namespaces/" + url.PathEscape(namespace) + "/workflows/" + url.PathEscape(id)
+}
+
+// explain turns what Temporal says into what the scientist can act on.
+func explain(err error, id string) error {
+	var notFound *serviceerror.NotFound
+	var queryFailed *serviceerror.QueryFailed
+	var invalid *serviceerror.InvalidArgument
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.As(err, &notFound):
+		if strings.Contains(notFound.Message, "already completed") {
+			return fmt.Errorf("session %s has ended and takes no more commands: see its result with: starter result %s", id, id)
+		}
+		return fmt.Errorf("no session %s: list them with: starter list", id)
+	case workerDown(err):
+		return fmt.Errorf("session %s has no worker answering: start one with: make worker (or go run ./worker)", id)
+	case errors.As(err, &queryFailed):
+		return fmt.Errorf("session %s could not answer: %s", id, queryFailed.Message)
+	case errors.As(err, &invalid) && strings.Contains(strings.ToLower(invalid.Message), "search attribute"):
+		return fmt.Errorf("the Temporal server does not know cosci's search attributes (%s): restart it with: make server", invalid.Message)
+	}
+	return err
+}
+
+// workerDown reports an error that means no worker took the query or update in time.
+func workerDown(err error) bool {
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline) ||
+		strings.Contains(err.Error(), "no poller seen")
+}
+
+// printJSON writes v indented, for --json.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}

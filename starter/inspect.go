@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// query asks a session one query and decodes the answer into out.
+func query(ctx context.Context, c client.Client, id, name string, out any, args ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	v, err := c.QueryWorkflow(ctx, id, "", name, args...)
+	if err != nil {
+		return explain(err, id)
+	}
+	if err := v.Get(out); err != nil {
+		return fmt.Errorf("session %s answered the %s query with something starter cannot read: %w", id, name, err)
+	}
+	return nil
+}
+
+// inspectFlags are the flags shared by the query commands.
+type inspectFlags struct {
+	json bool
+	page workflows.Page
+}
+
+// parseInspect reads `starter NAME <id> [--json] [--offset N --limit N]`.
+func parseInspect(name, summary string, paged bool, args []string) (string, inspectFlags, error) {
+	var f inspectFlags
+	argsUsage := "<session-id> [--json]"
+	if paged {
+		argsUsage = "<session-id> [--offset N] [--limit N] [--json]"
+	}
+	fs := newFlagSet(name, argsUsage, summary)
+	fs.BoolVar(&f.json, "json", false, "print the raw answer as JSON")
+	if paged {
+		fs.IntVar(&f.page.Offset, "offset", 0, "skip this many items")
+		fs.IntVar(&f.page.Limit, "limit", workflows.DefaultPageLimit, fmt.Sprintf("show at most this many items (at most %d)", workflows.MaxPageLimit))
+	}
+	id, err := sessionArg(fs, args)
+	if err != nil {
+		return "", f, err
+	}
+	switch {
+	case f.page.Offset < 0:
+		return "", f, usageErrorf("--offset is %d; it must not be negative", f.page.Offset)
+	case paged && (f.page.Limit < 1 || f.page.Limit > workflows.MaxPageLimit):
+		return "", f, usageErrorf("--limit is %d; it must be between 1 and %d", f.page.Limit, workflows.MaxPageLimit)
+	}
+	return id, f, nil
+}
+
+// inspect runs one query command: parse, dial, query, print.
+func inspect[T any](ctx context.Context, args []string, name, summary string, paged bool, render func(*T) error) error {
+	id, f, err := parseInspect(name, summary, paged, args)
+	if err != nil {
+		return err
+	}
+	c, _, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var qargs []any
+	if paged {
+		qargs = []any{f.page}
+	}
+	var v T
+	if err := query(ctx, c, id, name, &v, qargs...); err != nil {
+		return err
+	}
+	if f.json {
+		return printJSON(stdout, v)
+	}
+	return render(&v)
+}
+
+func cmdStatus(ctx context.Context, args []string) error {
+	return inspect(ctx, args, workflows.QueryStatus, "Show a session's lifecycle state, scientist, goal and times.", false,
+		func(s *workflows.Status) error { return renderStatus(stdout, *s) })
+}
+
+func cmdProgress(ctx context.Context, args []string) error {
+	return inspect(ctx, args, workflows.QueryProgress, "Show how far a session has come.", false,
+		func(p *session.Progress) error { return renderProgress(stdout, *p) })
+}
+
+func cmdState(ctx context.Context, args []string) error {
+	return inspect(ctx, args, workflows.QueryState, "Show a session's goal, configuration, agents, usage and one page of its ranking.", true,
+		func(v *workflows.StateView) error { return renderState(stdout, *v) })
+}
+
+func cmdHistory(ctx context.Context, args []string) error {
+	return inspect(ctx, args, workflows.QueryHistory, "Show one page of a session's own event log.", true,
+		func(h *workflows.HistoryView) error { return renderHistory(stdout, *h) })
+}
+
+// running reports whether the session's workflow is still open.
+func running(ctx context.Context, c client.Client, id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return false, explain(err, id)
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+// result waits for the session to end and returns what it returned.
+func result(ctx context.Context, c client.Client, id string) (workflows.Result, error) {
+	var r workflows.Result
+	err := c.GetWorkflow(ctx, id, "").Get(ctx, &r)
+	if err == nil {
+		return r, nil
+	}
+	var ended *temporal.WorkflowExecutionError
+	if errors.As(err, &ended) {
+		cause := errors.Unwrap(ended)
+		if cause == nil {
+			cause = ended
+		}
+		return r, fmt.Errorf("session %s ended without a result: %v", id, cause)
+	}
+	return r, explain(err, id)
+}
+
+// awaitResult waits for the session to end and prints its result.
+func awaitResult(ctx context.Context, c client.Client, namespace, id string) error {
+	open, err := running(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if open {
+		fmt.Fprintf(stderr, "waiting for session %s to end (Ctrl-C stops waiting, not the session)...\n", id)
+	}
+	r, err := result(ctx, c, id)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "stopped waiting; session %s keeps running. Follow it with: starter watch %s\n", id, id)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return renderResult(stdout, r, uiLink(namespace, id))
+}
+
+func cmdResult(ctx context.Context, args []string) error {
+	id, err := sessionArg(newFlagSet("result", "<session-id>", "Wait for a session to end and print its result."), args)
+	if err != nil {
+		return err
+	}
+	c, namespace, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return awaitResult(ctx, c, namespace, id)
+}
+
+func cmdReport(ctx context.Context, args []string) error {
+	id, err := sessionArg(newFlagSet("report", "<session-id>", "Print the report an ended session wrote (or its path, if it is not on this machine)."), args)
+	if err != nil {
+		return err
+	}
+	c, _, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	open, err := running(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if open {
+		return fmt.Errorf("session is still running; the report is written when it ends (follow it with: starter watch %s)", id)
+	}
+	r, err := result(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if r.ReportPath == "" {
+		return fmt.Errorf("session %s ended without writing a report", id)
+	}
+	text, err := os.ReadFile(r.ReportPath)
+	if err != nil {
+		fmt.Fprintln(stdout, r.ReportPath)
+		fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is on the worker's machine at the path above\n", unwrapPathError(err))
+		return nil
+	}
+	_, err = stdout.Write(text)
+	return err
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

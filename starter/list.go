@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// parseList reads `starter list [--status S] [--limit N]` into a visibility query.
+func parseList(args []string) (string, int, error) {
+	fs := newFlagSet("list", "[--status S] [--limit N]", "List research sessions, newest first.")
+	var states []string
+	for _, s := range session.States {
+		states = append(states, string(s))
+	}
+	status := fs.String("status", "", "only sessions in this state: "+strings.Join(states, ", "))
+	limit := fs.Int("limit", 20, "show at most this many sessions")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return "", 0, err
+	}
+	switch {
+	case len(rest) > 0:
+		return "", 0, usageErrorf("list takes no arguments (got %q)", rest[0])
+	case *limit < 1:
+		return "", 0, usageErrorf("--limit is %d; it must be at least 1", *limit)
+	case *status != "" && !slices.Contains(states, *status):
+		return "", 0, usageErrorf("--status %q is not a session state; use one of %s", *status, strings.Join(states, ", "))
+	}
+	q := fmt.Sprintf("WorkflowType='%s'", workflows.WorkflowType)
+	if *status != "" {
+		q += fmt.Sprintf(" AND %s='%s'", workflows.AttrSessionStatus, *status)
+	}
+	return q, *limit, nil
+}
+
+func cmdList(ctx context.Context, args []string) error {
+	q, limit, err := parseList(args)
+	if err != nil {
+		return err
+	}
+	c, _, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	var rows []listRow
+	var token []byte
+	for len(rows) < limit {
+		lctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+		resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{
+			PageSize:      int32(min(limit-len(rows), 1000)),
+			NextPageToken: token,
+			Query:         q,
+		})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cannot list sessions: %w", explain(err, ""))
+		}
+		for _, e := range resp.GetExecutions() {
+			rows = append(rows, rowOf(e))
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(stdout, `no sessions found; start one with: starter start --goal "..."`)
+		return nil
+	}
+	return renderList(stdout, rows[:min(len(rows), limit)])
+}
+
+// rowOf reads one execution's search attributes into a list row.
+func rowOf(e *workflowpb.WorkflowExecutionInfo) listRow {
+	fields := e.GetSearchAttributes().GetIndexedFields()
+	r := listRow{ID: e.GetExecution().GetWorkflowId()}
+	if t := e.GetStartTime(); t != nil {
+		r.Started = t.AsTime()
+	}
+	var status string
+	decode(fields[workflows.AttrSessionStatus], &status)
+	decode(fields[workflows.AttrScientistID], &r.Scientist)
+	var count int64
+	if decode(fields[workflows.AttrHypothesisCount], &count) {
+		r.Hypotheses = &count
+	}
+	var elo float64
+	if decode(fields[workflows.AttrTopElo], &elo) {
+		r.TopElo = &elo
+	}
+	r.Status = sessionStatus(status, e.GetStatus())
+	return r
+}
+
+// sessionStatus prefers the session's own state while its workflow runs or completed;
+// otherwise the workflow's end (terminated, timed out, ...) is what matters.
+func sessionStatus(attr string, s enumspb.WorkflowExecutionStatus) string {
+	switch s {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		if attr != "" {
+			return attr
+		}
+	}
+	name := strings.ToLower(strings.TrimPrefix(enumspb.WorkflowExecutionStatus_name[int32(s)], "WORKFLOW_EXECUTION_STATUS_"))
+	return strings.ReplaceAll(name, "_", "-")
+}
+
+// decode reads one search attribute; it reports whether there was one.
+func decode(p *commonpb.Payload, out any) bool {
+	return p != nil && converter.GetDefaultDataConverter().FromPayload(p, out) == nil
+}

@@ -1,0 +1,87 @@
+// Command starter is the scientist's client for cosci: it starts research sessions, shows
+// how they are doing, steers them and prints what they found. A session is a Temporal
+// workflow; its session ID is the workflow ID.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: its name, what it takes, and a one-line description.
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"start", `--goal "..." [flags]`, "start a research session and print its ID", cmdStart},
+		{"list", "[--status S] [--limit N]", "list sessions, newest first", cmdList},
+		{"status", "<id>", "lifecycle state, scientist, goal and times", cmdStatus},
+		{"progress", "<id>", "hypotheses, reviews, matches, rounds and elapsed time", cmdProgress},
+		{"state", "<id>", "goal, configuration, agents, usage and the ranking (paged)", cmdState},
+		{"history", "<id>", "the session's own event log, one line per event (paged)", cmdHistory},
+		{"watch", "<id>", "follow a session live until it ends (Ctrl-C stops watching only)", cmdWatch},
+		{"result", "<id>", "wait for a session to end and print its result", cmdResult},
+		{"report", "<id>", "print the report an ended session wrote", cmdReport},
+		{"suspend", "<id> [--reason R]", "pause a session", cmdUpdate("suspend")},
+		{"resume", "<id>", "continue a suspended session", cmdUpdate("resume")},
+		{"refine-goal", "<id> [--goal G] [--focus F]", "change the goal or add a focus", cmdUpdate("refine-goal")},
+		{"checkpoint", "<id>", "write a snapshot of the session now", cmdUpdate("checkpoint")},
+		{"terminate", "<id> [--reason R]", "end a session gracefully: it finishes, checkpoints and reports", cmdUpdate("terminate")},
+	}
+}
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run dispatches to a subcommand and turns its error into an exit code: 0 ok, 1 failure,
+// 2 usage error.
+func run(args []string) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return exitCode(c.run(ctx, args[1:]))
+	}
+	fmt.Fprintf(stderr, "starter: unknown command %q\n\n", name)
+	usage(stderr)
+	return 2
+}
+
+func exitCode(err error) int {
+	var e *exitError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &e):
+		if e.msg != "" {
+			fmt.Fprintln(stderr, e.msg)
+		}
+		return e.code
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "interrupted")
+		return 1
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// Everything starter prints for a person is rendered here, from plain structs, so it can be
+// tested without a server.
+
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// shorten makes s one line of at most n characters.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return strings.TrimSpace(string([]rune(s)[:n-1])) + "…"
+}
+
+// when shows a session's RFC 3339 time to the second, in UTC.
+func when(stamp string) string {
+	t, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil || t.IsZero() {
+		return or(stamp, "-")
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func timeLimitText(d research.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+// elapsed shows a progress' elapsed time to the second.
+func elapsed(p session.Progress) string {
+	return (time.Duration(p.ElapsedSeconds * float64(time.Second))).Round(time.Second).String()
+}
+
+// stateOf names a session's state; during a checkpoint, with the state it returns to.
+func stateOf(s workflows.Status) string {
+	if s.After != "" {
+		return fmt.Sprintf("%s (then %s)", s.State, s.After)
+	}
+	return string(s.State)
+}
+
+func renderStatus(w io.Writer, s workflows.Status) error {
+	t := newTable(w)
+	fmt.Fprintf(t, "session\t%s\n", s.SessionID)
+	fmt.Fprintf(t, "state\t%s\n", stateOf(s))
+	if s.Reason != "" {
+		fmt.Fprintf(t, "reason\t%s\n", s.Reason)
+	}
+	fmt.Fprintf(t, "scientist\t%s\n", s.ScientistID)
+	fmt.Fprintf(t, "goal\t%s\n", shorten(s.Goal, 200))
+	fmt.Fprintf(t, "started\t%s\n", when(s.StartedAt))
+	fmt.Fprintf(t, "updated\t%s\n", when(s.UpdatedAt))
+	return t.Flush()
+}
+
+func renderProgress(w io.Writer, p session.Progress) error {
+	t := newTable(w)
+	fmt.Fprintf(t, "state\t%s\n", p.State)
+	fmt.Fprintf(t, "hypotheses\t%d/%d\n", p.HypothesesGenerated, p.MaxHypotheses)
+	fmt.Fprintf(t, "reviews\t%d\n", p.ReviewsCompleted)
+	fmt.Fprintf(t, "matches\t%d\n", p.MatchesPlayed)
+	fmt.Fprintf(t, "rounds\t%d\n", p.Rounds)
+	fmt.Fprintf(t, "failed turns\t%d\n", p.TurnsFailed)
+	fmt.Fprintf(t, "elapsed\t%s\n", elapsed(p))
+	fmt.Fprintf(t, "checkpoints\t%d\n", p.Checkpoints)
+	if p.LastCheckpoint != "" {
+		fmt.Fprintf(t, "last checkpoint\t%s\n", when(p.LastCheckpoint))
+	}
+	return t.Flush()
+}
+
+// progressDescription is what the watch bar shows beside the hypothesis count.
+func progressDescription(id string, p session.Progress) string {
+	state := string(p.State)
+	if p.State == session.Suspended {
+		state = "SUSPENDED (starter resume " + id + ")"
+	}
+	return fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
+}
+
+// progressLine is watch's output when stdout is not a terminal: one line per change.
+func progressLine(id string, p session.Progress) string {
+	return fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, progressDescription(id, p))
+}
+
+func renderState(w io.Writer, v workflows.StateView) error {
+	t := newTable(w)
+	fmt.Fprintf(t, "session\t%s (%s)\n", v.SessionID, v.State)
+	fmt.Fprintf(t, "scientist\t%s\n", v.ScientistID)
+	fmt.Fprintf(t, "goal\t%s\n", shorten(v.Goal, 300))
+	for _, r := range v.Refinements {
+		var parts []string
+		if r.Goal != "" {
+			parts = append(parts, "goal: "+shorten(r.Goal, 120))
+		}
+		if r.Focus != "" {
+			parts = append(parts, "focus: "+shorten(r.Focus, 120))
+		}
+		fmt.Fprintf(t, "refined\t%s  %s\n", when(r.Time), strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(t, "config\t%s\n", configText(v.Config))
+	fmt.Fprintf(t, "usage\t%s\n", usageText(v.Usage))
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if len(v.Agents) > 0 {
+		fmt.Fprintln(w)
+		t = newTable(w)
+		fmt.Fprintln(t, "AGENT\tTURNS\tOK\tFAILED")
+		for _, a := range v.Agents {
+			fmt.Fprintf(t, "%s\t%d\t%d\t%d\n", a.Agent, a.Turns, a.Succeeded, a.Failed)
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if v.Total == 0 {
+		_, err := fmt.Fprintln(w, "no hypotheses yet")
+		return err
+	}
+	if err := renderRanking(w, v.Hypotheses, v.Offset, true); err != nil {
+		return err
+	}
+	return pageFooter(w, "hypotheses", v.Offset, len(v.Hypotheses), v.Total)
+}
+
+func configText(c research.Config) string {
+	s := fmt.Sprintf("max %d hypotheses, time limit %s, reviews %s, safety %s, provider %s",
+		c.MaxHypotheses, timeLimitText(c.TimeLimit), or(strings.Join(c.ReviewTypes, "+"), "-"), or(c.SafetyLevel, "-"), or(c.Provider, "-"))
+	if c.Model != "" {
+		s += " (model " + c.Model + ")"
+	}
+	return s + ", seed " + strconv.FormatInt(c.Seed, 10)
+}
+
+func usageText(u research.Usage) string {
+	return fmt.Sprintf("%d prompt + %d completion tokens in %d requests", u.PromptTokens, u.CompletionTokens, u.Requests)
+}
+
+// renderRanking prints ranked hypotheses; offset is the rank of the first one, minus one.
+func renderRanking(w io.Writer, entries []session.Entry, offset int, withScore bool) error {
+	t := newTable(w)
+	if withScore {
+		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tSCORE\tTITLE")
+	} else {
+		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tTITLE")
+	}
+	for i, e := range entries {
+		fmt.Fprintf(t, "%d\t%s\t%.0f\t%d-%d\t", offset+i+1, e.ID, e.Elo, e.Wins, e.Losses)
+		if withScore {
+			score := "-"
+			if e.Reviews > 0 {
+				score = fmt.Sprintf("%.1f", e.Score)
+			}
+			fmt.Fprintf(t, "%s\t", score)
+		}
+		fmt.Fprintln(t, shorten(e.Title, 70))
+	}
+	return t.Flush()
+}
+
+// pageFooter says which slice of a paged list was shown, and how to get the next one.
+func pageFooter(w io.Writer, what string, offset, shown, total int) error {
+	if shown == 0 {
+		_, err := fmt.Fprintf(w, "no %s at offset %d (there are %d)\n", what, offset, total)
+		return err
+	}
+	if offset == 0 && shown == total {
+		return nil
+	}
+	msg := fmt.Sprintf("%s %d-%d of %d", what, offset+1, offset+shown, total)
+	if offset+shown < total {
+		msg += fmt.Sprintf("; next page: --offset %d", offset+shown)
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
+}
+
+func renderHistory(w io.Writer, h workflows.HistoryView) error {
+	if h.Total == 0 {
+		_, err := fmt.Fprintln(w, "no events yet")
+		return err
+	}
+	t := newTable(w)
+	for _, e := range h.Events {
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\n", e.Seq, when(e.Time), e.Kind, eventText(e))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	return pageFooter(w, "events", h.Offset, len(h.Events), h.Total)
+}
+
+// eventText is the part of a history line that depends on the kind of event.
+func eventText(e session.Event) string {
+	var s string
+	switch e.Kind {
+	case session.EventTransition:
+		s = or(e.From, "?") + " -> " + or(e.To, "?")
+		if e.Command != "" {
+			s += " (" + e.Command + ")"
+		}
+		if e.Detail != "" {
+			s += ": " + e.Detail
+		}
+	case session.EventCommand:
+		s = e.Command
+		if e.Via != "" {
+			s += " via " + e.Via
+		}
+		switch {
+		case e.Accepted != nil && !*e.Accepted:
+			s += ": REJECTED: " + or(e.Detail, "no reason given")
+		case e.Detail != "":
+			s += ": " + e.Detail
+		}
+	case session.EventTurn:
+		// The detail names the turn and its hypothesis ("review h-0001 (full)").
+		s = e.Detail
+		if s == "" {
+			s = e.Turn + " " + e.Hypothesis
+		}
+	default:
+		var parts []string
+		for _, f := range []string{e.Command, e.Turn, e.Hypothesis, e.Detail} {
+			if f != "" {
+				parts = append(parts, f)
+			}
+		}
+		s = strings.Join(parts, " ")
+	}
+	return strings.TrimSpace(shorten(s, 300))
+}
+
+// renderResult prints how a session ended and what it found.
+func renderResult(w io.Writer, r workflows.Result, link string) error {
+	fmt.Fprintf(w, "session %s %s", r.SessionID, r.State)
+	if r.StopReason != "" {
+		fmt.Fprintf(w, ": %s", r.StopReason)
+	}
+	fmt.Fprintf(w, "\n%d hypotheses generated", r.Hypotheses)
+	if len(r.Top) == 0 {
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "; the best %d:\n\n", len(r.Top))
+		if err := renderRanking(w, r.Top, 0, false); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	t := newTable(w)
+	fmt.Fprintf(t, "report\t%s\n", or(r.ReportPath, "(none written)"))
+	if r.Checkpoint != "" {
+		fmt.Fprintf(t, "checkpoint\t%s\n", r.Checkpoint)
+	}
+	fmt.Fprintf(t, "usage\t%s\n", usageText(r.Usage))
+	fmt.Fprintf(t, "web UI\t%s\n", link)
+	return t.Flush()
+}
+
+// listRow is one session in `starter list`.
+type listRow struct {
+	ID         string
+	Status     string
+	Hypotheses *int64   // nil: not reported yet
+	TopElo     *float64 // nil: not reported yet
+	Scientist  string
+	Started    time.Time
+}
+
+func renderList(w io.Writer, rows []listRow) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "SESSION\tSTATUS\tHYPOTHESES\tTOP ELO\tSCIENTIST\tSTARTED")
+	for _, r := range rows {
+		count, elo := "-", "-"
+		if r.Hypotheses != nil {
+			count = strconv.FormatInt(*r.Hypotheses, 10)
+		}
+		if r.TopElo != nil && (r.Hypotheses == nil || *r.Hypotheses > 0) {
+			elo = fmt.Sprintf("%.0f", *r.TopElo)
+		}
+		started := "-"
+		if !r.Started.IsZero() {
+			started = r.Started.UTC().Format("2006-01-02 15:04:05Z")
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, or(r.Scientist, "-"), started)
+	}
+	return t.Flush()
+}

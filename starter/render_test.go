@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func render(t *testing.T, f func(w *bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := f(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func checkContains(t *testing.T, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("output does not contain %q:\n%s", w, got)
+		}
+	}
+}
+
+var sampleEntries = []session.Entry{
+	{ID: "h-0002", Title: "Metabolic rewiring limits survival under nutrient scarcity", Elo: 1247.4, Wins: 3, Losses: 0, Reviews: 2, Score: 8.25},
+	{ID: "h-0004", Title: "Persister cells | dormancy", Elo: 1245, Wins: 4, Losses: 1, Reviews: 0},
+}
+
+func TestRenderStatus(t *testing.T) {
+	got := render(t, func(w *bytes.Buffer) error {
+		return renderStatus(w, workflows.Status{
+			SessionID: "s-1", State: session.Suspended, Reason: "lunch", ScientistID: "ada",
+			Goal: "Why do\ncells age?", StartedAt: "2026-01-02T03:04:05.123456Z", UpdatedAt: "",
+		})
+	})
+	want := `session    s-1
+state      suspended
+reason     lunch
+scientist  ada
+goal       Why do cells age?
+started    2026-01-02 03:04:05Z
+updated    -
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestRenderProgress(t *testing.T) {
+	p := session.Progress{HypothesesGenerated: 5, MaxHypotheses: 12, ReviewsCompleted: 7, MatchesPlayed: 10, Rounds: 2,
+		TurnsFailed: 1, ElapsedSeconds: 62.7, Checkpoints: 1, LastCheckpoint: "2026-01-02T03:04:05Z", State: session.Active}
+	got := render(t, func(w *bytes.Buffer) error { return renderProgress(w, p) })
+	want := `state            active
+hypotheses       5/12
+reviews          7
+matches          10
+rounds           2
+failed turns     1
+elapsed          1m3s
+checkpoints      1
+last checkpoint  2026-01-02 03:04:05Z
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestProgressDescription(t *testing.T) {
+	tests := []struct {
+		p    session.Progress
+		want string
+	}{
+		{session.Progress{State: session.Active, ReviewsCompleted: 7, MatchesPlayed: 10, ElapsedSeconds: 62.2},
+			"active · 7 reviews · 10 matches · 1m2s"},
+		{session.Progress{State: session.Suspended, ElapsedSeconds: 0.4},
+			"SUSPENDED (starter resume s-1) · 0 reviews · 0 matches · 0s"},
+	}
+	for _, tt := range tests {
+		if got := progressDescription("s-1", tt.p); got != tt.want {
+			t.Errorf("progressDescription = %q, want %q", got, tt.want)
+		}
+	}
+	if got, want := progressLine("s-1", session.Progress{HypothesesGenerated: 3, MaxHypotheses: 12, State: session.Active}),
+		"hypotheses 3/12 · active · 0 reviews · 0 matches · 0s"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
+}
+
+func TestRenderState(t *testing.T) {
+	v := workflows.StateView{
+		SessionID: "s-1", State: session.Active, Goal: "Why do cells age?", ScientistID: "ada",
+		Refinements: []session.Refinement{{Time: "2026-01-02T03:04:05Z", Focus: "persister cells"}},
+		Config: research.Config{MaxHypotheses: 12, TimeLimit: research.Duration(2 * time.Hour), ReviewTypes: []string{"initial", "full"},
+			SafetyLevel: "standard", Provider: "offline", Seed: 7},
+		Hypotheses: sampleEntries, Total: 5, Offset: 2, Limit: 2,
+		Agents: []workflows.AgentStat{{Agent: "generation", Turns: 6, Succeeded: 5, Failed: 1}},
+		Usage:  research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 3},
+	}
+	got := render(t, func(w *bytes.Buffer) error { return renderState(w, v) })
+	checkContains(t, got,
+		"session    s-1 (active)\n",
+		"goal       Why do cells age?\n",
+		"refined    2026-01-02 03:04:05Z  focus: persister cells\n",
+		"config     max 12 hypotheses, time limit 2h0m0s, reviews initial+full, safety standard, provider offline, seed 7\n",
+		"usage      100 prompt + 20 completion tokens in 3 requests\n",
+		"AGENT       TURNS  OK  FAILED\ngeneration  6      5   1\n",
+		"RANK  ID      ELO   W-L  SCORE  TITLE\n",
+		"3     h-0002  1247  3-0  8.2    Metabolic rewiring limits survival under nutrient scarcity\n",
+		"4     h-0004  1245  4-1  -      Persister cells | dormancy\n",
+		"hypotheses 3-4 of 5; next page: --offset 4\n",
+	)
+
+	empty := render(t, func(w *bytes.Buffer) error { return renderState(w, workflows.StateView{SessionID: "s-2"}) })
+	checkContains(t, empty, "no hypotheses yet")
+}
+
+func TestRenderHistory(t *testing.T) {
+	no, yes := false, true
+	h := workflows.HistoryView{Total: 7, Offset: 0, Limit: 50, Events: []session.Event{
+		{Seq: 1, Time: "2026-01-02T03:04:05Z", Kind: session.EventTransition, From: "initializing", To: "active", Command: "start", Detail: "session started"},
+		{Seq: 2, Time: "2026-01-02T03:04:06Z", Kind: session.EventTurn, Turn: "generate-h-0001", Hypothesis: "h-0001", Detail: "generate hypothesis 1/6 (h-0001)"},
+		{Seq: 3, Time: "2026-01-02T03:04:07Z", Kind: session.EventCommand, Command: "resume", Via: "signal", Accepted: &no, Detail: "cannot resume: session is active"},
+		{Seq: 4, Time: "2026-01-02T03:04:08Z", Kind: session.EventCommand, Command: "suspend", Via: "update", Accepted: &yes, Detail: "lunch"},
+		{Seq: 5, Time: "2026-01-02T03:04:09Z", Kind: session.EventCheckpoint, Detail: "checkpoint 1 (requested) written"},
+		{Seq: 6, Time: "2026-01-02T03:04:10Z", Kind: session.EventNote, Detail: "report written to r.md"},
+		{Seq: 7, Time: "2026-01-02T03:04:11Z", Kind: session.EventTurn, Turn: "review-h-0001-full", Hypothesis: "h-0001"},
+	}}
+	got := render(t, func(w *bytes.Buffer) error { return renderHistory(w, h) })
+	want := `1  2026-01-02 03:04:05Z  transition  initializing -> active (start): session started
+2  2026-01-02 03:04:06Z  turn        generate hypothesis 1/6 (h-0001)
+3  2026-01-02 03:04:07Z  command     resume via signal: REJECTED: cannot resume: session is active
+4  2026-01-02 03:04:08Z  command     suspend via update: lunch
+5  2026-01-02 03:04:09Z  checkpoint  checkpoint 1 (requested) written
+6  2026-01-02 03:04:10Z  note        report written to r.md
+7  2026-01-02 03:04:11Z  turn        review-h-0001-full h-0001
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	h.Events, h.Offset, h.Total = h.Events[:2], 10, 40
+	checkContains(t, render(t, func(w *bytes.Buffer) error { return renderHistory(w, h) }), "events 11-12 of 40; next page: --offset 12")
+	checkContains(t, render(t, func(w *bytes.Buffer) error { return renderHistory(w, workflows.HistoryView{}) }), "no events yet")
+	checkContains(t, render(t, func(w *bytes.Buffer) error {
+		return renderHistory(w, workflows.HistoryView{Total: 3, Offset: 9})
+	}), "no events at offset 9 (there are 3)")
+}
+
+func TestRenderResult(t *testing.T) {
+	r := workflows.Result{SessionID: "s-1", State: session.Completed, StopReason: "reached max_hypotheses (6)", Hypotheses: 6,
+		Top: sampleEntries, ReportPath: "/data/s-1/report.md", Usage: research.Usage{PromptTokens: 1, CompletionTokens: 2, Requests: 3}}
+	got := render(t, func(w *bytes.Buffer) error { return renderResult(w, r, "http://ui/namespaces/default/workflows/s-1") })
+	checkContains(t, got,
+		"session s-1 completed: reached max_hypotheses (6)\n6 hypotheses generated; the best 2:\n",
+		"RANK  ID      ELO   W-L  TITLE\n1     h-0002  1247  3-0  Metabolic rewiring",
+		"2     h-0004  1245  4-1  Persister cells | dormancy\n",
+		"report  /data/s-1/report.md\n",
+		"web UI  http://ui/namespaces/default/workflows/s-1\n",
+	)
+	if strings.Contains(got, "SCORE") {
+		t.Error("the result's ranking has no review score column")
+	}
+}
+
+func TestRenderList(t *testing.T) {
+	count, none, elo := int64(6), int64(0), 1247.4
+	rows := []listRow{
+		{ID: "s-1", Status: "active", Hypotheses: &count, TopElo: &elo, Scientist: "ada", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{ID: "s-2", Status: "initializing", Hypotheses: &none, TopElo: new(float64), Scientist: "anonymous"},
+		{ID: "s-3", Status: "terminated"},
+	}
+	got := render(t, func(w *bytes.Buffer) error { return renderList(w, rows) })
+	want := `SESSION  STATUS        HYPOTHESES  TOP ELO  SCIENTIST  STARTED
+s-1      active        6           1247     ada        2026-01-02 03:04:05Z
+s-2      initializing  0           -        anonymous  -
+s-3      terminated    -           -        -          -
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSessionStatus(t *testing.T) {
+	tests := []struct {
+		attr string
+		s    enumspb.WorkflowExecutionStatus
+		want string
+	}{
+		{"suspended", enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, "suspended"},
+		{"", enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, "running"},
+		{"completed", enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, "completed"},
+		{"active", enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, "terminated"},
+		{"active", enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT, "timed-out"},
+		{"", enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, "continued-as-new"},
+	}
+	for _, tt := range tests {
+		if got := sessionStatus(tt.attr, tt.s); got != tt.want {
+			t.Errorf("sessionStatus(%q, %v) = %q, want %q", tt.attr, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestShortenAndWhen(t *testing.T) {
+	if got := shorten("a  b\n c", 10); got != "a b c" {
+		t.Errorf("shorten = %q", got)
+	}
+	if got := shorten("abcdefghij", 5); got != "abcd…" {
+		t.Errorf("shorten = %q", got)
+	}
+	if got := when("not a time"); got != "not a time" {
+		t.Errorf("when = %q", got)
+	}
+	if got := when("2026-01-02T04:04:05+01:00"); got != "2026-01-02 03:04:05Z" {
+		t.Errorf("when = %q", got)
+	}
+}
+
+func TestLineDisplay(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d := &lineDisplay{w: &out, id: "s-1", now: func() time.Time { return now }}
+	p := session.Progress{MaxHypotheses: 4, State: session.Active}
+	step := func(dt time.Duration, change func()) {
+		now = now.Add(dt)
+		if change != nil {
+			change()
+		}
+		d.show(p)
+	}
+	step(0, nil)                                                     // printed: first
+	step(500*time.Millisecond, func() { p.ElapsedSeconds = 0.5 })    // same but for time: not printed
+	step(500*time.Millisecond, func() { p.HypothesesGenerated = 1 }) // changed, 1s later: printed
+	step(500*time.Millisecond, func() { p.HypothesesGenerated = 2 }) // changed, too soon: not yet
+	step(600*time.Millisecond, nil)                                  // 1.1s later: printed now
+	step(2*time.Second, nil)                                         // nothing new
+	d.note("no worker answering")
+	d.note("no worker answering")
+	now = now.Add(time.Second)
+	d.finish("completed · done", 4)
+
+	want := `hypotheses 0/4 · active · 0 reviews · 0 matches · 0s
+hypotheses 1/4 · active · 0 reviews · 0 matches · 1s
+hypotheses 2/4 · active · 0 reviews · 0 matches · 1s
+no worker answering
+hypotheses 4/4 · completed · done
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}

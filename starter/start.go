@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// startOptions is a parsed `starter start` command line.
+type startOptions struct {
+	id    string
+	req   research.Request
+	wait  bool
+	watch bool
+}
+
+// flagOf names the flag that sets each field research.Validate may complain about.
+var flagOf = map[string]string{
+	"research_goal":         "--goal",
+	"scientist_id":          "--scientist",
+	"config.max_hypotheses": "--max-hypotheses",
+	"config.time_limit":     "--time-limit",
+	"config.review_types":   "--review-types",
+	"config.safety_level":   "--safety-level",
+	"config.provider":       "--provider",
+	"config.model":          "--model",
+}
+
+// maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
+const maxIDLength = 200
+
+// parseStart reads the flags of `starter start` into a validated request. It never touches
+// the network, so a mistake is refused before anything is started.
+func parseStart(args []string) (startOptions, error) {
+	fs := newFlagSet("start", `--goal "..." [flags]`, "Start a research session. Prints the session ID on stdout and the Web UI link on stderr.")
+	var (
+		o           startOptions
+		c           = &o.req.Config
+		timeLimit   time.Duration
+		reviewTypes string
+	)
+	fs.StringVar(&o.req.ResearchGoal, "goal", "", "the research goal, in plain language (required)")
+	fs.StringVar(&o.id, "id", "", "session ID (default: a slug of the goal and 8 random hex digits)")
+	fs.StringVar(&o.req.ScientistID, "scientist", "", "who asks (default "+research.DefaultScientistID+")")
+	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, fmt.Sprintf("stop after generating this many hypotheses (default %d)", research.DefaultMaxHypotheses))
+	fs.DurationVar(&timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h (default: no limit)")
+	fs.StringVar(&reviewTypes, "review-types", "", "comma-separated, from "+strings.Join(research.ReviewTypes, ",")+" (default "+research.ReviewInitial+")")
+	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" (default standard)")
+	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" (default "+research.DefaultProvider+")")
+	fs.StringVar(&c.Model, "model", "", "model name (default: the provider's)")
+	fs.Int64Var(&c.Seed, "seed", 0, "random seed, for reproducible offline sessions")
+	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
+	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
+
+	rest, err := parse(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if len(rest) > 0 {
+		return o, usageErrorf("start takes no arguments (got %q): give the goal with --goal \"...\"", rest[0])
+	}
+	c.TimeLimit = research.Duration(timeLimit)
+	c.ReviewTypes = splitList(reviewTypes)
+	o.req = o.req.WithDefaults()
+	if err := o.req.Validate(); err != nil {
+		var fe *research.FieldError
+		if errors.As(err, &fe) && flagOf[fe.Field] != "" {
+			return o, usageErrorf("invalid session: %s (set with %s)", err, flagOf[fe.Field])
+		}
+		return o, usageErrorf("invalid session: %s", err)
+	}
+	o.id = strings.TrimSpace(o.id)
+	if o.id == "" {
+		o.id = newSessionID(o.req.ResearchGoal)
+	} else if err := checkID(o.id); err != nil {
+		return o, usageErrorf("invalid session: id: %s (set with --id)", err)
+	}
+	return o, nil
+}
+
+// splitList reads "a, b,,c" as [a b c].
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func checkID(id string) error {
+	if n := utf8.RuneCountInString(id); n > maxIDLength {
+		return fmt.Errorf("is %d characters; at most %d", n, maxIDLength)
+	}
+	if strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		return errors.New("must not contain spaces or control characters")
+	}
+	return nil
+}
+
+// maxSlugLength bounds the readable part of a generated session ID.
+const maxSlugLength = 40
+
+// slug makes the readable part of a session ID from a goal: lowercase a-z, 0-9 and '-',
+// at most maxSlugLength characters, cut at a word boundary when one is near.
+func slug(goal string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToLower(goal) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			gap = false
+			b.WriteRune(r)
+		} else {
+			gap = true
+		}
+		if b.Len() > maxSlugLength {
+			break
+		}
+	}
+	s := b.String()
+	if len(s) > maxSlugLength {
+		s = s[:maxSlugLength]
+		if i := strings.LastIndexByte(s, '-'); i >= maxSlugLength/2 && b.String()[maxSlugLength] != '-' {
+			s = s[:i]
+		}
+	}
+	if s = strings.Trim(s, "-"); s == "" {
+		return "session"
+	}
+	return s
+}
+
+// newSessionID is the goal's slug and 8 random hex digits, so two sessions on the same goal
+// never collide.
+func newSessionID(goal string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return slug(goal) + "-" + hex.EncodeToString(b[:])
+}
+
+// startWorkflowOptions are the options a session starts with: a fresh ID only, and what the
+// Web UI shows from the first moment.
+func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                                       o.id,
+		TaskQueue:                                workflows.TaskQueue,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            "research: " + shorten(o.req.ResearchGoal, 80),
+		StaticDetails:                            staticDetails(o.req),
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
+			temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),
+		),
+	}
+}
+
+// staticDetails is the Markdown the Web UI shows for the session: the goal in full and
+// how it was configured.
+func staticDetails(r research.Request) string {
+	c := r.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Research goal**\n\n%s\n\n", r.ResearchGoal)
+	fmt.Fprintf(&b, "- **Scientist:** %s\n", r.ScientistID)
+	fmt.Fprintf(&b, "- **Max hypotheses:** %d\n", c.MaxHypotheses)
+	fmt.Fprintf(&b, "- **Time limit:** %s\n", timeLimitText(c.TimeLimit))
+	fmt.Fprintf(&b, "- **Review types:** %s\n", strings.Join(c.ReviewTypes, ", "))
+	fmt.Fprintf(&b, "- **Safety level:** %s\n", c.SafetyLevel)
+	fmt.Fprintf(&b, "- **Provider:** %s", c.Provider)
+	if c.Model != "" {
+		fmt.Fprintf(&b, " (model %s)", c.Model)
+	}
+	fmt.Fprintf(&b, "\n- **Seed:** %d\n", c.Seed)
+	return b.String()
+}
+
+func cmdStart(ctx context.Context, args []string) error {
+	o, err := parseStart(args)
+	if err != nil {
+		return err
+	}
+	c, namespace, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	if _, err := c.ExecuteWorkflow(sctx, startWorkflowOptions(o), workflows.WorkflowType, o.req); err != nil {
+		var exists *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &exists) {
+			return fmt.Errorf("session %s already exists: pick another --id, or look at it with: starter status %s", o.id, o.id)
+		}
+		return fmt.Errorf("cannot start session %s: %w", o.id, explain(err, o.id))
+	}
+	fmt.Fprintln(stdout, o.id)
+	fmt.Fprintln(stderr, "web UI:", uiLink(namespace, o.id))
+	switch {
+	case o.watch:
+		return watch(ctx, c, namespace, o.id)
+	case o.wait:
+		return awaitResult(ctx, c, namespace, o.id)
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// quiet sends starter's output to buffers for the length of a test.
+func quiet(t *testing.T) (out, errOut *bytes.Buffer) {
+	t.Helper()
+	out, errOut = new(bytes.Buffer), new(bytes.Buffer)
+	oldOut, oldErr := stdout, stderr
+	stdout, stderr = out, errOut
+	t.Cleanup(func() { stdout, stderr = oldOut, oldErr })
+	return out, errOut
+}
+
+func TestParseStartGood(t *testing.T) {
+	quiet(t)
+	tests := []struct {
+		name string
+		args []string
+		id   string // "" means generated
+		want research.Request
+	}{
+		{
+			name: "goal only gets the defaults",
+			args: []string{"--goal", "  Why do cells age?  "},
+			want: research.Request{ResearchGoal: "Why do cells age?", ScientistID: research.DefaultScientistID, Config: research.Config{
+				MaxHypotheses: research.DefaultMaxHypotheses, ReviewTypes: []string{research.ReviewInitial},
+				SafetyLevel: "standard", Provider: research.DefaultProvider,
+			}},
+		},
+		{
+			name: "every flag",
+			args: []string{"--goal=g", "--id", "my-session", "--scientist", "ada", "--max-hypotheses", "30",
+				"--time-limit", "2h30m", "--review-types", "initial, full,,tournament", "--safety-level", "strict",
+				"--provider", "offline", "--model", "m-1", "--seed", "42", "--wait"},
+			id: "my-session",
+			want: research.Request{ResearchGoal: "g", ScientistID: "ada", Config: research.Config{
+				MaxHypotheses: 30, TimeLimit: research.Duration(150 * time.Minute),
+				ReviewTypes: []string{"initial", "full", "tournament"}, SafetyLevel: "strict",
+				Provider: "offline", Model: "m-1", Seed: 42,
+			}},
+		},
+		{
+			name: "single-dash flags",
+			args: []string{"-goal", "g", "-max-hypotheses", "1", "-watch"},
+			want: research.Request{ResearchGoal: "g", ScientistID: research.DefaultScientistID, Config: research.Config{
+				MaxHypotheses: 1, ReviewTypes: []string{research.ReviewInitial}, SafetyLevel: "standard", Provider: research.DefaultProvider,
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseStart(tt.args)
+			if err != nil {
+				t.Fatalf("parseStart: %v", err)
+			}
+			if got, want := mustJSON(t, o.req), mustJSON(t, tt.want); got != want {
+				t.Errorf("request\n got %s\nwant %s", got, want)
+			}
+			if tt.id != "" && o.id != tt.id {
+				t.Errorf("id = %q, want %q", o.id, tt.id)
+			}
+			if tt.id == "" && !sessionIDPattern.MatchString(o.id) {
+				t.Errorf("generated id %q does not look like slug-8hex", o.id)
+			}
+		})
+	}
+}
+
+func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name string
+		args []string
+		want string // what the message must name
+	}{
+		{"no goal", nil, "research_goal"},
+		{"blank goal", []string{"--goal", "   "}, "research_goal"},
+		{"goal too long", []string{"--goal", long(research.MaxGoalLength + 1)}, "research_goal"},
+		{"scientist too long", []string{"--goal", "g", "--scientist", long(research.MaxScientistIDLength + 1)}, "scientist_id"},
+		{"negative max hypotheses", []string{"--goal", "g", "--max-hypotheses", "-1"}, "config.max_hypotheses"},
+		{"too many hypotheses", []string{"--goal", "g", "--max-hypotheses", "10001"}, "config.max_hypotheses"},
+		{"negative time limit", []string{"--goal", "g", "--time-limit", "-1h"}, "config.time_limit"},
+		{"time limit too long", []string{"--goal", "g", "--time-limit", "745h"}, "config.time_limit"},
+		{"unknown review type", []string{"--goal", "g", "--review-types", "initial,vibes"}, "config.review_types"},
+		{"review type twice", []string{"--goal", "g", "--review-types", "full,full"}, "config.review_types"},
+		{"unknown safety level", []string{"--goal", "g", "--safety-level", "lax"}, "config.safety_level"},
+		{"unknown provider", []string{"--goal", "g", "--provider", "nope"}, "config.provider"},
+		{"model too long", []string{"--goal", "g", "--model", long(201)}, "config.model"},
+		{"id with a space", []string{"--goal", "g", "--id", "my session"}, "id"},
+		{"id too long", []string{"--goal", "g", "--id", long(maxIDLength + 1)}, "id"},
+		{"positional argument", []string{"--goal", "g", "extra"}, "no arguments"},
+		{"unknown flag", []string{"--goal", "g", "--colour", "blue"}, ""},
+		{"bad duration", []string{"--goal", "g", "--time-limit", "soon"}, ""},
+		{"bad number", []string{"--goal", "g", "--max-hypotheses", "many"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut := quiet(t)
+			_, err := parseStart(tt.args)
+			var e *exitError
+			if !errors.As(err, &e) || e.code != 2 {
+				t.Fatalf("parseStart = %v, want a usage error (exit 2)", err)
+			}
+			if !strings.Contains(e.msg, tt.want) {
+				t.Errorf("message %q does not name %q", e.msg, tt.want)
+			}
+			if tt.want != "" && tt.want != "no arguments" && !strings.HasPrefix(e.msg, "invalid session: ") {
+				t.Errorf("message %q does not start with %q", e.msg, "invalid session: ")
+			}
+			if tt.want == "" && errOut.Len() == 0 {
+				t.Error("the flag package said nothing about the bad flag")
+			}
+
+			// The whole command refuses with exit code 2 too: had it dialled the
+			// unreachable server below, it would have failed with 1.
+			t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+			if code := run(append([]string{"start"}, tt.args...)); code != 2 {
+				t.Errorf("starter start exited %d, want 2", code)
+			}
+		})
+	}
+}
+
+func TestStartHelp(t *testing.T) {
+	out, _ := quiet(t)
+	if _, err := parseStart([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseStart(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: starter start", "-goal", "-max-hypotheses", "-review-types", "-watch"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("start -h does not mention %q:\n%s", want, out)
+		}
+	}
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{8}$`)
+
+func TestSlug(t *testing.T) {
+	tests := []struct{ goal, want string }{
+		{"Why do cells age?", "why-do-cells-age"},
+		{"  CRISPR   off-target effects!!  ", "crispr-off-target-effects"},
+		{"Über-fast neurons, 2024", "ber-fast-neurons-2024"},
+		{"抗生素耐药性", "session"},
+		{"", "session"},
+		{"---", "session"},
+		// Cut at the last word boundary before 40 characters.
+		{"Why do some bacteria survive antibiotic exposure without resistance genes?", "why-do-some-bacteria-survive-antibiotic"},
+		// One long word is cut where it must be.
+		{strings.Repeat("x", 100), strings.Repeat("x", 40)},
+		// Words that do not fit are dropped, not cut.
+		{strings.Repeat("a", 35) + " bcd e", strings.Repeat("a", 35) + "-bcd"},
+		{strings.Repeat("a", 35) + " bcdef", strings.Repeat("a", 35)},
+		// A word ending exactly at 40 characters is kept whole.
+		{strings.Repeat("a", 36) + " bcd efg", strings.Repeat("a", 36) + "-bcd"},
+	}
+	for _, tt := range tests {
+		got := slug(tt.goal)
+		if got != tt.want {
+			t.Errorf("slug(%q) = %q, want %q", tt.goal, got, tt.want)
+		}
+		if len(got) > maxSlugLength || !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(got) {
+			t.Errorf("slug(%q) = %q: not 1-%d characters of a-z, 0-9 and single inner dashes", tt.goal, got, maxSlugLength)
+		}
+	}
+}
+
+func TestNewSessionID(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 2000 {
+		id := newSessionID("The same goal, every time: " + strings.Repeat("long ", i%20))
+		if !sessionIDPattern.MatchString(id) {
+			t.Fatalf("session ID %q does not look like slug-8hex", id)
+		}
+		if len(id) > maxSlugLength+9 {
+			t.Fatalf("session ID %q is %d characters; at most %d", id, len(id), maxSlugLength+9)
+		}
+		if seen[id] {
+			t.Fatalf("session ID %q generated twice", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestStartWorkflowOptions(t *testing.T) {
+	quiet(t)
+	goal := "Why " + strings.Repeat("do cells age ", 20) + "?"
+	o, err := parseStart([]string{"--goal", goal, "--id", "s-1", "--scientist", "ada", "--model", "m-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := startWorkflowOptions(o)
+	if opts.ID != "s-1" || opts.TaskQueue != workflows.TaskQueue {
+		t.Errorf("ID, TaskQueue = %q, %q", opts.ID, opts.TaskQueue)
+	}
+	if opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE ||
+		opts.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL || !opts.WorkflowExecutionErrorWhenAlreadyStarted {
+		t.Errorf("a session ID must never be reused: %v, %v, %v", opts.WorkflowIDReusePolicy, opts.WorkflowIDConflictPolicy, opts.WorkflowExecutionErrorWhenAlreadyStarted)
+	}
+	if !strings.HasPrefix(opts.StaticSummary, "research: Why do cells age") || utf8.RuneCountInString(opts.StaticSummary) > len("research: ")+80 {
+		t.Errorf("summary %q", opts.StaticSummary)
+	}
+	for _, want := range []string{strings.TrimSpace(goal), "ada", "initial", "standard", "offline", "m-1", "**Max hypotheses:** 12"} {
+		if !strings.Contains(opts.StaticDetails, want) {
+			t.Errorf("details do not mention %q:\n%s", want, opts.StaticDetails)
+		}
+	}
+	var keys []string
+	for k, v := range opts.TypedSearchAttributes.GetUntypedValues() {
+		keys = append(keys, k.GetName()+"="+v.(string))
+	}
+	slices.Sort(keys)
+	if want := []string{"ScientistId=ada", "SessionStatus=initializing"}; !slices.Equal(keys, want) {
+		t.Errorf("search attributes %v, want %v", keys, want)
+	}
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+const (
+	pollEvery    = 500 * time.Millisecond
+	pollTimeout  = 3 * time.Second
+	lineInterval = time.Second // at most one line a second when stdout is not a terminal
+)
+
+func cmdWatch(ctx context.Context, args []string) error {
+	id, err := sessionArg(newFlagSet("watch", "<session-id>", "Follow a session live until it ends, then print its result. Ctrl-C stops watching; the session keeps running."), args)
+	if err != nil {
+		return err
+	}
+	c, namespace, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return watch(ctx, c, namespace, id)
+}
+
+// watch follows a session until it ends: it polls the progress query and shows it, while
+// a goroutine waits for the workflow's result.
+func watch(ctx context.Context, c client.Client, namespace, id string) error {
+	type outcome struct {
+		r   workflows.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := result(ctx, c, id)
+		done <- outcome{r, err}
+	}()
+
+	d := newDisplay(stdout, id)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		if err := poll(ctx, c, id, d); err != nil {
+			d.finish("", -1)
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			d.finish("", -1)
+			fmt.Fprintf(stderr, "stopped watching; session %s keeps running. Watch again with: starter watch %s\n", id, id)
+			return nil
+		case o := <-done:
+			if ctx.Err() != nil {
+				continue // interrupted while waiting: reported above
+			}
+			if o.err != nil {
+				d.finish("", -1)
+				return o.err
+			}
+			d.finish(string(o.r.State)+" · "+shorten(o.r.StopReason, 50), o.r.Hypotheses)
+			fmt.Fprintln(stdout)
+			return renderResult(stdout, o.r, uiLink(namespace, id))
+		case <-tick.C:
+		}
+	}
+}
+
+// poll asks for the session's progress once and shows it, or shows why there is none. Only
+// a session that does not exist stops the watch.
+func poll(ctx context.Context, c client.Client, id string, d display) error {
+	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
+	defer cancel()
+	var p session.Progress
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryProgress)
+	if err == nil {
+		err = v.Get(&p)
+	}
+	var notFound *serviceerror.NotFound
+	switch {
+	case err == nil:
+		d.show(p)
+	case errors.As(err, &notFound):
+		return explain(err, id)
+	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// interrupted: watch says so
+	case workerDown(err):
+		d.note("no worker answering: start one with: make worker")
+	default:
+		d.note("cannot read progress: " + shorten(explain(err, id).Error(), 60))
+	}
+	return nil
+}
+
+// display shows a watched session's progress.
+type display interface {
+	show(p session.Progress)
+	note(msg string)
+	// finish shows the final state (when desc is not empty) and n hypotheses (when n >= 0).
+	finish(desc string, n int)
+}
+
+// newDisplay draws a progress bar on a terminal, and plain lines anywhere else.
+func newDisplay(w io.Writer, id string) display {
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return &barDisplay{w: w, id: id}
+		}
+	}
+	return &lineDisplay{w: w, id: id, now: time.Now}
+}
+
+// barDisplay is a progress bar of hypotheses generated against the maximum, with the rest
+// in its description.
+type barDisplay struct {
+	w    io.Writer
+	id   string
+	bar  *progressbar.ProgressBar
+	said string // the last note printed before there was a bar
+}
+
+func (d *barDisplay) show(p session.Progress) {
+	if d.bar == nil {
+		d.bar = progressbar.NewOptions(max(p.MaxHypotheses, 1),
+			progressbar.OptionSetWriter(d.w),
+			progressbar.OptionSetDescription("hypotheses"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+		)
+	}
+	if p.MaxHypotheses > 0 && p.MaxHypotheses != d.bar.GetMax() {
+		d.bar.ChangeMax(p.MaxHypotheses)
+	}
+	d.bar.Describe(progressDescription(d.id, p))
+	_ = d.bar.Set(p.HypothesesGenerated)
+}
+
+func (d *barDisplay) note(msg string) {
+	if d.bar == nil {
+		if msg != d.said {
+			fmt.Fprintln(stderr, msg)
+			d.said = msg
+		}
+		return
+	}
+	d.bar.Describe(msg)
+}
+
+func (d *barDisplay) finish(desc string, n int) {
+	if d.bar == nil {
+		return
+	}
+	if n >= 0 {
+		_ = d.bar.Set(n)
+	}
+	if desc != "" {
+		d.bar.Describe(desc)
+	}
+	_ = d.bar.Exit()
+	fmt.Fprintln(d.w)
+}
+
+// lineDisplay prints a line when something changes, at most once every lineInterval, for
+// logs and pipes where a redrawn bar would be noise.
+type lineDisplay struct {
+	w   io.Writer
+	id  string
+	now func() time.Time
+
+	shown   string    // what the last printed line said, elapsed time aside
+	shownAt time.Time // when it was printed
+	last    session.Progress
+	seen    bool
+}
+
+func (d *lineDisplay) show(p session.Progress) {
+	d.last, d.seen = p, true
+	d.emit(progressLine(d.id, session.Progress{
+		HypothesesGenerated: p.HypothesesGenerated, MaxHypotheses: p.MaxHypotheses,
+		ReviewsCompleted: p.ReviewsCompleted, MatchesPlayed: p.MatchesPlayed, State: p.State,
+	}), progressLine(d.id, p), false)
+}
+
+func (d *lineDisplay) note(msg string) { d.emit(msg, msg, false) }
+
+func (d *lineDisplay) finish(desc string, n int) {
+	if desc == "" || !d.seen {
+		return
+	}
+	p := d.last
+	if n >= 0 {
+		p.HypothesesGenerated = n
+	}
+	line := fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, desc)
+	d.emit(line, line, true)
+}
+
+// emit prints line unless key is what was printed last, or a line was printed less than
+// lineInterval ago (the next poll tries again).
+func (d *lineDisplay) emit(key, line string, force bool) {
+	now := d.now()
+	if key == d.shown || !force && !d.shownAt.IsZero() && now.Sub(d.shownAt) < lineInterval {
+		return
+	}
+	fmt.Fprintln(d.w, line)
+	d.shown, d.shownAt = key, now
+}
