@@ -34,7 +34,8 @@ echo "Starting a worker (offline provider, 150ms simulated latency per turn; log
 bin/cosci-worker --offline-latency 150ms >.data/worker.log 2>&1 &
 started+=($!)
 
+default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
 bin/starter start --watch \
-  --goal "${COSCI_DEMO_GOAL:-Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease}" \
+  --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-16}" \
   --review-types initial,full

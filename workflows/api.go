@@ -68,8 +68,12 @@ const (
 
 // Status answers the status query and every accepted update.
 type Status struct {
-	SessionID   string        `json:"session_id"`
-	State       session.State `json:"state"`
+	SessionID string        `json:"session_id"`
+	State     session.State `json:"state"`
+	// After is set while a checkpoint is written: the state the session returns to then.
+	// A suspend that lands during a checkpoint answers {"state": "checkpointing",
+	// "after": "suspended"}.
+	After       session.State `json:"after,omitempty"`
 	Reason      string        `json:"reason,omitempty"`
 	ScientistID string        `json:"scientist_id"`
 	Goal        string        `json:"goal"`

@@ -12,9 +12,9 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-// register installs every query, signal and update handler. It runs before the workflow's
-// first blocking call, so nothing a client sends early is missed.
-func (s *supervisor) register(ctx workflow.Context) error {
+// registerQueries installs the query handlers, first of all, so that even a session
+// refused at start can be asked why.
+func (s *supervisor) registerQueries(ctx workflow.Context) error {
 	queries := map[string]any{
 		QueryStatus:   func() (Status, error) { return s.status(), nil },
 		QueryProgress: func() (session.Progress, error) { return s.progress(ctx), nil },
@@ -26,6 +26,11 @@ func (s *supervisor) register(ctx workflow.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// registerCommands installs every command as an update (with a validator) and as a signal.
+func (s *supervisor) registerCommands(ctx workflow.Context) error {
 	for _, name := range Commands {
 		err := workflow.SetUpdateHandlerWithOptions(ctx, name,
 			func(ctx workflow.Context, arg converter.RawValue) (Status, error) {
@@ -61,7 +66,6 @@ func (s *supervisor) register(ctx workflow.Context) error {
 			}
 		})
 	}
-	s.show(ctx)
 	return nil
 }
 
@@ -169,6 +173,7 @@ func (s *supervisor) status() Status {
 	return Status{
 		SessionID:   s.id,
 		State:       s.life.State,
+		After:       s.life.After,
 		Reason:      s.reason,
 		ScientistID: s.req.ScientistID,
 		Goal:        s.goal,

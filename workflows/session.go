@@ -34,7 +34,7 @@ var a *activities.Activities
 // and the report.
 func ResearchSession(ctx workflow.Context, req research.Request) (Result, error) {
 	s := newSupervisor(ctx, req.WithDefaults())
-	if err := s.register(ctx); err != nil {
+	if err := s.registerQueries(ctx); err != nil {
 		return Result{}, err
 	}
 	if err := s.req.Validate(); err != nil {
@@ -42,6 +42,12 @@ func ResearchSession(ctx workflow.Context, req research.Request) (Result, error)
 		return Result{}, temporal.NewNonRetryableApplicationError("invalid research session: "+err.Error(), "InvalidRequest", err)
 	}
 	s.move(ctx, "start", (*session.Lifecycle).Start, "session started")
+	// Commands are installed once the session is active: the SDK runs updates that arrived
+	// before their handler as soon as it is set, and they must find a running session.
+	// Nothing above blocks, so no command can be missed.
+	if err := s.registerCommands(ctx); err != nil {
+		return Result{}, err
+	}
 
 	for {
 		// Suspension pauses here between rounds (and inside a round before each turn).

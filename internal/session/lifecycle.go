@@ -42,7 +42,9 @@ func CanMove(from, to State) bool { return slices.Contains(transitions[from], to
 // Terminal reports whether nothing can follow s.
 func (s State) Terminal() bool { return len(transitions[s]) == 0 }
 
-// TransitionError is a refused command or move; its message names the current state.
+// TransitionError is a refused command or move; its message names the current state. For
+// a scientist's command that is the state that governs the session: during a checkpoint,
+// the state it returns to.
 type TransitionError struct {
 	Command string
 	State   State
@@ -100,9 +102,9 @@ func (l *Lifecycle) Suspend() error {
 		}
 		return l.move("suspend", Suspended)
 	case Suspended:
-		return &TransitionError{"suspend", l.State, "it is already suspended"}
+		return &TransitionError{"suspend", Suspended, "it is already suspended"}
 	}
-	return &TransitionError{Command: "suspend", State: l.State}
+	return &TransitionError{Command: "suspend", State: l.Effective()}
 }
 
 // Resume continues a suspended session.
@@ -115,16 +117,16 @@ func (l *Lifecycle) Resume() error {
 		}
 		return l.move("resume", Active)
 	case Active:
-		return &TransitionError{"resume", l.State, "it is already running"}
+		return &TransitionError{"resume", Active, "it is already running"}
 	}
-	return &TransitionError{Command: "resume", State: l.State}
+	return &TransitionError{Command: "resume", State: l.Effective()}
 }
 
 // Terminate asks a session to end gracefully: it finishes in-flight work, writes a final
 // checkpoint and report, then completes.
 func (l *Lifecycle) Terminate() error {
 	if l.Effective() == Terminating {
-		return &TransitionError{"terminate", l.State, "it is already ending"}
+		return &TransitionError{"terminate", Terminating, "it is already ending"}
 	}
 	if l.State == Checkpointing {
 		l.After = Terminating
@@ -140,7 +142,7 @@ func (l Lifecycle) CanSteer(command string) error {
 	case Active, Suspended:
 		return nil
 	}
-	return &TransitionError{Command: command, State: l.State}
+	return &TransitionError{Command: command, State: l.Effective()}
 }
 
 // BeginCheckpoint enters Checkpointing, remembering where to return.

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Records the history of a steered session for workflows/replay_test.go:
+#   make server & make worker &   # then:
+#   scripts/record-history.sh session-steered
+# Run it against a worker built from the workflow code the history should pin. Histories
+# already in testdata/ must keep replaying: a workflow change that breaks them goes behind
+# workflow.GetVersion.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=${1:?usage: scripts/record-history.sh NAME}
+t=bin/temporal
+id="record-$name-$(date +%s)"
+
+$t workflow start --task-queue cosci --type ResearchSession --workflow-id "$id" --input \
+  '{"research_goal": "Find druggable mechanisms that slow tau propagation", "scientist_id": "ada",
+    "config": {"max_hypotheses": 16, "review_types": ["initial", "full"]}}' >/dev/null
+until $t workflow query --workflow-id "$id" --type progress | grep -q '"hypotheses_generated":[48]'; do sleep 0.2; done
+$t workflow update execute --workflow-id "$id" --name suspend --input '{"reason": "reading"}' >/dev/null
+$t workflow signal --workflow-id "$id" --name resume --input '"not an object"'
+$t workflow signal --workflow-id "$id" --name refine-goal --input '{"focus": "microglia"}'
+$t workflow signal --workflow-id "$id" --name checkpoint
+$t workflow update execute --workflow-id "$id" --name resume >/dev/null
+$t workflow signal --workflow-id "$id" --name terminate --input '{"reason": "enough for the recording"}'
+$t workflow result --workflow-id "$id" >/dev/null
+$t workflow show --workflow-id "$id" -o json > "workflows/testdata/$name.json"
+echo "recorded workflows/testdata/$name.json from $id"
