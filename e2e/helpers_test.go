@@ -1,0 +1,354 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// pollInterval is how often eventually re-checks its condition.
+const pollInterval = 75 * time.Millisecond
+
+// eventually polls cond until it holds, and fails the test naming what it waited for if it
+// does not hold within timeout. An error from cond counts as "not yet" (a query may fail
+// while a worker starts); the last one is reported on timeout.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var lastErr error
+	for {
+		ok, err := cond()
+		if err == nil && ok {
+			return
+		}
+		if err != nil {
+			lastErr = err
+		}
+		if time.Now().After(deadline) {
+			if lastErr != nil {
+				t.Fatalf("gave up after %s waiting for %s; last error: %v", timeout, what, lastErr)
+			}
+			t.Fatalf("gave up after %s waiting for %s", timeout, what)
+		}
+		<-tick.C
+	}
+}
+
+// workerProc is a worker process started by startWorker.
+type workerProc struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{} // closed when the process has exited
+	err  error         // how it exited, once done is closed
+}
+
+var workerSeq atomic.Int64
+
+// startWorker starts a cosci worker on the dev server with its session store in storeDir
+// and the given flags (such as --offline-latency 100ms). The worker is stopped when the
+// test ends, and its output is shown if the test failed.
+func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
+	t.Helper()
+	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
+	logPath := filepath.Join(buildDir, safeName(t.Name())+"-"+name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(workerBinary, flags...)
+	cmd.Env = append(cleanEnv(serverAddress), "COSCI_STORE="+storeDir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatalf("cannot start %s: %v", name, err)
+	}
+	w := &workerProc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		w.err = cmd.Wait()
+		logFile.Close()
+		close(w.done)
+	}()
+	t.Logf("started %s (pid %d, store %s, flags %q, log %s)", name, cmd.Process.Pid, storeDir, flags, logPath)
+	t.Cleanup(func() {
+		w.Stop(t)
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("---- output of %s ----\n%s\n---- end of %s ----", name, tail(b, 150), name)
+		}
+	})
+	return w
+}
+
+// cleanEnv is this process's environment without any Temporal or cosci settings, plus the
+// given server address: a worker or starter must talk to the test's server and nothing else.
+func cleanEnv(address string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TEMPORAL_") || strings.HasPrefix(kv, "COSCI_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"TEMPORAL_ADDRESS="+address,
+		"TEMPORAL_NAMESPACE=default",
+		// No temporal.toml profile of the developer's may point elsewhere.
+		"TEMPORAL_CONFIG_FILE="+filepath.Join(buildDir, "no-such-temporal.toml"),
+	)
+}
+
+// Kill ends the worker at once, as a crash would (SIGKILL), and waits for it to exit.
+func (w *workerProc) Kill(t *testing.T) {
+	t.Helper()
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatalf("cannot kill %s: %v", w.name, err)
+	}
+	w.Wait(t, 30*time.Second)
+}
+
+// Stop asks the worker to shut down (SIGINT, as Ctrl-C does) and waits for it; a worker
+// that does not stop within 20 seconds is killed.
+func (w *workerProc) Stop(t *testing.T) {
+	t.Helper()
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	_ = w.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-w.done:
+	case <-time.After(20 * time.Second):
+		t.Errorf("%s did not stop within 20s of SIGINT; killing it", w.name)
+		_ = w.cmd.Process.Signal(syscall.SIGKILL)
+		<-w.done
+	}
+}
+
+// Wait waits for the worker to exit and returns how it exited.
+func (w *workerProc) Wait(t *testing.T, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case <-w.done:
+		return w.err
+	case <-time.After(timeout):
+		t.Fatalf("%s has not exited after %s", w.name, timeout)
+		return nil
+	}
+}
+
+var nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func safeName(s string) string { return strings.Trim(nonWord.ReplaceAllString(s, "-"), "-") }
+
+var sessionSeq atomic.Int64
+
+// newSessionID is a session ID no other test (or earlier run) uses.
+func newSessionID(t *testing.T) string {
+	return fmt.Sprintf("e2e-%s-%d-%d", strings.ToLower(safeName(t.Name())), time.Now().UnixNano(), sessionSeq.Add(1))
+}
+
+// startOptions are the options the starter uses: a fresh ID only.
+func startOptions(id string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                                       id,
+		TaskQueue:                                workflows.TaskQueue,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}
+}
+
+// startSession starts a research session and makes sure it does not outlive the test:
+// a session still running at the end is terminated, so no later test's worker picks it up.
+func startSession(t *testing.T, id string, req research.Request) client.WorkflowRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	run, err := temporalClient.ExecuteWorkflow(ctx, startOptions(id), workflows.WorkflowType, req)
+	if err != nil {
+		t.Fatalf("cannot start session %s: %v", id, err)
+	}
+	t.Cleanup(func() { terminateIfRunning(t, id) })
+	return run
+}
+
+// terminateIfRunning ends a workflow the hard way if it is still open.
+func terminateIfRunning(t *testing.T, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := temporalClient.TerminateWorkflow(ctx, id, "", "e2e test cleanup")
+	var notFound *serviceerror.NotFound
+	if err != nil && !errors.As(err, &notFound) {
+		t.Logf("cleanup: cannot terminate %s: %v", id, err)
+	}
+}
+
+// query runs a query on a session and decodes its answer.
+func query[T any](id, name string, args ...any) (T, error) {
+	var out T
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := temporalClient.QueryWorkflow(ctx, id, "", name, args...)
+	if err != nil {
+		return out, fmt.Errorf("query %s on %s: %w", name, id, err)
+	}
+	if err := v.Get(&out); err != nil {
+		return out, fmt.Errorf("query %s on %s: decode: %w", name, id, err)
+	}
+	return out, nil
+}
+
+// mustQuery is query for a session that must answer now.
+func mustQuery[T any](t *testing.T, id, name string, args ...any) T {
+	t.Helper()
+	v, err := query[T](id, name, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func progressOf(id string) (session.Progress, error) {
+	return query[session.Progress](id, workflows.QueryProgress)
+}
+
+// update sends a command as an update and waits for its answer.
+func update(id, name, updateID string, arg any) (workflows.Status, error) {
+	var st workflows.Status
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := temporalClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   id,
+		UpdateName:   name,
+		UpdateID:     updateID,
+		Args:         []any{arg},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return st, err
+	}
+	err = h.Get(ctx, &st)
+	return st, err
+}
+
+func signal(t *testing.T, id, name string, arg any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := temporalClient.SignalWorkflow(ctx, id, "", name, arg); err != nil {
+		t.Fatalf("signal %s to %s: %v", name, id, err)
+	}
+}
+
+// result waits for a session to end and returns what it returned.
+func result(id string, timeout time.Duration) (workflows.Result, error) {
+	var res workflows.Result
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := temporalClient.GetWorkflow(ctx, id, "").Get(ctx, &res)
+	return res, err
+}
+
+// temporalHistory is the session's Temporal event history, in order.
+func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	it := temporalClient.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var events []*historypb.HistoryEvent
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// activityTypes maps each ActivityTaskScheduled event id to its activity type.
+func activityTypes(events []*historypb.HistoryEvent) map[int64]string {
+	types := map[int64]string{}
+	for _, e := range events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			types[e.GetEventId()] = a.GetActivityType().GetName()
+		}
+	}
+	return types
+}
+
+// decodeInput decodes the single argument of an activity or signal.
+func decodeInput(t *testing.T, e *historypb.HistoryEvent, out any) {
+	t.Helper()
+	var p interface{ GetInput() *commonpb.Payloads }
+	switch {
+	case e.GetActivityTaskScheduledEventAttributes() != nil:
+		p = e.GetActivityTaskScheduledEventAttributes()
+	case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
+		p = e.GetWorkflowExecutionSignaledEventAttributes()
+	default:
+		t.Fatalf("event %d (%s) has no input to decode", e.GetEventId(), e.GetEventType())
+	}
+	if err := converter.GetDefaultDataConverter().FromPayloads(p.GetInput(), out); err != nil {
+		t.Fatalf("event %d (%s): decode input: %v", e.GetEventId(), e.GetEventType(), err)
+	}
+}
+
+// storedHypotheses reads every hypothesis record of a session from the store, by id.
+func storedHypotheses(t *testing.T, storeDir, id string) map[string]research.Hypothesis {
+	t.Helper()
+	st, err := store.Open(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(st.SessionDir(id), "hypotheses")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("hypotheses of %s: %v", id, err)
+	}
+	out := map[string]research.Hypothesis{}
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
+			continue // a temporary file a killed worker left behind is not a record
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h research.Hypothesis
+		if err := json.Unmarshal(b, &h); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if _, dup := out[h.ID]; dup {
+			t.Errorf("two hypothesis files hold id %s", h.ID)
+		}
+		out[h.ID] = h
+	}
+	return out
+}

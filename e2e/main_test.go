@@ -1,0 +1,131 @@
+// Package e2e runs cosci end to end: a real Temporal dev server (bin/temporal, started by
+// TestMain) and real worker processes built from ./worker, talking to each other over the
+// network exactly as in production. The tests run one after another: every worker polls the
+// same task queue ("cosci"), so each test stops its workers and ends its sessions before
+// the next one starts.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// Set up by TestMain for every test.
+var (
+	temporalClient client.Client // a client of the dev server
+	serverAddress  string        // the dev server's host:port
+	workerBinary   string        // the worker built from ../worker
+	buildDir       string        // TestMain's scratch directory (binaries, logs)
+)
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	temporalBin, err := filepath.Abs(filepath.Join("..", "bin", "temporal"))
+	if err == nil {
+		_, err = os.Stat(temporalBin)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: no Temporal CLI at %s (%v): run `make tools` first\n", temporalBin, err)
+		return 1
+	}
+
+	buildDir, err = os.MkdirTemp("", "cosci-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(buildDir)
+
+	workerBinary = filepath.Join(buildDir, "cosci-worker")
+	if out, err := goBuild(workerBinary, "../worker"); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: cannot build the worker: %v\n%s", err, out)
+		return 1
+	}
+
+	var args []string
+	for _, name := range slices.Sorted(maps.Keys(workflows.SearchAttributes)) {
+		args = append(args, "--search-attribute", name+"="+workflows.SearchAttributes[name])
+	}
+	serverLogPath := filepath.Join(buildDir, "server.log")
+	serverLog, err := os.Create(serverLogPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer serverLog.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:  temporalBin,
+		ExtraArgs:     args,
+		LogLevel:      "error",
+		ClientOptions: &client.Options{Logger: quietLogger()},
+		Stdout:        serverLog,
+		Stderr:        serverLog,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: cannot start the Temporal dev server: %v\n", err)
+		dumpFile(os.Stderr, serverLogPath)
+		return 1
+	}
+	temporalClient = server.Client()
+	serverAddress = server.FrontendHostPort()
+
+	code := m.Run()
+
+	temporalClient.Close()
+	if err := server.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: stopping the dev server:", err)
+	}
+	if code != 0 {
+		dumpFile(os.Stderr, serverLogPath)
+	}
+	return code
+}
+
+// goBuild builds a package of this module (a path relative to the e2e directory).
+func goBuild(out, pkg string) ([]byte, error) {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	return cmd.CombinedOutput()
+}
+
+// quietLogger keeps the SDK's client logs to warnings and errors.
+func quietLogger() sdklog.Logger {
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+func dumpFile(w io.Writer, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "---- %s ----\n%s\n---- end of %s ----\n", path, tail(b, 200), filepath.Base(path))
+}
+
+// tail returns the last n lines of b.
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("(%d earlier lines left out)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
