@@ -30,12 +30,12 @@ else
   echo "(this server stops when the demo ends; run \`make server\` in another terminal to keep it)"
 fi
 
-echo "Starting a worker (offline provider, 150ms simulated latency per turn; log .data/worker.log)..."
-bin/cosci-worker --offline-latency 150ms >.data/worker.log 2>&1 &
+echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulated latency per turn; log .data/worker.log)..."
+bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" >.data/worker.log 2>&1 &
 started+=($!)
 
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
 bin/starter start --watch \
   --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
-  --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-16}" \
+  --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
   --review-types initial,full
