@@ -38,14 +38,14 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 				if err == nil {
 					err = s.apply(ctx, cmd, "update")
 				}
-				return s.status(), err
+				return s.status(), rejected(err)
 			},
 			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, arg converter.RawValue) error {
 				cmd, err := decodeCommand(name, arg)
-				if err != nil {
-					return err
+				if err == nil {
+					err = s.check(cmd)
 				}
-				return s.check(cmd)
+				return rejected(err)
 			}})
 		if err != nil {
 			return err
@@ -67,6 +67,15 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		})
 	}
 	return nil
+}
+
+// rejected marks a refused command for the client: not retryable, since sending the same
+// command again in the same state gets the same answer.
+func rejected(err error) error {
+	if err == nil {
+		return nil
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "CommandRejected", nil)
 }
 
 // decodeCommand turns a raw signal or update argument (any payload, or none) into a command.
