@@ -264,6 +264,8 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	}
 	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.stopReason)
 	s.show(ctx)
+	// Let any update still in its handler answer before the run closes.
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	return Result{
 		SessionID:  s.id,
 		State:      s.life.State,
