@@ -59,9 +59,10 @@ type Turn struct {
 // GenerateInput asks for one new hypothesis with a known id.
 type GenerateInput struct {
 	Turn
-	HypothesisID string   `json:"hypothesis_id"`
-	Focus        []string `json:"focus,omitempty"`
-	Strategy     string   `json:"strategy,omitempty"`
+	HypothesisID string     `json:"hypothesis_id"`
+	Focus        []string   `json:"focus,omitempty"`
+	Strategy     string     `json:"strategy,omitempty"`
+	Context      ContextRef `json:"context"`
 }
 
 // GenerateResult is what the workflow keeps of a new hypothesis.
@@ -74,17 +75,21 @@ type GenerateResult struct {
 // ReviewInput asks for one review of one hypothesis.
 type ReviewInput struct {
 	Turn
-	HypothesisID string `json:"hypothesis_id"`
-	Type         string `json:"type"`
+	HypothesisID string     `json:"hypothesis_id"`
+	Type         string     `json:"type"`
+	Context      ContextRef `json:"context"`
 }
 
 // ReviewResult is what the workflow keeps of a review.
 type ReviewResult struct {
-	HypothesisID string         `json:"hypothesis_id"`
-	Type         string         `json:"type"`
-	Score        float64        `json:"score"`
-	Verdict      string         `json:"verdict"`
-	Usage        research.Usage `json:"usage"`
+	HypothesisID string  `json:"hypothesis_id"`
+	Type         string  `json:"type"`
+	Score        float64 `json:"score"`  // overall, 0 to 10
+	Safety       float64 `json:"safety"` // the safety mark, 0 to 10 (see research.SafetyFloor)
+	Verdict      string  `json:"verdict"`
+	// FailedAssumptions counts the assumptions a deep verification found to fail.
+	FailedAssumptions int            `json:"failed_assumptions,omitempty"`
+	Usage             research.Usage `json:"usage"`
 }
 
 // CompareInput asks for the verdict of one match.

@@ -20,13 +20,18 @@ const (
 const (
 	Suspend    = "suspend"     // {"reason": "..."}
 	Resume     = "resume"      // {}
-	RefineGoal = "refine-goal" // {"goal": "...", "focus": "..."}
+	RefineGoal = "refine-goal" // {"goal": "...", "focus": "...", "token_budget": N}
 	Checkpoint = "checkpoint"  // {}
 	Terminate  = "terminate"   // {"reason": "..."}
+	// The scientist in the loop.
+	AddHypothesis = "add-hypothesis" // {"title", "statement", "rationale", "testable_predictions": [...]}
+	Review        = "review"         // {"hypothesis_id", "score", "verdict", "critique"}
+	Feedback      = "feedback"       // {"toward": "...", "away": "..."}
+	SetBudget     = "set-budget"     // {"token_budget": N}
 )
 
 // Commands lists every command name.
-var Commands = []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate}
+var Commands = []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget}
 
 // Queries.
 const (
@@ -103,7 +108,13 @@ type StateView struct {
 	Offset      int                  `json:"offset"`
 	Limit       int                  `json:"limit"`
 	Agents      []AgentStat          `json:"agents"`
-	Usage       research.Usage       `json:"usage"`
+	// TopShare counts where the current top 10 came from: generation, evolution, scientist.
+	TopShare    map[string]int `json:"top_share"`
+	Plan        string         `json:"plan,omitempty"`        // the research plan's summary
+	MetaReview  []string       `json:"meta_review,omitempty"` // the latest recurring critiques
+	Usage       research.Usage `json:"usage"`
+	TokenBudget int            `json:"token_budget,omitempty"`
+	StopReason  string         `json:"stop_reason,omitempty"`
 }
 
 // HistoryView answers the history query: one page of the session's own event log.

@@ -11,8 +11,13 @@ type Hypothesis struct {
 	Rationale   string   `json:"rationale"`
 	Predictions []string `json:"testable_predictions"`
 	// Origin says who proposed it: "generation", "evolution" or "scientist".
-	Origin   string `json:"origin"`
+	Origin string `json:"origin"`
+	// Strategy is the generation strategy (see Strategies) or, for an evolved hypothesis,
+	// the evolution kind (see EvolutionKinds).
 	Strategy string `json:"strategy,omitempty"`
+	// Parents are the hypotheses an evolved one was made from. Evolution never edits a
+	// hypothesis: it adds a new one that records where it came from and must compete.
+	Parents []string `json:"parents,omitempty"`
 	// Goal is the (possibly refined) research goal the hypothesis was generated for.
 	Goal string `json:"goal"`
 	// Latent is the offline simulator's hidden true quality. Real models never set it;
@@ -54,6 +59,94 @@ type Review struct {
 	Critique     string `json:"critique"`
 	// Verdict is "accept", "revise" or "reject".
 	Verdict string `json:"verdict"`
+	// Assumptions is what a deep verification review decomposed the hypothesis into, each
+	// checked on its own.
+	Assumptions []Assumption `json:"assumptions,omitempty"`
+	// Reviewer is "agent" for the reflection agent, or the scientist's id for a manual review.
+	Reviewer string `json:"reviewer,omitempty"`
+}
+
+// Assumption is one premise of a hypothesis and what checking it found.
+type Assumption struct {
+	Text string `json:"text"`
+	// Verdict is "holds", "doubtful" or "fails".
+	Verdict string `json:"verdict"`
+	Note    string `json:"note,omitempty"`
+}
+
+// AssumptionVerdicts are the verdicts a deep verification may reach on an assumption.
+var AssumptionVerdicts = []string{"holds", "doubtful", "fails"}
+
+// Generation strategies (the co-scientist's generation agent).
+const (
+	StrategyLiterature  = "literature"  // literature exploration: the default first pass
+	StrategyDebate      = "debate"      // simulated scientific debate among experts
+	StrategyAssumptions = "assumptions" // iterative assumption identification
+	StrategyFeedback    = "feedback"    // expansion from the meta-review's feedback
+)
+
+// Strategies lists the generation strategies.
+var Strategies = []string{StrategyLiterature, StrategyDebate, StrategyAssumptions, StrategyFeedback}
+
+// Evolution kinds (the co-scientist's evolution agent).
+const (
+	EvolveGrounding      = "grounding"      // tie the hypothesis to evidence, fill gaps
+	EvolveFeasibility    = "feasibility"    // make it testable with available methods
+	EvolveInspiration    = "inspiration"    // a new hypothesis inspired by top ones
+	EvolveCombination    = "combination"    // combine the best parts of several
+	EvolveSimplification = "simplification" // the simplest version that still explains
+	EvolveOutOfBox       = "out_of_box"     // a divergent take on the same question
+)
+
+// EvolutionKinds lists the evolution kinds.
+var EvolutionKinds = []string{EvolveGrounding, EvolveFeasibility, EvolveInspiration, EvolveCombination, EvolveSimplification, EvolveOutOfBox}
+
+// Plan is the supervisor's research plan, made from the goal by one provider turn.
+type Plan struct {
+	Preferences []string `json:"preferences"`
+	Constraints []string `json:"constraints"`
+	Criteria    []string `json:"evaluation_criteria"`
+	Summary     string   `json:"summary"`
+}
+
+// DebateTurn is one contribution to a multi-turn debate between two hypotheses' advocates.
+type DebateTurn struct {
+	Turn     int    `json:"turn"`
+	Speaker  string `json:"speaker"` // "A" or "B"
+	Argument string `json:"argument"`
+}
+
+// Debate is a whole match played as a debate; the last turn's judge names the winner.
+type Debate struct {
+	A         string       `json:"a"`
+	B         string       `json:"b"`
+	Turns     []DebateTurn `json:"turns"`
+	Winner    string       `json:"winner,omitempty"`
+	Reasoning string       `json:"reasoning,omitempty"`
+}
+
+// MetaReview is the recurring critique found across a round's reviews and matches. It is
+// fed into the next round's generation and reflection prompts.
+type MetaReview struct {
+	Round     int      `json:"round"`
+	Critiques []string `json:"critiques"` // recurring weaknesses, most frequent first
+	Strengths []string `json:"strengths"`
+	Feedback  string   `json:"feedback"` // one paragraph addressed to the agents
+}
+
+// Overview is the final research overview a scientist reads.
+type Overview struct {
+	Summary       string          `json:"summary"`
+	Themes        []OverviewTheme `json:"themes"`
+	OpenQuestions []string        `json:"open_questions"`
+	Experiments   []string        `json:"suggested_experiments"`
+}
+
+// OverviewTheme is one cluster of related top hypotheses.
+type OverviewTheme struct {
+	Title      string   `json:"title"`
+	Hypotheses []string `json:"hypotheses"`
+	Note       string   `json:"note"`
 }
 
 // Verdicts a review may reach.
@@ -79,6 +172,15 @@ func (u Usage) Add(v Usage) Usage {
 	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.Requests + v.Requests}
 }
 
+// Context is what every agent's prompt carries besides its own task: the research plan,
+// the scientist's steering and the latest meta-review.
+type Context struct {
+	Plan       *Plan       // nil before the plan exists
+	Focus      []string    // the scientist's focus refinements, newest last
+	Feedback   []string    // the scientist's feedback ("toward: ..." / "away from: ..."), newest last
+	MetaReview *MetaReview // the latest meta-review, if any
+}
+
 // GenerateRequest asks a model for one new hypothesis.
 type GenerateRequest struct {
 	TurnID       string
@@ -86,6 +188,7 @@ type GenerateRequest struct {
 	Goal         string
 	Focus        []string // the scientist's refinements, newest last
 	Strategy     string
+	Context      Context
 	Prompt       string // the rendered prompt; models that speak text use it
 	Seed         int64
 }
@@ -96,6 +199,68 @@ type ReviewRequest struct {
 	Goal       string
 	Type       string
 	Hypothesis Hypothesis
+	Context    Context
+	Prompt     string
+	Seed       int64
+}
+
+// PlanRequest asks for the research plan.
+type PlanRequest struct {
+	TurnID string
+	Goal   string
+	Prompt string
+	Seed   int64
+}
+
+// DebateRequest asks for the next turn of a debate, or, on the last turn, the verdict.
+type DebateRequest struct {
+	TurnID     string
+	Goal       string
+	A, B       Hypothesis
+	Transcript []DebateTurn // the turns so far
+	Turn       int          // 1-based
+	Turns      int          // the debate's length; the last turn also judges
+	Prompt     string
+	Seed       int64
+}
+
+// DebateAnswer is one debate turn; on the last turn it also carries the verdict.
+type DebateAnswer struct {
+	Turn      DebateTurn
+	Winner    string // id of A or B, only on the last turn
+	Reasoning string
+}
+
+// EvolveRequest asks for a new hypothesis evolved from existing ones.
+type EvolveRequest struct {
+	TurnID       string
+	HypothesisID string // the new hypothesis' id
+	Goal         string
+	Kind         string // one of EvolutionKinds
+	Parents      []Hypothesis
+	Context      Context
+	Prompt       string
+	Seed         int64
+}
+
+// MetaReviewRequest asks for the recurring critique across a round's reviews and debates.
+type MetaReviewRequest struct {
+	TurnID  string
+	Goal    string
+	Round   int
+	Reviews []Review
+	Debates []Debate
+	Prompt  string
+	Seed    int64
+}
+
+// OverviewRequest asks for the final research overview.
+type OverviewRequest struct {
+	TurnID     string
+	Goal       string
+	Top        []Hypothesis // ranked, best first
+	Clusters   [][]string   // ids of related hypotheses, from the proximity graph
+	MetaReview *MetaReview
 	Prompt     string
 	Seed       int64
 }

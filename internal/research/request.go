@@ -62,6 +62,9 @@ type Config struct {
 	Provider      string   `json:"provider,omitempty"`
 	Model         string   `json:"model,omitempty"`
 	Seed          int64    `json:"seed,omitempty"`
+	// TokenBudget caps the tokens the session's model turns may use (0: no cap). When it is
+	// spent the session suspends; raise it with set-budget and resume.
+	TokenBudget int `json:"token_budget,omitempty"`
 }
 
 // WithDefaults fills every unset field with its default. It never overrides a set value,
@@ -107,7 +110,10 @@ func (r Request) Validate() error {
 	if n := utf8.RuneCountInString(r.ScientistID); n > MaxScientistIDLength {
 		return &FieldError{"scientist_id", fmt.Sprintf("is %d characters; at most %d", n, MaxScientistIDLength)}
 	}
-	return r.Config.Validate()
+	if err := r.Config.Validate(); err != nil {
+		return err
+	}
+	return ScreenGoal(r.ResearchGoal, r.Config.SafetyLevel)
 }
 
 // ValidateGoal checks a research goal, at start and on every refinement.
@@ -142,6 +148,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.provider", fmt.Sprintf("%q is not one of %s", c.Provider, strings.Join(Providers, ", "))}
 	case len(c.Model) > 200:
 		return &FieldError{"config.model", "is longer than 200 characters"}
+	case c.TokenBudget < 0:
+		return &FieldError{"config.token_budget", fmt.Sprintf("is %d; must not be negative (0 means no cap)", c.TokenBudget)}
 	}
 	seen := map[string]bool{}
 	for _, t := range c.ReviewTypes {

@@ -41,14 +41,20 @@ type Refinement struct {
 
 // Entry is a hypothesis as the supervisor keeps it: ids and numbers, never the text.
 type Entry struct {
-	ID      string  `json:"id"`
-	Title   string  `json:"title"`
-	Origin  string  `json:"origin"`
-	Round   int     `json:"round"`
-	Elo     float64 `json:"elo"`
-	Wins    int     `json:"wins"`
-	Losses  int     `json:"losses"`
-	Reviews int     `json:"reviews"`
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Origin   string   `json:"origin"`             // generation, evolution or scientist
+	Strategy string   `json:"strategy,omitempty"` // generation strategy or evolution kind
+	Parents  []string `json:"parents,omitempty"`  // an evolved hypothesis' lineage
+	Round    int      `json:"round"`
+	Cluster  int      `json:"cluster,omitempty"` // proximity cluster (0: none yet)
+	// Excluded says why a hypothesis no longer competes (unsafe, a near-duplicate of
+	// another); empty while it does.
+	Excluded string  `json:"excluded,omitempty"`
+	Elo      float64 `json:"elo"`
+	Wins     int     `json:"wins"`
+	Losses   int     `json:"losses"`
+	Reviews  int     `json:"reviews"`
 	// Score is the mean overall review score, 0 to 10.
 	Score float64 `json:"review_score"`
 }

@@ -1,9 +1,13 @@
 package session
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
+
+func ptr(n int) *int          { return &n }
+func ptrf(f float64) *float64 { return &f }
 
 // TestTable walks every (from, to) pair: exactly the moves in the table are allowed.
 func TestTable(t *testing.T) {
@@ -119,8 +123,8 @@ func TestParseCommand(t *testing.T) {
 		{"reason", "suspend", `{"reason": " lunch "}`, Command{Name: "suspend", Reason: "lunch"}, ""},
 		{"refine both", "refine-goal", `{"goal":"new goal","focus":"tau"}`, Command{Name: "refine-goal", Goal: "new goal", Focus: "tau"}, ""},
 		{"refine focus only", "refine-goal", `{"focus":"tau"}`, Command{Name: "refine-goal", Focus: "tau"}, ""},
-		{"refine nothing", "refine-goal", `{}`, Command{}, `refine-goal needs a new "goal", a "focus", or both`},
-		{"refine blank goal", "refine-goal", `{"goal":"   "}`, Command{}, `refine-goal needs a new "goal", a "focus", or both`},
+		{"refine nothing", "refine-goal", `{}`, Command{}, `refine-goal needs a new "goal", a "focus", a "token_budget", or several`},
+		{"refine blank goal", "refine-goal", `{"goal":"   "}`, Command{}, `refine-goal needs a new "goal", a "focus", a "token_budget", or several`},
 		{"refine oversized goal", "refine-goal", `{"goal":"` + strings.Repeat("g", 4001) + `"}`, Command{}, "refine-goal: research_goal: is 4001 characters"},
 		{"not an object", "suspend", `"lunch"`, Command{}, `suspend takes a JSON object such as {"reason": "..."}, not "lunch"`},
 		{"array", "terminate", `[1,2]`, Command{}, "terminate takes a JSON object"},
@@ -131,6 +135,22 @@ func TestParseCommand(t *testing.T) {
 		{"reason too long", "terminate", `{"reason":"` + long + `"}`, Command{}, "terminate: reason is longer than 500 characters"},
 		{"bad fields reported in a stable order", "suspend", `{"zz":1,"aa":2}`, Command{}, `suspend does not take "aa"`},
 		{"unknown command", "dance", "", Command{}, `unknown command "dance"`},
+		{"set-budget", "set-budget", `{"token_budget": 5000}`, Command{Name: "set-budget", TokenBudget: ptr(5000)}, ""},
+		{"set-budget needs a budget", "set-budget", `{}`, Command{}, `set-budget needs "token_budget"`},
+		{"set-budget negative", "set-budget", `{"token_budget": -1}`, Command{}, "set-budget: token_budget is -1"},
+		{"set-budget not a number", "set-budget", `{"token_budget": "lots"}`, Command{}, `set-budget: "token_budget" must be a whole number of tokens`},
+		{"refine budget only", "refine-goal", `{"token_budget": 9}`, Command{Name: "refine-goal", TokenBudget: ptr(9)}, ""},
+		{"add-hypothesis", "add-hypothesis", `{"title":" T ","statement":"S","testable_predictions":["p1"," ",""]}`,
+			Command{Name: "add-hypothesis", Title: "T", Statement: "S", Predictions: []string{"p1"}}, ""},
+		{"add-hypothesis without predictions", "add-hypothesis", `{"title":"T","statement":"S"}`, Command{}, `add-hypothesis: hypothesis "T" has no testable predictions`},
+		{"add-hypothesis predictions not a list", "add-hypothesis", `{"title":"T","statement":"S","testable_predictions":"p"}`, Command{}, `add-hypothesis: "testable_predictions" must be a list of strings`},
+		{"review", "review", `{"hypothesis_id":"h-0001","score":7.5,"verdict":"accept"}`, Command{Name: "review", HypothesisID: "h-0001", Score: ptrf(7.5), Verdict: "accept"}, ""},
+		{"review without id", "review", `{"score":7}`, Command{}, `review needs "hypothesis_id"`},
+		{"review empty", "review", `{"hypothesis_id":"h-0001"}`, Command{}, `review needs a "score", a "verdict" or a "critique"`},
+		{"review score out of range", "review", `{"hypothesis_id":"h-0001","score":11}`, Command{}, "review: score is 11; it goes from 0 to 10"},
+		{"review bad verdict", "review", `{"hypothesis_id":"h-0001","verdict":"meh"}`, Command{}, `review: verdict "meh" is not one of`},
+		{"feedback", "feedback", `{"toward":"in vivo models"}`, Command{Name: "feedback", Toward: "in vivo models"}, ""},
+		{"feedback empty", "feedback", `{}`, Command{}, "feedback needs a direction"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +164,7 @@ func TestParseCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})

@@ -1,0 +1,128 @@
+package activities
+
+import "github.com/cosci-dev/cosci/internal/research"
+
+// Agents, as they appear in turn records, statistics and the Web UI.
+const (
+	AgentSupervisor = "supervisor"
+	AgentGeneration = "generation"
+	AgentReflection = "reflection"
+	AgentRanking    = "ranking"
+	AgentProximity  = "proximity"
+	AgentEvolution  = "evolution"
+	AgentMetaReview = "meta-review"
+)
+
+// ContextRef tells a turn which shared context to load from the store and put in its
+// prompt: the plan, the latest meta-review. The scientist's steering is small and travels
+// in the input itself.
+type ContextRef struct {
+	Plan            bool     `json:"plan,omitempty"`              // the session has a research plan in the store
+	MetaReviewRound int      `json:"meta_review_round,omitempty"` // 0: none yet
+	Focus           []string `json:"focus,omitempty"`             // newest last, at most a few
+	Feedback        []string `json:"feedback,omitempty"`          // "toward: ..." / "away from: ...", newest last
+}
+
+// PlanResult is what the workflow keeps of the research plan (the plan is in the store).
+type PlanResult struct {
+	Summary string         `json:"summary"` // one line, for the Web UI and the history
+	Usage   research.Usage `json:"usage"`
+}
+
+// DebateInput asks for one turn of a multi-turn debate between A and B. The transcript so
+// far is in the store under the debate's id; the last turn also judges.
+type DebateInput struct {
+	Turn
+	DebateID string `json:"debate_id"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	Number   int    `json:"number"` // 1-based
+	Of       int    `json:"of"`     // the debate's length (3 to 10)
+}
+
+// DebateResult carries the winner on the last turn only.
+type DebateResult struct {
+	Winner string         `json:"winner,omitempty"`
+	Usage  research.Usage `json:"usage"`
+}
+
+// EvolveInput asks for a new hypothesis, with a known id, evolved from parents.
+type EvolveInput struct {
+	Turn
+	HypothesisID string     `json:"hypothesis_id"`
+	Kind         string     `json:"kind"` // research.EvolutionKinds
+	Parents      []string   `json:"parents"`
+	Context      ContextRef `json:"context"`
+}
+
+// ProximityInput asks how similar the new hypotheses are to every other one.
+type ProximityInput struct {
+	SessionID string   `json:"session_id"`
+	New       []string `json:"new"`
+	All       []string `json:"all"` // every hypothesis still competing, New included
+}
+
+// Edge is a similarity between two hypotheses, from 0 (unrelated) to 1 (the same).
+type Edge struct {
+	A   string  `json:"a"`
+	B   string  `json:"b"`
+	Sim float64 `json:"sim"`
+}
+
+// ProximityResult holds each new hypothesis' nearest neighbours (a bounded number, above a
+// floor), so the graph stays small however large the session grows.
+type ProximityResult struct {
+	Edges []Edge `json:"edges"`
+}
+
+// MetaReviewInput asks for the recurring critique of one round.
+type MetaReviewInput struct {
+	Turn
+	Round      int      `json:"round"`
+	Hypotheses []string `json:"hypotheses"` // whose reviews to read
+	Debates    []string `json:"debates"`    // debate ids to read
+}
+
+// MetaReviewResult is the headline of the meta-review (the whole is in the store).
+type MetaReviewResult struct {
+	Round     int            `json:"round"`
+	Critiques []string       `json:"critiques"` // at most 3, each short
+	Usage     research.Usage `json:"usage"`
+}
+
+// OverviewInput asks for the final research overview.
+type OverviewInput struct {
+	Turn
+	Top      []string   `json:"top"`      // ranked ids, best first (at most 10)
+	Clusters [][]string `json:"clusters"` // related ids among them
+	Context  ContextRef `json:"context"`
+}
+
+// OverviewResult: the overview itself is in the store.
+type OverviewResult struct {
+	Themes int            `json:"themes"`
+	Usage  research.Usage `json:"usage"`
+}
+
+// AddHypothesisInput is a scientist's own hypothesis, stored as it was written.
+type AddHypothesisInput struct {
+	SessionID    string   `json:"session_id"`
+	HypothesisID string   `json:"hypothesis_id"`
+	Scientist    string   `json:"scientist"`
+	Goal         string   `json:"goal"`
+	Title        string   `json:"title"`
+	Statement    string   `json:"statement"`
+	Rationale    string   `json:"rationale,omitempty"`
+	Predictions  []string `json:"testable_predictions"`
+}
+
+// ManualReviewInput is a scientist's review of one hypothesis.
+type ManualReviewInput struct {
+	SessionID    string   `json:"session_id"`
+	HypothesisID string   `json:"hypothesis_id"`
+	Scientist    string   `json:"scientist"`
+	Index        int      `json:"index"` // the scientist's n-th review of it, so none overwrites another
+	Score        *float64 `json:"score,omitempty"`
+	Verdict      string   `json:"verdict,omitempty"`
+	Critique     string   `json:"critique,omitempty"`
+}
