@@ -1,0 +1,151 @@
+// Package supervisor is the co-scientist supervisor's policy: after each round it reads the
+// session's statistics and decides the next round's work (how many hypotheses to generate
+// and by which strategies, how many to evolve and how, how many tournament matches) and
+// whether to stop. Pure and deterministic, so the workflow can run it and replay it.
+package supervisor
+
+import (
+	"fmt"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// Tuning. Small batches keep suspend, refine-goal and the time limit responsive.
+const (
+	BatchSize = 4 // new hypotheses per round
+	// MatchesPerNewcomer is how many matches each new hypothesis plays in its first round.
+	MatchesPerNewcomer = 3
+	// RefineMatches is the extra matches per round among established hypotheses, so the top
+	// of the ranking keeps being tested as it grows.
+	RefineMatches = 6
+	// TopK is the size of the top the supervisor watches for convergence.
+	TopK = 5
+	// ConvergedRounds is how many rounds in a row the top must stay the same to call the
+	// session converged, once it holds at least ConvergedMinimum hypotheses.
+	ConvergedRounds  = 4
+	ConvergedMinimum = 24
+)
+
+// Stats is what the supervisor knows after a round.
+type Stats struct {
+	Round      int // rounds finished
+	Hypotheses int // every hypothesis so far (generated, evolved, added), excluded ones too
+	Max        int // config.max_hypotheses
+	// Competing counts the hypotheses still in the tournament; Ranked those that have
+	// played at least one match (evolution needs ranked parents).
+	Competing, Ranked int
+	// Evolved counts the evolved hypotheses; TopEvolved and TopGenerated count where the
+	// current top 10 came from. Together they say how well evolution feeds the top.
+	Evolved, TopEvolved, TopGenerated int
+	MetaReviews                       int // meta-reviews written so far
+	TopStableRounds                   int // rounds in a row the top TopK stayed the same
+	TokensUsed, TokenBudget           int
+}
+
+// Assignment is a number of turns of one kind: a generation strategy or an evolution kind.
+type Assignment struct {
+	Kind string
+	N    int
+}
+
+// Plan is the work of one round.
+type Plan struct {
+	Generate []Assignment // by strategy
+	Evolve   []Assignment // by evolution kind
+	Matches  int          // the tournament's match budget (a debate counts as one)
+}
+
+// NewHypotheses is the total the plan generates and evolves.
+func (p Plan) NewHypotheses() int { return total(p.Generate) + total(p.Evolve) }
+
+// Allocate decides the next round's work. Generation rotates through the strategies (the
+// feedback strategy only once a meta-review exists). Evolution starts once there are
+// ranked hypotheses to evolve; its share of the batch grows when evolved hypotheses are
+// over-represented in the top 10 and shrinks when they are not, between 1 and half the batch.
+func Allocate(s Stats) Plan {
+	room := max(0, s.Max-s.Hypotheses)
+	n := min(BatchSize, room)
+	evolve := 0
+	if s.Ranked >= 2 && n >= 2 {
+		evolve = evolutionShare(s, n)
+	}
+	strategies := []string{research.StrategyLiterature, research.StrategyDebate, research.StrategyAssumptions}
+	if s.MetaReviews > 0 {
+		strategies = append(strategies, research.StrategyFeedback)
+	}
+	newcomers := n
+	return Plan{
+		Generate: rotate(strategies, s.Round, n-evolve),
+		Evolve:   rotate(research.EvolutionKinds, s.Round, evolve),
+		Matches:  newcomers*MatchesPerNewcomer + min(RefineMatches, s.Ranked/2),
+	}
+}
+
+// evolutionShare: one evolved hypothesis per round to start with; more while evolution
+// beats generation at reaching the top, fewer while it does not.
+func evolutionShare(s Stats, n int) int {
+	share := 1
+	if s.Evolved > 0 && s.Hypotheses > 0 {
+		inTop := s.TopEvolved + s.TopGenerated
+		if inTop > 0 {
+			topRate := float64(s.TopEvolved) / float64(inTop)
+			baseRate := float64(s.Evolved) / float64(s.Hypotheses)
+			if topRate > baseRate {
+				share = n / 2
+			}
+		}
+	}
+	return max(1, min(share, n/2))
+}
+
+// rotate spreads n turns over kinds, starting at an offset that moves each round, so every
+// kind gets its turn across rounds. Kinds come out in the order they were first assigned.
+func rotate(kinds []string, round, n int) []Assignment {
+	counts := make([]int, len(kinds))
+	for i := range n {
+		counts[(round+i)%len(kinds)]++
+	}
+	var out []Assignment
+	for i := range kinds {
+		k := (round + i) % len(kinds)
+		if counts[k] > 0 {
+			out = append(out, Assignment{Kind: kinds[k], N: counts[k]})
+		}
+	}
+	return out
+}
+
+func total(as []Assignment) int {
+	n := 0
+	for _, a := range as {
+		n += a.N
+	}
+	return n
+}
+
+// Decision says whether the session should end or pause, and why.
+type Decision struct {
+	Stop    bool // end the session (final checkpoint, overview, report)
+	Suspend bool // pause it gracefully; the scientist can fix the cause and resume
+	Reason  string
+}
+
+// Decide applies the stop rules, most urgent first: a spent token budget suspends (the
+// scientist may raise it); reaching max_hypotheses or converging ends the session. The time
+// limit and the scientist's terminate are the workflow's, which owns the clock and commands.
+func Decide(s Stats) Decision {
+	switch {
+	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
+		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
+	case s.Hypotheses >= s.Max:
+		return Decision{Stop: true, Reason: fmt.Sprintf("reached max_hypotheses (%d)", s.Max)}
+	case s.TopStableRounds >= ConvergedRounds && s.Hypotheses >= ConvergedMinimum:
+		return Decision{Stop: true, Reason: fmt.Sprintf("converged: the top %d did not change for %d rounds", TopK, s.TopStableRounds)}
+	}
+	return Decision{}
+}
+
+// BudgetReason is the reason a session gives when its token budget is spent.
+func BudgetReason(used, budget int) string {
+	return fmt.Sprintf("budget exhausted: used %d of %d tokens; raise it with set-budget, then resume", used, budget)
+}

@@ -1,0 +1,74 @@
+package supervisor
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAllocate(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Stats
+		want Plan
+	}{
+		{"first round: generation only, literature first",
+			Stats{Round: 0, Max: 20},
+			Plan{Generate: []Assignment{{"literature", 2}, {"debate", 1}, {"assumptions", 1}}, Matches: 12}},
+		{"strategies rotate by round",
+			Stats{Round: 1, Max: 20, Hypotheses: 4, Competing: 4, Ranked: 1},
+			Plan{Generate: []Assignment{{"debate", 2}, {"assumptions", 1}, {"literature", 1}}, Matches: 12}},
+		{"feedback strategy once a meta-review exists; one evolution",
+			Stats{Round: 2, Max: 20, Hypotheses: 8, Competing: 8, Ranked: 8, MetaReviews: 1},
+			Plan{Generate: []Assignment{{"assumptions", 1}, {"feedback", 1}, {"literature", 1}},
+				Evolve: []Assignment{{"inspiration", 1}}, Matches: 16}},
+		{"evolution over-represented in the top gets half the batch",
+			Stats{Round: 3, Max: 40, Hypotheses: 16, Competing: 16, Ranked: 16, Evolved: 2, TopEvolved: 3, TopGenerated: 7, MetaReviews: 2},
+			Plan{Generate: []Assignment{{"feedback", 1}, {"literature", 1}},
+				Evolve: []Assignment{{"combination", 1}, {"simplification", 1}}, Matches: 18}},
+		{"evolution under-represented stays at one",
+			Stats{Round: 3, Max: 40, Hypotheses: 16, Competing: 16, Ranked: 16, Evolved: 8, TopEvolved: 1, TopGenerated: 9, MetaReviews: 2},
+			Plan{Generate: []Assignment{{"feedback", 1}, {"literature", 1}, {"debate", 1}},
+				Evolve: []Assignment{{"combination", 1}}, Matches: 18}},
+		{"last hypothesis: a batch of one, no evolution",
+			Stats{Round: 5, Max: 21, Hypotheses: 20, Competing: 20, Ranked: 20},
+			Plan{Generate: []Assignment{{"assumptions", 1}}, Matches: 9}},
+		{"full: tournament only",
+			Stats{Round: 6, Max: 20, Hypotheses: 20, Competing: 18, Ranked: 18},
+			Plan{Matches: 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Allocate(tt.s); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Allocate = %+v\n want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Stats
+		want Decision
+	}{
+		{"keep going", Stats{Max: 20, Hypotheses: 8}, Decision{}},
+		{"max reached", Stats{Max: 20, Hypotheses: 20}, Decision{Stop: true, Reason: "reached max_hypotheses (20)"}},
+		{"budget spent suspends, before max", Stats{Max: 20, Hypotheses: 20, TokensUsed: 1000, TokenBudget: 900},
+			Decision{Suspend: true, Reason: "budget exhausted: used 1000 of 900 tokens; raise it with set-budget, then resume"}},
+		{"no budget means no cap", Stats{Max: 20, Hypotheses: 8, TokensUsed: 1 << 30}, Decision{}},
+		{"converged", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4},
+			Decision{Stop: true, Reason: "converged: the top 5 did not change for 4 rounds"}},
+		{"stable but too young to call converged", Stats{Max: 100, Hypotheses: 12, TopStableRounds: 6}, Decision{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.s); got != tt.want {
+				t.Errorf("Decide = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if !strings.Contains(BudgetReason(1, 2), "set-budget") {
+		t.Error("the budget reason does not say how to go on")
+	}
+}
