@@ -130,15 +130,16 @@ type Decision struct {
 	Reason  string
 }
 
-// Decide applies the stop rules, most urgent first: a spent token budget suspends (the
-// scientist may raise it); reaching max_hypotheses or converging ends the session. The time
-// limit and the scientist's terminate are the workflow's, which owns the clock and commands.
+// Decide applies the stop rules. A session that has its hypotheses ends, even on a spent
+// budget (its work is done); otherwise a spent token budget suspends it (the scientist may
+// raise the budget and resume); a converged one ends. The time limit and the scientist's
+// terminate are the workflow's, which owns the clock and the commands.
 func Decide(s Stats) Decision {
 	switch {
-	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
-		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
 	case s.Hypotheses >= s.Max:
 		return Decision{Stop: true, Reason: fmt.Sprintf("reached max_hypotheses (%d)", s.Max)}
+	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
+		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
 	case s.TopStableRounds >= ConvergedRounds && s.Hypotheses >= ConvergedMinimum:
 		return Decision{Stop: true, Reason: fmt.Sprintf("converged: the top %d did not change for %d rounds", TopK, s.TopStableRounds)}
 	}

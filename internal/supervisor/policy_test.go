@@ -54,8 +54,10 @@ func TestDecide(t *testing.T) {
 	}{
 		{"keep going", Stats{Max: 20, Hypotheses: 8}, Decision{}},
 		{"max reached", Stats{Max: 20, Hypotheses: 20}, Decision{Stop: true, Reason: "reached max_hypotheses (20)"}},
-		{"budget spent suspends, before max", Stats{Max: 20, Hypotheses: 20, TokensUsed: 1000, TokenBudget: 900},
+		{"budget spent suspends", Stats{Max: 20, Hypotheses: 12, TokensUsed: 1000, TokenBudget: 900},
 			Decision{Suspend: true, Reason: "budget exhausted: used 1000 of 900 tokens; raise it with set-budget, then resume"}},
+		{"a finished session ends even on a spent budget", Stats{Max: 20, Hypotheses: 20, TokensUsed: 1000, TokenBudget: 900},
+			Decision{Stop: true, Reason: "reached max_hypotheses (20)"}},
 		{"no budget means no cap", Stats{Max: 20, Hypotheses: 8, TokensUsed: 1 << 30}, Decision{}},
 		{"converged", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4},
 			Decision{Stop: true, Reason: "converged: the top 5 did not change for 4 rounds"}},
