@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -16,7 +18,7 @@ import (
 // MalformedError reports a model answer that does not fit its agent's schema. Problem is
 // written to be quoted back to the model in a repair turn, so it says what to change.
 type MalformedError struct {
-	Agent   string // AgentGeneration, AgentReflection or AgentRanking
+	Agent   string // AgentSupervisor, AgentGeneration, AgentReflection, ...
 	Problem string
 }
 
@@ -27,13 +29,23 @@ func (e *MalformedError) Error() string {
 // ParseHypothesis reads a generation agent's answer. The result has only the fields a
 // model writes (title, statement, rationale, predictions); the caller sets the rest.
 func ParseHypothesis(raw []byte) (research.Hypothesis, error) {
+	return parseHypothesis(AgentGeneration, raw)
+}
+
+// ParseEvolved reads an evolution agent's answer: a hypothesis, as ParseHypothesis reads
+// it, whose errors name the evolution agent. The caller sets Origin, Strategy and Parents.
+func ParseEvolved(raw []byte) (research.Hypothesis, error) {
+	return parseHypothesis(AgentEvolution, raw)
+}
+
+func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 	var a struct {
 		Title       string   `json:"title"`
 		Statement   string   `json:"statement"`
 		Rationale   string   `json:"rationale"`
 		Predictions []string `json:"testable_predictions"`
 	}
-	if err := decode(AgentGeneration, raw, &a); err != nil {
+	if err := decode(agent, raw, &a); err != nil {
 		return research.Hypothesis{}, err
 	}
 	h := research.Hypothesis{
@@ -44,18 +56,22 @@ func ParseHypothesis(raw []byte) (research.Hypothesis, error) {
 	for i, p := range a.Predictions {
 		p = strings.TrimSpace(p)
 		if p == "" {
-			return research.Hypothesis{}, malformed(AgentGeneration, "testable_predictions[%d] is empty; remove it or state a prediction", i)
+			return research.Hypothesis{}, malformed(agent, "testable_predictions[%d] is empty; remove it or state a prediction", i)
 		}
 		h.Predictions = append(h.Predictions, p)
 	}
 	if err := h.Check(); err != nil {
-		return research.Hypothesis{}, malformed(AgentGeneration, "%v; give title, statement, rationale and at least one testable prediction", err)
+		return research.Hypothesis{}, malformed(agent, "%v; give title, statement, rationale and at least one testable prediction", err)
+	}
+	if n := utf8.RuneCountInString(h.Title); n > MaxTitleLength {
+		return research.Hypothesis{}, malformed(agent, "the title is %d characters; at most %d: shorten it and put the detail in the statement", n, MaxTitleLength)
 	}
 	return h, nil
 }
 
 // ParseReview reads a reflection agent's answer. The result has only the fields a model
-// writes (scores, critique, verdict); the caller sets HypothesisID and Type.
+// writes (scores, critique, verdict, and assumptions if it gave any); the caller sets
+// HypothesisID and Type. Use ParseReviewOf when the review type is known.
 func ParseReview(raw []byte) (research.Review, error) {
 	// Pointers tell a missing score from a score of 0.
 	var a struct {
@@ -65,8 +81,13 @@ func ParseReview(raw []byte) (research.Review, error) {
 			Testability  *float64 `json:"testability"`
 			Safety       *float64 `json:"safety"`
 		} `json:"scores"`
-		Critique string `json:"critique"`
-		Verdict  string `json:"verdict"`
+		Critique    string `json:"critique"`
+		Verdict     string `json:"verdict"`
+		Assumptions []struct {
+			Text    string `json:"text"`
+			Verdict string `json:"verdict"`
+			Note    string `json:"note"`
+		} `json:"assumptions"`
 	}
 	if err := decode(AgentReflection, raw, &a); err != nil {
 		return research.Review{}, err
@@ -101,6 +122,33 @@ func ParseReview(raw []byte) (research.Review, error) {
 	if !slices.Contains(research.Verdicts, r.Verdict) {
 		return research.Review{}, malformed(AgentReflection, "verdict %q is not one of %s", a.Verdict, strings.Join(research.Verdicts, ", "))
 	}
+	for i, x := range a.Assumptions {
+		as := research.Assumption{
+			Text:    strings.TrimSpace(x.Text),
+			Verdict: strings.ToLower(strings.TrimSpace(x.Verdict)),
+			Note:    strings.TrimSpace(x.Note),
+		}
+		if as.Text == "" {
+			return research.Review{}, malformed(AgentReflection, "assumptions[%d].text is empty; state the assumption or remove it", i)
+		}
+		if !slices.Contains(research.AssumptionVerdicts, as.Verdict) {
+			return research.Review{}, malformed(AgentReflection, "assumptions[%d].verdict %q is not one of %s", i, x.Verdict, strings.Join(research.AssumptionVerdicts, ", "))
+		}
+		r.Assumptions = append(r.Assumptions, as)
+	}
+	return r, nil
+}
+
+// ParseReviewOf reads a reflection agent's review of the given type. A deep verification
+// must decompose the hypothesis: without assumptions it is malformed.
+func ParseReviewOf(reviewType string, raw []byte) (research.Review, error) {
+	r, err := ParseReview(raw)
+	if err != nil {
+		return r, err
+	}
+	if reviewType == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
+		return research.Review{}, malformed(AgentReflection, `"assumptions" is missing or empty; a deep verification lists the hypothesis' assumptions, each with the verdict holds, doubtful or fails`)
+	}
 	return r, nil
 }
 
@@ -123,6 +171,169 @@ func ParseComparison(raw []byte) (winner, reasoning string, err error) {
 		return "", "", malformed(AgentRanking, `"reasoning" is empty; say why the winner better serves the goal`)
 	}
 	return winner, reasoning, nil
+}
+
+// ParsePlan reads the supervisor's research plan.
+func ParsePlan(raw []byte) (research.Plan, error) {
+	var a struct {
+		Preferences []string `json:"preferences"`
+		Constraints []string `json:"constraints"`
+		Criteria    []string `json:"evaluation_criteria"`
+		Summary     string   `json:"summary"`
+	}
+	if err := decode(AgentSupervisor, raw, &a); err != nil {
+		return research.Plan{}, err
+	}
+	var p research.Plan
+	var err error
+	if p.Preferences, err = list(AgentSupervisor, "preferences", a.Preferences, 1, MaxPlanItems); err != nil {
+		return research.Plan{}, err
+	}
+	if p.Constraints, err = list(AgentSupervisor, "constraints", a.Constraints, 1, MaxPlanItems); err != nil {
+		return research.Plan{}, err
+	}
+	if p.Criteria, err = list(AgentSupervisor, "evaluation_criteria", a.Criteria, 1, MaxPlanItems); err != nil {
+		return research.Plan{}, err
+	}
+	p.Summary = strings.TrimSpace(a.Summary)
+	switch n := utf8.RuneCountInString(p.Summary); {
+	case n == 0:
+		return research.Plan{}, malformed(AgentSupervisor, `"summary" is empty; state the plan in one sentence`)
+	case n > MaxSummaryLength:
+		return research.Plan{}, malformed(AgentSupervisor, `"summary" is %d characters; at most %d: one short sentence`, n, MaxSummaryLength)
+	}
+	return p, nil
+}
+
+// ParseAdvocate reads an advocate's turn in a debate: the argument.
+func ParseAdvocate(raw []byte) (argument string, err error) {
+	var a struct {
+		Argument string `json:"argument"`
+	}
+	if err := decode(AgentRanking, raw, &a); err != nil {
+		return "", err
+	}
+	if argument = strings.TrimSpace(a.Argument); argument == "" {
+		return "", malformed(AgentRanking, `"argument" is empty; make the case for your hypothesis`)
+	}
+	return argument, nil
+}
+
+// ParseJudgement reads the judge's turn, the last of a debate. winner is "A" or "B",
+// whatever case the model wrote it in.
+func ParseJudgement(raw []byte) (argument, winner, reasoning string, err error) {
+	var a struct {
+		Argument  string `json:"argument"`
+		Winner    string `json:"winner"`
+		Reasoning string `json:"reasoning"`
+	}
+	if err := decode(AgentRanking, raw, &a); err != nil {
+		return "", "", "", err
+	}
+	if argument = strings.TrimSpace(a.Argument); argument == "" {
+		return "", "", "", malformed(AgentRanking, `"argument" is empty; sum the debate up`)
+	}
+	winner = strings.ToUpper(strings.TrimSpace(a.Winner))
+	if winner != "A" && winner != "B" {
+		return "", "", "", malformed(AgentRanking, `winner %q is neither "A" nor "B"; name the better hypothesis by its label`, a.Winner)
+	}
+	if reasoning = strings.TrimSpace(a.Reasoning); reasoning == "" {
+		return "", "", "", malformed(AgentRanking, `"reasoning" is empty; say why the winner better serves the goal`)
+	}
+	return argument, winner, reasoning, nil
+}
+
+// ParseMetaReview reads the meta-review agent's answer. The caller sets Round.
+func ParseMetaReview(raw []byte) (research.MetaReview, error) {
+	var a struct {
+		Critiques *[]string `json:"critiques"`
+		Strengths *[]string `json:"strengths"`
+		Feedback  string    `json:"feedback"`
+	}
+	if err := decode(AgentMetaReview, raw, &a); err != nil {
+		return research.MetaReview{}, err
+	}
+	var m research.MetaReview
+	var err error
+	for _, f := range []struct {
+		name string
+		v    *[]string
+		dst  *[]string
+	}{{"critiques", a.Critiques, &m.Critiques}, {"strengths", a.Strengths, &m.Strengths}} {
+		if f.v == nil {
+			return research.MetaReview{}, malformed(AgentMetaReview, "%q is missing; give a list, empty if nothing recurs", f.name)
+		}
+		if *f.dst, err = list(AgentMetaReview, f.name, *f.v, 0, MaxMetaItems); err != nil {
+			return research.MetaReview{}, err
+		}
+	}
+	if m.Feedback = strings.TrimSpace(a.Feedback); m.Feedback == "" {
+		return research.MetaReview{}, malformed(AgentMetaReview, `"feedback" is empty; write a paragraph to the generation and reflection agents`)
+	}
+	return m, nil
+}
+
+// ParseOverview reads the research overview.
+func ParseOverview(raw []byte) (research.Overview, error) {
+	var a struct {
+		Summary string `json:"summary"`
+		Themes  *[]struct {
+			Title      string   `json:"title"`
+			Hypotheses []string `json:"hypotheses"`
+			Note       string   `json:"note"`
+		} `json:"themes"`
+		OpenQuestions []string `json:"open_questions"`
+		Experiments   []string `json:"suggested_experiments"`
+	}
+	if err := decode(AgentMetaReview, raw, &a); err != nil {
+		return research.Overview{}, err
+	}
+	o := research.Overview{Summary: strings.TrimSpace(a.Summary)}
+	if o.Summary == "" {
+		return research.Overview{}, malformed(AgentMetaReview, `"summary" is empty; say in a paragraph what the session found`)
+	}
+	if a.Themes == nil {
+		return research.Overview{}, malformed(AgentMetaReview, `"themes" is missing; give one theme per cluster, or an empty list if there are none`)
+	}
+	o.Themes = []research.OverviewTheme{}
+	for i, t := range *a.Themes {
+		th := research.OverviewTheme{Title: strings.TrimSpace(t.Title), Note: strings.TrimSpace(t.Note)}
+		if th.Title == "" {
+			return research.Overview{}, malformed(AgentMetaReview, "themes[%d].title is empty; say what its hypotheses share", i)
+		}
+		var err error
+		if th.Hypotheses, err = list(AgentMetaReview, fmt.Sprintf("themes[%d].hypotheses", i), t.Hypotheses, 1, math.MaxInt); err != nil {
+			return research.Overview{}, err
+		}
+		o.Themes = append(o.Themes, th)
+	}
+	var err error
+	if o.OpenQuestions, err = list(AgentMetaReview, "open_questions", a.OpenQuestions, 1, MaxOverviewItems); err != nil {
+		return research.Overview{}, err
+	}
+	if o.Experiments, err = list(AgentMetaReview, "suggested_experiments", a.Experiments, 1, MaxOverviewItems); err != nil {
+		return research.Overview{}, err
+	}
+	return o, nil
+}
+
+// list trims the items of a list field and checks that none is blank and that there are
+// from least to most of them.
+func list(agent, field string, items []string, least, most int) ([]string, error) {
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		if it = strings.TrimSpace(it); it == "" {
+			return nil, malformed(agent, "%s[%d] is empty; remove it or write it out", field, i)
+		}
+		out = append(out, it)
+	}
+	switch {
+	case len(out) < least:
+		return nil, malformed(agent, "%q has %d items; give at least %d", field, len(out), least)
+	case len(out) > most:
+		return nil, malformed(agent, "%q has %d items; at most %d: keep the most important", field, len(out), most)
+	}
+	return out, nil
 }
 
 func malformed(agent, format string, args ...any) *MalformedError {

@@ -151,3 +151,204 @@ func TestMalformedErrorMessage(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+func TestParseEvolved(t *testing.T) {
+	h, err := ParseEvolved([]byte(goodHypothesis))
+	if err != nil || h.Title != "Tau seeding via exosomes" {
+		t.Fatalf("ParseEvolved = %+v, %v", h, err)
+	}
+	_, err = ParseEvolved([]byte(`{"title": "t", "testable_predictions": ["p"]}`))
+	wantMalformed(t, err, AgentEvolution, "no statement")
+	long := strings.Replace(goodHypothesis, "Tau seeding via exosomes", strings.Repeat("x", 101), 1)
+	_, err = ParseHypothesis([]byte(long))
+	wantMalformed(t, err, AgentGeneration, "title is 101 characters", "at most 100")
+}
+
+func TestParseDeepVerification(t *testing.T) {
+	const scores = `"scores": {"novelty": 7, "plausibility": 6.5, "testability": 8, "safety": 10}, "critique": "c", "verdict": "revise"`
+	const good = `{` + scores + `, "assumptions": [{"text": "tau is secreted", "verdict": "holds", "note": "shown in vitro"}, {"text": "exosomes reach distant neurons", "verdict": "FAILS", "note": ""}]}`
+	tests := []struct {
+		name    string
+		typ     string
+		raw     string
+		want    int // assumptions
+		wantErr []string
+	}{
+		{"good", research.ReviewDeepVerification, good, 2, nil},
+		{"other types may omit them", research.ReviewFull, `{` + scores + `}`, 0, nil},
+		{"missing", research.ReviewDeepVerification, `{` + scores + `}`, 0, []string{`"assumptions" is missing or empty`}},
+		{"empty", research.ReviewDeepVerification, `{` + scores + `, "assumptions": []}`, 0, []string{`"assumptions" is missing or empty`}},
+		{"bad verdict", research.ReviewDeepVerification, strings.Replace(good, `"holds"`, `"maybe"`, 1), 0, []string{`assumptions[0].verdict "maybe"`, "holds, doubtful, fails"}},
+		{"blank text", research.ReviewDeepVerification, strings.Replace(good, "tau is secreted", " ", 1), 0, []string{"assumptions[0].text is empty"}},
+		{"not an array", research.ReviewDeepVerification, `{` + scores + `, "assumptions": "all hold"}`, 0, []string{"assumptions", "an array"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseReviewOf(tt.typ, []byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentReflection, tt.wantErr...)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Assumptions) != tt.want {
+				t.Fatalf("%d assumptions, want %d", len(r.Assumptions), tt.want)
+			}
+			if tt.want > 0 && (r.Assumptions[1].Verdict != "fails" || r.Assumptions[0].Note != "shown in vitro") {
+				t.Errorf("assumptions = %+v", r.Assumptions)
+			}
+		})
+	}
+}
+
+func TestParsePlan(t *testing.T) {
+	const good = `{"preferences": ["mechanistic", "novel"], "constraints": ["no human experiments"], "evaluation_criteria": ["testable in mice", "explains spread"], "summary": "Mechanistic hypotheses on tau spread."}`
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr []string
+	}{
+		{"good", good, nil},
+		{"fenced", "Plan:\n```json\n" + good + "\n```", nil},
+		{"missing criteria", strings.Replace(good, `"evaluation_criteria": ["testable in mice", "explains spread"], `, "", 1), []string{`"evaluation_criteria" has 0 items`}},
+		{"empty constraints", strings.Replace(good, `["no human experiments"]`, `[]`, 1), []string{`"constraints" has 0 items`}},
+		{"blank preference", strings.Replace(good, `"novel"`, `" "`, 1), []string{"preferences[1] is empty"}},
+		{"too many", strings.Replace(good, `["mechanistic", "novel"]`, `["a", "b", "c", "d", "e", "f"]`, 1), []string{`"preferences" has 6 items`, "at most 5"}},
+		{"no summary", strings.Replace(good, "Mechanistic hypotheses on tau spread.", "", 1), []string{`"summary" is empty`}},
+		{"long summary", strings.Replace(good, "Mechanistic hypotheses on tau spread.", strings.Repeat("w ", 101), 1), []string{`"summary" is 201 characters`}},
+		{"criteria as string", strings.Replace(good, `["testable in mice", "explains spread"]`, `"testable"`, 1), []string{"evaluation_criteria", "an array"}},
+		{"truncated", good[:50], []string{"truncated"}},
+		{"not JSON", "Study tau.", []string{"no JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePlan([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentSupervisor, tt.wantErr...)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(p.Preferences, []string{"mechanistic", "novel"}) || len(p.Constraints) != 1 || len(p.Criteria) != 2 || p.Summary == "" {
+				t.Errorf("got %+v", p)
+			}
+		})
+	}
+}
+
+func TestParseAdvocate(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr []string
+	}{
+		{"good", `{"argument": " A explains the CSF data. "}`, nil},
+		{"empty", `{"argument": ""}`, []string{`"argument" is empty`}},
+		{"missing", `{"winner": "A"}`, []string{`"argument" is empty`}},
+		{"not JSON", "A is better.", []string{"no JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			arg, err := ParseAdvocate([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentRanking, tt.wantErr...)
+				return
+			}
+			if err != nil || arg != "A explains the CSF data." {
+				t.Errorf("got %q, %v", arg, err)
+			}
+		})
+	}
+}
+
+func TestParseJudgement(t *testing.T) {
+	tests := []struct {
+		name       string
+		raw        string
+		wantWinner string
+		wantErr    []string
+	}{
+		{"A wins", `{"argument": "Both argued well.", "winner": "A", "reasoning": "A is testable."}`, "A", nil},
+		{"lower-case b", `{"argument": "s", "winner": "b", "reasoning": "r"}`, "B", nil},
+		{"winner by id", `{"argument": "s", "winner": "h-3", "reasoning": "r"}`, "", []string{`"h-3"`, `"A" nor "B"`}},
+		{"no argument", `{"winner": "A", "reasoning": "r"}`, "", []string{`"argument" is empty`}},
+		{"no reasoning", `{"argument": "s", "winner": "A"}`, "", []string{`"reasoning" is empty`}},
+		{"truncated", `{"argument": "s", "winn`, "", []string{"truncated"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			arg, winner, reasoning, err := ParseJudgement([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentRanking, tt.wantErr...)
+				return
+			}
+			if err != nil || winner != tt.wantWinner || arg == "" || reasoning == "" {
+				t.Errorf("got (%q, %q, %q), %v; want winner %q", arg, winner, reasoning, err, tt.wantWinner)
+			}
+		})
+	}
+}
+
+func TestParseMetaReview(t *testing.T) {
+	const good = `{"critiques": ["mediator unseen (5 of 9 reviews)", "effect too small"], "strengths": ["falsifiable"], "feedback": "Propose mediators that can be imaged."}`
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr []string
+	}{
+		{"good", good, nil},
+		{"nothing recurs", `{"critiques": [], "strengths": [], "feedback": "Carry on."}`, nil},
+		{"critiques missing", `{"strengths": [], "feedback": "f"}`, []string{`"critiques" is missing`}},
+		{"strengths missing", `{"critiques": [], "feedback": "f"}`, []string{`"strengths" is missing`}},
+		{"blank critique", strings.Replace(good, `"effect too small"`, `""`, 1), []string{"critiques[1] is empty"}},
+		{"too many critiques", `{"critiques": ["a", "b", "c", "d", "e", "f"], "strengths": [], "feedback": "f"}`, []string{`"critiques" has 6 items`}},
+		{"no feedback", strings.Replace(good, "Propose mediators that can be imaged.", "", 1), []string{`"feedback" is empty`}},
+		{"critiques as string", `{"critiques": "many", "strengths": [], "feedback": "f"}`, []string{"critiques", "an array"}},
+		{"not JSON", "Too vague.", []string{"no JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := ParseMetaReview([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentMetaReview, tt.wantErr...)
+				return
+			}
+			if err != nil || m.Feedback == "" || m.Critiques == nil || m.Strengths == nil {
+				t.Errorf("got %+v, %v", m, err)
+			}
+		})
+	}
+}
+
+func TestParseOverview(t *testing.T) {
+	const good = `{"summary": "Spread follows synapses.", "themes": [{"title": "Synaptic release", "hypotheses": ["h-1", "h-3"], "note": "strongest cluster"}], "open_questions": ["Is release activity-dependent?"], "suggested_experiments": ["Silence neurons and measure tau."]}`
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr []string
+	}{
+		{"good", good, nil},
+		{"no themes", strings.Replace(good, `[{"title": "Synaptic release", "hypotheses": ["h-1", "h-3"], "note": "strongest cluster"}]`, `[]`, 1), nil},
+		{"themes missing", `{"summary": "s", "open_questions": ["q"], "suggested_experiments": ["e"]}`, []string{`"themes" is missing`}},
+		{"theme without title", strings.Replace(good, `"Synaptic release"`, `""`, 1), []string{"themes[0].title is empty"}},
+		{"theme without hypotheses", strings.Replace(good, `["h-1", "h-3"]`, `[]`, 1), []string{`"themes[0].hypotheses" has 0 items`}},
+		{"no summary", strings.Replace(good, "Spread follows synapses.", " ", 1), []string{`"summary" is empty`}},
+		{"no questions", strings.Replace(good, `["Is release activity-dependent?"]`, `[]`, 1), []string{`"open_questions" has 0 items`}},
+		{"too many experiments", strings.Replace(good, `["Silence neurons and measure tau."]`, `["a", "b", "c", "d", "e", "f"]`, 1), []string{`"suggested_experiments" has 6 items`}},
+		{"truncated", good[:80], []string{"truncated"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := ParseOverview([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, AgentMetaReview, tt.wantErr...)
+				return
+			}
+			if err != nil || o.Summary == "" || o.Themes == nil || len(o.OpenQuestions) != 1 || len(o.Experiments) != 1 {
+				t.Errorf("got %+v, %v", o, err)
+			}
+		})
+	}
+}

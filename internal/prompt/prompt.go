@@ -3,7 +3,17 @@
 // a change to one is reviewed with the other, and Version names the pair so a session's
 // record says which wording produced its hypotheses.
 //
-// The parsers (ParseHypothesis, ParseReview, ParseComparison) are the only way a model's
+// The agents are those of the co-scientist (Gottweis et al. 2025): the supervisor writes
+// the research plan (Plan); the generation agent proposes hypotheses by one of four
+// strategies (Generate); the reflection agent reviews them (Review); the ranking agent
+// judges matches, as a single comparison (Compare) or a multi-turn debate (Debate); the
+// evolution agent derives new hypotheses from the best (Evolve); and the meta-review agent
+// finds the recurring critique of a round (MetaReview) and writes the final research
+// overview (Overview). Every generation, reflection and evolution prompt carries the
+// session's shared context (research.Context): the plan, the scientist's focus and
+// feedback, and the latest meta-review.
+//
+// The parsers (ParsePlan, ParseHypothesis, ParseReview, ...) are the only way a model's
 // answer enters the domain: they accept the small untidiness models add (a fenced block,
 // a sentence before the object) and refuse anything that does not fit the schema.
 package prompt
@@ -11,6 +21,7 @@ package prompt
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"text/template"
 
@@ -20,32 +31,61 @@ import (
 // Version names this set of prompts and schemas. Change it whenever the wording or a
 // schema changes, so results produced under different prompts are not mistaken for
 // one another.
-const Version = "v1"
+const Version = "v2"
 
 // Agent names, as used in MalformedError.
 const (
+	AgentSupervisor = "supervisor"
 	AgentGeneration = "generation"
 	AgentReflection = "reflection"
 	AgentRanking    = "ranking"
+	AgentEvolution  = "evolution"
+	AgentMetaReview = "meta-review"
 )
 
 // DefaultStrategy is the generation strategy used when a request names none.
-const DefaultStrategy = "literature exploration"
+const DefaultStrategy = research.StrategyLiterature
 
-// HypothesisSchema is the JSON schema of the generation agent's answer.
+// Limits the schemas state and the parsers enforce.
+const (
+	MaxTitleLength   = 100 // characters in a hypothesis title
+	MaxSummaryLength = 200 // characters in the plan's summary
+	MaxPlanItems     = 5   // preferences, constraints or criteria in a plan
+	MaxMetaItems     = 5   // critiques or strengths in a meta-review
+	MaxOverviewItems = 5   // open questions or experiments in an overview
+)
+
+// ---------------------------------------------------------------------------------------
+// Schemas
+
+// PlanSchema is the JSON schema of the supervisor's research plan.
+var PlanSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "preferences": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}, "description": "what kind of hypotheses the scientist wants (3 to 5)"},
+    "constraints": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}, "description": "what every hypothesis must respect (3 to 5)"},
+    "evaluation_criteria": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}, "description": "how hypotheses will be judged (3 to 5)"},
+    "summary": {"type": "string", "maxLength": 200, "description": "the plan in one sentence"}
+  },
+  "required": ["preferences", "constraints", "evaluation_criteria", "summary"],
+  "additionalProperties": false
+}`)
+
+// HypothesisSchema is the JSON schema of the generation and evolution agents' answer.
 var HypothesisSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "title": {"type": "string", "maxLength": 100, "description": "a short name for the hypothesis"},
     "statement": {"type": "string", "description": "the hypothesis itself, in one or two sentences"},
-    "rationale": {"type": "string", "description": "why it is plausible, citing mechanisms or evidence"},
+    "rationale": {"type": "string", "description": "why it is plausible, citing mechanisms or evidence, and how the strategy produced it"},
     "testable_predictions": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "observations that would support or refute it"}
   },
   "required": ["title", "statement", "rationale", "testable_predictions"],
   "additionalProperties": false
 }`)
 
-// ReviewSchema is the JSON schema of the reflection agent's answer.
+// ReviewSchema is the JSON schema of the reflection agent's answer, for every review type
+// but deep verification (see DeepVerificationSchema).
 var ReviewSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -67,7 +107,44 @@ var ReviewSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// ComparisonSchema is the JSON schema of the ranking agent's answer.
+// DeepVerificationSchema is ReviewSchema plus the assumptions a deep verification review
+// decomposes the hypothesis into, each with what checking it found.
+var DeepVerificationSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "scores": {
+      "type": "object",
+      "properties": {
+        "novelty": {"type": "number", "minimum": 0, "maximum": 10},
+        "plausibility": {"type": "number", "minimum": 0, "maximum": 10},
+        "testability": {"type": "number", "minimum": 0, "maximum": 10},
+        "safety": {"type": "number", "minimum": 0, "maximum": 10}
+      },
+      "required": ["novelty", "plausibility", "testability", "safety"],
+      "additionalProperties": false
+    },
+    "critique": {"type": "string", "description": "the main strengths and weaknesses, naming any assumption that fails"},
+    "verdict": {"type": "string", "enum": ["accept", "revise", "reject"]},
+    "assumptions": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+        "type": "object",
+        "properties": {
+          "text": {"type": "string", "description": "one premise the hypothesis needs"},
+          "verdict": {"type": "string", "enum": ["holds", "doubtful", "fails"]},
+          "note": {"type": "string", "description": "the evidence or reasoning behind the verdict"}
+        },
+        "required": ["text", "verdict", "note"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["scores", "critique", "verdict", "assumptions"],
+  "additionalProperties": false
+}`)
+
+// ComparisonSchema is the JSON schema of the ranking agent's answer to a single comparison.
 var ComparisonSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -78,27 +155,169 @@ var ComparisonSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// AdvocateSchema is the JSON schema of an advocate's turn in a debate.
+var AdvocateSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "argument": {"type": "string", "description": "this turn's case for your hypothesis, answering the other side"}
+  },
+  "required": ["argument"],
+  "additionalProperties": false
+}`)
+
+// JudgementSchema is the JSON schema of the judge's turn, the last of a debate.
+var JudgementSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "argument": {"type": "string", "description": "the judge's summing-up of the debate"},
+    "winner": {"type": "string", "enum": ["A", "B"]},
+    "reasoning": {"type": "string", "description": "why the winner better serves the research goal"}
+  },
+  "required": ["argument", "winner", "reasoning"],
+  "additionalProperties": false
+}`)
+
+// MetaReviewSchema is the JSON schema of the meta-review agent's answer.
+var MetaReviewSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "critiques": {"type": "array", "maxItems": 5, "items": {"type": "string"}, "description": "the recurring weaknesses, most frequent first"},
+    "strengths": {"type": "array", "maxItems": 5, "items": {"type": "string"}, "description": "the recurring strengths, most frequent first"},
+    "feedback": {"type": "string", "description": "one paragraph addressed to the generation and reflection agents"}
+  },
+  "required": ["critiques", "strengths", "feedback"],
+  "additionalProperties": false
+}`)
+
+// OverviewSchema is the JSON schema of the research overview.
+var OverviewSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "summary": {"type": "string", "description": "one paragraph: what the session found"},
+    "themes": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "title": {"type": "string", "description": "what the cluster's hypotheses have in common"},
+          "hypotheses": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "their ids"},
+          "note": {"type": "string", "description": "what the theme suggests"}
+        },
+        "required": ["title", "hypotheses", "note"],
+        "additionalProperties": false
+      }
+    },
+    "open_questions": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}},
+    "suggested_experiments": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}}
+  },
+  "required": ["summary", "themes", "open_questions", "suggested_experiments"],
+  "additionalProperties": false
+}`)
+
+// ReviewSchemaFor returns the schema of a review of the given type.
+func ReviewSchemaFor(reviewType string) json.RawMessage {
+	if reviewType == research.ReviewDeepVerification {
+		return DeepVerificationSchema
+	}
+	return ReviewSchema
+}
+
+// ---------------------------------------------------------------------------------------
+// What each strategy, review type and evolution kind asks for
+
+// strategyNames are the generation strategies as a prompt names them.
+var strategyNames = map[string]string{
+	research.StrategyLiterature:  "literature exploration",
+	research.StrategyDebate:      "simulated scientific debate",
+	research.StrategyAssumptions: "iterative assumption identification",
+	research.StrategyFeedback:    "research expansion from feedback",
+}
+
+// strategyMethods say, per generation strategy, how to work.
+var strategyMethods = map[string]string{
+	research.StrategyLiterature:  "Recall what is published about the goal, read the most relevant work critically, and propose a hypothesis that goes beyond it: a link no paper has made, or a mechanism that would reconcile conflicting findings. In the rationale, say which findings it builds on.",
+	research.StrategyDebate:      "Imagine several experts from different fields debating the goal. Each proposes a hypothesis; the others attack its weakest point; the proposals are revised turn by turn until the panel converges. Write down the hypothesis they converge on, and in the rationale say who proposed what and what the debate changed.",
+	research.StrategyAssumptions: "List the assumptions a testable hypothesis for this goal needs, and check that each is plausible on its own. Then build one hypothesis on the assumptions that survive. In the rationale, name the assumptions it rests on, in order.",
+	research.StrategyFeedback:    "Read the meta-review of the last round and the scientist's feedback above. Propose a hypothesis in a direction the session has not covered yet, one that avoids the recurring weaknesses and keeps the recurring strengths. In the rationale, say which critique it answers.",
+}
+
 // reviewChecks says, per review type, what the reviewer must check. A type missing here
 // (a newer research.ReviewTypes entry) falls back to a general review.
 var reviewChecks = map[string]string{
 	research.ReviewInitial:          "An initial review is a quick screen: is the hypothesis correct on its face, new, and safe to pursue, without searching the literature.",
 	research.ReviewFull:             "A full review weighs the hypothesis against the published literature: what is already known, what it adds, and whether its assumptions hold.",
-	research.ReviewDeepVerification: "A deep verification review breaks the hypothesis into its assumptions and checks each one in turn, naming any that is false or unsupported.",
+	research.ReviewDeepVerification: "A deep verification review decomposes the hypothesis into the assumptions it needs (3 to 5), checks each one on its own, and gives each the verdict \"holds\", \"doubtful\" or \"fails\" with a note on the evidence. Return them in \"assumptions\" as [{\"text\", \"verdict\", \"note\"}], and name any assumption that fails in the critique.",
 	research.ReviewObservation:      "An observation review asks whether the hypothesis explains observations already reported in the literature that other explanations do not.",
 	research.ReviewSimulation:       "A simulation review walks step by step through the proposed mechanism or experiment, as if simulating it, and reports where it would fail.",
 	research.ReviewTournament:       "A tournament review draws on what past matches revealed about strong and weak hypotheses for this goal, and judges this one by those lessons.",
 }
 
+// evolutionNames are the evolution kinds as a prompt names them.
+var evolutionNames = map[string]string{
+	research.EvolveGrounding:      "enhancement through grounding",
+	research.EvolveFeasibility:    "improvement of feasibility",
+	research.EvolveInspiration:    "inspiration from existing hypotheses",
+	research.EvolveCombination:    "combination",
+	research.EvolveSimplification: "simplification",
+	research.EvolveOutOfBox:       "out-of-the-box thinking",
+}
+
+// evolutionMethods say, per evolution kind, what to change.
+var evolutionMethods = map[string]string{
+	research.EvolveGrounding:      "Find the weakest, least supported part of the parent. Tie it to published evidence, fill the gaps in its reasoning, and keep what is already strong.",
+	research.EvolveFeasibility:    "Make the parent testable with the methods, models and budgets that exist now. Replace any experiment that is impractical by one that can be run, and keep the core idea.",
+	research.EvolveInspiration:    "Write a NEW hypothesis inspired by the parents, not a copy of any: keep what made them strong and explore a direction none of them took.",
+	research.EvolveCombination:    "Merge the best parts of the parents into one coherent hypothesis. Say which part comes from which parent.",
+	research.EvolveSimplification: "Write the simplest version of the parent that still explains what it explains and can still be tested. Drop whatever is not needed.",
+	research.EvolveOutOfBox:       "Move away from the parents: propose a divergent hypothesis for the same question, using an analogy, a mechanism or a scale they do not consider.",
+}
+
+// StrategyName is a generation strategy as a prompt names it ("literature exploration");
+// a strategy cosci does not know is named as given.
+func StrategyName(strategy string) string {
+	if n, ok := strategyNames[strategy]; ok {
+		return n
+	}
+	return strategy
+}
+
+// EvolutionName is an evolution kind as a prompt names it ("enhancement through
+// grounding"); a kind cosci does not know is named as given.
+func EvolutionName(kind string) string {
+	if n, ok := evolutionNames[kind]; ok {
+		return n
+	}
+	return strings.ReplaceAll(kind, "_", " ")
+}
+
+// ---------------------------------------------------------------------------------------
+// Templates
+
 var (
+	planTmpl = template.Must(template.New("plan").Parse(`You are the supervisor of an AI co-scientist. Before any hypothesis is generated, turn the scientist's research goal into a research plan that every agent will follow.
+
+Research goal:
+{{.Goal}}
+
+Write:
+- preferences: 3 to 5 statements of what kind of hypotheses the scientist wants (mechanistic, novel, close to the clinic, ...);
+- constraints: 3 to 5 statements of what every hypothesis must respect (scope, methods, ethics and safety);
+- evaluation_criteria: 3 to 5 criteria the reviewers and judges will apply;
+- summary: the plan in one sentence of at most 200 characters.
+Read them from the goal; do not invent requirements the goal does not imply.
+
+Answer with one JSON object and nothing else, matching this schema:
+{{.Schema}}
+`))
+
 	generateTmpl = template.Must(template.New("generate").Parse(`You are the generation agent of an AI co-scientist.
 
 Research goal:
 {{.Goal}}
-{{if .Focus}}
-The scientist has refined the goal. Their focus, oldest first; the last one matters most:
-{{range .Focus}}- {{.}}
-{{end}}{{end}}
-Strategy: {{.Strategy}}. Use it to propose ONE new, specific and testable hypothesis that serves the goal{{if .Focus}} and addresses the newest focus{{end}}.
+{{.Context}}
+Strategy: {{.Strategy}}. {{.Method}}
+
+Use it to propose ONE new, specific and testable hypothesis that serves the goal{{if .Focus}} and addresses the newest focus{{end}}{{if .Plan}}, respects the plan's constraints and does well on its evaluation criteria{{end}}{{if .MetaReview}}, and avoids the recurring critique of the last round{{end}}.
 
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
@@ -108,16 +327,11 @@ Answer with one JSON object and nothing else, matching this schema:
 
 Research goal:
 {{.Goal}}
-
+{{.Context}}
 Review type: {{.Type}}. {{.Checks}}
 
-Hypothesis {{.H.ID}}: {{.H.Title}}
-Statement: {{.H.Statement}}
-Rationale: {{.H.Rationale}}
-Testable predictions:
-{{range .H.Predictions}}- {{.}}
-{{end}}
-Score novelty, plausibility, testability and safety, each from 0 to 10. In the critique, name the main weakness. Give the verdict "accept" if the hypothesis is ready to test, "revise" if it could be with changes, "reject" otherwise.
+{{.H}}
+Score novelty, plausibility, testability and safety, each from 0 to 10{{if .Plan}}, judging by the plan's evaluation criteria{{end}}. A safety score below 3 says the hypothesis should not be pursued: if you give one, name the safety concern in the critique. In the critique, name the main weakness{{if .MetaReview}}, and say whether the hypothesis repeats the recurring critique of the last round{{end}}. Give the verdict "accept" if the hypothesis is ready to test, "revise" if it could be with changes, "reject" otherwise.
 
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
@@ -128,46 +342,149 @@ Answer with one JSON object and nothing else, matching this schema:
 Research goal:
 {{.Goal}}
 {{range .Pair}}
-Hypothesis {{.Label}} ({{.H.ID}}): {{.H.Title}}
-Statement: {{.H.Statement}}
-Rationale: {{.H.Rationale}}
-Testable predictions:
-{{range .H.Predictions}}- {{.}}
-{{end}}{{end}}
+{{.}}{{end}}
 Which hypothesis better serves the research goal: more novel, more plausible, easier to test, and safe? Debate the strengths and weaknesses of each, then decide. There is no tie.
 
 Answer with one JSON object and nothing else, matching this schema; "winner" is "A" or "B":
 {{.Schema}}
 `))
+
+	advocateTmpl = template.Must(template.New("advocate").Parse(`You are advocate {{.Side}} in a scientific debate held by the ranking agent of an AI co-scientist. You argue for hypothesis {{.Side}}; advocate {{.Other}} argues for hypothesis {{.Other}}. On the last turn a judge decides which hypothesis better serves the research goal.
+
+Research goal:
+{{.Goal}}
+{{range .Pair}}
+{{.}}{{end}}
+{{.Transcript}}
+This is turn {{.Turn}} of {{.Turns}}. Make your case for hypothesis {{.Side}} in one paragraph: cite its statement or its predictions, {{if .First}}and say why it serves the goal better than hypothesis {{.Other}}{{else}}and answer advocate {{.Other}}'s last point{{end}}. Be fair: a judge sees through overstatement.
+
+Answer with one JSON object and nothing else, matching this schema:
+{{.Schema}}
+`))
+
+	judgeTmpl = template.Must(template.New("judge").Parse(`You are the judge of a scientific debate held by the ranking agent of an AI co-scientist. Advocate A argued for hypothesis A, advocate B for hypothesis B.
+
+Research goal:
+{{.Goal}}
+{{range .Pair}}
+{{.}}{{end}}
+{{.Transcript}}
+This is the last turn ({{.Turn}} of {{.Turns}}). Sum the debate up in "argument". Then decide which hypothesis better serves the research goal: more novel, more plausible, easier to test, and safe. Weigh the arguments, not their eloquence. There is no tie.
+
+Answer with one JSON object and nothing else, matching this schema; "winner" is "A" or "B":
+{{.Schema}}
+`))
+
+	evolveTmpl = template.Must(template.New("evolve").Parse(`You are the evolution agent of an AI co-scientist. You never edit a hypothesis: you write a new one that will compete with its parents.
+
+Research goal:
+{{.Goal}}
+{{.Context}}
+{{range .Parents}}
+{{.}}{{end}}
+Evolution: {{.Kind}}. {{.Method}}
+
+Write ONE new, specific and testable hypothesis{{if .Plan}} that respects the plan's constraints{{end}}{{if .MetaReview}} and avoids the recurring critique of the last round{{end}}. In the rationale, say what you took from which parent (by id) and what you changed.
+
+Answer with one JSON object and nothing else, matching this schema:
+{{.Schema}}
+`))
+
+	metaReviewTmpl = template.Must(template.New("metareview").Parse(`You are the meta-review agent of an AI co-scientist. Read every review and debate of round {{.Round}} and find what recurs.
+
+Research goal:
+{{.Goal}}
+
+Reviews ({{len .Reviews}}):
+{{range .Reviews}}- {{.}}
+{{else}}(none)
+{{end}}
+Debates ({{len .Debates}}):
+{{range .Debates}}- {{.}}
+{{else}}(none)
+{{end}}
+Group the reviews' critiques by the weakness they name, and list the recurring weaknesses as "critiques", most frequent first (at most 5). List the recurring strengths likewise. Then write "feedback": one paragraph addressed to the generation agent (what to propose next and what to avoid) and to the reflection agent (what to check more closely).
+
+Answer with one JSON object and nothing else, matching this schema:
+{{.Schema}}
+`))
+
+	overviewTmpl = template.Must(template.New("overview").Parse(`You are the meta-review agent of an AI co-scientist. The session is over: write the research overview the scientist will read.
+
+Research goal:
+{{.Goal}}
+
+Top hypotheses, best first:
+{{range .Top}}
+{{.}}{{end}}
+Clusters of related hypotheses:
+{{range .Clusters}}- {{.}}
+{{else}}(none)
+{{end}}{{if .Critiques}}
+Recurring critique from the last round: {{.Critiques}}
+{{end}}
+Write a summary paragraph of what the session found. Write one theme per cluster, in the clusters' order: a title saying what its hypotheses share, their ids, and a note on what the theme suggests. Then 3 to 5 open questions and 3 to 5 suggested experiments, drawn from the top hypotheses' predictions.
+
+Answer with one JSON object and nothing else, matching this schema:
+{{.Schema}}
+`))
 )
 
-// Generate renders the generation agent's prompt: one new hypothesis for the goal.
+// ---------------------------------------------------------------------------------------
+// Prompts
+
+// Plan renders the supervisor's prompt: the research plan for req.Goal.
+func Plan(req research.PlanRequest) string {
+	return render(planTmpl, map[string]any{"Goal": req.Goal, "Schema": compact(PlanSchema)})
+}
+
+// Generate renders the generation agent's prompt: one new hypothesis for the goal, by
+// req.Strategy (one of research.Strategies; DefaultStrategy when empty), in req.Context.
+// The focus is req.Focus, or req.Context.Focus when req.Focus is empty.
 func Generate(req research.GenerateRequest) string {
 	strategy := strings.TrimSpace(req.Strategy)
 	if strategy == "" {
 		strategy = DefaultStrategy
 	}
+	method, ok := strategyMethods[strategy]
+	if !ok {
+		method = "Follow it as its name suggests."
+	}
+	c := req.Context
+	if len(req.Focus) > 0 {
+		c.Focus = req.Focus
+	}
+	if strategy == research.StrategyFeedback && c.MetaReview == nil {
+		method += " There is no meta-review yet: expand on the scientist's feedback and the plan instead."
+	}
 	return render(generateTmpl, map[string]any{
-		"Goal":     req.Goal,
-		"Focus":    req.Focus,
-		"Strategy": strategy,
-		"Schema":   compact(HypothesisSchema),
+		"Goal":       req.Goal,
+		"Context":    contextText(c),
+		"Strategy":   StrategyName(strategy),
+		"Method":     method,
+		"Focus":      newest(c.Focus) != "",
+		"Plan":       c.Plan != nil,
+		"MetaReview": hasMetaReview(c),
+		"Schema":     compact(HypothesisSchema),
 	})
 }
 
-// Review renders the reflection agent's prompt: a review of type reviewType (one of
-// research.ReviewTypes) of hypothesis h.
-func Review(goal, reviewType string, h research.Hypothesis) string {
-	checks, ok := reviewChecks[reviewType]
+// Review renders the reflection agent's prompt: a review of type req.Type (one of
+// research.ReviewTypes) of req.Hypothesis, in req.Context.
+func Review(req research.ReviewRequest) string {
+	checks, ok := reviewChecks[req.Type]
 	if !ok {
 		checks = "Judge the hypothesis as a whole: is it correct, new, testable and safe?"
 	}
 	return render(reviewTmpl, map[string]any{
-		"Goal":   goal,
-		"Type":   reviewType,
-		"Checks": checks,
-		"H":      h,
-		"Schema": compact(ReviewSchema),
+		"Goal":       req.Goal,
+		"Context":    contextText(req.Context),
+		"Type":       req.Type,
+		"Checks":     checks,
+		"H":          hypothesisText("Hypothesis "+req.Hypothesis.ID, req.Hypothesis),
+		"Plan":       req.Context.Plan != nil,
+		"MetaReview": hasMetaReview(req.Context),
+		"Schema":     compact(ReviewSchemaFor(req.Type)),
 	})
 }
 
@@ -175,16 +492,247 @@ func Review(goal, reviewType string, h research.Hypothesis) string {
 // "B") better serves the goal. The labels, not the ids, are what the model answers with,
 // so a model cannot misspell an id into a winner that was not in the match.
 func Compare(goal string, a, b research.Hypothesis) string {
-	type labelled struct {
-		Label string
-		H     research.Hypothesis
-	}
 	return render(compareTmpl, map[string]any{
 		"Goal":   goal,
-		"Pair":   []labelled{{"A", a}, {"B", b}},
+		"Pair":   pair(a, b),
 		"Schema": compact(ComparisonSchema),
 	})
 }
+
+// DebateSpeaker returns who speaks on a turn of a debate of the given length: advocates
+// "A" and "B" alternate, A first, and the last turn is the "judge"'s.
+func DebateSpeaker(turn, turns int) string {
+	switch {
+	case turn >= turns:
+		return "judge"
+	case turn%2 == 1:
+		return "A"
+	default:
+		return "B"
+	}
+}
+
+// Debate renders one turn of a debate between req.A and req.B: an advocate's turn, or, on
+// the last turn (req.Turn == req.Turns), the judge's, who answers with the label ("A" or
+// "B") of the winner.
+func Debate(req research.DebateRequest) string {
+	speaker := DebateSpeaker(req.Turn, req.Turns)
+	data := map[string]any{
+		"Goal":       req.Goal,
+		"Pair":       pair(req.A, req.B),
+		"Transcript": transcriptText(req.Transcript),
+		"Turn":       req.Turn,
+		"Turns":      req.Turns,
+	}
+	if speaker == "judge" {
+		data["Schema"] = compact(JudgementSchema)
+		return render(judgeTmpl, data)
+	}
+	other := "B"
+	if speaker == "B" {
+		other = "A"
+	}
+	data["Side"], data["Other"] = speaker, other
+	data["First"] = len(req.Transcript) == 0
+	data["Schema"] = compact(AdvocateSchema)
+	return render(advocateTmpl, data)
+}
+
+// Evolve renders the evolution agent's prompt: a new hypothesis of kind req.Kind (one of
+// research.EvolutionKinds) from req.Parents, in req.Context.
+func Evolve(req research.EvolveRequest) string {
+	method, ok := evolutionMethods[req.Kind]
+	if !ok {
+		method = "Improve on the parents as the kind's name suggests."
+	}
+	parents := make([]string, len(req.Parents))
+	for i, p := range req.Parents {
+		parents[i] = hypothesisText(fmt.Sprintf("Parent %d, hypothesis %s", i+1, p.ID), p)
+	}
+	return render(evolveTmpl, map[string]any{
+		"Goal":       req.Goal,
+		"Context":    contextText(req.Context),
+		"Parents":    parents,
+		"Kind":       EvolutionName(req.Kind),
+		"Method":     method,
+		"Plan":       req.Context.Plan != nil,
+		"MetaReview": hasMetaReview(req.Context),
+		"Schema":     compact(HypothesisSchema),
+	})
+}
+
+// MetaReview renders the meta-review agent's prompt: the recurring critique across one
+// round's reviews and debates.
+func MetaReview(req research.MetaReviewRequest) string {
+	reviews := make([]string, len(req.Reviews))
+	for i, r := range req.Reviews {
+		var failed []string
+		for _, a := range r.Assumptions {
+			if a.Verdict == "fails" {
+				failed = append(failed, a.Text)
+			}
+		}
+		s := fmt.Sprintf("%s (%s review, %s): %s", r.HypothesisID, r.Type, r.Verdict, oneLine(r.Critique))
+		if len(failed) > 0 {
+			s += " Failed assumptions: " + strings.Join(failed, "; ") + "."
+		}
+		reviews[i] = s
+	}
+	debates := make([]string, len(req.Debates))
+	for i, d := range req.Debates {
+		s := fmt.Sprintf("%s vs %s, %d turns", d.A, d.B, len(d.Turns))
+		if d.Winner != "" {
+			s += fmt.Sprintf(", won by %s: %s", d.Winner, oneLine(d.Reasoning))
+		} else {
+			s += ", undecided"
+		}
+		debates[i] = s
+	}
+	return render(metaReviewTmpl, map[string]any{
+		"Goal":    req.Goal,
+		"Round":   req.Round,
+		"Reviews": reviews,
+		"Debates": debates,
+		"Schema":  compact(MetaReviewSchema),
+	})
+}
+
+// Overview renders the meta-review agent's last prompt: the research overview.
+func Overview(req research.OverviewRequest) string {
+	top := make([]string, len(req.Top))
+	for i, h := range req.Top {
+		top[i] = hypothesisText(fmt.Sprintf("%d. Hypothesis %s", i+1, h.ID), h)
+	}
+	clusters := make([]string, len(req.Clusters))
+	for i, c := range req.Clusters {
+		clusters[i] = fmt.Sprintf("cluster %d: %s", i+1, strings.Join(c, ", "))
+	}
+	var critiques string
+	if m := req.MetaReview; m != nil && len(m.Critiques) > 0 {
+		critiques = strings.Join(m.Critiques, "; ") + "."
+	}
+	return render(overviewTmpl, map[string]any{
+		"Goal":      req.Goal,
+		"Top":       top,
+		"Clusters":  clusters,
+		"Critiques": critiques,
+		"Schema":    compact(OverviewSchema),
+	})
+}
+
+// ---------------------------------------------------------------------------------------
+// Pieces
+
+// contextText renders the shared context: the plan, the scientist's focus and feedback,
+// and the latest meta-review. Each piece appears only when present, so a session without
+// them reads as it did before they existed.
+func contextText(c research.Context) string {
+	var b strings.Builder
+	list := func(items []string) {
+		for _, it := range items {
+			if it = strings.TrimSpace(it); it != "" {
+				b.WriteString("- " + oneLine(it) + "\n")
+			}
+		}
+	}
+	if p := c.Plan; p != nil {
+		b.WriteString("\nResearch plan")
+		if s := strings.TrimSpace(p.Summary); s != "" {
+			b.WriteString(": " + oneLine(s))
+		}
+		b.WriteString("\n")
+		if len(p.Preferences) > 0 {
+			b.WriteString("Preferences:\n")
+			list(p.Preferences)
+		}
+		if len(p.Constraints) > 0 {
+			b.WriteString("Constraints:\n")
+			list(p.Constraints)
+		}
+		if len(p.Criteria) > 0 {
+			b.WriteString("Evaluation criteria:\n")
+			list(p.Criteria)
+		}
+	}
+	if newest(c.Focus) != "" {
+		b.WriteString("\nThe scientist has refined the goal. Their focus, oldest first; the last one matters most:\n")
+		list(c.Focus)
+	}
+	if newest(c.Feedback) != "" {
+		b.WriteString("\nThe scientist's feedback on the hypotheses so far, oldest first; the last one matters most:\n")
+		list(c.Feedback)
+	}
+	if m := c.MetaReview; hasMetaReview(c) {
+		b.WriteString("\n")
+		if len(m.Critiques) > 0 {
+			b.WriteString("Recurring critique from the last round: " + oneLine(strings.Join(m.Critiques, "; ")) + ".\n")
+		}
+		if len(m.Strengths) > 0 {
+			b.WriteString("Recurring strengths from the last round: " + oneLine(strings.Join(m.Strengths, "; ")) + ".\n")
+		}
+		if f := strings.TrimSpace(m.Feedback); f != "" {
+			b.WriteString("Meta-review feedback: " + oneLine(f) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func hasMetaReview(c research.Context) bool {
+	m := c.MetaReview
+	return m != nil && (len(m.Critiques) > 0 || len(m.Strengths) > 0 || strings.TrimSpace(m.Feedback) != "")
+}
+
+// hypothesisText renders a hypothesis under a heading such as "Hypothesis h-3".
+func hypothesisText(heading string, h research.Hypothesis) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\nStatement: %s\n", heading, h.Title, h.Statement)
+	if h.Rationale != "" {
+		fmt.Fprintf(&b, "Rationale: %s\n", h.Rationale)
+	}
+	b.WriteString("Testable predictions:\n")
+	for _, p := range h.Predictions {
+		b.WriteString("- " + p + "\n")
+	}
+	return b.String()
+}
+
+// pair renders two hypotheses labelled A and B, with their ids.
+func pair(a, b research.Hypothesis) []string {
+	return []string{
+		hypothesisText(fmt.Sprintf("Hypothesis A (%s)", a.ID), a),
+		hypothesisText(fmt.Sprintf("Hypothesis B (%s)", b.ID), b),
+	}
+}
+
+// transcriptText renders a debate so far.
+func transcriptText(turns []research.DebateTurn) string {
+	if len(turns) == 0 {
+		return "Transcript so far: none; the debate opens with this turn.\n"
+	}
+	var b strings.Builder
+	b.WriteString("Transcript so far:\n")
+	for _, t := range turns {
+		who := "advocate " + t.Speaker
+		if t.Speaker == "judge" {
+			who = "judge"
+		}
+		fmt.Fprintf(&b, "Turn %d, %s: %s\n", t.Turn, who, oneLine(t.Argument))
+	}
+	return b.String()
+}
+
+// newest returns the latest non-blank entry of a list such as the focus.
+func newest(items []string) string {
+	for i := len(items) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(items[i]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// oneLine folds a text onto one line, so a list item cannot break the prompt's layout.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // render executes a template that is known to be well formed; the tests run every one,
 // so a failure here is a bug in this package, not in the caller's input.

@@ -19,12 +19,106 @@ var hyp = research.Hypothesis{
 	Predictions: []string{"Blocking exosome release slows spread"},
 }
 
+var hyp2 = research.Hypothesis{
+	ID:          "h-9",
+	Title:       "Synaptic tau release",
+	Statement:   "Neurons release free tau at synapses.",
+	Rationale:   "Tau release follows neuronal activity.",
+	Predictions: []string{"Silencing neurons reduces extracellular tau"},
+}
+
+var plan = &research.Plan{
+	Preferences: []string{"mechanistic explanations"},
+	Constraints: []string{"no human experiments"},
+	Criteria:    []string{"predicts a measurable change in tau spread"},
+	Summary:     "Mechanistic, testable hypotheses on tau spread.",
+}
+
+var meta = &research.MetaReview{
+	Round:     2,
+	Critiques: []string{"the proposed mediator has not been observed directly", "effects may be too small"},
+	Strengths: []string{"falsifiable predictions"},
+	Feedback:  "Propose mediators that can be imaged.",
+}
+
+// fullContext has every piece a prompt may carry.
+var fullContext = research.Context{
+	Plan:       plan,
+	Focus:      []string{"consider microglia", "only in vivo evidence"},
+	Feedback:   []string{"toward: synaptic mechanisms", "away from: exosomes"},
+	MetaReview: meta,
+}
+
+// contextPieces is what a prompt made with fullContext must contain.
+var contextPieces = []string{
+	"Research plan: Mechanistic, testable hypotheses on tau spread.",
+	"Preferences:\n- mechanistic explanations",
+	"Constraints:\n- no human experiments",
+	"Evaluation criteria:\n- predicts a measurable change in tau spread",
+	"- consider microglia\n- only in vivo evidence", "the last one matters most",
+	"- toward: synaptic mechanisms\n- away from: exosomes",
+	"Recurring critique from the last round: the proposed mediator has not been observed directly; effects may be too small.",
+	"Recurring strengths from the last round: falsifiable predictions.",
+	"Meta-review feedback: Propose mediators that can be imaged.",
+}
+
+// noContext is what a prompt made without any context must not contain.
+var noContext = []string{"Research plan", "Evaluation criteria", "refined", "feedback on the hypotheses", "Recurring critique", "Meta-review feedback"}
+
 func containsAll(t *testing.T, prompt string, want ...string) {
 	t.Helper()
 	for _, w := range want {
 		if !strings.Contains(prompt, w) {
 			t.Errorf("prompt does not contain %q:\n%s", w, prompt)
 		}
+	}
+}
+
+func containsNone(t *testing.T, prompt string, not ...string) {
+	t.Helper()
+	for _, n := range not {
+		if strings.Contains(prompt, n) {
+			t.Errorf("prompt contains %q but should not:\n%s", n, prompt)
+		}
+	}
+}
+
+// TestContextInEveryPrompt: every generation, reflection and evolution prompt carries the
+// whole shared context when it is given, and none of it when it is not.
+func TestContextInEveryPrompt(t *testing.T) {
+	tests := []struct {
+		name   string
+		render func(research.Context) string
+	}{
+		{"generate", func(c research.Context) string {
+			return Generate(research.GenerateRequest{Goal: goal, Strategy: research.StrategyLiterature, Context: c})
+		}},
+		{"review", func(c research.Context) string {
+			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hyp, Context: c})
+		}},
+		{"deep verification", func(c research.Context) string {
+			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewDeepVerification, Hypothesis: hyp, Context: c})
+		}},
+		{"evolve", func(c research.Context) string {
+			return Evolve(research.EvolveRequest{Goal: goal, Kind: research.EvolveGrounding, Parents: []research.Hypothesis{hyp}, Context: c})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.render(fullContext)
+			containsAll(t, p, goal)
+			containsAll(t, p, contextPieces...)
+			if strings.Index(p, "Research plan") > strings.Index(p, "Recurring critique") {
+				t.Error("the plan should come before the meta-review")
+			}
+			bare := tt.render(research.Context{})
+			containsAll(t, bare, goal)
+			containsNone(t, bare, noContext...)
+			// Only the critiques, without feedback, still say what recurs.
+			only := tt.render(research.Context{MetaReview: &research.MetaReview{Round: 1, Critiques: []string{"too vague"}}})
+			containsAll(t, only, "Recurring critique from the last round: too vague.")
+			containsNone(t, only, "Meta-review feedback")
+		})
 	}
 }
 
@@ -38,29 +132,61 @@ func TestGenerate(t *testing.T) {
 		{
 			name: "default strategy, no focus",
 			req:  research.GenerateRequest{Goal: goal},
-			want: []string{goal, "Strategy: " + DefaultStrategy, "ONE", `"testable_predictions"`},
-			not:  []string{"refined", "newest focus"},
+			want: []string{goal, "Strategy: literature exploration.", "ONE", `"testable_predictions"`},
+			not:  []string{"refined", "newest focus", "Recurring critique"},
 		},
 		{
-			name: "focus and strategy",
-			req: research.GenerateRequest{
-				Goal:     goal,
-				Focus:    []string{"consider microglia", "only in vivo evidence"},
-				Strategy: "analogy",
-			},
-			want: []string{goal, "- consider microglia\n- only in vivo evidence", "the last one matters most", "Strategy: analogy", "addresses the newest focus"},
+			name: "focus in the request",
+			req:  research.GenerateRequest{Goal: goal, Focus: []string{"consider microglia", "only in vivo evidence"}, Strategy: "analogy"},
+			want: []string{goal, "- consider microglia\n- only in vivo evidence", "the last one matters most", "Strategy: analogy.", "addresses the newest focus"},
+		},
+		{
+			name: "focus in the context",
+			req:  research.GenerateRequest{Goal: goal, Context: research.Context{Focus: []string{"consider microglia"}}},
+			want: []string{"- consider microglia", "addresses the newest focus"},
+		},
+		{
+			name: "debate",
+			req:  research.GenerateRequest{Goal: goal, Strategy: research.StrategyDebate},
+			want: []string{"Strategy: simulated scientific debate.", "several experts", "converge"},
+		},
+		{
+			name: "assumptions",
+			req:  research.GenerateRequest{Goal: goal, Strategy: research.StrategyAssumptions},
+			want: []string{"Strategy: iterative assumption identification.", "List the assumptions a testable hypothesis", "build one hypothesis on the"},
+		},
+		{
+			name: "feedback with a meta-review",
+			req:  research.GenerateRequest{Goal: goal, Strategy: research.StrategyFeedback, Context: research.Context{MetaReview: meta}},
+			want: []string{"Strategy: research expansion from feedback.", "which critique it answers", "Recurring critique from the last round: the proposed mediator", "avoids the recurring critique"},
+			not:  []string{"no meta-review yet"},
+		},
+		{
+			name: "feedback before any meta-review",
+			req:  research.GenerateRequest{Goal: goal, Strategy: research.StrategyFeedback},
+			want: []string{"There is no meta-review yet"},
+		},
+		{
+			name: "plan",
+			req:  research.GenerateRequest{Goal: goal, Context: research.Context{Plan: plan}},
+			want: []string{"Evaluation criteria:\n- predicts a measurable change", "does well on its evaluation criteria"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Generate(tt.req)
 			containsAll(t, p, tt.want...)
-			for _, n := range tt.not {
-				if strings.Contains(p, n) {
-					t.Errorf("prompt contains %q but should not:\n%s", n, p)
-				}
-			}
+			containsNone(t, p, tt.not...)
 		})
+	}
+	// Every strategy has a method of its own.
+	for _, s := range research.Strategies {
+		if _, ok := strategyMethods[s]; !ok {
+			t.Errorf("strategy %s has no method", s)
+		}
+		if _, ok := strategyNames[s]; !ok {
+			t.Errorf("strategy %s has no name", s)
+		}
 	}
 }
 
@@ -71,21 +197,132 @@ func TestReviewNamesTypeAndWhatItChecks(t *testing.T) {
 			if !ok {
 				t.Fatalf("no description of what a %s review checks", typ)
 			}
-			p := Review(goal, typ, hyp)
-			containsAll(t, p, goal, "Review type: "+typ, checks, hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `"verdict"`)
+			p := Review(research.ReviewRequest{Goal: goal, Type: typ, Hypothesis: hyp})
+			containsAll(t, p, goal, "Review type: "+typ, checks, hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `"verdict"`, "safety score below 3")
+			if typ == research.ReviewDeepVerification {
+				containsAll(t, p, `"assumptions":{`, `"holds","doubtful","fails"`, "decomposes the hypothesis into the assumptions")
+			} else {
+				containsNone(t, p, `"assumptions"`)
+			}
 		})
 	}
-	containsAll(t, Review(goal, "unknown", hyp), "Review type: unknown", "as a whole")
+	containsAll(t, Review(research.ReviewRequest{Goal: goal, Type: "unknown", Hypothesis: hyp}), "Review type: unknown", "as a whole")
 }
 
 func TestCompare(t *testing.T) {
-	b := hyp
-	b.ID, b.Title, b.Statement = "h-9", "Synaptic tau release", "Neurons release free tau at synapses."
-	p := Compare(goal, hyp, b)
-	containsAll(t, p, goal, "Hypothesis A (h-7): Tau seeding via exosomes", "Hypothesis B (h-9): Synaptic tau release", b.Statement, `"winner" is "A" or "B"`)
+	p := Compare(goal, hyp, hyp2)
+	containsAll(t, p, goal, "Hypothesis A (h-7): Tau seeding via exosomes", "Hypothesis B (h-9): Synaptic tau release", hyp2.Statement, `"winner" is "A" or "B"`)
 	if strings.Index(p, "Hypothesis A") > strings.Index(p, "Hypothesis B") {
 		t.Error("A should come before B")
 	}
+}
+
+func TestDebateSpeaker(t *testing.T) {
+	var got []string
+	for turn := 1; turn <= 5; turn++ {
+		got = append(got, DebateSpeaker(turn, 5))
+	}
+	if want := []string{"A", "B", "A", "B", "judge"}; !slices.Equal(got, want) {
+		t.Errorf("speakers of a 5-turn debate = %q, want %q", got, want)
+	}
+}
+
+func TestDebate(t *testing.T) {
+	transcript := []research.DebateTurn{
+		{Turn: 1, Speaker: "A", Argument: "Exosomes are found in CSF."},
+		{Turn: 2, Speaker: "B", Argument: "Free tau is far more abundant."},
+	}
+	tests := []struct {
+		name string
+		req  research.DebateRequest
+		want []string
+		not  []string
+	}{
+		{
+			name: "opening turn",
+			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Turn: 1, Turns: 3},
+			want: []string{"You are advocate A", "advocate B argues for hypothesis B", "Hypothesis A (h-7): Tau seeding", "Hypothesis B (h-9): Synaptic tau", "opens with this turn", "This is turn 1 of 3", "better than hypothesis B", `"argument"`},
+			not:  []string{`"winner"`, "Turn 1, advocate A"},
+		},
+		{
+			name: "B answers",
+			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript[:1], Turn: 2, Turns: 4},
+			want: []string{"You are advocate B", "Turn 1, advocate A: Exosomes are found in CSF.", "This is turn 2 of 4", "answer advocate A's last point"},
+			not:  []string{`"winner"`},
+		},
+		{
+			name: "judge",
+			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript, Turn: 3, Turns: 3},
+			want: []string{"You are the judge", "Turn 1, advocate A: Exosomes", "Turn 2, advocate B: Free tau", "the last turn (3 of 3)", `"winner" is "A" or "B"`, `"reasoning"`},
+			not:  []string{"You are advocate"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Debate(tt.req)
+			containsAll(t, p, goal)
+			containsAll(t, p, tt.want...)
+			containsNone(t, p, tt.not...)
+		})
+	}
+}
+
+func TestEvolve(t *testing.T) {
+	for _, kind := range research.EvolutionKinds {
+		t.Run(kind, func(t *testing.T) {
+			method, ok := evolutionMethods[kind]
+			if !ok {
+				t.Fatalf("evolution kind %s has no method", kind)
+			}
+			p := Evolve(research.EvolveRequest{Goal: goal, Kind: kind, Parents: []research.Hypothesis{hyp, hyp2}})
+			containsAll(t, p, goal, "Evolution: "+EvolutionName(kind)+".", method,
+				"Parent 1, hypothesis h-7: Tau seeding via exosomes", "Parent 2, hypothesis h-9: Synaptic tau release",
+				hyp.Predictions[0], "what you took from which parent", `"testable_predictions"`)
+		})
+	}
+	containsAll(t, Evolve(research.EvolveRequest{Goal: goal, Kind: "mutation", Parents: []research.Hypothesis{hyp}}), "Evolution: mutation.", "as the kind's name suggests")
+}
+
+func TestPlan(t *testing.T) {
+	p := Plan(research.PlanRequest{Goal: goal})
+	containsAll(t, p, "supervisor", goal, "preferences", "constraints", "evaluation_criteria", "3 to 5", "at most 200 characters", `"summary"`)
+}
+
+func TestMetaReview(t *testing.T) {
+	req := research.MetaReviewRequest{
+		Goal:  goal,
+		Round: 4,
+		Reviews: []research.Review{
+			{HypothesisID: "h-7", Type: "full", Verdict: "revise", Critique: "The main weakness is that\nthe mediator is unseen."},
+			{HypothesisID: "h-9", Type: "deep_verification", Verdict: "reject", Critique: "Weak.", Assumptions: []research.Assumption{
+				{Text: "tau is released at synapses", Verdict: "holds"},
+				{Text: "release depends on activity", Verdict: "fails"},
+			}},
+		},
+		Debates: []research.Debate{{A: "h-7", B: "h-9", Turns: make([]research.DebateTurn, 3), Winner: "h-9", Reasoning: "B is testable."}},
+	}
+	p := MetaReview(req)
+	containsAll(t, p, goal, "round 4", "Reviews (2):", "- h-7 (full review, revise): The main weakness is that the mediator is unseen.",
+		"Failed assumptions: release depends on activity.", "Debates (1):", "- h-7 vs h-9, 3 turns, won by h-9: B is testable.",
+		"most frequent first", "generation agent", "reflection agent", `"feedback"`)
+	containsNone(t, p, "tau is released at synapses")
+	containsAll(t, MetaReview(research.MetaReviewRequest{Goal: goal, Round: 1}), "Reviews (0):\n(none)", "Debates (0):\n(none)")
+}
+
+func TestOverview(t *testing.T) {
+	req := research.OverviewRequest{
+		Goal:       goal,
+		Top:        []research.Hypothesis{hyp, hyp2},
+		Clusters:   [][]string{{"h-7"}, {"h-9", "h-11"}},
+		MetaReview: meta,
+	}
+	p := Overview(req)
+	containsAll(t, p, goal, "1. Hypothesis h-7: Tau seeding", "2. Hypothesis h-9: Synaptic tau", hyp2.Predictions[0],
+		"- cluster 1: h-7\n- cluster 2: h-9, h-11", "Recurring critique from the last round: the proposed mediator",
+		"one theme per cluster", "open questions", `"suggested_experiments"`)
+	bare := Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp}})
+	containsAll(t, bare, "Clusters of related hypotheses:\n(none)")
+	containsNone(t, bare, "Recurring critique")
 }
 
 func TestSchemas(t *testing.T) {
@@ -94,9 +331,15 @@ func TestSchemas(t *testing.T) {
 		schema   json.RawMessage
 		required []string
 	}{
+		{"plan", PlanSchema, []string{"preferences", "constraints", "evaluation_criteria", "summary"}},
 		{"hypothesis", HypothesisSchema, []string{"title", "statement", "rationale", "testable_predictions"}},
 		{"review", ReviewSchema, []string{"scores", "critique", "verdict"}},
+		{"deep verification", DeepVerificationSchema, []string{"scores", "critique", "verdict", "assumptions"}},
 		{"comparison", ComparisonSchema, []string{"winner", "reasoning"}},
+		{"advocate", AdvocateSchema, []string{"argument"}},
+		{"judgement", JudgementSchema, []string{"argument", "winner", "reasoning"}},
+		{"meta-review", MetaReviewSchema, []string{"critiques", "strengths", "feedback"}},
+		{"overview", OverviewSchema, []string{"summary", "themes", "open_questions", "suggested_experiments"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +357,9 @@ func TestSchemas(t *testing.T) {
 			if !slices.Equal(s.Required, tt.required) {
 				t.Errorf("required = %q, want %q", s.Required, tt.required)
 			}
+			if len(s.Properties) != len(tt.required) {
+				t.Errorf("%d properties, want %d (every property is required)", len(s.Properties), len(tt.required))
+			}
 			for _, f := range tt.required {
 				if _, ok := s.Properties[f]; !ok {
 					t.Errorf("required field %q has no property", f)
@@ -122,25 +368,43 @@ func TestSchemas(t *testing.T) {
 		})
 	}
 
-	// The nested scores object must require all four marks, and the verdict enum must be
-	// research.Verdicts, or the schema and ParseReview would disagree.
-	var r struct {
-		Properties struct {
-			Scores struct {
-				Required []string `json:"required"`
-			} `json:"scores"`
-			Verdict struct {
-				Enum []string `json:"enum"`
-			} `json:"verdict"`
-		} `json:"properties"`
+	// The nested scores object must require all four marks, and the verdict enums must be
+	// research.Verdicts and research.AssumptionVerdicts, or the schemas and ParseReview
+	// would disagree.
+	for _, schema := range []json.RawMessage{ReviewSchema, DeepVerificationSchema} {
+		var r struct {
+			Properties struct {
+				Scores struct {
+					Required []string `json:"required"`
+				} `json:"scores"`
+				Verdict struct {
+					Enum []string `json:"enum"`
+				} `json:"verdict"`
+				Assumptions *struct {
+					Items struct {
+						Properties struct {
+							Verdict struct {
+								Enum []string `json:"enum"`
+							} `json:"verdict"`
+						} `json:"properties"`
+					} `json:"items"`
+				} `json:"assumptions"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(schema, &r); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"novelty", "plausibility", "testability", "safety"}; !slices.Equal(r.Properties.Scores.Required, want) {
+			t.Errorf("scores.required = %q, want %q", r.Properties.Scores.Required, want)
+		}
+		if !slices.Equal(r.Properties.Verdict.Enum, research.Verdicts) {
+			t.Errorf("verdict enum = %q, want %q", r.Properties.Verdict.Enum, research.Verdicts)
+		}
+		if a := r.Properties.Assumptions; a != nil && !slices.Equal(a.Items.Properties.Verdict.Enum, research.AssumptionVerdicts) {
+			t.Errorf("assumption verdict enum = %q, want %q", a.Items.Properties.Verdict.Enum, research.AssumptionVerdicts)
+		}
 	}
-	if err := json.Unmarshal(ReviewSchema, &r); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"novelty", "plausibility", "testability", "safety"}; !slices.Equal(r.Properties.Scores.Required, want) {
-		t.Errorf("scores.required = %q, want %q", r.Properties.Scores.Required, want)
-	}
-	if !slices.Equal(r.Properties.Verdict.Enum, research.Verdicts) {
-		t.Errorf("verdict enum = %q, want %q", r.Properties.Verdict.Enum, research.Verdicts)
+	if string(ReviewSchemaFor(research.ReviewDeepVerification)) != string(DeepVerificationSchema) || string(ReviewSchemaFor(research.ReviewFull)) != string(ReviewSchema) {
+		t.Error("ReviewSchemaFor picks the wrong schema")
 	}
 }

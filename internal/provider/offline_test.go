@@ -48,6 +48,8 @@ func TestDeterminism(t *testing.T) {
 		name string
 		turn func(turnID string) (any, error)
 	}{
+		// Every answer is the same on a retry; all but the plan (which follows from the
+		// goal alone) also differ between turns.
 		{"generate", func(id string) (any, error) {
 			h, _, err := o.Generate(ctx, genReq(id))
 			return h, err
@@ -59,6 +61,26 @@ func TestDeterminism(t *testing.T) {
 		{"compare", func(id string) (any, error) {
 			c, _, err := o.Compare(ctx, research.CompareRequest{TurnID: id, Goal: goal, A: a, B: b, Seed: 42})
 			return c, err
+		}},
+		{"plan", func(id string) (any, error) {
+			p, _, err := o.Plan(ctx, research.PlanRequest{TurnID: id, Goal: goal, Seed: 42})
+			return p, err
+		}},
+		{"debate turn", func(id string) (any, error) {
+			d, _, err := o.Debate(ctx, research.DebateRequest{TurnID: id, Goal: goal, A: a, B: b, Turn: 1, Turns: 3, Seed: 42})
+			return d, err
+		}},
+		{"debate verdict", func(id string) (any, error) {
+			d, _, err := o.Debate(ctx, research.DebateRequest{TurnID: id, Goal: goal, A: a, B: b, Turn: 3, Turns: 3, Seed: 42})
+			return d, err
+		}},
+		{"evolve", func(id string) (any, error) {
+			h, _, err := o.Evolve(ctx, research.EvolveRequest{TurnID: id, HypothesisID: "e-1", Goal: goal, Kind: research.EvolveInspiration, Parents: []research.Hypothesis{a, b}, Seed: 42})
+			return h, err
+		}},
+		{"overview", func(id string) (any, error) {
+			ov, _, err := o.Overview(ctx, research.OverviewRequest{TurnID: id, Goal: goal, Top: []research.Hypothesis{a}, Seed: 42})
+			return ov, err
 		}},
 	}
 	for _, tt := range tests {
@@ -77,6 +99,9 @@ func TestDeterminism(t *testing.T) {
 			first := answer("turn-1")
 			if again := answer("turn-1"); again != first {
 				t.Errorf("same turn, different answers:\n%s\n%s", first, again)
+			}
+			if tt.name == "plan" {
+				return
 			}
 			// A comparison has few possible answers, so look for a difference over several turns.
 			differs := false
@@ -174,13 +199,20 @@ func TestReview(t *testing.T) {
 		}
 		want := "reject"
 		switch o := r.Scores.Overall(); {
+		case r.Scores.Safety < 3: // unsafe: rejected whatever its other marks
 		case o >= 6.5:
 			want = "accept"
 		case o >= 4:
 			want = "revise"
 		}
 		if r.Verdict != want {
-			t.Errorf("overall %.2f gave verdict %s, want %s", r.Scores.Overall(), r.Verdict, want)
+			t.Errorf("overall %.2f (safety %.1f) gave verdict %s, want %s", r.Scores.Overall(), r.Scores.Safety, r.Verdict, want)
+		}
+		if !strings.Contains(r.Critique, "main strength is that") || !strings.Contains(r.Critique, "main weakness is that") {
+			t.Errorf("critique names no strength or weakness: %s", r.Critique)
+		}
+		if (typ == research.ReviewDeepVerification) != (len(r.Assumptions) > 0) {
+			t.Errorf("%s review has %d assumptions", typ, len(r.Assumptions))
 		}
 		plausibility[i] = r.Scores.Plausibility
 	}
@@ -268,6 +300,20 @@ func TestQualityWithoutLatent(t *testing.T) {
 	}
 }
 
+// everyTurn runs one turn of every agent and returns their errors.
+func everyTurn(o *Offline, ctx context.Context, id string, h research.Hypothesis) []error {
+	_, _, errG := o.Generate(ctx, research.GenerateRequest{TurnID: id, Goal: goal})
+	_, _, errR := o.Review(ctx, research.ReviewRequest{TurnID: id, Type: research.ReviewDeepVerification, Hypothesis: h})
+	_, _, errC := o.Compare(ctx, research.CompareRequest{TurnID: id, A: h, B: h})
+	_, _, errP := o.Plan(ctx, research.PlanRequest{TurnID: id, Goal: goal})
+	_, _, errD := o.Debate(ctx, research.DebateRequest{TurnID: id, A: h, B: h, Turn: 1, Turns: 3})
+	_, _, errJ := o.Debate(ctx, research.DebateRequest{TurnID: id, A: h, B: h, Turn: 3, Turns: 3})
+	_, _, errE := o.Evolve(ctx, research.EvolveRequest{TurnID: id, Goal: goal, Kind: research.EvolveGrounding, Parents: []research.Hypothesis{h}})
+	_, _, errM := o.MetaReview(ctx, research.MetaReviewRequest{TurnID: id, Goal: goal})
+	_, _, errO := o.Overview(ctx, research.OverviewRequest{TurnID: id, Goal: goal, Top: []research.Hypothesis{h}})
+	return []error{errG, errR, errC, errP, errD, errJ, errE, errM, errO}
+}
+
 func TestErrorRate(t *testing.T) {
 	h := research.Hypothesis{ID: "h", Title: "t", Statement: "s", Predictions: []string{"p"}}
 	tests := []struct {
@@ -282,10 +328,7 @@ func TestErrorRate(t *testing.T) {
 		ctx := context.Background()
 		for i := range 50 {
 			id := fmt.Sprint(i)
-			_, _, errG := o.Generate(ctx, research.GenerateRequest{TurnID: id, Goal: goal})
-			_, _, errR := o.Review(ctx, research.ReviewRequest{TurnID: id, Type: research.ReviewInitial, Hypothesis: h})
-			_, _, errC := o.Compare(ctx, research.CompareRequest{TurnID: id, A: h, B: h})
-			for _, err := range []error{errG, errR, errC} {
+			for _, err := range everyTurn(&o, ctx, id, h) {
 				if tt.wantFail != errors.Is(err, ErrSimulated) {
 					t.Fatalf("ErrorRate %v: error %v", tt.rate, err)
 				}
@@ -303,10 +346,7 @@ func TestLatencyHonoursCancelledContext(t *testing.T) {
 	h := research.Hypothesis{ID: "h", Title: "t", Statement: "s", Predictions: []string{"p"}}
 	for _, latency := range []time.Duration{0, time.Hour} {
 		o := Offline{Latency: latency}
-		_, _, errG := o.Generate(ctx, research.GenerateRequest{TurnID: "t", Goal: goal})
-		_, _, errR := o.Review(ctx, research.ReviewRequest{TurnID: "t", Hypothesis: h})
-		_, _, errC := o.Compare(ctx, research.CompareRequest{TurnID: "t", A: h, B: h})
-		for _, err := range []error{errG, errR, errC} {
+		for _, err := range everyTurn(&o, ctx, "t", h) {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("Latency %v with a cancelled context: error %v, want context.Canceled", latency, err)
 			}

@@ -24,9 +24,10 @@ type hypothesisAnswer struct {
 }
 
 type reviewAnswer struct {
-	Scores   research.Scores `json:"scores"`
-	Critique string          `json:"critique"`
-	Verdict  string          `json:"verdict"`
+	Scores      research.Scores       `json:"scores"`
+	Critique    string                `json:"critique"`
+	Verdict     string                `json:"verdict"`
+	Assumptions []research.Assumption `json:"assumptions,omitempty"`
 }
 
 type comparisonAnswer struct {
@@ -79,12 +80,45 @@ var (
 		"the key experiment would take years to complete",
 		"the safety of the proposed intervention is unclear",
 	}
+	// remedies say what a hypothesis does to answer each weakness, which it recognises by
+	// a phrase; the first match wins.
+	remedies = []struct{ phrase, remedy string }{
+		{"mediator has not been observed directly", "names a mediator that can be measured directly"},
+		{"do not rule out a simpler explanation", "includes a prediction that a simpler explanation would not make"},
+		{"too small to detect", "predicts an effect large enough to detect with standard assays"},
+		{"confounding by the experimental context", "controls for the experimental context with a matched design"},
+		{"assumption that has not been tested", "builds only on assumptions that have been tested"},
+		{"would take years to complete", "proposes a decisive experiment that takes months, not years"},
+		{"safety of the proposed intervention", "uses an intervention whose safety is established"},
+		{"key assumption fails", "rests on assumptions that survive deep verification"},
+		{"safety concern", "avoids any intervention that could cause harm"},
+	}
 	strengths = []string{
 		"makes sharper, more falsifiable predictions",
 		"rests on a better-supported mechanism",
 		"addresses the goal more directly",
 		"could be tested sooner and more cheaply",
 	}
+	reviewStrengths = []string{
+		"it names a concrete, measurable mediator",
+		"its predictions are falsifiable",
+		"it addresses the goal directly",
+		"it builds on established mechanisms",
+		"it can be tested with standard assays",
+	}
+	experts = []string{
+		"molecular biologist", "clinician", "systems biologist", "biochemist", "epidemiologist",
+		"computational modeller", "pharmacologist", "geneticist", "physiologist",
+	}
+	safetyConcerns = []string{
+		"the proposed intervention could harm people if applied outside a controlled study",
+		"the experiment would require handling a dangerous agent without adequate containment",
+		"the results could be misused to cause harm (dual use)",
+		"the protocol would expose participants to risk without clear consent",
+	}
+	holdNotes  = []string{"consistent with published observations", "supported by several independent lines of evidence", "follows from well-established biology"}
+	doubtNotes = []string{"supported only indirectly", "the evidence is mixed", "not yet tested in the relevant system"}
+	failNotes  = []string{"contradicted by reported observations", "the required effect size is implausible", "a known counterexample exists"}
 	// findings say, per review type, what the reviewer did; see prompt.Review.
 	findings = map[string]string{
 		research.ReviewInitial:          "on a first reading",
@@ -96,7 +130,9 @@ var (
 	}
 )
 
-// writeHypothesis writes the answer a generation agent would give.
+// writeHypothesis writes the answer a generation agent would give. The rationale says how
+// the strategy produced the hypothesis; the context shows: the newest focus in the
+// statement, a plan criterion and the scientist's newest feedback in the rationale.
 func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAnswer {
 	ts := topics(req.Goal)
 	i := rng.IntN(len(ts))
@@ -109,20 +145,48 @@ func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAns
 		y = ts[j]
 	}
 	mech, effect, ctx, med := pick(rng, mechanisms), pick(rng, effects), pick(rng, contexts), pick(rng, mediators)
-	strategy := req.Strategy
-	if strategy == "" {
-		strategy = prompt.DefaultStrategy
-	}
+	reason := fmt.Sprintf(pick(rng, reasons), x, y, mech, med)
 
 	a := hypothesisAnswer{
-		Title: truncate(capitalise(fmt.Sprintf("%s %s %s %s", mech, effect, x, ctx)), 100),
+		Title: truncate(capitalise(fmt.Sprintf("%s %s %s %s", mech, effect, x, ctx)), prompt.MaxTitleLength),
 		Statement: fmt.Sprintf("We hypothesise that %s, mediated by %s %s, %s %s %s, and that this in turn shapes %s.",
 			mech, article(med), med, effect, x, ctx, y),
-		Rationale: fmt.Sprintf("Following the %s strategy: ", strategy) +
-			fmt.Sprintf(pick(rng, reasons), x, y, mech, med) + ".",
 	}
-	if f := newestFocus(req.Focus); f != "" {
+	switch req.Strategy {
+	case research.StrategyLiterature, "":
+		a.Rationale = "Literature exploration: " + reason + "."
+	case research.StrategyDebate:
+		e := rng.Perm(len(experts))
+		a.Rationale = fmt.Sprintf("Outcome of a simulated debate among %s %s, %s %s and %s %s. The %s proposed that %s %s %s; the %s objected that %s; the %s answered that %s %s would explain both, and the panel converged on it as the link to test first.",
+			article(experts[e[0]]), experts[e[0]], article(experts[e[1]]), experts[e[1]], article(experts[e[2]]), experts[e[2]],
+			experts[e[0]], mech, effect, x, experts[e[1]], pick(rng, weaknesses), experts[e[2]], article(med), med)
+	case research.StrategyAssumptions:
+		a.Rationale = fmt.Sprintf("Built by iterative assumption identification on three assumptions, each plausible on its own: (1) %s operates %s; (2) %s %s is present where %s is observed; (3) a change in the %s precedes the change in %s. Together they imply the hypothesis.",
+			mech, ctx, article(med), med, x, med, y)
+	case research.StrategyFeedback:
+		if m := req.Context.MetaReview; m != nil && len(m.Critiques) > 0 {
+			critique := trimDot(stripCount(m.Critiques[0]))
+			a.Rationale = fmt.Sprintf("Expansion from the meta-review's feedback: the recurring critique of round %d was that %s, so this hypothesis is built to answer it: it %s. ",
+				m.Round, lowerFirst(critique), remedy(critique)) + capitalise(reason) + "."
+		} else {
+			a.Rationale = "Expansion from feedback: there is no meta-review yet, so it builds on the scientist's feedback and the plan. " + capitalise(reason) + "."
+		}
+	default:
+		a.Rationale = fmt.Sprintf("Following the %s strategy: ", req.Strategy) + reason + "."
+	}
+
+	focus := req.Focus
+	if len(focus) == 0 {
+		focus = req.Context.Focus
+	}
+	if f := newestFocus(focus); f != "" {
 		a.Statement += fmt.Sprintf(" This addresses the scientist's newest focus: %s.", strings.TrimRight(f, "."))
+	}
+	if p := req.Context.Plan; p != nil && len(p.Criteria) > 0 {
+		a.Rationale += fmt.Sprintf(" It is designed to meet the plan's criterion: %s.", strings.TrimRight(lowerFirst(pick(rng, p.Criteria)), "."))
+	}
+	if f := newestFocus(req.Context.Feedback); f != "" {
+		a.Rationale += " " + followFeedback(f)
 	}
 	n := 2 + rng.IntN(3) // 2 to 4 predictions, all different
 	for _, i := range rng.Perm(len(predictions))[:n] {
@@ -131,18 +195,92 @@ func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAns
 	return a
 }
 
-// writeReview writes the answer a reflection agent would give on a hypothesis of quality q.
-// Each mark is the quality on a 0–10 scale plus the reviewer's noise; plausibility tracks
-// the truth most closely and safety least, since most hypotheses are safe to test.
-func writeReview(rng *rand.Rand, reviewType string, q float64) reviewAnswer {
+// followFeedback says how a hypothesis follows the scientist's feedback, which reads
+// "toward: ..." or "away from: ...".
+func followFeedback(f string) string {
+	lower := strings.ToLower(f)
+	switch {
+	case strings.HasPrefix(lower, "toward:"):
+		return fmt.Sprintf("It moves toward %s, as the scientist asked.", strings.TrimRight(strings.TrimSpace(f[len("toward:"):]), "."))
+	case strings.HasPrefix(lower, "away from:"):
+		return fmt.Sprintf("It steers away from %s, as the scientist asked.", strings.TrimRight(strings.TrimSpace(f[len("away from:"):]), "."))
+	}
+	return fmt.Sprintf("It takes the scientist's feedback into account: %s.", strings.TrimRight(f, "."))
+}
+
+// remedy says what a hypothesis does about a critique: the fix for one of the simulator's
+// own weaknesses, or a general one.
+func remedy(critique string) string {
+	lower := strings.ToLower(critique)
+	for _, r := range remedies {
+		if strings.Contains(lower, r.phrase) {
+			return r.remedy
+		}
+	}
+	return "names a mediator that can be measured directly and a decisive experiment that a simpler explanation would fail"
+}
+
+// unsafeRate is the share of hypotheses every review finds unsafe.
+const unsafeRate = 0.03
+
+// safetyFlag says whether a hypothesis is one of the unsafe few, and if so its safety mark
+// (below 3) and the concern. It depends only on the session seed and the hypothesis id (or
+// statement, for one without an id), so every review of a hypothesis agrees.
+func safetyFlag(seed int64, h research.Hypothesis) (score float64, concern string, unsafe bool) {
+	key := h.ID
+	if key == "" {
+		key = h.Statement
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), hash("safety:"+key)))
+	if r.Float64() >= unsafeRate {
+		return 0, "", false
+	}
+	return mark(0.5 + 2*r.Float64()), pick(r, safetyConcerns), true
+}
+
+// writeReview writes the answer a reflection agent would give. Each mark is the quality
+// on a 0–10 scale plus the reviewer's noise; plausibility tracks the truth most closely
+// and safety least, since most hypotheses are safe to test. A deep verification lists
+// 3 to 5 assumptions, and each one that is doubtful or fails costs plausibility.
+func writeReview(rng *rand.Rand, req research.ReviewRequest) reviewAnswer {
+	q := quality(req.Hypothesis)
 	s := research.Scores{
 		Novelty:      mark(5 + 1.2*q + 1.2*rng.NormFloat64()),
-		Plausibility: mark(5 + 1.5*q + rng.NormFloat64()),
+		Plausibility: 5 + 1.5*q + rng.NormFloat64(),
 		Testability:  mark(5.5 + 1.2*q + rng.NormFloat64()),
-		Safety:       mark(8 + 0.5*q + 0.8*rng.NormFloat64()),
+		// Safe hypotheses never fall below 4, so only the unsafe few meet a standard floor.
+		Safety: mark(max(4, 8+0.5*q+0.8*rng.NormFloat64())),
 	}
+	// Reviewers keep returning to the same few weaknesses: favour the first in the list.
+	weakness := weaknesses[min(rng.IntN(len(weaknesses)), rng.IntN(len(weaknesses)))]
+	strength := pick(rng, reviewStrengths)
+
+	var as []research.Assumption
+	var failed *research.Assumption
+	if req.Type == research.ReviewDeepVerification {
+		as = writeAssumptions(rng, req.Hypothesis, q)
+		for i, a := range as {
+			switch a.Verdict {
+			case "fails":
+				s.Plausibility -= 0.7
+				if failed == nil {
+					failed = &as[i]
+				}
+			case "doubtful":
+				s.Plausibility -= 0.2
+			}
+		}
+	}
+	s.Plausibility = mark(s.Plausibility)
+	safetyScore, concern, unsafe := safetyFlag(req.Seed, req.Hypothesis)
+	if unsafe {
+		s.Safety = safetyScore
+	}
+
 	var verdict, judgement string
 	switch o := s.Overall(); {
+	case unsafe:
+		verdict, judgement = "reject", "the hypothesis should not be pursued as proposed"
 	case o >= 6.5:
 		verdict, judgement = "accept", "the hypothesis holds up and is ready to test"
 	case o >= 4:
@@ -150,19 +288,56 @@ func writeReview(rng *rand.Rand, reviewType string, q float64) reviewAnswer {
 	default:
 		verdict, judgement = "reject", "the hypothesis is unlikely to hold"
 	}
-	how, ok := findings[reviewType]
+	how, ok := findings[req.Type]
 	if !ok {
 		how = "taken as a whole"
 	}
-	name := strings.ReplaceAll(reviewType, "_", " ")
+	name := strings.ReplaceAll(req.Type, "_", " ")
 	if name == "" {
 		name = "general"
 	}
-	return reviewAnswer{
-		Scores:   s,
-		Critique: fmt.Sprintf("%s review: %s, %s. The main weakness is that %s.", capitalise(name), how, judgement, pick(rng, weaknesses)),
-		Verdict:  verdict,
+	critique := fmt.Sprintf("%s review: %s, %s. Its main strength is that %s. The main weakness is that %s.",
+		capitalise(name), how, judgement, strength, weakness)
+	if failed != nil {
+		critique += fmt.Sprintf(" An assumption fails: %s (%s).", lowerFirst(failed.Text), failed.Note)
 	}
+	if unsafe {
+		critique += fmt.Sprintf(" Safety concern: %s.", concern)
+	}
+	return reviewAnswer{Scores: s, Critique: critique, Verdict: verdict, Assumptions: as}
+}
+
+// writeAssumptions decomposes a hypothesis of quality q into 3 to 5 assumptions and checks
+// each: the lower q, the more fail.
+func writeAssumptions(rng *rand.Rand, h research.Hypothesis, q float64) []research.Assumption {
+	title := strings.TrimRight(lowerFirst(h.Title), ".")
+	prediction := "its first prediction holds"
+	if len(h.Predictions) > 0 {
+		prediction = strings.TrimRight(lowerFirst(h.Predictions[0]), ".")
+	}
+	templates := []string{
+		fmt.Sprintf("the mechanism behind %q operates in the system the goal is about", title),
+		"the effect is large enough to measure with current assays",
+		"the causal direction is as stated, not the reverse",
+		fmt.Sprintf("no simpler explanation predicts that %s", prediction),
+		"the proposed intervention acts on its target without off-target effects",
+		"the experimental conditions reflect those of the research goal",
+	}
+	n := 3 + rng.IntN(3)
+	as := make([]research.Assumption, 0, n)
+	for _, i := range rng.Perm(len(templates))[:n] {
+		a := research.Assumption{Text: capitalise(templates[i])}
+		switch x := q + rng.NormFloat64(); {
+		case x < -1:
+			a.Verdict, a.Note = "fails", pick(rng, failNotes)
+		case x < 0:
+			a.Verdict, a.Note = "doubtful", pick(rng, doubtNotes)
+		default:
+			a.Verdict, a.Note = "holds", pick(rng, holdNotes)
+		}
+		as = append(as, a)
+	}
+	return as
 }
 
 // writeComparison writes the answer a ranking agent would give once it has decided.
@@ -243,8 +418,22 @@ func isCapitalised(w string) bool {
 }
 
 func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// lowerFirst lower-cases a sentence's first letter to continue a sentence with it, unless
+// the first word is an acronym or a name ("DNA", "McCarthy").
+func lowerFirst(s string) string {
+	first, _, _ := strings.Cut(s, " ")
+	if !isCapitalised(strings.TrimFunc(first, func(r rune) bool { return !unicode.IsLetter(r) })) {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
 }
 
 func article(noun string) string {

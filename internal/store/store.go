@@ -7,14 +7,19 @@
 //	<root>/<session id>/turns/<turn id>.json
 //	<root>/<session id>/checkpoints/000001.json
 //	<root>/<session id>/events.jsonl
-//	<root>/<session id>/report.md
+//	<root>/<session id>/plan.json
+//	<root>/<session id>/debates/<debate id>.json
+//	<root>/<session id>/metareviews/0001.json
+//	<root>/<session id>/overview.json
+//	<root>/<session id>/report.md, and other report artefacts (PutFile)
 //
 // Ids may hold any character; each is escaped into a single file name.
 //
 // Every write is atomic: a crash leaves the old file or the new one, never a torn one.
-// Hypotheses, reviews, turns and checkpoints are written once: activities are retried, and
-// a retry must never change what an earlier attempt stored, so a second Put of the same
-// key keeps the first record and returns nil.
+// Hypotheses, reviews, turns, checkpoints, the plan, meta-reviews and the overview are
+// written once: activities are retried, and a retry must never change what an earlier
+// attempt stored, so a second Put of the same key keeps the first record and returns nil.
+// A debate's transcript grows turn by turn, so it is replaced; so are the report artefacts.
 //
 // A Store is safe for concurrent use. Several processes may share a root, provided only
 // one of them writes a given session's checkpoints at a time, as a workflow ensures.
@@ -47,6 +52,10 @@ const (
 	checkpointsDir = "checkpoints"
 	eventsFile     = "events.jsonl"
 	reportFile     = "report.md"
+	planFile       = "plan.json"
+	debatesDir     = "debates"
+	metaReviewsDir = "metareviews"
+	overviewFile   = "overview.json"
 )
 
 // Store is a directory of research sessions.
@@ -467,6 +476,186 @@ func (s *Store) PutReport(sessionID string, markdown []byte) (path string, err e
 	}
 	path = filepath.Join(dir, reportFile)
 	if err := writeFile(path, markdown, false); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// PutPlan stores the session's research plan. If the session already has one, PutPlan
+// keeps it and returns nil.
+func (s *Store) PutPlan(sessionID string, p research.Plan) error {
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return err
+	}
+	return putJSON(filepath.Join(dir, planFile), p, true)
+}
+
+// Plan returns the session's research plan. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Plan(sessionID string) (research.Plan, error) {
+	var p research.Plan
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return p, err
+	}
+	err = getJSON(filepath.Join(dir, planFile), &p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("store: session %q has no research plan: %w", sessionID, fs.ErrNotExist)
+	}
+	return p, err
+}
+
+// PutDebate stores a debate's transcript under its id, replacing any earlier version: a
+// debate grows by one turn at a time, and each version is written atomically.
+func (s *Store) PutDebate(sessionID, debateID string, d research.Debate) error {
+	path, err := s.path(sessionID, debatesDir, ".json", "debate id", debateID)
+	if err != nil {
+		return err
+	}
+	return putJSON(path, d, false)
+}
+
+// Debate returns a debate's transcript so far. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Debate(sessionID, debateID string) (research.Debate, error) {
+	var d research.Debate
+	path, err := s.path(sessionID, debatesDir, ".json", "debate id", debateID)
+	if err != nil {
+		return d, err
+	}
+	err = getJSON(path, &d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, fmt.Errorf("store: session %q has no debate %q: %w", sessionID, debateID, fs.ErrNotExist)
+	}
+	return d, err
+}
+
+// metaReviewName pads the round so that a directory listing sorts like the rounds.
+func metaReviewName(round int) string { return fmt.Sprintf("%04d.json", round) }
+
+// PutMetaReview stores the meta-review of round m.Round. If the session already holds
+// that round's meta-review, PutMetaReview keeps it and returns nil.
+func (s *Store) PutMetaReview(sessionID string, m research.MetaReview) error {
+	if m.Round < 0 {
+		return fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", m.Round)
+	}
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return err
+	}
+	return putJSON(filepath.Join(dir, metaReviewsDir, metaReviewName(m.Round)), m, true)
+}
+
+// MetaReview returns the meta-review of one round. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) MetaReview(sessionID string, round int) (research.MetaReview, error) {
+	var m research.MetaReview
+	if round < 0 {
+		return m, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
+	}
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return m, err
+	}
+	err = getJSON(filepath.Join(dir, metaReviewsDir, metaReviewName(round)), &m)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, fmt.Errorf("store: session %q has no meta-review of round %d: %w", sessionID, round, fs.ErrNotExist)
+	}
+	return m, err
+}
+
+// PutOverview stores the session's research overview. If the session already has one,
+// PutOverview keeps it and returns nil.
+func (s *Store) PutOverview(sessionID string, o research.Overview) error {
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return err
+	}
+	return putJSON(filepath.Join(dir, overviewFile), o, true)
+}
+
+// Overview returns the session's research overview. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Overview(sessionID string) (research.Overview, error) {
+	var o research.Overview
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return o, err
+	}
+	err = getJSON(filepath.Join(dir, overviewFile), &o)
+	if errors.Is(err, fs.ErrNotExist) {
+		return o, fmt.Errorf("store: session %q has no research overview: %w", sessionID, fs.ErrNotExist)
+	}
+	return o, err
+}
+
+// Checkpoints returns every checkpoint of the session, in the order of their numbers. A
+// session without checkpoints yields an empty list and no error.
+func (s *Store) Checkpoints(sessionID string) ([]session.Snapshot, error) {
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, checkpointsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	var seqs []int
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !allDigits(name) {
+			continue
+		}
+		if n, err := strconv.Atoi(name); err == nil {
+			seqs = append(seqs, n)
+		}
+	}
+	// Sort numbers, not names: past 999999 the padding no longer orders them.
+	slices.Sort(seqs)
+	snaps := make([]session.Snapshot, 0, len(seqs))
+	for _, n := range seqs {
+		snap, err := s.Checkpoint(sessionID, n)
+		if err != nil {
+			return nil, err
+		}
+		snaps = append(snaps, snap)
+	}
+	return snaps, nil
+}
+
+// reservedNames are the names of the store's own records in a session directory, which a
+// report artefact must not replace.
+var reservedNames = []string{
+	hypothesesDir, reviewsDir, turnsDir, checkpointsDir, eventsFile,
+	planFile, debatesDir, metaReviewsDir, overviewFile,
+}
+
+// PutFile writes a report artefact (report.json, elo.svg, ...) into the session's
+// directory, replacing any earlier version, and returns its absolute path. name must be
+// a plain file name: no directory, not hidden, and not one of the store's own records.
+func (s *Store) PutFile(sessionID, name string, data []byte) (path string, err error) {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "", fmt.Errorf("store: file name %q is not a file name; give one such as report.json", name)
+	case strings.ContainsAny(name, `/\`+"\x00") || filepath.Base(name) != name:
+		return "", fmt.Errorf("store: file name %q holds a path separator; give a plain file name such as report.json", name)
+	case strings.HasPrefix(name, "."):
+		return "", fmt.Errorf("store: file name %q starts with a dot; report files are not hidden", name)
+	case len(name) > maxName:
+		return "", fmt.Errorf("store: file name %.40q... is %d bytes; at most %d", name, len(name), maxName)
+	case slices.Contains(reservedNames, name):
+		return "", fmt.Errorf("store: %q is the store's own record; choose another name for a report file", name)
+	}
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return "", err
+	}
+	path = filepath.Join(dir, name)
+	if err := writeFile(path, data, false); err != nil {
 		return "", err
 	}
 	return path, nil

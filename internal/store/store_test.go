@@ -594,3 +594,163 @@ func BenchmarkPutHypothesis(b *testing.B) {
 		}
 	}
 }
+
+func TestPlanRoundTrip(t *testing.T) {
+	s := open(t)
+	if _, err := s.Plan("s"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Plan before PutPlan: err = %v, want fs.ErrNotExist", err)
+	}
+	first := research.Plan{Preferences: []string{"p"}, Constraints: []string{"c"}, Criteria: []string{"k"}, Summary: "first"}
+	second := first
+	second.Summary = "second"
+	for _, p := range []research.Plan{first, second} {
+		if err := s.PutPlan("s", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Plan("s")
+	if err != nil || !reflect.DeepEqual(got, first) {
+		t.Errorf("Plan = %+v, %v; want the first plan %+v (written once)", got, err, first)
+	}
+	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "plan.json")); err != nil {
+		t.Errorf("plan.json: %v", err)
+	}
+	noTemps(t, s.Root())
+}
+
+func TestDebateIsReplaced(t *testing.T) {
+	s := open(t)
+	if _, err := s.Debate("s", "d/1"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Debate before PutDebate: err = %v, want fs.ErrNotExist", err)
+	}
+	d := research.Debate{A: "h1", B: "h2"}
+	for i, speaker := range []string{"A", "B", "judge"} {
+		d.Turns = append(d.Turns, research.DebateTurn{Turn: i + 1, Speaker: speaker, Argument: "arg " + speaker})
+		if speaker == "judge" {
+			d.Winner, d.Reasoning = "h2", "B is testable"
+		}
+		if err := s.PutDebate("s", "d/1", d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Debate("s", "d/1")
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Fatalf("after turn %d: Debate = %+v, %v; want %+v", i+1, got, err, d)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "debates", "d%2F1.json")); err != nil {
+		t.Errorf("debate file: %v", err)
+	}
+	if err := s.PutDebate("s", "", d); err == nil {
+		t.Error("PutDebate with an empty id succeeded, want an error")
+	}
+	noTemps(t, s.Root())
+}
+
+func TestMetaReviewRoundTrip(t *testing.T) {
+	s := open(t)
+	for _, round := range []int{1, 2, 12} {
+		m := research.MetaReview{Round: round, Critiques: []string{fmt.Sprint("critique of ", round)}, Strengths: []string{"s"}, Feedback: "f"}
+		if err := s.PutMetaReview("s", m); err != nil {
+			t.Fatal(err)
+		}
+		// Written once: a second meta-review of the same round is ignored.
+		if err := s.PutMetaReview("s", research.MetaReview{Round: round, Feedback: "later"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, round := range []int{1, 2, 12} {
+		got, err := s.MetaReview("s", round)
+		if err != nil || got.Round != round || got.Feedback != "f" || got.Critiques[0] != fmt.Sprint("critique of ", round) {
+			t.Errorf("MetaReview(%d) = %+v, %v", round, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "metareviews", "0012.json")); err != nil {
+		t.Errorf("metareviews/0012.json: %v", err)
+	}
+	if _, err := s.MetaReview("s", 3); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("MetaReview(absent) err = %v, want fs.ErrNotExist", err)
+	}
+	if err := s.PutMetaReview("s", research.MetaReview{Round: -1}); err == nil {
+		t.Error("PutMetaReview with a negative round succeeded, want an error")
+	}
+	noTemps(t, s.Root())
+}
+
+func TestOverviewRoundTrip(t *testing.T) {
+	s := open(t)
+	if _, err := s.Overview("s"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Overview before PutOverview: err = %v, want fs.ErrNotExist", err)
+	}
+	o := research.Overview{
+		Summary:       "first",
+		Themes:        []research.OverviewTheme{{Title: "tau", Hypotheses: []string{"h1", "h2"}, Note: "n"}},
+		OpenQuestions: []string{"q"},
+		Experiments:   []string{"e"},
+	}
+	if err := s.PutOverview("s", o); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutOverview("s", research.Overview{Summary: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Overview("s")
+	if err != nil || !reflect.DeepEqual(got, o) {
+		t.Errorf("Overview = %+v, %v; want the first %+v", got, err, o)
+	}
+}
+
+func TestCheckpoints(t *testing.T) {
+	s := open(t)
+	if snaps, err := s.Checkpoints("s"); len(snaps) != 0 || err != nil {
+		t.Fatalf("Checkpoints(none) = %v, %v; want empty, nil", snaps, err)
+	}
+	for _, seq := range []int{3, 1, 1000000, 2} {
+		if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A stray file in the directory is not a checkpoint.
+	os.WriteFile(filepath.Join(s.SessionDir("s"), "checkpoints", "notes.txt"), []byte("x"), 0o644)
+	snaps, err := s.Checkpoints("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	for _, snap := range snaps {
+		seqs = append(seqs, snap.Seq)
+		if snap.Goal != fmt.Sprint("goal ", snap.Seq) {
+			t.Errorf("checkpoint %d has goal %q", snap.Seq, snap.Goal)
+		}
+	}
+	if want := []int{1, 2, 3, 1000000}; !reflect.DeepEqual(seqs, want) {
+		t.Errorf("Checkpoints seqs = %v, want %v", seqs, want)
+	}
+}
+
+func TestPutFile(t *testing.T) {
+	s := open(t)
+	for _, body := range []string{`{"v":1}`, `{"v":2}`} {
+		path, err := s.PutFile("s/1", "report.json", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path != filepath.Join(s.SessionDir("s/1"), "report.json") {
+			t.Errorf("PutFile path = %q", path)
+		}
+		if b, _ := os.ReadFile(path); string(b) != body {
+			t.Errorf("report.json = %q, want %q (overwritten)", b, body)
+		}
+	}
+	if _, err := s.PutFile("s/1", "elo.svg", []byte("<svg/>")); err != nil {
+		t.Errorf("PutFile(elo.svg): %v", err)
+	}
+	for _, bad := range []string{"", ".", "..", "../x.json", "a/b.json", `a\b.json`, ".hidden", ".tmp-123", "plan.json", "hypotheses", "events.jsonl", "nul\x00.json", strings.Repeat("x", 300)} {
+		if path, err := s.PutFile("s/1", bad, []byte("x")); err == nil {
+			t.Errorf("PutFile(%q) wrote %s, want an error", bad, path)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Root(), "x.json")); err == nil {
+		t.Error("PutFile escaped the session directory")
+	}
+	noTemps(t, s.Root())
+}

@@ -1,0 +1,552 @@
+package provider
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// The answers of the supervisor, debate, evolution and meta-review agents, as a model
+// would write them under package prompt's schemas.
+
+type planAnswer struct {
+	Preferences []string `json:"preferences"`
+	Constraints []string `json:"constraints"`
+	Criteria    []string `json:"evaluation_criteria"`
+	Summary     string   `json:"summary"`
+}
+
+type advocateAnswer struct {
+	Argument string `json:"argument"`
+}
+
+type judgementAnswer struct {
+	Argument  string `json:"argument"`
+	Winner    string `json:"winner"`
+	Reasoning string `json:"reasoning"`
+}
+
+type metaReviewAnswer struct {
+	Critiques []string `json:"critiques"`
+	Strengths []string `json:"strengths"`
+	Feedback  string   `json:"feedback"`
+}
+
+type overviewAnswer struct {
+	Summary       string        `json:"summary"`
+	Themes        []themeAnswer `json:"themes"`
+	OpenQuestions []string      `json:"open_questions"`
+	Experiments   []string      `json:"suggested_experiments"`
+}
+
+type themeAnswer struct {
+	Title      string   `json:"title"`
+	Hypotheses []string `json:"hypotheses"`
+	Note       string   `json:"note"`
+}
+
+var (
+	rebuttals = []string{
+		"that evidence is indirect and fits either hypothesis equally well",
+		"the effect it relies on has not been replicated",
+		"it explains the average but not the variability that is reported",
+		"the experiment it proposes would not tell the two hypotheses apart",
+		"it moves the question rather than answering it",
+	}
+	evidence = []string{
+		"published observations of the mediator in the relevant tissue",
+		"a reanalysis of public datasets",
+		"earlier perturbation studies in related systems",
+		"reported dose–response data",
+	}
+	analogies = []string{
+		"epidemic spread on a network", "ecological succession", "traffic congestion",
+		"immune memory", "a market bubble", "crystal nucleation",
+	}
+)
+
+// writePlan writes the supervisor's research plan from the goal's salient phrases: 3 to 5
+// preferences, constraints and criteria, more for a goal with more to say.
+func writePlan(rng *rand.Rand, goal string) planAnswer {
+	ts := topics(goal)
+	t := func(i int) string { return ts[i%len(ts)] }
+	main, last := t(0), ts[len(ts)-1]
+	preferences := []string{
+		fmt.Sprintf("Mechanistic hypotheses that explain %s", main),
+		fmt.Sprintf("Novel proposals rather than restatements of what is known about %s", main),
+		"Hypotheses whose key prediction can be tested in existing model systems",
+		fmt.Sprintf("Hypotheses that address %s directly", last),
+		fmt.Sprintf("Hypotheses that link %s to %s", main, t(1)),
+	}
+	constraints := []string{
+		fmt.Sprintf("Stay within the scope of %s", main),
+		"No experiment on people without consent and ethical approval",
+		"Use methods and materials available today",
+		"Nothing that could enable harm, whatever the safety level",
+		fmt.Sprintf("Every hypothesis makes at least one falsifiable prediction about %s", last),
+	}
+	criteria := []string{
+		fmt.Sprintf("Plausibility given what is known about %s", main),
+		fmt.Sprintf("Novelty relative to published work on %s", main),
+		fmt.Sprintf("Testability: a decisive experiment on %s within a year", last),
+		"Safety of the proposed experiments",
+		fmt.Sprintf("Explanatory reach: accounts for %s as well as %s", main, t(1)),
+	}
+	n := 3 + min(2, len(ts)-1) // more topics, more to plan for
+	choose := func(list []string) []string {
+		// The first three are essential; the rest are added at random, in their order.
+		out := slices.Clone(list[:3])
+		extra := rng.Perm(len(list) - 3)[:n-3]
+		slices.Sort(extra)
+		for _, i := range extra {
+			out = append(out, list[3+i])
+		}
+		return out
+	}
+	return planAnswer{
+		Preferences: choose(preferences),
+		Constraints: choose(constraints),
+		Criteria:    choose(criteria),
+		Summary: truncate(fmt.Sprintf("Seek novel, testable, mechanistic hypotheses on %s, judged on plausibility, novelty, testability and safety.",
+			strings.Join(ts[:min(2, len(ts))], " and ")), prompt.MaxSummaryLength),
+	}
+}
+
+// writeAdvocacy writes an advocate's turn: a case for its hypothesis that cites one of its
+// predictions, answering the other side's last turn if there was one.
+func writeAdvocacy(rng *rand.Rand, req research.DebateRequest, side string) advocateAnswer {
+	h, other, otherSide := req.A, req.B, "B"
+	if side == "B" {
+		h, other, otherSide = req.B, req.A, "A"
+	}
+	own := fmt.Sprintf("Hypothesis %s (%s, %q) %s: it predicts that %s.",
+		side, h.ID, h.Title, pick(rng, strengths), citation(rng, h))
+	if len(req.Transcript) == 0 {
+		return advocateAnswer{own + fmt.Sprintf(" Hypothesis %s (%s) cannot claim as much, because %s.", otherSide, other.ID, pick(rng, weaknesses))}
+	}
+	last := req.Transcript[len(req.Transcript)-1]
+	return advocateAnswer{fmt.Sprintf("Against advocate %s's point in turn %d: %s. ", last.Speaker, last.Turn, pick(rng, rebuttals)) + own}
+}
+
+// citation is one of a hypothesis' predictions, to continue a sentence with.
+func citation(rng *rand.Rand, h research.Hypothesis) string {
+	if len(h.Predictions) == 0 {
+		return trimDot(lowerFirst(h.Statement))
+	}
+	return trimDot(lowerFirst(pick(rng, h.Predictions)))
+}
+
+// writeJudgement writes the judge's last turn, once it has decided.
+func writeJudgement(rng *rand.Rand, req research.DebateRequest, aWins bool) judgementAnswer {
+	win, lose, winner, loser := req.A, req.B, "A", "B"
+	if !aWins {
+		win, lose, winner, loser = req.B, req.A, "B", "A"
+	}
+	return judgementAnswer{
+		Argument: fmt.Sprintf("Over %d turns, advocate A argued for %s (%q) and advocate B for %s (%q). Both cited testable predictions; the debate turned on which hypothesis could be told apart from a simpler explanation, and at what cost.",
+			len(req.Transcript), req.A.ID, req.A.Title, req.B.ID, req.B.Title),
+		Winner: winner,
+		Reasoning: fmt.Sprintf("Hypothesis %s (%q) wins: its strength is that it %s; hypothesis %s's (%q) weakness is that %s.",
+			winner, win.Title, pick(rng, strengths), loser, lose.Title, pick(rng, weaknesses)),
+	}
+}
+
+// writeEvolved writes the evolution agent's new hypothesis: what it took from which parent
+// and what the kind changed.
+func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
+	p := req.Parents[0]
+	q := p // a second parent, when there is one
+	if len(req.Parents) > 1 {
+		q = req.Parents[1]
+	}
+	ts := topics(req.Goal)
+	x := pick(rng, ts)
+	mech, effect, ctx, med := pick(rng, mechanisms), pick(rng, effects), pick(rng, contexts), pick(rng, mediators)
+	ids := make([]string, len(req.Parents))
+	for i, r := range req.Parents {
+		ids[i] = r.ID
+	}
+	fresh := func() string { // a new prediction about the new hypothesis' own terms
+		i := rng.IntN(len(predictions))
+		return capitalise(fmt.Sprintf(predictions[i], x, pick(rng, ts), mech, med, pick(rng, blockers), pick(rng, assays), ctx))
+	}
+	var a hypothesisAnswer
+	switch req.Kind {
+	case research.EvolveGrounding:
+		ev := pick(rng, evidence)
+		a = hypothesisAnswer{
+			Title:     "Grounded: " + p.Title,
+			Statement: fmt.Sprintf("%s, as supported by %s.", trimDot(p.Statement), ev),
+			Rationale: fmt.Sprintf("Evolved from %s by grounding: it keeps %s's mechanism (%q) and fills its weakest gap, that %s, with %s.",
+				p.ID, p.ID, p.Title, pick(rng, weaknesses), ev),
+			Predictions: append(firstN(p.Predictions, 2), fmt.Sprintf("A reanalysis of existing data should already show the association %s predicts.", p.ID)),
+		}
+	case research.EvolveFeasibility:
+		assay := pick(rng, assays)
+		a = hypothesisAnswer{
+			Title:     "Feasible: " + p.Title,
+			Statement: fmt.Sprintf("%s, and this can be tested within a year with %s in an existing model system.", trimDot(p.Statement), assay),
+			Rationale: fmt.Sprintf("Evolved from %s for feasibility: it keeps %s's core idea (%q) and replaces its slowest experiment with %s in a model system that already exists.",
+				p.ID, p.ID, p.Title, assay),
+			Predictions: append(firstN(p.Predictions, 1), fmt.Sprintf("In an existing model system, %s should detect the predicted change within weeks.", assay)),
+		}
+	case research.EvolveCombination:
+		a = hypothesisAnswer{
+			Title:     "Combined: " + shorten(p.Title, 42) + " + " + shorten(q.Title, 42),
+			Statement: fmt.Sprintf("%s; moreover, %s.", trimDot(p.Statement), trimDot(lowerFirst(q.Statement))),
+			Rationale: fmt.Sprintf("Evolved by combination: it takes the mechanism of %s (%q) and joins it with that of %s (%q), so that each explains what the other leaves open; the predictions come from both.",
+				p.ID, p.Title, q.ID, q.Title),
+			Predictions: append(firstN(p.Predictions, 1), firstN(q.Predictions, 1)...),
+		}
+		if p.ID == q.ID { // only one parent: nothing to combine it with but a new idea
+			a.Predictions = append(a.Predictions[:1], fresh())
+		}
+	case research.EvolveSimplification:
+		a = hypothesisAnswer{
+			Title:     "Simplified: " + p.Title,
+			Statement: fmt.Sprintf("We hypothesise, in the simplest form that still explains the observations, that %s.", trimDot(lowerFirst(p.Title))),
+			Rationale: fmt.Sprintf("Evolved from %s by simplification: it keeps %s's central claim (%q) and drops the mediator and the context, which the evidence does not yet require.",
+				p.ID, p.ID, p.Title),
+			Predictions: firstN(p.Predictions, 1),
+		}
+	case research.EvolveOutOfBox:
+		analogy := pick(rng, analogies)
+		a = hypothesisAnswer{
+			Title:     capitalise(fmt.Sprintf("%s as %s", x, analogy)),
+			Statement: fmt.Sprintf("Departing from %s, we hypothesise that %s behaves like %s: %s %s it %s.", strings.Join(ids, " and "), x, analogy, mech, effect, ctx),
+			Rationale: fmt.Sprintf("Evolved by out-of-the-box thinking from %s: it keeps only the question %s (%q) asks, and replaces its mechanism by an analogy with %s, which none of the parents considered.",
+				strings.Join(ids, ", "), p.ID, p.Title, analogy),
+			Predictions: []string{fresh(), fmt.Sprintf("A model of %s fitted to existing data on %s should predict its time course better than %s does.", analogy, x, p.ID)},
+		}
+	case research.EvolveInspiration:
+		a = hypothesisAnswer{
+			Title:     capitalise(fmt.Sprintf("%s %s %s %s", mech, effect, x, ctx)),
+			Statement: fmt.Sprintf("We hypothesise that %s, mediated by %s %s, %s %s %s: a mechanism suggested by, but distinct from, that of %s.", mech, article(med), med, effect, x, ctx, strings.Join(ids, " and ")),
+			Rationale: fmt.Sprintf("Evolved by inspiration from %s: it takes from %s (%q) the idea that %s matters, and explores %s, which none of the parents considered.",
+				strings.Join(ids, ", "), p.ID, p.Title, x, mech),
+			Predictions: append([]string{fresh()}, firstN(q.Predictions, 1)...),
+		}
+	default:
+		a = hypothesisAnswer{
+			Title:       "Evolved: " + p.Title,
+			Statement:   fmt.Sprintf("%s, with %s %s as the link.", trimDot(p.Statement), article(med), med),
+			Rationale:   fmt.Sprintf("Evolved from %s (%s): it keeps %s's claim (%q) and adds %s %s as the link.", p.ID, req.Kind, p.ID, p.Title, article(med), med),
+			Predictions: append(firstN(p.Predictions, 1), fresh()),
+		}
+	}
+	a.Title = truncate(a.Title, prompt.MaxTitleLength)
+	if len(a.Predictions) == 0 {
+		a.Predictions = []string{fresh()}
+	}
+	if m := req.Context.MetaReview; m != nil && len(m.Critiques) > 0 {
+		a.Rationale += fmt.Sprintf(" It also answers the last round's recurring critique: it %s.", remedy(m.Critiques[0]))
+	}
+	if f := newestFocus(req.Context.Feedback); f != "" {
+		a.Rationale += " " + followFeedback(f)
+	}
+	return a
+}
+
+// writeMetaReview groups the weaknesses and strengths a round's reviews and debates name,
+// and counts each once per review or debate.
+func writeMetaReview(req research.MetaReviewRequest) metaReviewAnswer {
+	var weak, strong tally
+	accepted, rejected := 0, 0
+	for _, r := range req.Reviews {
+		ws := clauses(r.Critique, "weakness is that ")
+		for _, c := range clauses(r.Critique, "Safety concern: ") {
+			ws = append(ws, "the hypothesis raises a safety concern: "+c)
+		}
+		if slices.ContainsFunc(r.Assumptions, func(a research.Assumption) bool { return a.Verdict == "fails" }) {
+			ws = append(ws, "a key assumption fails on deep verification")
+		}
+		if len(ws) == 0 { // a critique in its own words: its last sentence says the most
+			ws = append(ws, lastSentence(r.Critique))
+		}
+		weak.add(ws...)
+		strong.add(clauses(r.Critique, "strength is that ")...)
+		switch r.Verdict {
+		case "accept":
+			accepted++
+		case "reject":
+			rejected++
+		}
+	}
+	decided := 0
+	for _, d := range req.Debates {
+		weak.add(clauses(d.Reasoning, "weakness is that ")...)
+		strong.add(clauses(d.Reasoning, "strength is that ")...)
+		if d.Winner != "" {
+			decided++
+		}
+	}
+	total, noun := len(req.Reviews)+len(req.Debates), "reviews"
+	if len(req.Debates) > 0 {
+		noun = "reviews and debates"
+	}
+	a := metaReviewAnswer{Critiques: []string{}, Strengths: []string{}}
+	for _, g := range weak.top(prompt.MaxMetaItems) {
+		a.Critiques = append(a.Critiques, fmt.Sprintf("%s (%d of %d %s)", capitalise(g.text), g.n, total, noun))
+	}
+	for _, g := range strong.top(prompt.MaxMetaItems) {
+		a.Strengths = append(a.Strengths, fmt.Sprintf("%s (%d of %d %s)", capitalise(g.text), g.n, total, noun))
+	}
+
+	if len(a.Critiques) == 0 {
+		a.Feedback = fmt.Sprintf("Round %d left nothing that recurs (%d reviews, %d debates). To the generation agent: keep proposing diverse, testable hypotheses. To the reflection agent: name the main weakness of every hypothesis, so that the next meta-review can find what recurs.",
+			req.Round, len(req.Reviews), len(req.Debates))
+		return a
+	}
+	first := weak.top(2)
+	var b strings.Builder
+	fmt.Fprintf(&b, "To the generation agent: in round %d the most frequent weakness was that %s (%d of %d %s); make each new hypothesis one that %s.",
+		req.Round, first[0].text, first[0].n, total, noun, remedy(first[0].text))
+	if len(first) > 1 {
+		fmt.Fprintf(&b, " Next came that %s; a hypothesis that %s avoids it.", first[1].text, remedy(first[1].text))
+	}
+	if s := strong.top(1); len(s) > 0 {
+		fmt.Fprintf(&b, " Keep what worked: %s.", s[0].text)
+	}
+	fmt.Fprintf(&b, " To the reflection agent: look first for the recurring weakness (%s) and say plainly when a hypothesis repeats it; this round %d of %d reviews accepted their hypothesis and %d rejected it",
+		first[0].text, accepted, len(req.Reviews), rejected)
+	if len(req.Debates) > 0 {
+		fmt.Fprintf(&b, ", and %d of %d debates reached a verdict", decided, len(req.Debates))
+	}
+	b.WriteString(".")
+	a.Feedback = b.String()
+	return a
+}
+
+// tally counts texts, case-insensitively, keeping the first spelling and order of arrival.
+type tally struct {
+	groups []group
+	index  map[string]int
+}
+
+type group struct {
+	text string
+	n    int
+}
+
+// add counts each distinct text of one review or debate once.
+func (t *tally) add(texts ...string) {
+	if t.index == nil {
+		t.index = map[string]int{}
+	}
+	seen := map[string]bool{}
+	for _, s := range texts {
+		key := strings.ToLower(trimDot(strings.TrimSpace(s)))
+		if key == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		if i, ok := t.index[key]; ok {
+			t.groups[i].n++
+			continue
+		}
+		t.index[key] = len(t.groups)
+		t.groups = append(t.groups, group{trimDot(strings.TrimSpace(s)), 1})
+	}
+}
+
+// top returns at most n groups, most frequent first, ties in order of arrival.
+func (t *tally) top(n int) []group {
+	out := slices.Clone(t.groups)
+	slices.SortStableFunc(out, func(a, b group) int { return b.n - a.n })
+	return out[:min(n, len(out))]
+}
+
+// clauses returns what follows each occurrence of marker in text, up to the end of its
+// clause (a semicolon or the end of the sentence).
+func clauses(text, marker string) []string {
+	var out []string
+	for {
+		i := strings.Index(text, marker)
+		if i < 0 {
+			return out
+		}
+		text = text[i+len(marker):]
+		end := len(text)
+		if j := strings.Index(text, ". "); j >= 0 {
+			end = j
+		}
+		if j := strings.IndexByte(text[:end], ';'); j >= 0 {
+			end = j
+		}
+		if c := trimDot(strings.TrimSpace(text[:end])); c != "" {
+			out = append(out, c)
+		}
+		text = text[end:]
+	}
+}
+
+// lastSentence returns the last sentence of a text, without its full stop.
+func lastSentence(text string) string {
+	text = trimDot(strings.TrimSpace(text))
+	if i := strings.LastIndex(text, ". "); i >= 0 {
+		text = text[i+2:]
+	}
+	return text
+}
+
+// writeOverview writes the research overview: a summary, one theme per cluster, and open
+// questions and experiments drawn from the top hypotheses.
+func writeOverview(rng *rand.Rand, req research.OverviewRequest) overviewAnswer {
+	byID := map[string]research.Hypothesis{}
+	rank := map[string]int{}
+	for i, h := range req.Top {
+		byID[h.ID], rank[h.ID] = h, i+1
+	}
+	a := overviewAnswer{Themes: []themeAnswer{}}
+	for _, cluster := range req.Clusters {
+		if len(cluster) == 0 {
+			continue
+		}
+		best := cluster[0] // the best-ranked member, or the first if none is ranked
+		var titles []string
+		for _, id := range cluster {
+			if h, ok := byID[id]; ok {
+				titles = append(titles, h.Title)
+				if r, ok := rank[best]; !ok || rank[id] < r {
+					best = id
+				}
+			}
+		}
+		th := themeAnswer{Title: commonWords(titles), Hypotheses: slices.Clone(cluster)}
+		if th.Title == "" {
+			th.Title = "Related to " + best
+		}
+		if h, ok := byID[best]; ok {
+			th.Note = fmt.Sprintf("%d related hypotheses; the best ranked is %s (%q), at rank %d.", len(cluster), best, h.Title, rank[best])
+		} else {
+			th.Note = fmt.Sprintf("%d related hypotheses.", len(cluster))
+		}
+		if len(cluster) == 1 {
+			th.Note = fmt.Sprintf("A hypothesis with no close relative: %s.", best)
+		}
+		a.Themes = append(a.Themes, th)
+	}
+
+	top := req.Top[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "For the goal %q, the tournament ranked %s, %q, first: %s.", req.Goal, top.ID, top.Title, trimDot(lowerFirst(top.Statement)))
+	if len(req.Top) > 1 {
+		fmt.Fprintf(&b, " It leads %d other strong hypotheses", len(req.Top)-1)
+		if len(a.Themes) > 0 {
+			names := make([]string, len(a.Themes))
+			for i, th := range a.Themes {
+				names[i] = lowerFirst(th.Title)
+			}
+			fmt.Fprintf(&b, ", which group into %d themes: %s", len(a.Themes), strings.Join(names, "; "))
+		}
+		b.WriteString(".")
+	}
+	var critique string
+	if m := req.MetaReview; m != nil && len(m.Critiques) > 0 {
+		critique = trimDot(stripCount(m.Critiques[0]))
+		fmt.Fprintf(&b, " The last round's recurring critique was that %s; the open questions below start there.", lowerFirst(critique))
+	}
+	b.WriteString(" The suggested experiments test the top hypotheses' sharpest predictions.")
+	a.Summary = b.String()
+
+	// Open questions: about the leaders, the critique, and what would tell them apart.
+	var qs []string
+	if critique != "" {
+		qs = append(qs, fmt.Sprintf("Can the recurring critique be answered: %s?", lowerFirst(critique)))
+	}
+	qs = append(qs, fmt.Sprintf("Is the mechanism of %s (%q) a cause of the effect, or a consequence of it?", top.ID, top.Title))
+	if len(req.Top) > 1 {
+		qs = append(qs, fmt.Sprintf("Which experiment would tell %s apart from %s?", top.ID, req.Top[1].ID))
+	}
+	for _, h := range req.Top[1:min(3, len(req.Top))] {
+		qs = append(qs, fmt.Sprintf("Would %s (%q) hold outside the conditions it was proposed for?", h.ID, h.Title))
+	}
+	qs = append(qs,
+		fmt.Sprintf("Would %s hold outside the conditions it was proposed for?", top.ID),
+		fmt.Sprintf("Which of the leading hypotheses' mediators can be measured directly, and with what assay: %s?", strings.Join(firstN(assays, 3), ", ")))
+	a.OpenQuestions = qs[:min(prompt.MaxOverviewItems, max(3, len(req.Top)+1), len(qs))]
+
+	// Experiments: each top hypothesis' first prediction, then their second, ...
+	want := min(prompt.MaxOverviewItems, max(3, len(req.Top)))
+	for round := 0; len(a.Experiments) < want && round < 4; round++ {
+		for _, h := range req.Top {
+			if round < len(h.Predictions) && len(a.Experiments) < want {
+				a.Experiments = append(a.Experiments, fmt.Sprintf("To test %s: %s", h.ID, h.Predictions[round]))
+			}
+		}
+	}
+	for len(a.Experiments) < 3 {
+		a.Experiments = append(a.Experiments, fmt.Sprintf("Replicate the key result behind %s in an independent system, using %s.", top.ID, pick(rng, assays)))
+	}
+	return a
+}
+
+// commonWords names what a cluster's titles share: the content words that appear in at
+// least half of them (and in two, when there are two or more), in the order of the first
+// title. One title is its own theme.
+func commonWords(titles []string) string {
+	if len(titles) == 0 {
+		return ""
+	}
+	if len(titles) == 1 {
+		return truncate(titles[0], 80)
+	}
+	words := func(t string) []string {
+		var out []string
+		for _, f := range strings.Fields(t) {
+			w := strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+			if len(w) >= 3 && !stopwords[w] && !titleFiller[w] {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	count := map[string]int{}
+	for _, t := range titles {
+		seen := map[string]bool{}
+		for _, w := range words(t) {
+			if !seen[w] {
+				seen[w] = true
+				count[w]++
+			}
+		}
+	}
+	need := max(2, (len(titles)+1)/2)
+	var common []string
+	for _, t := range titles {
+		for _, w := range words(t) {
+			if count[w] >= need && !slices.Contains(common, w) && len(common) < 6 {
+				common = append(common, w)
+			}
+		}
+	}
+	return capitalise(strings.Join(common, " "))
+}
+
+// titleFiller are the words evolution puts in front of a title; they say nothing about a theme.
+var titleFiller = set("grounded feasible combined simplified evolved")
+
+// firstN returns a copy of at most the first n items.
+func firstN(items []string, n int) []string { return slices.Clone(items[:min(n, len(items))]) }
+
+func trimDot(s string) string { return strings.TrimRight(s, ". ") }
+
+// shorten truncates s to at most n runes at a word boundary, marking the cut with "…".
+func shorten(s string, n int) string {
+	if t := truncate(s, n-1); t != s {
+		return t + "…"
+	}
+	return s
+}
+
+// countSuffix is the " (7 of 20 reviews)" a meta-review's critique ends with.
+var countSuffix = regexp.MustCompile(`\s*\(\d+ of \d+ [^)]*\)\s*$`)
+
+// stripCount removes a meta-review critique's count, to quote it in a sentence.
+func stripCount(s string) string { return countSuffix.ReplaceAllString(s, "") }
