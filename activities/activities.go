@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -23,12 +24,17 @@ import (
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
-// Model is what a provider turn needs from a model. The offline simulator implements it;
-// so do the real providers.
+// Model is what a provider turn needs from a model: one method per agent task. The
+// offline simulator implements it; so do the real providers.
 type Model interface {
+	Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error)
 	Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error)
 	Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error)
 	Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error)
+	Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error)
+	Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error)
+	MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error)
+	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
 }
 
 // Activities are registered on the worker as one struct; the workflow refers to its methods.
@@ -44,6 +50,9 @@ type Activities struct {
 const (
 	ErrUnknownProvider = "UnknownProvider"
 	ErrMalformedAnswer = "MalformedAnswer"
+	// ErrInvalidInput is an activity input that can never succeed (an unknown evolution
+	// kind, a debate turn out of order, a scientist's hypothesis without a statement).
+	ErrInvalidInput = "InvalidInput"
 )
 
 // Turn is what every provider turn's input has in common.
@@ -106,11 +115,22 @@ type CompareResult struct {
 }
 
 // Generate runs a generation turn: the model proposes a hypothesis, the store keeps it.
+// The prompt carries the shared context in.Context names (plan, meta-review, steering).
 func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateResult, error) {
-	return runTurn(ctx, a, in.Turn, "generation", func(m Model) (GenerateResult, string, error) {
+	return runTurn(ctx, a, in.Turn, AgentGeneration, func(m Model) (GenerateResult, string, error) {
+		c, err := a.context(in.SessionID, in.Context)
+		if err != nil {
+			return GenerateResult{}, "", err
+		}
+		focus := in.Focus
+		if len(focus) == 0 {
+			focus = c.Focus
+		} else if len(c.Focus) == 0 {
+			c.Focus = focus
+		}
 		req := research.GenerateRequest{
 			TurnID: in.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
-			Focus: in.Focus, Strategy: in.Strategy, Seed: in.Seed,
+			Focus: focus, Strategy: in.Strategy, Context: c, Seed: in.Seed,
 		}
 		req.Prompt = prompt.Generate(req)
 		h, usage, err := m.Generate(ctx, req)
@@ -121,40 +141,63 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 		if h.Origin == "" {
 			h.Origin = "generation"
 		}
+		if in.Strategy != "" {
+			h.Strategy = in.Strategy
+		}
 		if err := h.Check(); err != nil {
 			return GenerateResult{}, req.Prompt, malformed(err)
 		}
-		if err := a.Store.PutHypothesis(in.SessionID, h); err != nil {
+		stored, err := a.putHypothesis(in.SessionID, h)
+		if err != nil {
 			return GenerateResult{}, req.Prompt, err
 		}
-		return GenerateResult{HypothesisID: h.ID, Title: h.Title, Usage: usage}, req.Prompt, nil
+		return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, Usage: usage}, req.Prompt, nil
 	})
 }
 
-// Review runs a reflection turn on one hypothesis.
+// Review runs a reflection turn on one hypothesis, in the shared context in.Context names.
 func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, error) {
-	return runTurn(ctx, a, in.Turn, "reflection", func(m Model) (ReviewResult, string, error) {
+	return runTurn(ctx, a, in.Turn, AgentReflection, func(m Model) (ReviewResult, string, error) {
 		h, err := a.Store.Hypothesis(in.SessionID, in.HypothesisID)
 		if err != nil {
 			return ReviewResult{}, "", err
 		}
-		req := research.ReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Seed: in.Seed}
-		req.Prompt = prompt.Review(in.Goal, in.Type, h)
+		c, err := a.context(in.SessionID, in.Context)
+		if err != nil {
+			return ReviewResult{}, "", err
+		}
+		req := research.ReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
+		req.Prompt = prompt.Review(req)
 		r, usage, err := m.Review(ctx, req)
 		if err != nil {
 			return ReviewResult{}, req.Prompt, err
 		}
 		r.HypothesisID, r.Type = h.ID, in.Type
+		if r.Reviewer == "" {
+			r.Reviewer = "agent"
+		}
+		if in.Type == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
+			return ReviewResult{}, req.Prompt, malformed(errors.New("a deep verification review lists no assumptions"))
+		}
 		if err := a.Store.PutReview(in.SessionID, 0, r); err != nil {
 			return ReviewResult{}, req.Prompt, err
 		}
-		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Score: r.Scores.Overall(), Verdict: r.Verdict, Usage: usage}, req.Prompt, nil
+		failed := 0
+		for _, as := range r.Assumptions {
+			if as.Verdict == "fails" {
+				failed++
+			}
+		}
+		return ReviewResult{
+			HypothesisID: h.ID, Type: in.Type, Score: r.Scores.Overall(), Safety: r.Scores.Safety,
+			Verdict: r.Verdict, FailedAssumptions: failed, Usage: usage,
+		}, req.Prompt, nil
 	})
 }
 
 // Compare runs a ranking turn: one match between two hypotheses.
 func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResult, error) {
-	return runTurn(ctx, a, in.Turn, "ranking", func(m Model) (CompareResult, string, error) {
+	return runTurn(ctx, a, in.Turn, AgentRanking, func(m Model) (CompareResult, string, error) {
 		hs, err := a.Store.Hypotheses(in.SessionID, []string{in.A, in.B})
 		if err != nil {
 			return CompareResult{}, "", err
@@ -244,6 +287,14 @@ func usageOf(r any) research.Usage {
 		return v.Usage
 	case CompareResult:
 		return v.Usage
+	case PlanResult:
+		return v.Usage
+	case DebateResult:
+		return v.Usage
+	case MetaReviewResult:
+		return v.Usage
+	case OverviewResult:
+		return v.Usage
 	}
 	return research.Usage{}
 }
@@ -251,6 +302,11 @@ func usageOf(r any) research.Usage {
 // malformed marks a model answer that cannot be used; retrying the same turn would not help.
 func malformed(err error) error {
 	return temporal.NewNonRetryableApplicationError("model answer unusable: "+err.Error(), ErrMalformedAnswer, err)
+}
+
+// invalid marks an input that no retry can make work.
+func invalid(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), ErrInvalidInput, nil)
 }
 
 // CheckpointInput is a snapshot plus the events logged since the previous checkpoint.
@@ -264,16 +320,23 @@ func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string
 	return a.Store.PutCheckpoint(in.Snapshot, in.Events)
 }
 
-// ReportInput names the checkpoint a report is written from.
+// ReportInput names the checkpoint a report is written from, and the latest meta-review.
 type ReportInput struct {
-	SessionID  string `json:"session_id"`
-	Checkpoint int    `json:"checkpoint"`
+	SessionID       string `json:"session_id"`
+	Checkpoint      int    `json:"checkpoint"`
+	MetaReviewRound int    `json:"meta_review_round,omitempty"`
 }
 
-// Report renders the Markdown report from a checkpoint and the texts in the store, and
-// returns the report's path.
+// Report renders the research report (report.md, report.json and the Elo chart elo.svg,
+// side by side) from the final checkpoint, the checkpoints before it (Elo over time) and
+// the texts in the store, and returns the Markdown report's path. A text missing from the
+// store renders as missing rather than failing the report.
 func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error) {
 	snap, err := a.Store.Checkpoint(in.SessionID, in.Checkpoint)
+	if err != nil {
+		return "", err
+	}
+	history, err := a.Store.Checkpoints(in.SessionID)
 	if err != nil {
 		return "", err
 	}
@@ -282,7 +345,7 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 		ids[i] = e.ID
 	}
 	hyps, err := a.Store.Hypotheses(in.SessionID, ids)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	reviews := make(map[string][]research.Review, len(ids))
@@ -293,7 +356,40 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 		}
 		reviews[id] = rs
 	}
-	return a.Store.PutReport(in.SessionID, report.Markdown(snap, hyps, reviews))
+	input := report.Input{Final: snap, History: history, Hypotheses: hyps, Reviews: reviews}
+	if input.Plan, err = optional(a.Store.Plan(in.SessionID)); err != nil {
+		return "", err
+	}
+	if input.Overview, err = optional(a.Store.Overview(in.SessionID)); err != nil {
+		return "", err
+	}
+	if in.MetaReviewRound > 0 {
+		if input.MetaReview, err = optional(a.Store.MetaReview(in.SessionID, in.MetaReviewRound)); err != nil {
+			return "", err
+		}
+	}
+	files, err := report.Render(input)
+	if err != nil {
+		return "", err
+	}
+	if _, err := a.Store.PutFile(in.SessionID, report.JSONFile, files.JSON); err != nil {
+		return "", err
+	}
+	if _, err := a.Store.PutFile(in.SessionID, report.ChartFile, files.Chart); err != nil {
+		return "", err
+	}
+	return a.Store.PutReport(in.SessionID, files.Markdown)
+}
+
+// optional turns a record the store may not have into a pointer: nil when it is absent.
+func optional[T any](v T, err error) (*T, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // IsMalformed reports whether a turn failed because the model's answer was unusable.
