@@ -1,348 +1,192 @@
-// Package report renders a research session as a Markdown report for the scientist: what
-// was asked, how the goal changed, and the hypotheses in the order the tournament ranked
-// them, with their reviews.
+// Package report renders a research session's report for the scientist: a Markdown
+// research overview (what was asked, how the goal changed, the plan, the overview by
+// theme, the hypotheses in the order the tournament ranked them with their reviews, how
+// ideas evolved, which ones cluster together and which were excluded), an SVG chart of
+// the top hypotheses' Elo ratings over time, and a machine-readable JSON export.
 //
 // The report is a pure function of its inputs. It iterates only over slices, never over
 // maps, so the same session always renders to the same bytes.
+//
+// It never prints a hypothesis's Latent quality: that is the offline simulator's hidden
+// truth, and showing it would leak the answer the tournament is meant to find.
 package report
 
 import (
-	"bytes"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-// Detailed is how many of the top-ranked hypotheses get a section of their own; the rest
-// appear in the ranking table only, so a long session still yields a readable report.
+// Detailed is how many of the top-ranked hypotheses get a section of their own (and a
+// line in the Elo chart); the rest appear in the ranking table only, so a long session
+// still yields a readable report.
 const Detailed = 10
 
-// missing stands in for a text the store does not hold.
-const missing = "(text not in store)"
+// File names of the report's artefacts in the session's directory. The Markdown embeds
+// the chart by ChartFile, so the two must be written side by side.
+const (
+	MarkdownFile = "report.md"
+	JSONFile     = "report.json"
+	ChartFile    = "elo.svg"
+)
 
-// titleLength bounds the goal in the report's title, in characters.
-const titleLength = 100
-
-// Markdown renders the session's report from its final snapshot and the texts from the
-// store: hyps by hypothesis id, reviews by hypothesis id. Texts absent from either map
-// render as a placeholder rather than failing, so a report can always be written.
-//
-// It never prints a hypothesis's Latent quality: that is the simulator's hidden truth,
-// and showing it would leak the answer the tournament is meant to find.
-func Markdown(snap session.Snapshot, hyps map[string]research.Hypothesis, reviews map[string][]research.Review) []byte {
-	var b bytes.Buffer
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-
-	w("# Research report: %s\n\n", shorten(snap.Goal, titleLength))
-
-	summary(&b, snap)
-
-	w("## Research goal\n\n")
-	if len(snap.Refinements) > 0 {
-		w("As last refined by the scientist:\n\n")
-	}
-	w("%s\n\n", quote(snap.Goal))
-
-	if len(snap.Refinements) > 0 {
-		w("### Refinements\n\n")
-		w("In the order the scientist made them.\n\n")
-		for i, r := range snap.Refinements {
-			w("%d. %s\n", i+1, orDash(oneLine(r.Time)))
-			if r.Goal != "" {
-				w("   - New goal: %s\n", indent(r.Goal, "     "))
-			}
-			if r.Focus != "" {
-				w("   - Focus: %s\n", indent(r.Focus, "     "))
-			}
-		}
-		w("\n")
-	}
-
-	w("## Ranked hypotheses\n\n")
-	if len(snap.Hypotheses) == 0 {
-		w("The session produced no hypotheses.\n")
-		return end(b.Bytes())
-	}
-	w("Ranked by Elo rating from the tournament; W-L counts matches won and lost.\n\n")
-	w("| Rank | ID | Title | Elo | W-L | Review score |\n")
-	w("|---:|---|---|---:|---:|---:|\n")
-	for i, e := range snap.Hypotheses {
-		w("| %d | %s | %s | %s | %d-%d | %s |\n",
-			i+1, cell(e.ID), cell(title(e, hyps)), elo(e.Elo), e.Wins, e.Losses, score(e))
-	}
-	w("\n")
-	if n := len(snap.Hypotheses); n > Detailed {
-		rest := "the other " + strconv.Itoa(n-Detailed) + " appear"
-		if n-Detailed == 1 {
-			rest = "the other one appears"
-		}
-		w("The top %d follow in detail; %s in the table only.\n\n", Detailed, rest)
-	}
-
-	for i, e := range snap.Hypotheses {
-		if i == Detailed {
-			break
-		}
-		hypothesis(&b, i+1, e, hyps, reviews[e.ID])
-	}
-	return end(b.Bytes())
+// Input is everything a report is made from; the Report activity loads it from the store.
+type Input struct {
+	Final      session.Snapshot   // the final checkpoint
+	History    []session.Snapshot // every checkpoint in seq order (Elo over time); may be empty
+	Hypotheses map[string]research.Hypothesis
+	Reviews    map[string][]research.Review
+	Plan       *research.Plan       // nil if none
+	MetaReview *research.MetaReview // the latest, nil if none
+	Overview   *research.Overview   // nil if none
 }
 
-// end leaves exactly one newline at the end of the report.
-func end(md []byte) []byte { return append(bytes.TrimRight(md, "\n"), '\n') }
-
-// summary writes the facts a reader wants before the science: who, when, how far.
-func summary(b *bytes.Buffer, snap session.Snapshot) {
-	p := snap.Progress
-	items := []struct{ name, value string }{
-		{"Session", code(snap.SessionID)},
-		{"Scientist", oneLine(snap.ScientistID)},
-		{"State", string(snap.State)},
-		{"Stop reason", oneLine(snap.StopReason)},
-		{"Started", oneLine(snap.StartedAt)},
-		{"Elapsed", elapsed(snap)},
-		{"Provider", provider(snap.Config)},
-		{"Hypotheses", hypothesesCount(snap)},
-		{"Reviews", strconv.Itoa(p.ReviewsCompleted)},
-		{"Matches", strconv.Itoa(p.MatchesPlayed)},
-		{"Checkpoints", strconv.Itoa(p.Checkpoints)},
-		{"Usage", usage(snap.Usage)},
-	}
-	for _, it := range items {
-		fmt.Fprintf(b, "- **%s:** %s\n", it.name, orDash(it.value))
-	}
-	b.WriteString("\n")
+// Files are the report's artefacts.
+type Files struct {
+	Markdown []byte // report.md
+	JSON     []byte // report.json: a machine-readable export (see the JSON schema in export.go)
+	Chart    []byte // elo.svg: Elo over time of the final top 10
 }
 
-// hypothesis writes the section of one ranked hypothesis.
-func hypothesis(b *bytes.Buffer, rank int, e session.Entry, hyps map[string]research.Hypothesis, reviews []research.Review) {
-	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	h, ok := hyps[e.ID]
-
-	w("### %d. %s\n\n", rank, oneLine(title(e, hyps)))
-	w("- **ID:** %s\n", code(e.ID))
-	w("- **Elo:** %s (%d won, %d lost)\n", elo(e.Elo), e.Wins, e.Losses)
-	origin := oneLine(h.Origin)
-	if origin == "" {
-		origin = oneLine(e.Origin)
+// Render makes the report's three artefacts. Texts absent from the input's maps render
+// as placeholders rather than failing, so a report can always be written; an error means
+// the chart or the export could not be encoded.
+func Render(in Input) (Files, error) {
+	v := newView(in)
+	chart, err := renderChart(v)
+	if err != nil {
+		return Files{}, fmt.Errorf("report: Elo chart: %w", err)
 	}
-	if h.Strategy != "" {
-		origin += ", strategy " + oneLine(h.Strategy)
+	js, err := renderJSON(v)
+	if err != nil {
+		return Files{}, fmt.Errorf("report: JSON export: %w", err)
 	}
-	w("- **Origin:** %s\n", orDash(origin))
-	w("- **Review score:** %s from %s\n\n", score(e), count(e.Reviews, "review"))
-
-	if !ok {
-		w("%s\n\n", missing)
-	} else {
-		w("**Statement.** %s\n\n", orText(h.Statement))
-		w("**Rationale.** %s\n\n", orText(h.Rationale))
-		w("**Testable predictions:**\n\n")
-		if len(h.Predictions) == 0 {
-			w("None given.\n\n")
-		}
-		for i, p := range h.Predictions {
-			marker := strconv.Itoa(i+1) + ". "
-			w("%s%s\n", marker, indent(p, strings.Repeat(" ", len(marker))))
-		}
-		if len(h.Predictions) > 0 {
-			w("\n")
-		}
-	}
-
-	w("**Reviews:**")
-	if len(reviews) == 0 {
-		w(" none yet.\n\n")
-		return
-	}
-	w("\n\n")
-	for i, r := range reviews {
-		if i > 0 {
-			w("\n")
-		}
-		s := r.Scores
-		w("- *%s*: %s, overall %s/10 (novelty %s, plausibility %s, testability %s, safety %s)\n",
-			orDash(oneLine(r.Type)), orDash(oneLine(r.Verdict)), mark(s.Overall()),
-			mark(s.Novelty), mark(s.Plausibility), mark(s.Testability), mark(s.Safety))
-		if strings.TrimSpace(r.Critique) != "" {
-			w("\n  %s\n", indent(r.Critique, "  "))
-		}
-	}
-	w("\n")
+	return Files{Markdown: renderMarkdown(v), JSON: js, Chart: chart}, nil
 }
 
-// mark prints a 0-10 score to one decimal at most: "7", "6.5".
-func mark(x float64) string { return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64) }
+// view is the input indexed for rendering. Everything that orders output is a slice.
+type view struct {
+	in   Input
+	snap session.Snapshot
+	// ranked are the hypotheses still competing, in the snapshot's order: the ranking.
+	// The snapshot's order is authoritative (ties are broken by the tournament): the
+	// report never re-sorts.
+	ranked []session.Entry
+	// excluded are the hypotheses that no longer compete, in the snapshot's order.
+	excluded []session.Entry
+	entry    map[string]session.Entry
+	rank     map[string]int // 1-based, competing hypotheses only
+	// clusters are the proximity clusters with more than one member, each in report
+	// order (ranked, then excluded), ordered by their best member.
+	clusters []cluster
+}
 
-// count says "1 review" or "3 reviews".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+type cluster struct {
+	id      int
+	members []string
+}
+
+func newView(in Input) *view {
+	v := &view{in: in, snap: in.Final, entry: map[string]session.Entry{}, rank: map[string]int{}}
+	for _, e := range in.Final.Hypotheses {
+		if _, dup := v.entry[e.ID]; dup {
+			continue
+		}
+		v.entry[e.ID] = e
+		if e.Excluded != "" {
+			v.excluded = append(v.excluded, e)
+			continue
+		}
+		v.ranked = append(v.ranked, e)
+		v.rank[e.ID] = len(v.ranked)
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	at := map[int]int{} // cluster id -> index in all
+	var all []cluster
+	for _, e := range v.all() {
+		if e.Cluster == 0 {
+			continue
+		}
+		i, ok := at[e.Cluster]
+		if !ok {
+			i = len(all)
+			at[e.Cluster] = i
+			all = append(all, cluster{id: e.Cluster})
+		}
+		all[i].members = append(all[i].members, e.ID)
+	}
+	for _, c := range all {
+		if len(c.members) > 1 {
+			v.clusters = append(v.clusters, c)
+		}
+	}
+	return v
+}
+
+// all is every hypothesis in report order: the ranking, then the excluded.
+func (v *view) all() []session.Entry {
+	return append(append(make([]session.Entry, 0, len(v.ranked)+len(v.excluded)), v.ranked...), v.excluded...)
+}
+
+// top is the hypotheses that get a section and a line in the chart.
+func (v *view) top() []session.Entry { return v.ranked[:min(len(v.ranked), Detailed)] }
+
+// text is the stored text of a hypothesis, if the store had it.
+func (v *view) text(id string) (research.Hypothesis, bool) {
+	h, ok := v.in.Hypotheses[id]
+	return h, ok
 }
 
 // title prefers the stored text's title and falls back on the snapshot's copy.
-func title(e session.Entry, hyps map[string]research.Hypothesis) string {
-	if h, ok := hyps[e.ID]; ok && h.Title != "" {
+func (v *view) title(id string) string {
+	if h, ok := v.text(id); ok && h.Title != "" {
 		return h.Title
 	}
-	if e.Title != "" {
+	if e, ok := v.entry[id]; ok && e.Title != "" {
 		return e.Title
 	}
 	return missing
 }
 
-func elo(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
-
-// score is the mean review score, or a dash for a hypothesis nobody reviewed: 0.0 would
-// read as a verdict.
-func score(e session.Entry) string {
-	if e.Reviews == 0 {
-		return "–"
+// origin, strategy and parents are the supervisor's record (the snapshot), which holds
+// them for every hypothesis; the stored text fills in what a snapshot lacks.
+func (v *view) origin(id string) string {
+	if o := v.entry[id].Origin; o != "" {
+		return o
 	}
-	return strconv.FormatFloat(e.Score, 'f', 1, 64)
+	h, _ := v.text(id)
+	return h.Origin
 }
 
-func hypothesesCount(snap session.Snapshot) string {
-	n := strconv.Itoa(len(snap.Hypotheses))
-	if limit := snap.Config.MaxHypotheses; limit > 0 {
-		n += " of at most " + strconv.Itoa(limit)
-	}
-	return n
-}
-
-func provider(c research.Config) string {
-	switch {
-	case c.Provider == "":
-		return ""
-	case c.Model == "":
-		return oneLine(c.Provider)
-	}
-	return oneLine(c.Provider) + ", model " + code(c.Model)
-}
-
-// elapsed is the progress report's own figure, or, for a snapshot without one, the time
-// from start to snapshot.
-func elapsed(snap session.Snapshot) string {
-	if snap.Progress.Elapsed != "" {
-		return oneLine(snap.Progress.Elapsed)
-	}
-	start, err1 := time.Parse(time.RFC3339Nano, snap.StartedAt)
-	end, err2 := time.Parse(time.RFC3339Nano, snap.Time)
-	if err1 != nil || err2 != nil || end.Before(start) {
-		return ""
-	}
-	return end.Sub(start).Round(time.Second).String()
-}
-
-func usage(u research.Usage) string {
-	return fmt.Sprintf("%s tokens (%s prompt, %s completion) in %s requests",
-		thousands(u.PromptTokens+u.CompletionTokens), thousands(u.PromptTokens),
-		thousands(u.CompletionTokens), thousands(u.Requests))
-}
-
-// thousands groups digits in threes, because token counts run to millions.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// oneLine collapses all whitespace, newlines included, to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// shorten makes s one line of at most n characters, cutting at a word if it can.
-func shorten(s string, n int) string {
-	s = oneLine(s)
-	if utf8.RuneCountInString(s) <= n {
+func (v *view) strategy(id string) string {
+	if s := v.entry[id].Strategy; s != "" {
 		return s
 	}
-	cut := []rune(s)[:n-1]
-	if i := strings.LastIndexByte(string(cut), ' '); i > n/2 {
-		return strings.TrimRight(string(cut)[:i], " ,;:") + "…"
-	}
-	return string(cut) + "…"
+	h, _ := v.text(id)
+	return h.Strategy
 }
 
-// cell makes s safe inside a table cell: a newline would end the row and a "|" would end
-// the cell. Backslashes are doubled first so that an "\" in the text cannot combine with
-// the escape of a following "|".
-func cell(s string) string {
-	s = oneLine(s)
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return strings.ReplaceAll(s, "|", `\|`)
+func (v *view) parents(id string) []string {
+	if ps := v.entry[id].Parents; len(ps) > 0 {
+		return ps
+	}
+	h, _ := v.text(id)
+	return h.Parents
 }
 
-// code renders s as an inline code span, with a fence longer than any run of backticks
-// in s, so ids print verbatim whatever they hold.
-func code(s string) string {
-	s = oneLine(s)
-	if s == "" {
-		return ""
+// evolved says whether a hypothesis was made from others.
+func (v *view) evolved(id string) bool { return len(v.parents(id)) > 0 }
+
+// clusterOf is the multi-member cluster a hypothesis belongs to, if any.
+func (v *view) clusterOf(id string) (cluster, bool) {
+	e, ok := v.entry[id]
+	if !ok || e.Cluster == 0 {
+		return cluster{}, false
 	}
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+	for _, c := range v.clusters {
+		if c.id == e.Cluster {
+			return c, true
 		}
 	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " " // CommonMark strips one space each side
-	}
-	return fence + s + fence
-}
-
-// quote renders text as a block quote, keeping its line breaks.
-func quote(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "> –"
-	}
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight("> "+l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// indent keeps a multi-line text inside the list item it starts in.
-func indent(s, prefix string) string {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
-	return strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
-func orText(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return missing
-	}
-	return strings.TrimSpace(s)
+	return cluster{}, false
 }
