@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Records the history of a steered session for workflows/replay_test.go:
+# Records the history of a steered session for workflows/replay_test.go: suspend, a
+# malformed signal, refine-goal, checkpoint, add-hypothesis, feedback, review and set-budget
+# while suspended, resume, then terminate after a few more rounds:
 #   make server & make worker &   # then:
 #   scripts/record-history.sh session-steered
 # Run it against a worker built from the workflow code the history should pin. Histories
@@ -19,7 +21,13 @@ $t workflow update execute --workflow-id "$id" --name suspend --input '{"reason"
 $t workflow signal --workflow-id "$id" --name resume --input '"not an object"'
 $t workflow signal --workflow-id "$id" --name refine-goal --input '{"focus": "microglia"}'
 $t workflow signal --workflow-id "$id" --name checkpoint
+$t workflow update execute --workflow-id "$id" --name add-hypothesis --input \
+  '{"title": "Microglia carry tau", "statement": "Microglia carry tau between synapses.", "testable_predictions": ["Depleting microglia slows spread"]}' >/dev/null
+$t workflow signal --workflow-id "$id" --name feedback --input '{"toward": "in vivo models"}'
+$t workflow signal --workflow-id "$id" --name review --input '{"hypothesis_id": "h-0001", "score": 8, "critique": "Strong."}'
+$t workflow update execute --workflow-id "$id" --name set-budget --input '{"token_budget": 5000000}' >/dev/null
 $t workflow update execute --workflow-id "$id" --name resume >/dev/null
+until $t workflow query --workflow-id "$id" --type progress | grep -q '"rounds":[3-9]'; do sleep 0.2; done
 $t workflow signal --workflow-id "$id" --name terminate --input '{"reason": "enough for the recording"}'
 $t workflow result --workflow-id "$id" >/dev/null
 $t workflow show --workflow-id "$id" -o json > "workflows/testdata/$name.json"

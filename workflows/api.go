@@ -84,6 +84,9 @@ type Status struct {
 	Goal        string        `json:"goal"`
 	StartedAt   string        `json:"started_at"`
 	UpdatedAt   string        `json:"updated_at"`
+	// Detail says what an accepted update did, when there is more to say than the state
+	// ("added as h-0013; it enters the tournament next round").
+	Detail string `json:"detail,omitempty"`
 }
 
 // AgentStat counts one agent's turns.

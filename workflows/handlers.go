@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
@@ -38,7 +39,9 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 				if err == nil {
 					err = s.apply(ctx, cmd, "update")
 				}
-				return s.status(), rejected(err)
+				st := s.status()
+				st.Detail, s.lastDetail = s.lastDetail, ""
+				return st, rejected(err)
 			},
 			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, arg converter.RawValue) error {
 				cmd, err := decodeCommand(name, arg)
@@ -102,11 +105,31 @@ func (s *supervisor) check(cmd session.Command) error {
 	case Suspend:
 		return l.Suspend()
 	case Resume:
-		return l.Resume()
+		if err := l.Resume(); err != nil {
+			return err
+		}
+		if s.budgetSpent() {
+			used := s.usage.PromptTokens + s.usage.CompletionTokens
+			return fmt.Errorf("cannot resume: the token budget is spent (%d of %d tokens); raise it with set-budget first", used, s.req.Config.TokenBudget)
+		}
+		return nil
 	case Terminate:
 		return l.Terminate()
 	}
-	return l.CanSteer(cmd.Name)
+	if err := l.CanSteer(cmd.Name); err != nil {
+		return err
+	}
+	if cmd.Name == RefineGoal && cmd.Goal != "" {
+		if err := research.ScreenGoal(cmd.Goal, s.req.Config.SafetyLevel); err != nil {
+			return fmt.Errorf("cannot refine-goal: %w", err)
+		}
+	}
+	if cmd.Name == Review {
+		if _, ok := s.index[cmd.HypothesisID]; !ok {
+			return fmt.Errorf("cannot review: the session has no hypothesis %q (see them with the state query)", cmd.HypothesisID)
+		}
+	}
+	return nil
 }
 
 // apply carries out a scientist's command and records it, accepted or rejected.
@@ -134,12 +157,40 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 		if cmd.Focus != "" {
 			s.focus = append(s.focus, cmd.Focus)
 		}
-		s.refinements = append(s.refinements, session.Refinement{Time: session.Stamp(now), Goal: cmd.Goal, Focus: cmd.Focus})
+		if cmd.Goal != "" || cmd.Focus != "" {
+			s.refinements = append(s.refinements, session.Refinement{Time: session.Stamp(now), Goal: cmd.Goal, Focus: cmd.Focus})
+		}
 		detail = strings.TrimSpace("goal: " + orDefault(cmd.Goal, "(unchanged)") + "; focus: " + orDefault(cmd.Focus, "(none)"))
+		if cmd.TokenBudget != nil {
+			s.req.Config.TokenBudget = *cmd.TokenBudget
+			detail += fmt.Sprintf("; token budget: %d", *cmd.TokenBudget)
+		}
 		// The spec's mid-session interaction: checkpoint the state the refinement applies to.
 		s.checkpointWanted = true
 	case Checkpoint:
 		s.checkpointWanted = true
+	case SetBudget:
+		s.req.Config.TokenBudget = *cmd.TokenBudget
+		detail = fmt.Sprintf("token budget: %d (used so far: %d)", *cmd.TokenBudget, s.usage.PromptTokens+s.usage.CompletionTokens)
+	case AddHypothesis:
+		id := s.newID()
+		s.added = append(s.added, added{id: id, cmd: cmd})
+		detail = id + ": " + cmd.Title
+		s.lastDetail = "added as " + id + "; it enters the tournament next round"
+	case Review:
+		s.manualReviews = append(s.manualReviews, cmd)
+		detail = cmd.HypothesisID + ": " + strings.TrimSpace(cmd.Verdict+" "+cmd.Critique)
+		if cmd.Score != nil {
+			detail += fmt.Sprintf(" (score %.1f)", *cmd.Score)
+		}
+	case Feedback:
+		if cmd.Toward != "" {
+			s.feedback = append(s.feedback, "toward: "+cmd.Toward)
+		}
+		if cmd.Away != "" {
+			s.feedback = append(s.feedback, "away from: "+cmd.Away)
+		}
+		detail = strings.Join(s.feedback[max(0, len(s.feedback)-2):], "; ")
 	}
 	s.logCommand(cmd.Name, via, true, detail)
 	return nil
@@ -194,10 +245,16 @@ func (s *supervisor) status() Status {
 func (s *supervisor) progress(ctx workflow.Context) session.Progress {
 	elapsed := workflow.Now(ctx).Sub(s.startedAt)
 	return session.Progress{
-		HypothesesGenerated: s.generated,
+		HypothesesGenerated: len(s.entries),
 		MaxHypotheses:       s.req.Config.MaxHypotheses,
 		ReviewsCompleted:    s.reviews,
 		MatchesPlayed:       s.matches,
+		Debates:             s.debates,
+		Evolved:             s.evolved,
+		Added:               s.scientistAdded,
+		Excluded:            len(s.entries) - len(s.competing()),
+		MetaReviews:         s.metaRound,
+		TokensUsed:          s.usage.PromptTokens + s.usage.CompletionTokens,
 		Rounds:              s.rounds,
 		TurnsFailed:         s.turnsFailed,
 		Elapsed:             elapsed.Round(1e7).String(),
@@ -223,8 +280,22 @@ func (s *supervisor) stateView(p Page) StateView {
 		Offset:      lo,
 		Limit:       limit,
 		Agents:      s.agents,
+		TopShare:    s.topShare(),
+		Plan:        s.plan,
+		MetaReview:  s.metaCritiques,
 		Usage:       s.usage,
+		TokenBudget: s.req.Config.TokenBudget,
+		StopReason:  s.stopReason,
 	}
+}
+
+// topShare counts where the current top 10 came from.
+func (s *supervisor) topShare() map[string]int {
+	share := map[string]int{"generation": 0, "evolution": 0, "scientist": 0}
+	for _, e := range s.top(10) {
+		share[e.Origin]++
+	}
+	return share
 }
 
 func (s *supervisor) history(p Page) HistoryView {

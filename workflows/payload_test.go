@@ -9,6 +9,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // sizes is a data converter that remembers the largest payload it encoded for each Go type.
@@ -58,9 +60,11 @@ func TestPayloadsStaySmall(t *testing.T) {
 	h.at(1, func() {
 		h.env.SignalWorkflow(RefineGoal, map[string]string{"focus": strings.Repeat("microglia ", 99)})
 	})
-	res := h.run(goal(500))
+	req := goal(500)
+	req.Config.ConvergenceRounds = research.MaxConvergenceRounds
+	res := h.run(req)
 	if res.Hypotheses != 500 {
-		t.Fatalf("%d hypotheses, want 500", res.Hypotheses)
+		t.Fatalf("%d hypotheses, want 500 (stopped: %s)", res.Hypotheses, res.StopReason)
 	}
 	for _, q := range []string{QueryStatus, QueryProgress} {
 		query[any](h, q)

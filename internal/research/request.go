@@ -24,6 +24,10 @@ const (
 	DefaultMaxHypotheses = 12
 	DefaultProvider      = "offline"
 	DefaultScientistID   = "anonymous"
+	// DefaultConvergenceRounds: a top unchanged for this many rounds means the session has
+	// converged; MaxConvergenceRounds bounds the setting.
+	DefaultConvergenceRounds = 4
+	MaxConvergenceRounds     = 1000
 )
 
 // Review types a session can enable (the co-scientist's reflection agent).
@@ -65,6 +69,10 @@ type Config struct {
 	// TokenBudget caps the tokens the session's model turns may use (0: no cap). When it is
 	// spent the session suspends; raise it with set-budget and resume.
 	TokenBudget int `json:"token_budget,omitempty"`
+	// ConvergenceRounds is how many rounds in a row the top hypotheses must stay the same
+	// for the session to stop as converged (default 4). A large value keeps a session
+	// exploring until max_hypotheses or its time limit.
+	ConvergenceRounds int `json:"convergence_rounds,omitempty"`
 }
 
 // WithDefaults fills every unset field with its default. It never overrides a set value,
@@ -89,6 +97,9 @@ func (r Request) WithDefaults() Request {
 	}
 	if c.Provider == "" {
 		c.Provider = DefaultProvider
+	}
+	if c.ConvergenceRounds == 0 {
+		c.ConvergenceRounds = DefaultConvergenceRounds
 	}
 	return r
 }
@@ -148,6 +159,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.provider", fmt.Sprintf("%q is not one of %s", c.Provider, strings.Join(Providers, ", "))}
 	case len(c.Model) > 200:
 		return &FieldError{"config.model", "is longer than 200 characters"}
+	case c.ConvergenceRounds < 1 || c.ConvergenceRounds > MaxConvergenceRounds:
+		return &FieldError{"config.convergence_rounds", fmt.Sprintf("is %d; must be from 1 to %d", c.ConvergenceRounds, MaxConvergenceRounds)}
 	case c.TokenBudget < 0:
 		return &FieldError{"config.token_budget", fmt.Sprintf("is %d; must not be negative (0 means no cap)", c.TokenBudget)}
 	}

@@ -32,6 +32,8 @@ func TestValidate(t *testing.T) {
 		{"duplicate review type", func(r *Request) { r.Config.ReviewTypes = []string{"full", "full"} }, "config.review_types", "listed twice"},
 		{"unknown safety level", func(r *Request) { r.Config.SafetyLevel = "yolo" }, "config.safety_level", `"yolo" is not one of`},
 		{"unknown provider", func(r *Request) { r.Config.Provider = "oracle" }, "config.provider", `"oracle" is not one of`},
+		{"negative convergence", func(r *Request) { r.Config.ConvergenceRounds = -1 }, "config.convergence_rounds", "from 1 to 1000"},
+		{"absurd convergence", func(r *Request) { r.Config.ConvergenceRounds = 5000 }, "config.convergence_rounds", "from 1 to 1000"},
 		{"long scientist id", func(r *Request) { r.ScientistID = strings.Repeat("s", 129) }, "scientist_id", "at most 128"},
 	}
 	for _, tt := range tests {
@@ -60,6 +62,7 @@ func TestWithDefaults(t *testing.T) {
 	r := Request{ResearchGoal: "  goal  ", Config: Config{MaxHypotheses: 3}}.WithDefaults()
 	want := Request{ResearchGoal: "goal", ScientistID: DefaultScientistID, Config: Config{
 		MaxHypotheses: 3, ReviewTypes: []string{ReviewInitial}, SafetyLevel: "standard", Provider: DefaultProvider,
+		ConvergenceRounds: DefaultConvergenceRounds,
 	}}
 	got, _ := json.Marshal(r)
 	exp, _ := json.Marshal(want)

@@ -65,6 +65,12 @@ type Progress struct {
 	MaxHypotheses       int     `json:"max_hypotheses"`
 	ReviewsCompleted    int     `json:"reviews_completed"`
 	MatchesPlayed       int     `json:"matches_played"`
+	Debates             int     `json:"debates"`  // matches played as multi-turn debates
+	Evolved             int     `json:"evolved"`  // hypotheses made by the evolution agent
+	Added               int     `json:"added"`    // hypotheses the scientist added
+	Excluded            int     `json:"excluded"` // unsafe or near-duplicate, out of the tournament
+	MetaReviews         int     `json:"meta_reviews"`
+	TokensUsed          int     `json:"tokens_used"`
 	Rounds              int     `json:"rounds"`
 	TurnsFailed         int     `json:"turns_failed"`
 	Elapsed             string  `json:"elapsed"`

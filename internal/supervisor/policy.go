@@ -20,9 +20,8 @@ const (
 	RefineMatches = 6
 	// TopK is the size of the top the supervisor watches for convergence.
 	TopK = 5
-	// ConvergedRounds is how many rounds in a row the top must stay the same to call the
-	// session converged, once it holds at least ConvergedMinimum hypotheses.
-	ConvergedRounds  = 4
+	// ConvergedMinimum: a session is not called converged before it holds this many
+	// hypotheses (how many rounds count is the session's config.convergence_rounds).
 	ConvergedMinimum = 24
 )
 
@@ -39,6 +38,7 @@ type Stats struct {
 	Evolved, TopEvolved, TopGenerated int
 	MetaReviews                       int // meta-reviews written so far
 	TopStableRounds                   int // rounds in a row the top TopK stayed the same
+	ConvergenceRounds                 int // how many such rounds mean converged
 	TokensUsed, TokenBudget           int
 }
 
@@ -140,7 +140,7 @@ func Decide(s Stats) Decision {
 		return Decision{Stop: true, Reason: fmt.Sprintf("reached max_hypotheses (%d)", s.Max)}
 	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
 		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
-	case s.TopStableRounds >= ConvergedRounds && s.Hypotheses >= ConvergedMinimum:
+	case s.ConvergenceRounds > 0 && s.TopStableRounds >= s.ConvergenceRounds && s.Hypotheses >= ConvergedMinimum:
 		return Decision{Stop: true, Reason: fmt.Sprintf("converged: the top %d did not change for %d rounds", TopK, s.TopStableRounds)}
 	}
 	return Decision{}

@@ -59,9 +59,10 @@ func TestDecide(t *testing.T) {
 		{"a finished session ends even on a spent budget", Stats{Max: 20, Hypotheses: 20, TokensUsed: 1000, TokenBudget: 900},
 			Decision{Stop: true, Reason: "reached max_hypotheses (20)"}},
 		{"no budget means no cap", Stats{Max: 20, Hypotheses: 8, TokensUsed: 1 << 30}, Decision{}},
-		{"converged", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4},
+		{"converged", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4, ConvergenceRounds: 4},
 			Decision{Stop: true, Reason: "converged: the top 5 did not change for 4 rounds"}},
-		{"stable but too young to call converged", Stats{Max: 100, Hypotheses: 12, TopStableRounds: 6}, Decision{}},
+		{"stable but too young to call converged", Stats{Max: 100, Hypotheses: 12, TopStableRounds: 6, ConvergenceRounds: 4}, Decision{}},
+		{"stable, but the session asked for longer", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 6, ConvergenceRounds: 10}, Decision{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
