@@ -11,8 +11,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -33,13 +33,27 @@ const (
 	updateTimeout = 20 * time.Second
 )
 
+// maxSynopsis is the widest command synopsis the usage text keeps beside its summary.
+const maxSynopsis = 50
+
 func usage(w io.Writer) {
 	fmt.Fprint(w, "starter is the scientist's client for cosci research sessions.\n\nUsage: starter <command> [arguments]\n\nCommands:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// Summaries line up after the synopses; a synopsis too long for that gets a line of
+	// its own, with its summary under it.
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.args, c.summary)
+		if n := utf8.RuneCountInString(c.name + " " + c.args); n <= maxSynopsis {
+			width = max(width, n)
+		}
 	}
-	tw.Flush()
+	for _, c := range commands {
+		synopsis := c.name + " " + c.args
+		if n := utf8.RuneCountInString(synopsis); n <= maxSynopsis {
+			fmt.Fprintf(w, "  %s%s  %s\n", synopsis, strings.Repeat(" ", width-n), c.summary)
+		} else {
+			fmt.Fprintf(w, "  %s\n  %s  %s\n", synopsis, strings.Repeat(" ", width), c.summary)
+		}
+	}
 	fmt.Fprint(w, `
 status, progress, state and history take --json; state and history take --offset N and --limit N.
 Run 'starter <command> -h' for a command's flags.

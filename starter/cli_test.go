@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -103,27 +107,80 @@ func TestParseInterleavedFlags(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
+	predictions := filepath.Join(t.TempDir(), "predictions.txt")
+	if err := os.WriteFile(predictions, []byte("  p2\n\n p3 \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    []string
-		want    map[string]string
+		want    string // the payload, as JSON ("" for none)
 		refused bool   // a usage error is expected...
 		usage   string // ...whose message contains this
 	}{
 		{name: "suspend", args: []string{"s-1"}},
-		{name: "suspend", args: []string{"s-1", "--reason", "lunch"}, want: map[string]string{"reason": "lunch"}},
-		{name: "terminate", args: []string{"--reason", " enough ", "s-1"}, want: map[string]string{"reason": "enough"}},
+		{name: "suspend", args: []string{"s-1", "--reason", "lunch"}, want: `{"reason":"lunch"}`},
+		{name: "terminate", args: []string{"--reason", " enough ", "s-1"}, want: `{"reason":"enough"}`},
 		{name: "resume", args: []string{"s-1"}},
 		{name: "checkpoint", args: []string{"s-1"}},
-		{name: "refine-goal", args: []string{"s-1", "--focus", "persisters"}, want: map[string]string{"focus": "persisters"}},
-		{name: "refine-goal", args: []string{"s-1", "--goal", "g2", "--focus", "f"}, want: map[string]string{"goal": "g2", "focus": "f"}},
+		{name: "refine-goal", args: []string{"s-1", "--focus", "persisters"}, want: `{"focus":"persisters"}`},
+		{name: "refine-goal", args: []string{"s-1", "--goal", "g2", "--focus", "f"}, want: `{"focus":"f","goal":"g2"}`},
+		{name: "refine-goal", args: []string{"s-1", "--token-budget", "500k"}, want: `{"token_budget":500000}`},
+		{name: "refine-goal", args: []string{"s-1", "--token-budget", "0"}, want: `{"token_budget":0}`},
 		{name: "refine-goal", args: []string{"s-1"}, refused: true, usage: "needs --goal"},
+		{name: "refine-goal", args: []string{"s-1", "--token-budget", "-5"}, refused: true, usage: "--token-budget is -5"},
+		{name: "refine-goal", args: []string{"s-1", "--token-budget", "lots"}, refused: true}, // the flag package explains
+		{name: "refine-goal", args: []string{"s-1", "--goal", strings.Repeat("x", 4001)}, refused: true, usage: "--goal is 4001 characters"},
 		{name: "suspend", args: []string{"s-1", "--reason", strings.Repeat("x", 501)}, refused: true, usage: "reason is longer"},
 		{name: "refine-goal", args: []string{"s-1", "--focus", strings.Repeat("x", 1001)}, refused: true, usage: "focus is"},
 		{name: "resume", args: []string{"s-1", "--reason", "x"}, refused: true}, // the flag package explains
+
+		// add-hypothesis
+		{name: "add-hypothesis", args: []string{"s-1", "--title", " T ", "--statement", "S", "--rationale", "R", "--prediction", "p1", "--prediction", " p2 "},
+			want: `{"rationale":"R","statement":"S","testable_predictions":["p1","p2"],"title":"T"}`},
+		{name: "add-hypothesis", args: []string{"--prediction", "p1", "s-1", "--title", "T", "--statement", "S", "--predictions-file", predictions},
+			want: `{"statement":"S","testable_predictions":["p1","p2","p3"],"title":"T"}`},
+		{name: "add-hypothesis", args: []string{"s-1", "--statement", "S", "--prediction", "p"}, refused: true, usage: "needs --title"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--prediction", "p"}, refused: true, usage: "needs --statement"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--statement", "S"}, refused: true, usage: "--prediction"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--statement", "S", "--prediction", "  "}, refused: true, usage: "--prediction"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", strings.Repeat("t", 201), "--statement", "S", "--prediction", "p"}, refused: true, usage: "--title is longer"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--statement", strings.Repeat("s", 4001), "--prediction", "p"}, refused: true, usage: "--statement is longer"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--statement", "S", "--rationale", strings.Repeat("r", 4001), "--prediction", "p"}, refused: true, usage: "--rationale is longer"},
+		{name: "add-hypothesis", args: append([]string{"s-1", "--title", "T", "--statement", "S"}, strings.Split(strings.Repeat("--prediction p ", 21), " ")[:42]...), refused: true, usage: "at most 20 testable predictions"},
+		{name: "add-hypothesis", args: []string{"s-1", "--title", "T", "--statement", "S", "--predictions-file", predictions + ".missing"}, refused: true, usage: "--predictions-file"},
+
+		// review
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--score", "7.5", "--verdict", "accept", "--critique", "solid"},
+			want: `{"critique":"solid","hypothesis_id":"h-0003","score":7.5,"verdict":"accept"}`},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--score", "0"}, want: `{"hypothesis_id":"h-0003","score":0}`},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--verdict", "revise"}, want: `{"hypothesis_id":"h-0003","verdict":"revise"}`},
+		{name: "review", args: []string{"s-1", "--score", "7"}, refused: true, usage: "needs --hypothesis"},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003"}, refused: true, usage: "needs --score"},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--score", "11"}, refused: true, usage: "--score is 11"},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--score", "-1"}, refused: true, usage: "--score is -1"},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--score", "NaN"}, refused: true}, // the flag package explains
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--verdict", "maybe"}, refused: true, usage: `--verdict "maybe" is not one of accept, revise, reject`},
+		{name: "review", args: []string{"s-1", "--hypothesis", "h-0003", "--critique", strings.Repeat("c", 4001)}, refused: true, usage: "--critique is longer"},
+
+		// feedback
+		{name: "feedback", args: []string{"s-1", "--toward", "metabolism", "--away", "genetics"}, want: `{"away":"genetics","toward":"metabolism"}`},
+		{name: "feedback", args: []string{"s-1", "--away", "genetics"}, want: `{"away":"genetics"}`},
+		{name: "feedback", args: []string{"s-1"}, refused: true, usage: "needs --toward"},
+		{name: "feedback", args: []string{"s-1", "--toward", " "}, refused: true, usage: "needs --toward"},
+		{name: "feedback", args: []string{"s-1", "--toward", strings.Repeat("x", 4001)}, refused: true, usage: "--toward is longer"},
+		{name: "feedback", args: []string{"s-1", "--away", strings.Repeat("x", 4001)}, refused: true, usage: "--away is longer"},
+
+		// set-budget
+		{name: "set-budget", args: []string{"s-1", "--tokens", "1_000_000"}, want: `{"token_budget":1000000}`},
+		{name: "set-budget", args: []string{"s-1", "--tokens", "2M"}, want: `{"token_budget":2000000}`},
+		{name: "set-budget", args: []string{"s-1", "--tokens", "0"}, want: `{"token_budget":0}`},
+		{name: "set-budget", args: []string{"s-1"}, refused: true, usage: "needs --tokens"},
+		{name: "set-budget", args: []string{"s-1", "--tokens", "-1"}, refused: true, usage: "--tokens is -1"},
+		{name: "set-budget", args: []string{"s-1", "--tokens", "1.5"}, refused: true}, // the flag package explains
 	}
 	for _, tt := range tests {
-		quiet(t)
+		_, errOut := quiet(t)
 		id, arg, err := parseCommand(tt.name, tt.args)
 		var e *exitError
 		switch {
@@ -131,22 +188,101 @@ func TestParseCommand(t *testing.T) {
 			if !errors.As(err, &e) || e.code != 2 || !strings.Contains(e.msg, tt.usage) {
 				t.Errorf("%s %q: %v, want a usage error about %q", tt.name, tt.args, err, tt.usage)
 			}
+			if tt.usage == "" && errOut.Len() == 0 {
+				t.Errorf("%s %q: the flag package said nothing", tt.name, tt.args)
+			}
 		case err != nil:
 			t.Errorf("%s %q: %v", tt.name, tt.args, err)
-		case id != "s-1" || fmt.Sprint(arg) != fmt.Sprint(tt.want) || (tt.want == nil) != (arg == nil):
-			t.Errorf("%s %q = %q, %v; want s-1, %v", tt.name, tt.args, id, arg, tt.want)
+		case id != "s-1":
+			t.Errorf("%s %q: id %q", tt.name, tt.args, id)
+		case tt.want == "" && arg != nil:
+			t.Errorf("%s %q = %v; want no payload", tt.name, tt.args, arg)
+		case tt.want != "":
+			got, _ := json.Marshal(arg)
+			if string(got) != tt.want {
+				t.Errorf("%s %q = %s; want %s", tt.name, tt.args, got, tt.want)
+			}
+			// What is sent is exactly what the session accepts.
+			if _, err := session.ParseCommand(tt.name, got); err != nil {
+				t.Errorf("%s %q: the session would refuse %s: %v", tt.name, tt.args, got, err)
+			}
+		}
+	}
+}
+
+func TestPredictionsFromStdin(t *testing.T) {
+	quiet(t)
+	old := stdin
+	stdin = strings.NewReader("first\n\nsecond\n")
+	t.Cleanup(func() { stdin = old })
+	_, arg, err := parseCommand("add-hypothesis", []string{"s-1", "--title", "T", "--statement", "S", "--predictions-file", "-"})
+	if err != nil || fmt.Sprint(arg["testable_predictions"]) != "[first second]" {
+		t.Errorf("predictions from stdin: %v, %v", arg, err)
+	}
+}
+
+func TestNewCommandsExitTwoBeforeTheNetwork(t *testing.T) {
+	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+	for _, args := range [][]string{
+		{"add-hypothesis", "s-1", "--title", "T"},
+		{"review", "s-1", "--hypothesis", "h-0001", "--verdict", "maybe"},
+		{"feedback", "s-1"},
+		{"set-budget", "s-1", "--tokens", "-3"},
+		{"refine-goal", "s-1", "--token-budget", "-3"},
+		{"start", "--goal", "g", "--token-budget", "-3"},
+	} {
+		_, errOut := quiet(t)
+		if code := run(args); code != 2 || errOut.Len() == 0 {
+			t.Errorf("starter %q exited %d (%q); want 2 with a message", args, code, errOut)
+		}
+	}
+	// -h documents the new flags.
+	for cmd, flags := range map[string][]string{
+		"add-hypothesis": {"-title", "-statement", "-rationale", "-prediction", "-predictions-file"},
+		"review":         {"-hypothesis", "-score", "-verdict", "-critique"},
+		"feedback":       {"-toward", "-away"},
+		"set-budget":     {"-tokens"},
+		"refine-goal":    {"-token-budget"},
+	} {
+		out, _ := quiet(t)
+		if code := run([]string{cmd, "-h"}); code != 0 {
+			t.Errorf("starter %s -h exited %d", cmd, code)
+		}
+		for _, f := range flags {
+			if !strings.Contains(out.String(), f) {
+				t.Errorf("starter %s -h does not mention %s:\n%s", cmd, f, out)
+			}
 		}
 	}
 }
 
 func TestCommandOutcome(t *testing.T) {
 	s := workflows.Status{SessionID: "s-1", State: "suspended"}
-	if got := commandOutcome(workflows.Suspend, s); got != "session s-1 is now suspended (resume it with: starter resume s-1)" {
+	if got := commandOutcome(workflows.Suspend, nil, s); got != "session s-1 is now suspended (resume it with: starter resume s-1)" {
 		t.Errorf("suspend: %q", got)
 	}
+	if got := commandOutcome(workflows.SetBudget, map[string]any{"token_budget": 1000000}, s); got != "session s-1 is now suspended; token budget 1,000,000 (resume it with: starter resume s-1)" {
+		t.Errorf("set-budget: %q", got)
+	}
 	s.State = "active"
-	if got := commandOutcome(workflows.Resume, s); got != "session s-1 is now active" {
+	if got := commandOutcome(workflows.Resume, nil, s); got != "session s-1 is now active" {
 		t.Errorf("resume: %q", got)
+	}
+	if got := commandOutcome(workflows.SetBudget, map[string]any{"token_budget": 0}, s); got != "session s-1 is now active; no token budget (no cap)" {
+		t.Errorf("set-budget 0: %q", got)
+	}
+	if got := commandOutcome(workflows.AddHypothesis, map[string]any{"title": "Persisters"}, s); !strings.Contains(got, `session s-1 is now active; your hypothesis "Persisters" enters the tournament`) {
+		t.Errorf("add-hypothesis: %q", got)
+	}
+	if got := commandOutcome(workflows.Review, map[string]any{"hypothesis_id": "h-0003"}, s); !strings.Contains(got, "your review of h-0003 is recorded") {
+		t.Errorf("review: %q", got)
+	}
+	if got := commandOutcome(workflows.Feedback, map[string]any{"toward": "x"}, s); !strings.Contains(got, "your feedback steers the agents") {
+		t.Errorf("feedback: %q", got)
+	}
+	s.Goal = "g"
+	if got := commandOutcome(workflows.RefineGoal, map[string]any{"token_budget": 500000}, s); got != "session s-1 is now active; goal: g; token budget 500,000" {
+		t.Errorf("refine-goal: %q", got)
 	}
 }
 

@@ -1,65 +1,311 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
+// stdin is where --predictions-file - reads; tests swap it.
+var stdin io.Reader = os.Stdin
+
 // commandSummaries describe the scientist's commands for their -h.
 var commandSummaries = map[string]string{
-	workflows.Suspend:    "Pause a session: no new work starts until it is resumed.",
-	workflows.Resume:     "Continue a suspended session.",
-	workflows.RefineGoal: "Change a session's goal, add a focus, or both; the session checkpoints the change.",
-	workflows.Checkpoint: "Write a snapshot of the session now.",
-	workflows.Terminate:  "End a session gracefully: it finishes in-flight work, writes a final checkpoint and report, then completes.",
+	workflows.Suspend:       "Pause a session: no new work starts until it is resumed.",
+	workflows.Resume:        "Continue a suspended session.",
+	workflows.RefineGoal:    "Change a session's goal, add a focus, change its token budget, or several; the session checkpoints the change.",
+	workflows.Checkpoint:    "Write a snapshot of the session now.",
+	workflows.Terminate:     "End a session gracefully: it finishes in-flight work, writes a final checkpoint and report, then completes.",
+	workflows.AddHypothesis: "Add your own hypothesis: it is reviewed and enters the tournament like the agents' ones.",
+	workflows.Review:        "Review a hypothesis yourself: a score from 0 to 10, a verdict, a critique, or several.",
+	workflows.Feedback:      "Steer the agents: what to explore more (toward) and what to leave (away).",
+	workflows.SetBudget:     "Set the session's token budget (0: no cap). A session that spent its budget suspends; raise it, then resume.",
 }
 
+// commandArgs is each command's argument synopsis, for the usage text and its -h.
+var commandArgs = map[string]string{
+	workflows.Suspend:       "<id> [--reason R]",
+	workflows.Resume:        "<id>",
+	workflows.RefineGoal:    "<id> [--goal G] [--focus F] [--token-budget N]",
+	workflows.Checkpoint:    "<id>",
+	workflows.Terminate:     "<id> [--reason R]",
+	workflows.AddHypothesis: "<id> --title T --statement S [--rationale R] --prediction P [--prediction P2 ...]",
+	workflows.Review:        "<id> --hypothesis h-0003 [--score 7.5] [--verdict accept|revise|reject] [--critique C]",
+	workflows.Feedback:      "<id> [--toward T] [--away A]",
+	workflows.SetBudget:     "<id> --tokens N",
+}
+
+// flagOfField names the flag that sets each payload field, for messages.
+func flagOfField(name, field string) string {
+	switch field {
+	case "research_goal":
+		return "--goal"
+	case "token_budget":
+		if name == workflows.SetBudget {
+			return "--tokens"
+		}
+		return "--token-budget"
+	case "testable_predictions":
+		return "--prediction"
+	case "hypothesis_id":
+		return "--hypothesis"
+	}
+	return "--" + field
+}
+
+// payloadFields lists the fields a message may start with, longest first where one is a
+// prefix of another.
+var payloadFields = []string{"research_goal", "reason", "goal", "focus", "token_budget", "title", "statement",
+	"rationale", "testable_predictions", "hypothesis_id", "score", "verdict", "critique", "toward", "away"}
+
 // parseCommand reads `starter NAME <id> [flags]` into the session ID and the command's
-// arguments (nil when it has none). The arguments are checked the way the session checks
-// them, so a mistake is refused before anything is sent.
-func parseCommand(name string, args []string) (string, map[string]string, error) {
-	fs := newFlagSet(name, "<session-id>", commandSummaries[name])
-	var reason, goal, focus string
+// payload (nil when it has none). The payload is checked with session.ParseCommand, the way
+// the session checks it, so a mistake is refused before anything is sent.
+func parseCommand(name string, args []string) (string, map[string]any, error) {
+	fs := newFlagSet(name, commandArgs[name], commandSummaries[name])
+	var (
+		reason, goal, focus           string
+		title, statement, rationale   string
+		predictions                   stringList
+		predictionsFile               string
+		hypothesis, verdict, critique string
+		toward, away                  string
+		tokenBudget                   optInt
+		score                         optFloat
+	)
 	switch name {
 	case workflows.Suspend, workflows.Terminate:
 		fs.StringVar(&reason, "reason", "", "why, for the session's history")
 	case workflows.RefineGoal:
 		fs.StringVar(&goal, "goal", "", "the new research goal")
 		fs.StringVar(&focus, "focus", "", "what to concentrate on from now on")
+		fs.Var(&tokenBudget, "token-budget", "the new token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
+	case workflows.AddHypothesis:
+		fs.StringVar(&title, "title", "", "a short title (required)")
+		fs.StringVar(&statement, "statement", "", "the hypothesis itself (required)")
+		fs.StringVar(&rationale, "rationale", "", "why it may be true")
+		fs.Var(&predictions, "prediction", "a testable prediction `P`; repeat the flag for several (at least one)")
+		fs.StringVar(&predictionsFile, "predictions-file", "", "read testable predictions from this `file`, one per line (- for stdin)")
+	case workflows.Review:
+		fs.StringVar(&hypothesis, "hypothesis", "", "the hypothesis you reviewed, e.g. h-0003 (required)")
+		fs.Var(&score, "score", "your overall score from 0 to 10, e.g. `7.5`")
+		fs.StringVar(&verdict, "verdict", "", "one of "+strings.Join(research.Verdicts, ", "))
+		fs.StringVar(&critique, "critique", "", "what is wrong or missing")
+	case workflows.Feedback:
+		fs.StringVar(&toward, "toward", "", "a direction the agents should explore more")
+		fs.StringVar(&away, "away", "", "a direction the agents should leave")
+	case workflows.SetBudget:
+		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap; required)")
 	}
 	id, err := sessionArg(fs, args)
 	if err != nil {
 		return "", nil, err
 	}
-	arg := map[string]string{}
-	for k, v := range map[string]string{"reason": reason, "goal": goal, "focus": focus} {
+	if predictionsFile != "" {
+		lines, err := readLines(predictionsFile)
+		if err != nil {
+			return "", nil, usageErrorf("--predictions-file: %v", err)
+		}
+		predictions = append(predictions, lines...)
+	}
+
+	arg := map[string]any{}
+	for k, v := range map[string]string{"reason": reason, "goal": goal, "focus": focus, "title": title,
+		"statement": statement, "rationale": rationale, "hypothesis_id": hypothesis, "verdict": verdict,
+		"critique": critique, "toward": toward, "away": away} {
 		if v = strings.TrimSpace(v); v != "" {
 			arg[k] = v
 		}
 	}
+	var kept []string
+	for _, p := range predictions {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) > 0 {
+		arg["testable_predictions"] = kept
+	}
+	if tokenBudget.set {
+		arg["token_budget"] = tokenBudget.v
+	}
+	if score.set {
+		arg["score"] = score.v
+	}
+
 	payload, err := json.Marshal(arg)
 	if err != nil {
-		return "", nil, err
+		return "", nil, usageErrorf("invalid %s: %v", name, err)
 	}
 	if _, err := session.ParseCommand(name, payload); err != nil {
-		if name == workflows.RefineGoal && len(arg) == 0 {
-			return "", nil, usageErrorf("refine-goal needs --goal \"...\", --focus \"...\", or both")
+		if msg := missing(name, arg); msg != "" {
+			return "", nil, usageErrorf("%s", msg)
 		}
-		return "", nil, usageErrorf("invalid %s: %v", name, err)
+		return "", nil, usageErrorf("invalid %s: %s", name, flagNamed(name, err.Error()))
 	}
 	if len(arg) == 0 {
 		arg = nil
 	}
 	return id, arg, nil
+}
+
+// missing says, in terms of flags, what a command line lacks; "" when it lacks nothing.
+func missing(name string, arg map[string]any) string {
+	has := func(k string) bool { _, ok := arg[k]; return ok }
+	switch name {
+	case workflows.RefineGoal:
+		if !has("goal") && !has("focus") && !has("token_budget") {
+			return `refine-goal needs --goal "...", --focus "...", --token-budget N, or several`
+		}
+	case workflows.SetBudget:
+		if !has("token_budget") {
+			return "set-budget needs --tokens N (e.g. 500000 or 500k; 0 means no cap)"
+		}
+	case workflows.AddHypothesis:
+		switch {
+		case !has("title"):
+			return `add-hypothesis needs --title "...": a short title`
+		case !has("statement"):
+			return `add-hypothesis needs --statement "...": the hypothesis itself`
+		case !has("testable_predictions"):
+			return `add-hypothesis needs at least one --prediction "..." (repeat it for several, or use --predictions-file FILE, one per line)`
+		}
+	case workflows.Review:
+		switch {
+		case !has("hypothesis_id"):
+			return "review needs --hypothesis ID: which hypothesis you reviewed (see them with: starter state <id>)"
+		case !has("score") && !has("verdict") && !has("critique"):
+			return `review needs --score N (0 to 10), --verdict ` + strings.Join(research.Verdicts, "|") + `, --critique "...", or several`
+		}
+	case workflows.Feedback:
+		if !has("toward") && !has("away") {
+			return `feedback needs --toward "...", --away "...", or both`
+		}
+	}
+	return ""
+}
+
+// flagNamed rewrites the session's message about a payload field in terms of the flag that
+// sets it: "review: score is 11; ..." becomes "--score is 11; ...".
+func flagNamed(name, msg string) string {
+	msg = strings.TrimPrefix(msg, name+": ")
+	for _, f := range payloadFields {
+		if rest, ok := strings.CutPrefix(msg, f+": "); ok {
+			return flagOfField(name, f) + " " + rest
+		}
+		if rest, ok := strings.CutPrefix(msg, f+" "); ok {
+			return flagOfField(name, f) + " " + rest
+		}
+	}
+	return msg
+}
+
+// readLines reads a file's non-blank lines ("-": stdin).
+func readLines(path string) ([]string, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, unwrapPathError(err)
+		}
+		defer f.Close()
+		r = f
+	}
+	var lines []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, sc.Err()
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, "; ") }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+// optInt is an integer flag that knows whether it was given, so that 0 can be sent. It
+// reads token counts as people write them: 500000, 500_000, 500,000, 500k, 2M.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	n, err := parseTokens(s)
+	if err != nil {
+		return err
+	}
+	o.v, o.set = n, true
+	return nil
+}
+
+// parseTokens reads a whole number of tokens, with an optional k (thousand) or M (million).
+func parseTokens(s string) (int, error) {
+	t := strings.NewReplacer("_", "", ",", "").Replace(strings.TrimSpace(s))
+	mult := 1
+	switch {
+	case strings.HasSuffix(t, "k"), strings.HasSuffix(t, "K"):
+		mult, t = 1000, t[:len(t)-1]
+	case strings.HasSuffix(t, "m"), strings.HasSuffix(t, "M"):
+		mult, t = 1000000, t[:len(t)-1]
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n > math.MaxInt/mult || n < math.MinInt/mult {
+		return 0, errors.New("not a whole number of tokens (e.g. 500000, 500k or 2M)")
+	}
+	return n * mult, nil
+}
+
+// optFloat is a number flag that knows whether it was given.
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+
+func (o *optFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return errors.New("not a number")
+	}
+	o.v, o.set = f, true
+	return nil
 }
 
 // cmdUpdate sends a scientist's command as an update and prints the session's new status.
@@ -78,13 +324,13 @@ func cmdUpdate(name string) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, commandOutcome(name, s))
+		fmt.Fprintln(stdout, commandOutcome(name, arg, s))
 		return nil
 	}
 }
 
 // update sends one command and waits for the session's answer.
-func update(ctx context.Context, c client.Client, id, name string, arg map[string]string) (workflows.Status, error) {
+func update(ctx context.Context, c client.Client, id, name string, arg map[string]any) (workflows.Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
 	opts := client.UpdateWorkflowOptions{
@@ -111,16 +357,43 @@ func update(ctx context.Context, c client.Client, id, name string, arg map[strin
 }
 
 // commandOutcome says what an accepted command did.
-func commandOutcome(name string, s workflows.Status) string {
+func commandOutcome(name string, arg map[string]any, s workflows.Status) string {
 	msg := fmt.Sprintf("session %s is now %s", s.SessionID, stateOf(s))
+	budget := func() string {
+		n, _ := arg["token_budget"].(int)
+		if n == 0 {
+			return "no token budget (no cap)"
+		}
+		return "token budget " + tokens(n)
+	}
 	switch name {
 	case workflows.Checkpoint:
 		msg += "; a checkpoint will be written shortly"
 	case workflows.RefineGoal:
 		msg += "; goal: " + shorten(s.Goal, 120)
+		if _, ok := arg["token_budget"]; ok {
+			msg += "; " + budget()
+		}
 	case workflows.Terminate:
 		msg += fmt.Sprintf("; it finishes in-flight work, checkpoints and writes its report (see it with: starter result %s)", s.SessionID)
 	case workflows.Suspend:
+		msg += fmt.Sprintf(" (resume it with: starter resume %s)", s.SessionID)
+	case workflows.AddHypothesis:
+		title := fmt.Sprintf("%q", shorten(fmt.Sprint(arg["title"]), 60))
+		if added, ok := strings.CutPrefix(s.Detail, "added as "); ok {
+			id, _, _ := strings.Cut(added, ";")
+			title += " (" + id + ")"
+		}
+		msg += fmt.Sprintf("; your hypothesis %s enters the tournament: it is reviewed, then plays matches (follow it with: starter state %s)",
+			title, s.SessionID)
+	case workflows.Review:
+		msg += fmt.Sprintf("; your review of %s is recorded and counts in its score", arg["hypothesis_id"])
+	case workflows.Feedback:
+		msg += "; your feedback steers the agents from the next round"
+	case workflows.SetBudget:
+		msg += "; " + budget()
+	}
+	if s.State == session.Suspended && (name == workflows.SetBudget || name == workflows.RefineGoal) {
 		msg += fmt.Sprintf(" (resume it with: starter resume %s)", s.SessionID)
 	}
 	return msg

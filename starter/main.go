@@ -32,11 +32,15 @@ func init() {
 		{"watch", "<id>", "follow a session live until it ends (Ctrl-C stops watching only)", cmdWatch},
 		{"result", "<id>", "wait for a session to end and print its result", cmdResult},
 		{"report", "<id>", "print the report an ended session wrote", cmdReport},
-		{"suspend", "<id> [--reason R]", "pause a session", cmdUpdate("suspend")},
-		{"resume", "<id>", "continue a suspended session", cmdUpdate("resume")},
-		{"refine-goal", "<id> [--goal G] [--focus F]", "change the goal or add a focus", cmdUpdate("refine-goal")},
-		{"checkpoint", "<id>", "write a snapshot of the session now", cmdUpdate("checkpoint")},
-		{"terminate", "<id> [--reason R]", "end a session gracefully: it finishes, checkpoints and reports", cmdUpdate("terminate")},
+		{"suspend", commandArgs["suspend"], "pause a session", cmdUpdate("suspend")},
+		{"resume", commandArgs["resume"], "continue a suspended session", cmdUpdate("resume")},
+		{"refine-goal", commandArgs["refine-goal"], "change the goal, add a focus or change the token budget", cmdUpdate("refine-goal")},
+		{"checkpoint", commandArgs["checkpoint"], "write a snapshot of the session now", cmdUpdate("checkpoint")},
+		{"terminate", commandArgs["terminate"], "end a session gracefully: it finishes, checkpoints and reports", cmdUpdate("terminate")},
+		{"add-hypothesis", commandArgs["add-hypothesis"], "add your own hypothesis; it enters the tournament", cmdUpdate("add-hypothesis")},
+		{"review", commandArgs["review"], "review a hypothesis yourself: score, verdict, critique", cmdUpdate("review")},
+		{"feedback", commandArgs["feedback"], "steer the agents toward or away from a direction", cmdUpdate("feedback")},
+		{"set-budget", commandArgs["set-budget"], "set the token budget (0: no cap); resume a session that spent it", cmdUpdate("set-budget")},
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -94,18 +96,46 @@ func renderProgress(w io.Writer, p session.Progress) error {
 	return t.Flush()
 }
 
-// progressDescription is what the watch bar shows beside the hypothesis count.
-func progressDescription(id string, p session.Progress) string {
+// progressDescription is what the watch bar shows beside the hypothesis count: the state,
+// reviews, matches, elapsed time and, once known, each agent's turns.
+func progressDescription(id string, p session.Progress, agents []workflows.AgentStat) string {
 	state := string(p.State)
 	if p.State == session.Suspended {
 		state = "SUSPENDED (starter resume " + id + ")"
 	}
-	return fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
+	s := fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
+	if a := agentTurns(agents); a != "" {
+		s += " · " + a
+	}
+	return s
 }
 
 // progressLine is watch's output when stdout is not a terminal: one line per change.
-func progressLine(id string, p session.Progress) string {
-	return fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, progressDescription(id, p))
+func progressLine(id string, p session.Progress, agents []workflows.AgentStat) string {
+	return fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, progressDescription(id, p, agents))
+}
+
+// agentAbbrev shortens the agents' names for the watch line.
+var agentAbbrev = map[string]string{
+	"generation":  "gen",
+	"reflection":  "rev",
+	"review":      "rev",
+	"ranking":     "rank",
+	"evolution":   "evo",
+	"proximity":   "prox",
+	"meta-review": "meta",
+	"meta_review": "meta",
+	"metareview":  "meta",
+	"supervisor":  "sup",
+}
+
+// agentTurns is each agent's turn count, compactly: "gen 12 · rev 24 · rank 30".
+func agentTurns(agents []workflows.AgentStat) string {
+	parts := make([]string, 0, len(agents))
+	for _, a := range agents {
+		parts = append(parts, fmt.Sprintf("%s %d", or(agentAbbrev[strings.ToLower(a.Agent)], a.Agent), a.Turns))
+	}
+	return strings.Join(parts, " · ")
 }
 
 func renderState(w io.Writer, v workflows.StateView) error {
@@ -124,7 +154,24 @@ func renderState(w io.Writer, v workflows.StateView) error {
 		fmt.Fprintf(t, "refined\t%s  %s\n", when(r.Time), strings.Join(parts, "; "))
 	}
 	fmt.Fprintf(t, "config\t%s\n", configText(v.Config))
+	if v.Plan != "" {
+		fmt.Fprintf(t, "plan\t%s\n", shorten(v.Plan, 300))
+	}
+	for i, c := range v.MetaReview {
+		label := ""
+		if i == 0 {
+			label = "meta-review"
+		}
+		fmt.Fprintf(t, "%s\t- %s\n", label, shorten(c, 200))
+	}
+	if share := topShareText(v.TopShare); share != "" {
+		fmt.Fprintf(t, "top 10\t%s\n", share)
+	}
 	fmt.Fprintf(t, "usage\t%s\n", usageText(v.Usage))
+	fmt.Fprintf(t, "budget\t%s\n", budgetText(v.Usage, v.TokenBudget))
+	if v.StopReason != "" {
+		fmt.Fprintf(t, "stop reason\t%s\n", v.StopReason)
+	}
 	if err := t.Flush(); err != nil {
 		return err
 	}
@@ -156,6 +203,9 @@ func configText(c research.Config) string {
 	if c.Model != "" {
 		s += " (model " + c.Model + ")"
 	}
+	if c.TokenBudget > 0 {
+		s += ", token budget " + tokens(c.TokenBudget)
+	}
 	return s + ", seed " + strconv.FormatInt(c.Seed, 10)
 }
 
@@ -163,26 +213,110 @@ func usageText(u research.Usage) string {
 	return fmt.Sprintf("%d prompt + %d completion tokens in %d requests", u.PromptTokens, u.CompletionTokens, u.Requests)
 }
 
-// renderRanking prints ranked hypotheses; offset is the rank of the first one, minus one.
-func renderRanking(w io.Writer, entries []session.Entry, offset int, withScore bool) error {
-	t := newTable(w)
-	if withScore {
-		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tSCORE\tTITLE")
-	} else {
-		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tTITLE")
+// tokens writes a token count with thousands separators: 1,250,000.
+func tokens(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// budgetText is the tokens used against the budget.
+func budgetText(u research.Usage, budget int) string {
+	used := u.PromptTokens + u.CompletionTokens
+	if budget <= 0 {
+		return tokens(used) + " tokens used; no budget (no cap)"
+	}
+	return fmt.Sprintf("%s of %s tokens used (%.0f%%); %s left", tokens(used), tokens(budget),
+		100*float64(used)/float64(budget), tokens(max(budget-used, 0)))
+}
+
+// origins are the places a hypothesis comes from, in the order the top share lists them.
+var origins = []string{"generation", "evolution", "scientist"}
+
+// topShareText says where the top 10 came from: "generation 6 · evolution 3 · scientist 1".
+func topShareText(share map[string]int) string {
+	if len(share) == 0 {
+		return ""
+	}
+	keys := slices.Clone(origins)
+	for _, k := range slices.Sorted(maps.Keys(share)) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, share[k]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// originText is where a hypothesis came from and how: "evolution/combination".
+func originText(e session.Entry) string {
+	s := or(e.Origin, "-")
+	if e.Strategy != "" {
+		s += "/" + e.Strategy
+	}
+	return s
+}
+
+// lineageText is an evolved hypothesis' parents: "← h-0003, h-0007".
+func lineageText(e session.Entry) string {
+	if len(e.Parents) == 0 {
+		return "-"
+	}
+	return "← " + strings.Join(e.Parents, ", ")
+}
+
+// renderRanking prints ranked hypotheses; offset is the rank of the first one, minus one.
+// The full table (the state's) adds the review score, the proximity cluster and the
+// lineage. Excluded hypotheses are marked in the table and their reasons listed under it.
+func renderRanking(w io.Writer, entries []session.Entry, offset int, full bool) error {
+	t := newTable(w)
+	if full {
+		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tSCORE\tORIGIN\tCLUSTER\tLINEAGE\tTITLE")
+	} else {
+		fmt.Fprintln(t, "RANK\tID\tELO\tW-L\tORIGIN\tTITLE")
+	}
+	var excluded []session.Entry
 	for i, e := range entries {
 		fmt.Fprintf(t, "%d\t%s\t%.0f\t%d-%d\t", offset+i+1, e.ID, e.Elo, e.Wins, e.Losses)
-		if withScore {
+		if full {
 			score := "-"
 			if e.Reviews > 0 {
 				score = fmt.Sprintf("%.1f", e.Score)
 			}
-			fmt.Fprintf(t, "%s\t", score)
+			cluster := "-"
+			if e.Cluster > 0 {
+				cluster = strconv.Itoa(e.Cluster)
+			}
+			fmt.Fprintf(t, "%s\t%s\t%s\t%s\t", score, originText(e), cluster, lineageText(e))
+		} else {
+			fmt.Fprintf(t, "%s\t", originText(e))
 		}
-		fmt.Fprintln(t, shorten(e.Title, 70))
+		title := shorten(e.Title, 70)
+		if e.Excluded != "" {
+			title = "[excluded] " + title
+			excluded = append(excluded, e)
+		}
+		fmt.Fprintln(t, title)
 	}
-	return t.Flush()
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	for _, e := range excluded {
+		if _, err := fmt.Fprintf(w, "excluded: %s %s\n", e.ID, shorten(e.Excluded, 200)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pageFooter says which slice of a paged list was shown, and how to get the next one.

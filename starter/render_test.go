@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,8 +43,9 @@ func checkContains(t *testing.T, got string, want ...string) {
 }
 
 var sampleEntries = []session.Entry{
-	{ID: "h-0002", Title: "Metabolic rewiring limits survival under nutrient scarcity", Elo: 1247.4, Wins: 3, Losses: 0, Reviews: 2, Score: 8.25},
-	{ID: "h-0004", Title: "Persister cells | dormancy", Elo: 1245, Wins: 4, Losses: 1, Reviews: 0},
+	{ID: "h-0002", Title: "Metabolic rewiring limits survival under nutrient scarcity", Origin: "evolution", Strategy: "combination",
+		Parents: []string{"h-0003", "h-0007"}, Cluster: 2, Elo: 1247.4, Wins: 3, Losses: 0, Reviews: 2, Score: 8.25},
+	{ID: "h-0004", Title: "Persister cells | dormancy", Origin: "scientist", Elo: 1245, Wins: 4, Losses: 1, Reviews: 0},
 }
 
 func TestRenderStatus(t *testing.T) {
@@ -86,22 +88,31 @@ last checkpoint  2026-01-02 03:04:05Z
 }
 
 func TestProgressDescription(t *testing.T) {
+	agents := []workflows.AgentStat{{Agent: "generation", Turns: 12}, {Agent: "reflection", Turns: 24}, {Agent: "ranking", Turns: 30},
+		{Agent: "evolution", Turns: 4}, {Agent: "meta-review", Turns: 2}, {Agent: "proximity", Turns: 0}, {Agent: "oracle", Turns: 1}}
 	tests := []struct {
-		p    session.Progress
-		want string
+		p      session.Progress
+		agents []workflows.AgentStat
+		want   string
 	}{
-		{session.Progress{State: session.Active, ReviewsCompleted: 7, MatchesPlayed: 10, ElapsedSeconds: 62.2},
+		{session.Progress{State: session.Active, ReviewsCompleted: 7, MatchesPlayed: 10, ElapsedSeconds: 62.2}, nil,
 			"active · 7 reviews · 10 matches · 1m2s"},
-		{session.Progress{State: session.Suspended, ElapsedSeconds: 0.4},
+		{session.Progress{State: session.Suspended, ElapsedSeconds: 0.4}, nil,
 			"SUSPENDED (starter resume s-1) · 0 reviews · 0 matches · 0s"},
+		{session.Progress{State: session.Active, ReviewsCompleted: 24, MatchesPlayed: 30, ElapsedSeconds: 5}, agents,
+			"active · 24 reviews · 30 matches · 5s · gen 12 · rev 24 · rank 30 · evo 4 · meta 2 · prox 0 · oracle 1"},
 	}
 	for _, tt := range tests {
-		if got := progressDescription("s-1", tt.p); got != tt.want {
+		if got := progressDescription("s-1", tt.p, tt.agents); got != tt.want {
 			t.Errorf("progressDescription = %q, want %q", got, tt.want)
 		}
 	}
-	if got, want := progressLine("s-1", session.Progress{HypothesesGenerated: 3, MaxHypotheses: 12, State: session.Active}),
+	if got, want := progressLine("s-1", session.Progress{HypothesesGenerated: 3, MaxHypotheses: 12, State: session.Active}, nil),
 		"hypotheses 3/12 · active · 0 reviews · 0 matches · 0s"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
+	if got, want := progressLine("s-1", session.Progress{HypothesesGenerated: 3, MaxHypotheses: 12, State: session.Active}, agents[:3]),
+		"hypotheses 3/12 · active · 0 reviews · 0 matches · 0s · gen 12 · rev 24 · rank 30"; got != want {
 		t.Errorf("progressLine = %q, want %q", got, want)
 	}
 }
@@ -124,14 +135,65 @@ func TestRenderState(t *testing.T) {
 		"config     max 12 hypotheses, time limit 2h0m0s, reviews initial+full, safety standard, provider offline, seed 7\n",
 		"usage      100 prompt + 20 completion tokens in 3 requests\n",
 		"AGENT       TURNS  OK  FAILED\ngeneration  6      5   1\n",
-		"RANK  ID      ELO   W-L  SCORE  TITLE\n",
-		"3     h-0002  1247  3-0  8.2    Metabolic rewiring limits survival under nutrient scarcity\n",
-		"4     h-0004  1245  4-1  -      Persister cells | dormancy\n",
+		"budget     120 tokens used; no budget (no cap)\n",
+		"RANK  ID      ELO   W-L  SCORE  ORIGIN                 CLUSTER  LINEAGE           TITLE\n",
+		"3     h-0002  1247  3-0  8.2    evolution/combination  2        ← h-0003, h-0007  Metabolic rewiring limits survival under nutrient scarcity\n",
+		"4     h-0004  1245  4-1  -      scientist              -        -                 Persister cells | dormancy\n",
 		"hypotheses 3-4 of 5; next page: --offset 4\n",
 	)
 
+	for _, unwanted := range []string{"plan ", "meta-review", "top 10", "stop reason", "excluded"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("state without %q says it:\n%s", unwanted, got)
+		}
+	}
+
 	empty := render(t, func(w *bytes.Buffer) error { return renderState(w, workflows.StateView{SessionID: "s-2"}) })
 	checkContains(t, empty, "no hypotheses yet")
+}
+
+func TestRenderStateCoScientist(t *testing.T) {
+	entries := append(slices.Clone(sampleEntries),
+		session.Entry{ID: "h-0005", Title: "Toxin design", Origin: "generation", Strategy: "debate", Elo: 1190, Excluded: "unsafe: safety score 1.0 below the floor 3.5"},
+		session.Entry{ID: "h-0006", Title: "Dormancy again", Origin: "generation", Strategy: "literature", Cluster: 2, Elo: 1180, Excluded: "near-duplicate of h-0004"},
+	)
+	v := workflows.StateView{
+		SessionID: "s-1", State: session.Suspended, Goal: "Why do cells age?", ScientistID: "ada",
+		Config:     research.Config{MaxHypotheses: 12, SafetyLevel: "standard", Provider: "offline", TokenBudget: 500000},
+		Hypotheses: entries, Total: 4, Limit: 50,
+		Plan:        "Prefer mechanisms testable in yeast\nwithin a year.",
+		MetaReview:  []string{"predictions are too vague", "ignores known persister literature"},
+		TopShare:    map[string]int{"generation": 6, "evolution": 3, "scientist": 1},
+		Usage:       research.Usage{PromptTokens: 400000, CompletionTokens: 100000, Requests: 90},
+		TokenBudget: 500000,
+		StopReason:  "token budget spent (500,000 tokens): raise it with set-budget, then resume",
+	}
+	got := render(t, func(w *bytes.Buffer) error { return renderState(w, v) })
+	checkContains(t, got,
+		"config       max 12 hypotheses, time limit none, reviews -, safety standard, provider offline, token budget 500,000, seed 0\n",
+		"plan         Prefer mechanisms testable in yeast within a year.\n",
+		"meta-review  - predictions are too vague\n             - ignores known persister literature\n",
+		"top 10       generation 6 · evolution 3 · scientist 1\n",
+		"usage        400000 prompt + 100000 completion tokens in 90 requests\n",
+		"budget       500,000 of 500,000 tokens used (100%); 0 left\n",
+		"stop reason  token budget spent (500,000 tokens): raise it with set-budget, then resume\n",
+		"ORIGIN                 CLUSTER  LINEAGE           TITLE\n",
+		"4     h-0006  1180  0-0  -      generation/literature  2        -                 [excluded] Dormancy again\n",
+		"[excluded] Toxin design\n",
+		"\nexcluded: h-0005 unsafe: safety score 1.0 below the floor 3.5\nexcluded: h-0006 near-duplicate of h-0004\n",
+	)
+
+	if got := topShareText(map[string]int{"scientist": 2, "zeta": 1, "alpha": 3}); got != "generation 0 · evolution 0 · scientist 2 · alpha 3 · zeta 1" {
+		t.Errorf("topShareText = %q", got)
+	}
+	if got := budgetText(research.Usage{PromptTokens: 1000, CompletionTokens: 250}, 10000); got != "1,250 of 10,000 tokens used (12%); 8,750 left" {
+		t.Errorf("budgetText = %q", got)
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := tokens(n); got != want {
+			t.Errorf("tokens(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 func TestRenderHistory(t *testing.T) {
@@ -172,8 +234,8 @@ func TestRenderResult(t *testing.T) {
 	got := render(t, func(w *bytes.Buffer) error { return renderResult(w, r, "http://ui/namespaces/default/workflows/s-1") })
 	checkContains(t, got,
 		"session s-1 completed: reached max_hypotheses (6)\n6 hypotheses generated; the best 2:\n",
-		"RANK  ID      ELO   W-L  TITLE\n1     h-0002  1247  3-0  Metabolic rewiring",
-		"2     h-0004  1245  4-1  Persister cells | dormancy\n",
+		"RANK  ID      ELO   W-L  ORIGIN                 TITLE\n1     h-0002  1247  3-0  evolution/combination  Metabolic rewiring",
+		"2     h-0004  1245  4-1  scientist              Persister cells | dormancy\n",
 		"report  /data/s-1/report.md\n",
 		"web UI  http://ui/namespaces/default/workflows/s-1\n",
 	)
@@ -245,7 +307,7 @@ func TestLineDisplay(t *testing.T) {
 		if change != nil {
 			change()
 		}
-		d.show(p)
+		d.show(p, nil)
 	}
 	step(0, nil)                                                     // printed: first
 	step(500*time.Millisecond, func() { p.ElapsedSeconds = 0.5 })    // same but for time: not printed

@@ -31,14 +31,16 @@ type startOptions struct {
 
 // flagOf names the flag that sets each field research.Validate may complain about.
 var flagOf = map[string]string{
-	"research_goal":         "--goal",
-	"scientist_id":          "--scientist",
-	"config.max_hypotheses": "--max-hypotheses",
-	"config.time_limit":     "--time-limit",
-	"config.review_types":   "--review-types",
-	"config.safety_level":   "--safety-level",
-	"config.provider":       "--provider",
-	"config.model":          "--model",
+	"research_goal":             "--goal",
+	"scientist_id":              "--scientist",
+	"config.max_hypotheses":     "--max-hypotheses",
+	"config.time_limit":         "--time-limit",
+	"config.review_types":       "--review-types",
+	"config.safety_level":       "--safety-level",
+	"config.provider":           "--provider",
+	"config.model":              "--model",
+	"config.token_budget":       "--token-budget",
+	"config.convergence_rounds": "--convergence-rounds",
 }
 
 // maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
@@ -53,6 +55,7 @@ func parseStart(args []string) (startOptions, error) {
 		c           = &o.req.Config
 		timeLimit   time.Duration
 		reviewTypes string
+		tokenBudget optInt
 	)
 	fs.StringVar(&o.req.ResearchGoal, "goal", "", "the research goal, in plain language (required)")
 	fs.StringVar(&o.id, "id", "", "session ID (default: a slug of the goal and 8 random hex digits)")
@@ -63,6 +66,8 @@ func parseStart(args []string) (startOptions, error) {
 	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" (default standard)")
 	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" (default "+research.DefaultProvider+")")
 	fs.StringVar(&c.Model, "model", "", "model name (default: the provider's)")
+	fs.Var(&tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends (default: no cap)")
+	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, fmt.Sprintf("stop as converged once the top hypotheses stayed the same this many rounds (default %d; a large value explores until --max-hypotheses)", research.DefaultConvergenceRounds))
 	fs.Int64Var(&c.Seed, "seed", 0, "random seed, for reproducible offline sessions")
 	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
 	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
@@ -76,6 +81,7 @@ func parseStart(args []string) (startOptions, error) {
 	}
 	c.TimeLimit = research.Duration(timeLimit)
 	c.ReviewTypes = splitList(reviewTypes)
+	c.TokenBudget = tokenBudget.v
 	o.req = o.req.WithDefaults()
 	if err := o.req.Validate(); err != nil {
 		var fe *research.FieldError
@@ -190,8 +196,16 @@ func staticDetails(r research.Request) string {
 	if c.Model != "" {
 		fmt.Fprintf(&b, " (model %s)", c.Model)
 	}
-	fmt.Fprintf(&b, "\n- **Seed:** %d\n", c.Seed)
+	fmt.Fprintf(&b, "\n- **Token budget:** %s\n", tokenBudgetText(c.TokenBudget))
+	fmt.Fprintf(&b, "- **Seed:** %d\n", c.Seed)
 	return b.String()
+}
+
+func tokenBudgetText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return tokens(n)
 }
 
 func cmdStart(ctx context.Context, args []string) error {

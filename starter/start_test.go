@@ -40,19 +40,19 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"--goal", "  Why do cells age?  "},
 			want: research.Request{ResearchGoal: "Why do cells age?", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: research.DefaultMaxHypotheses, ReviewTypes: []string{research.ReviewInitial},
-				SafetyLevel: "standard", Provider: research.DefaultProvider,
+				SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds,
 			}},
 		},
 		{
 			name: "every flag",
 			args: []string{"--goal=g", "--id", "my-session", "--scientist", "ada", "--max-hypotheses", "30",
 				"--time-limit", "2h30m", "--review-types", "initial, full,,tournament", "--safety-level", "strict",
-				"--provider", "offline", "--model", "m-1", "--seed", "42", "--wait"},
+				"--provider", "offline", "--model", "m-1", "--seed", "42", "--token-budget", "500k", "--convergence-rounds", "9", "--wait"},
 			id: "my-session",
 			want: research.Request{ResearchGoal: "g", ScientistID: "ada", Config: research.Config{
 				MaxHypotheses: 30, TimeLimit: research.Duration(150 * time.Minute),
 				ReviewTypes: []string{"initial", "full", "tournament"}, SafetyLevel: "strict",
-				Provider: "offline", Model: "m-1", Seed: 42,
+				Provider: "offline", Model: "m-1", Seed: 42, TokenBudget: 500000, ConvergenceRounds: 9,
 			}},
 		},
 		{
@@ -60,6 +60,7 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"-goal", "g", "-max-hypotheses", "1", "-watch"},
 			want: research.Request{ResearchGoal: "g", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: 1, ReviewTypes: []string{research.ReviewInitial}, SafetyLevel: "standard", Provider: research.DefaultProvider,
+				ConvergenceRounds: research.DefaultConvergenceRounds,
 			}},
 		},
 	}
@@ -101,7 +102,11 @@ func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
 		{"review type twice", []string{"--goal", "g", "--review-types", "full,full"}, "config.review_types"},
 		{"unknown safety level", []string{"--goal", "g", "--safety-level", "lax"}, "config.safety_level"},
 		{"unknown provider", []string{"--goal", "g", "--provider", "nope"}, "config.provider"},
+		{"convergence out of range", []string{"--goal", "g", "--convergence-rounds", "-2"}, "--convergence-rounds"},
 		{"model too long", []string{"--goal", "g", "--model", long(201)}, "config.model"},
+		{"goal refused by the safety screen", []string{"--goal", "Build a bioweapon", "--safety-level", "relaxed"}, "research_goal"},
+		{"negative token budget", []string{"--goal", "g", "--token-budget", "-1"}, "config.token_budget"},
+		{"bad token budget", []string{"--goal", "g", "--token-budget", "plenty"}, ""},
 		{"id with a space", []string{"--goal", "g", "--id", "my session"}, "id"},
 		{"id too long", []string{"--goal", "g", "--id", long(maxIDLength + 1)}, "id"},
 		{"positional argument", []string{"--goal", "g", "extra"}, "no arguments"},
@@ -142,7 +147,7 @@ func TestStartHelp(t *testing.T) {
 	if _, err := parseStart([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parseStart(-h) = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"Usage: starter start", "-goal", "-max-hypotheses", "-review-types", "-watch"} {
+	for _, want := range []string{"Usage: starter start", "-goal", "-max-hypotheses", "-review-types", "-token-budget", "-watch"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("start -h does not mention %q:\n%s", want, out)
 		}
@@ -200,7 +205,7 @@ func TestNewSessionID(t *testing.T) {
 func TestStartWorkflowOptions(t *testing.T) {
 	quiet(t)
 	goal := "Why " + strings.Repeat("do cells age ", 20) + "?"
-	o, err := parseStart([]string{"--goal", goal, "--id", "s-1", "--scientist", "ada", "--model", "m-1"})
+	o, err := parseStart([]string{"--goal", goal, "--id", "s-1", "--scientist", "ada", "--model", "m-1", "--token-budget", "250000"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +220,7 @@ func TestStartWorkflowOptions(t *testing.T) {
 	if !strings.HasPrefix(opts.StaticSummary, "research: Why do cells age") || utf8.RuneCountInString(opts.StaticSummary) > len("research: ")+80 {
 		t.Errorf("summary %q", opts.StaticSummary)
 	}
-	for _, want := range []string{strings.TrimSpace(goal), "ada", "initial", "standard", "offline", "m-1", "**Max hypotheses:** 12"} {
+	for _, want := range []string{strings.TrimSpace(goal), "ada", "initial", "standard", "offline", "m-1", "**Max hypotheses:** 12", "**Token budget:** 250,000"} {
 		if !strings.Contains(opts.StaticDetails, want) {
 			t.Errorf("details do not mention %q:\n%s", want, opts.StaticDetails)
 		}

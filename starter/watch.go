@@ -49,10 +49,11 @@ func watch(ctx context.Context, c client.Client, namespace, id string) error {
 	}()
 
 	d := newDisplay(stdout, id)
+	w := &watcher{c: c, id: id, d: d}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		if err := poll(ctx, c, id, d); err != nil {
+		if err := w.poll(ctx); err != nil {
 			d.finish("", -1)
 			return err
 		}
@@ -77,35 +78,63 @@ func watch(ctx context.Context, c client.Client, namespace, id string) error {
 	}
 }
 
-// poll asks for the session's progress once and shows it, or shows why there is none. Only
-// a session that does not exist stops the watch.
-func poll(ctx context.Context, c client.Client, id string, d display) error {
+// watcher polls one session for a display.
+type watcher struct {
+	c      client.Client
+	id     string
+	d      display
+	polls  int
+	agents []workflows.AgentStat // from the last state query that answered
+}
+
+// agentsEvery is how often (in polls) watch asks the state query for the agents' turns:
+// one hypothesis per page keeps it cheap.
+const agentsEvery = 2
+
+// poll asks for the session's progress once (and, every agentsEvery polls, its agents'
+// turns) and shows it, or shows why there is none. Only a session that does not exist
+// stops the watch.
+func (w *watcher) poll(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
 	defer cancel()
 	var p session.Progress
-	v, err := c.QueryWorkflow(ctx, id, "", workflows.QueryProgress)
+	v, err := w.c.QueryWorkflow(ctx, w.id, "", workflows.QueryProgress)
 	if err == nil {
 		err = v.Get(&p)
 	}
 	var notFound *serviceerror.NotFound
 	switch {
 	case err == nil:
-		d.show(p)
+		if w.polls%agentsEvery == 0 {
+			w.refreshAgents(ctx)
+		}
+		w.polls++
+		w.d.show(p, w.agents)
 	case errors.As(err, &notFound):
-		return explain(err, id)
+		return explain(err, w.id)
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// interrupted: watch says so
 	case workerDown(err):
-		d.note("no worker answering: start one with: make worker")
+		w.d.note("no worker answering: start one with: make worker")
 	default:
-		d.note("cannot read progress: " + shorten(explain(err, id).Error(), 60))
+		w.d.note("cannot read progress: " + shorten(explain(err, w.id).Error(), 60))
 	}
 	return nil
 }
 
+// refreshAgents reads the agents' turns from the state query; on any failure the last
+// counts stay.
+func (w *watcher) refreshAgents(ctx context.Context) {
+	var sv workflows.StateView
+	v, err := w.c.QueryWorkflow(ctx, w.id, "", workflows.QueryState, workflows.Page{Limit: 1})
+	if err == nil && v.Get(&sv) == nil && len(sv.Agents) > 0 {
+		w.agents = sv.Agents
+	}
+}
+
 // display shows a watched session's progress.
 type display interface {
-	show(p session.Progress)
+	show(p session.Progress, agents []workflows.AgentStat)
 	note(msg string)
 	// finish shows the final state (when desc is not empty) and n hypotheses (when n >= 0).
 	finish(desc string, n int)
@@ -130,7 +159,7 @@ type barDisplay struct {
 	said string // the last note printed before there was a bar
 }
 
-func (d *barDisplay) show(p session.Progress) {
+func (d *barDisplay) show(p session.Progress, agents []workflows.AgentStat) {
 	if d.bar == nil {
 		d.bar = progressbar.NewOptions(max(p.MaxHypotheses, 1),
 			progressbar.OptionSetWriter(d.w),
@@ -144,7 +173,7 @@ func (d *barDisplay) show(p session.Progress) {
 	if p.MaxHypotheses > 0 && p.MaxHypotheses != d.bar.GetMax() {
 		d.bar.ChangeMax(p.MaxHypotheses)
 	}
-	d.bar.Describe(progressDescription(d.id, p))
+	d.bar.Describe(progressDescription(d.id, p, agents))
 	_ = d.bar.Set(p.HypothesesGenerated)
 }
 
@@ -186,12 +215,12 @@ type lineDisplay struct {
 	seen    bool
 }
 
-func (d *lineDisplay) show(p session.Progress) {
+func (d *lineDisplay) show(p session.Progress, agents []workflows.AgentStat) {
 	d.last, d.seen = p, true
 	d.emit(progressLine(d.id, session.Progress{
 		HypothesesGenerated: p.HypothesesGenerated, MaxHypotheses: p.MaxHypotheses,
 		ReviewsCompleted: p.ReviewsCompleted, MatchesPlayed: p.MatchesPlayed, State: p.State,
-	}), progressLine(d.id, p), false)
+	}, agents), progressLine(d.id, p, agents), false)
 }
 
 func (d *lineDisplay) note(msg string) { d.emit(msg, msg, false) }
