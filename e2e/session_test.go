@@ -15,14 +15,13 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
 // Provider turns: the activities a suspended session must not start.
-var turnActivities = []string{"Generate", "Review", "Compare"}
+var turnActivities = []string{"Plan", "Generate", "Evolve", "Review", "Compare", "Debate", "Proximity", "MetaReview", "Overview"}
 
 // TestSteering drives a session through the scientist's whole repertoire: suspend, queries
 // and bad commands while suspended, a goal refinement, resume and terminate. It checks what
@@ -211,10 +210,12 @@ func TestSteering(t *testing.T) {
 	// asked for after it answer the refined one.
 	before, after := map[string]bool{}, map[string]bool{}
 	for i, e := range events {
-		if e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() != "Generate" {
+		if !makesHypotheses[e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()] {
 			continue
 		}
-		var in activities.GenerateInput
+		var in struct {
+			HypothesisID string `json:"hypothesis_id"`
+		}
 		decodeInput(t, e, &in)
 		if i < refinedAt {
 			before[in.HypothesisID] = true
@@ -237,7 +238,7 @@ func TestSteering(t *testing.T) {
 				t.Errorf("hypothesis %s was generated after the refinement but answers goal %q; want %q", hid, h.Goal, refined)
 			}
 		default:
-			t.Errorf("hypothesis %s is in the store but no Generate activity asked for it", hid)
+			t.Errorf("hypothesis %s is in the store but no Generate or Evolve activity asked for it", hid)
 		}
 	}
 	t.Logf("suspended at %d hypotheses; %d checkpoint(s) while suspended; ended with %d (%d for the original goal, %d for the refined one)",
@@ -323,7 +324,7 @@ func TestCrashRecovery(t *testing.T) {
 	types := activityTypes(events)
 	completed, retried := 0, 0
 	for _, e := range events {
-		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && types[a.GetScheduledEventId()] == "Generate" {
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && makesHypotheses[types[a.GetScheduledEventId()]] {
 			completed++
 		}
 		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
@@ -331,7 +332,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 	}
 	if completed != len(ids) {
-		t.Errorf("%d Generate activities completed for %d distinct hypotheses; want one per hypothesis", completed, len(ids))
+		t.Errorf("%d Generate and Evolve activities completed for %d distinct hypotheses; want one per hypothesis", completed, len(ids))
 	}
 	t.Logf("recovered: %d activities needed a retry after the crash", retried)
 }
@@ -432,3 +433,6 @@ func TestTimeLimit(t *testing.T) {
 	}
 	t.Logf("time limit %s: stopped after %s with %d hypotheses", limit, took.Round(time.Millisecond), res.Hypotheses)
 }
+
+// makesHypotheses are the activities that add a hypothesis: generation and evolution.
+var makesHypotheses = map[string]bool{"Generate": true, "Evolve": true}
