@@ -33,6 +33,23 @@ const (
 // Commands lists every command name.
 var Commands = []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget}
 
+// Descriptions of the commands and queries, shown by the Web UI and `temporal workflow metadata`.
+var Descriptions = map[string]string{
+	Suspend:       `Pause the session: no new model turn starts until resume. {"reason": "..."}`,
+	Resume:        "Continue a suspended session where it stopped.",
+	RefineGoal:    `Refine the goal, add a focus, or change the token budget; applies from the next turn. {"goal", "focus", "token_budget"}`,
+	Checkpoint:    "Write a checkpoint of the session now.",
+	Terminate:     `End the session gracefully: in-flight turns finish, then the overview, a final checkpoint and the report. {"reason": "..."}`,
+	AddHypothesis: `Add your own hypothesis; it is reviewed and competes like any other. {"title", "statement", "rationale", "testable_predictions": [...]}`,
+	Review:        `Review a hypothesis yourself; your review weighs in its score. {"hypothesis_id", "score", "verdict", "critique"}`,
+	Feedback:      `Steer the agents toward or away from a direction. {"toward": "...", "away": "..."}`,
+	SetBudget:     `Set the token budget (0: no cap); a session suspended for budget can then resume. {"token_budget": N}`,
+	QueryStatus:   "State, reason, scientist, goal and timestamps.",
+	QueryProgress: "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
+	QueryState:    `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
+	QueryHistory:  `A page of the session's own event log. {"offset", "limit"}`,
+}
+
 // Queries.
 const (
 	QueryStatus   = "status"

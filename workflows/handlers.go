@@ -23,7 +23,7 @@ func (s *supervisor) registerQueries(ctx workflow.Context) error {
 		QueryHistory:  func(p Page) (HistoryView, error) { return s.history(p), nil },
 	}
 	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory} {
-		if err := workflow.SetQueryHandler(ctx, name, queries[name]); err != nil {
+		if err := workflow.SetQueryHandlerWithOptions(ctx, name, queries[name], workflow.QueryHandlerOptions{Description: Descriptions[name]}); err != nil {
 			return err
 		}
 	}
@@ -43,7 +43,7 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 				st.Detail, s.lastDetail = s.lastDetail, ""
 				return st, rejected(err)
 			},
-			workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, arg converter.RawValue) error {
+			workflow.UpdateHandlerOptions{Description: Descriptions[name], Validator: func(ctx workflow.Context, arg converter.RawValue) error {
 				cmd, err := decodeCommand(name, arg)
 				if err == nil {
 					err = s.check(cmd)
@@ -55,7 +55,7 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		}
 		// Signals carry the same commands without an answer. Each is received raw, so a
 		// payload that does not decode is recorded as rejected instead of being dropped.
-		ch := workflow.GetSignalChannel(ctx, name)
+		ch := workflow.GetSignalChannelWithOptions(ctx, name, workflow.SignalChannelOptions{Description: Descriptions[name]})
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			for {
 				var arg converter.RawValue
@@ -366,10 +366,21 @@ func (s *supervisor) details(ctx workflow.Context) string {
 	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
 	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
 		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
-	if len(s.entries) > 0 {
-		b.WriteString("\n| rank | hypothesis | Elo | W-L |\n|---|---|---|---|\n")
-		for i, e := range s.ranked()[:min(5, len(s.entries))] {
-			b.WriteString(fmt.Sprintf("| %d | %s %s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"), e.Elo, e.Wins, e.Losses))
+	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
+	for _, st := range s.agents {
+		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))
+	}
+	if s.plan != "" {
+		b.WriteString("\n**Plan:** " + s.plan + "\n")
+	}
+	if len(s.metaCritiques) > 0 {
+		b.WriteString(fmt.Sprintf("\n**Meta-review (round %d):** %s\n", s.metaRound, strings.Join(s.metaCritiques, "; ")))
+	}
+	if top := s.top(5); len(top) > 0 {
+		b.WriteString("\n| rank | hypothesis | origin | Elo | W-L |\n|---|---|---|---|---|\n")
+		for i, e := range top {
+			b.WriteString(fmt.Sprintf("| %d | %s %s | %s/%s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"),
+				e.Origin, e.Strategy, e.Elo, e.Wins, e.Losses))
 		}
 	}
 	return b.String()
