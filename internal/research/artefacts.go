@@ -165,12 +165,17 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	Requests         int `json:"requests"`
+	// CostUSD is an estimate from the worker's price table; 0 when the model has no price.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.Requests + v.Requests}
+	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.Requests + v.Requests, u.CostUSD + v.CostUSD}
 }
+
+// Tokens is prompt plus completion tokens.
+func (u Usage) Tokens() int { return u.PromptTokens + u.CompletionTokens }
 
 // Context is what every agent's prompt carries besides its own task: the research plan,
 // the scientist's steering and the latest meta-review.

@@ -46,9 +46,10 @@ var ReviewTypes = []string{ReviewInitial, ReviewFull, ReviewDeepVerification, Re
 // Safety levels: how strictly goals and hypotheses are screened.
 var SafetyLevels = []string{"relaxed", "standard", "strict"}
 
-// Providers a session may name. The offline simulator is always available; real model
-// providers are added by the worker when it has their credentials.
-var Providers = []string{DefaultProvider}
+// Providers a session may name. The offline simulator is always available; a worker serves
+// "openai" (any OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp, OpenRouter) and
+// "anthropic" when its environment holds their credentials.
+var Providers = []string{DefaultProvider, "openai", "anthropic"}
 
 // Request is what a scientist submits to start a session: the workflow input.
 type Request struct {
