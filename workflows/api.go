@@ -12,6 +12,10 @@ import (
 const (
 	TaskQueue    = "cosci"
 	WorkflowType = "ResearchSession"
+	// TurnsQueue carries the provider turns (every activity that calls a model), so a
+	// worker can bound them on their own: at most --slots at once per worker, and a
+	// requests-per-second limit that holds across workers.
+	TurnsQueue = "cosci-turns"
 )
 
 // Commands: each is both a signal and an update of the same name. The signal is
