@@ -53,6 +53,11 @@ const (
 	// ErrInvalidInput is an activity input that can never succeed (an unknown evolution
 	// kind, a debate turn out of order, a scientist's hypothesis without a statement).
 	ErrInvalidInput = "InvalidInput"
+	// ErrProviderAuth: the provider refused the worker's credentials or quota. Retrying
+	// cannot help; the session suspends until a human fixes the key and resumes it.
+	ErrProviderAuth = "ProviderAuth"
+	// ErrProviderRequest: the provider refused the request itself (a bad model name...).
+	ErrProviderRequest = "ProviderRequest"
 )
 
 // Turn is what every provider turn's input has in common.
