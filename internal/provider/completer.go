@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// A Completer sends one prompt to a model and returns its raw text answer. OpenAI and
+// Anthropic implement it; LLM turns any Completer into a full cosci model.
+//
+// A Completer makes exactly one HTTP request per call: it never retries, since Temporal's
+// retry policy is the one retry mechanism. Its errors are *AuthError, *RateLimitError,
+// *RequestError or *TransientError, or the context's error when the call was cancelled.
+type Completer interface {
+	Complete(ctx context.Context, req Completion) (Answer, error)
+}
+
+// Completion is one request to a model.
+type Completion struct {
+	Agent      string          // "generation", "reflection", ... (for logs and errors)
+	System     string          // a short system prompt
+	Prompt     string          // the rendered prompt (package prompt's)
+	SchemaName string          // e.g. "hypothesis"
+	Schema     json.RawMessage // the answer's JSON schema (package prompt's)
+	Repair     string          // non-empty on a repair turn: the previous answer's problem, to be fixed
+	Previous   string          // the previous (malformed) answer, on a repair turn
+}
+
+// Answer is a model's raw answer to a Completion.
+type Answer struct {
+	Text  string
+	Usage research.Usage // tokens from the API's usage block; Requests 1; no cost
+	// Truncated is set when the model stopped at its output token limit, so Text is
+	// likely cut short.
+	Truncated bool
+}
+
+// systemPrompt is the system prompt LLM sends with every turn; the task is in the prompt.
+const systemPrompt = "You are an agent of an AI co-scientist that helps a scientist generate, debate and refine research hypotheses. " +
+	"Follow the instructions in the user's message and answer with exactly one JSON object that matches the given schema, with no other text."
+
+// repairText is the message that asks a model to correct its previous answer.
+func repairText(problem string) string {
+	return "Your previous answer cannot be used: " + problem +
+		"\n\nAnswer the original request again with one complete JSON object that matches the schema, and nothing else."
+}
+
+// messages are a Completion as a conversation: the prompt, and on a repair turn the
+// previous answer and the request to fix it. An empty previous answer is not repeated,
+// since providers refuse empty messages.
+type message struct {
+	assistant bool
+	text      string
+}
+
+func (c Completion) messages() []message {
+	if c.Repair == "" {
+		return []message{{text: c.Prompt}}
+	}
+	if strings.TrimSpace(c.Previous) == "" {
+		return []message{{text: c.Prompt + "\n\n" + repairText("it was empty. "+c.Repair)}}
+	}
+	return []message{{text: c.Prompt}, {assistant: true, text: c.Previous}, {text: repairText(c.Repair)}}
+}
+
+// schemaNameRE is what both APIs accept as a response format or tool name.
+var schemaNameRE = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// toolName makes a schema name acceptable to both APIs: letters, digits, _ and -, at most
+// 64 characters, "answer" when nothing is left.
+func toolName(name string) string {
+	name = schemaNameRE.ReplaceAllString(name, "_")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" || strings.Trim(name, "_") == "" {
+		return "answer"
+	}
+	return name
+}
+
+// checkBaseURL refuses a base URL the SDK could not send a request to, naming the
+// environment variable that set it.
+func checkBaseURL(provider, envVar, base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &AuthError{Provider: provider, Message: fmt.Sprintf("base URL %q is not an http(s) URL; fix %s in the worker's environment (e.g. http://localhost:11434/v1), or unset it to use the provider's own", quote(base, ""), envVar)}
+	}
+	return nil
+}
+
+// keyMissing is the error for a provider whose key is not set.
+func keyMissing(provider, envVar, hint string) *AuthError {
+	return &AuthError{Provider: provider, Message: envVar + " is not set; set it in the worker's environment and restart the worker" + hint}
+}
+
+// usageOf is the usage of one request.
+func usageOf(prompt, completion int64) research.Usage {
+	return research.Usage{PromptTokens: int(prompt), CompletionTokens: int(completion), Requests: 1}
+}

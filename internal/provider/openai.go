@@ -1,0 +1,343 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// OpenAIDefaultBaseURL is the OpenAI API's own address.
+const OpenAIDefaultBaseURL = "https://api.openai.com/v1/"
+
+// OpenAIConfig configures an OpenAI (or OpenAI-compatible) chat model.
+type OpenAIConfig struct {
+	APIKey string // required; a local server without auth accepts any value
+	// BaseURL is the API's address, e.g. http://localhost:11434/v1 for Ollama; "" means
+	// OpenAIDefaultBaseURL.
+	BaseURL    string
+	Model      string       // required, e.g. "gpt-4o-mini"
+	HTTPClient *http.Client // nil: a new http.Client
+	Timeout    time.Duration
+}
+
+// OpenAI is a Completer on the Chat Completions API, through the official SDK. It asks for
+// structured output (response_format json_schema), strict when the schema allows it.
+type OpenAI struct {
+	chat  openai.ChatCompletionService
+	model string
+	key   string // only to remove it from error messages
+}
+
+// NewOpenAI returns an OpenAI completer. It reads nothing from the environment (it builds
+// the SDK's chat completion service without the client's OPENAI_* defaults): the key and
+// the base URL come from cfg alone.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, keyMissing("openai", "OPENAI_API_KEY", " (a local server without auth accepts any value)")
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, &RequestError{Provider: "openai", Message: "no model named; name one, e.g. gpt-4o-mini"}
+	}
+	if err := checkBaseURL("openai", "OPENAI_BASE_URL", cfg.BaseURL); err != nil {
+		return nil, err
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = OpenAIDefaultBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	opts := []option.RequestOption{
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(base),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0), // Temporal's retry policy is the one retry mechanism
+	}
+	if cfg.Timeout > 0 {
+		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
+	}
+	return &OpenAI{chat: openai.NewChatCompletionService(opts...), model: cfg.Model, key: cfg.APIKey}, nil
+}
+
+// Complete sends one chat completion request.
+func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
+	var msgs []openai.ChatCompletionMessageParamUnion
+	if req.System != "" {
+		msgs = append(msgs, openai.SystemMessage(req.System))
+	}
+	for _, m := range req.messages() {
+		if m.assistant {
+			msgs = append(msgs, openai.AssistantMessage(m.text))
+		} else {
+			msgs = append(msgs, openai.UserMessage(m.text))
+		}
+	}
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(o.model), Messages: msgs}
+	if len(req.Schema) > 0 {
+		schema, strict := strictSchema(req.Schema)
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+					Name:   toolName(req.SchemaName),
+					Strict: openai.Bool(strict),
+					Schema: schema,
+				},
+			},
+		}
+	}
+	resp, err := o.chat.New(ctx, params)
+	if err != nil {
+		return Answer{}, o.classify(ctx, err)
+	}
+	a := Answer{Usage: usageOf(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)}
+	if len(resp.Choices) > 0 {
+		c := resp.Choices[0]
+		a.Text = c.Message.Content
+		if a.Text == "" && c.Message.Refusal != "" {
+			a.Text = "(refused) " + c.Message.Refusal
+		}
+		a.Truncated = c.FinishReason == "length"
+	}
+	return a, nil
+}
+
+func (o *OpenAI) classify(ctx context.Context, err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		f := apiFailure{status: apiErr.StatusCode, code: apiErr.Code, kind: apiErr.Type, text: apiErr.Message}
+		if apiErr.Response != nil {
+			f.header = apiErr.Response.Header
+		}
+		return classify("openai", "OPENAI_API_KEY", o.key, f, err)
+	}
+	return classifyOther(ctx, "openai", o.key, err)
+}
+
+// strictKeywords are the JSON schema keywords kept in a strict schema. Strict mode
+// supports a subset of JSON schema; length limits and numeric bounds (which package
+// prompt's parsers enforce anyway, and which the prompt states) are left out rather than
+// risk a refused request.
+var strictKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"items": true, "enum": true, "description": true, "anyOf": true, "$ref": true,
+	"$defs": true, "const": true, "title": true,
+}
+
+// strictSchema returns the schema to send and whether strict mode can take it: strict
+// mode wants every object closed (additionalProperties false) with every property
+// required. For such a schema it returns a copy without the keywords strict mode may
+// refuse, keeping the properties' order (the order the model writes them in); for any
+// other, the schema as it is, for a non-strict request.
+func strictSchema(schema json.RawMessage) (json.RawMessage, bool) {
+	node, err := decodeOrdered(schema)
+	if err != nil {
+		return schema, false
+	}
+	if !closed(node) {
+		return schema, false
+	}
+	out, err := json.Marshal(prune(node))
+	if err != nil {
+		return schema, false
+	}
+	return out, true
+}
+
+// closed reports whether every object schema in n forbids additional properties and
+// requires all its properties.
+func closed(n any) bool {
+	obj, ok := n.(*ordered)
+	if !ok {
+		return true
+	}
+	if t, _ := obj.get("type").(string); t == "object" {
+		if ap, ok := obj.get("additionalProperties").(bool); !ok || ap {
+			return false
+		}
+		props, _ := obj.get("properties").(*ordered)
+		req := map[string]bool{}
+		if rs, ok := obj.get("required").([]any); ok {
+			for _, r := range rs {
+				if s, ok := r.(string); ok {
+					req[s] = true
+				}
+			}
+		}
+		if props != nil {
+			for _, k := range props.keys {
+				if !req[k] {
+					return false
+				}
+			}
+		}
+	}
+	for _, k := range []string{"properties", "$defs"} {
+		if m, ok := obj.get(k).(*ordered); ok {
+			for _, key := range m.keys {
+				if !closed(m.vals[key]) {
+					return false
+				}
+			}
+		}
+	}
+	if !closed(obj.get("items")) {
+		return false
+	}
+	if as, ok := obj.get("anyOf").([]any); ok {
+		for _, a := range as {
+			if !closed(a) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// prune drops the keywords strict mode may refuse from a schema node, recursively.
+func prune(n any) any {
+	obj, ok := n.(*ordered)
+	if !ok {
+		return n
+	}
+	out := &ordered{vals: map[string]any{}}
+	for _, k := range obj.keys {
+		if !strictKeywords[k] {
+			continue
+		}
+		v := obj.vals[k]
+		switch k {
+		case "properties", "$defs":
+			if m, ok := v.(*ordered); ok {
+				pm := &ordered{vals: map[string]any{}}
+				for _, key := range m.keys {
+					pm.set(key, prune(m.vals[key]))
+				}
+				v = pm
+			}
+		case "items":
+			v = prune(v)
+		case "anyOf":
+			if as, ok := v.([]any); ok {
+				ps := make([]any, len(as))
+				for i, a := range as {
+					ps[i] = prune(a)
+				}
+				v = ps
+			}
+		}
+		out.set(k, v)
+	}
+	return out
+}
+
+// ordered is a JSON object that remembers the order of its keys.
+type ordered struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o *ordered) get(k string) any { return o.vals[k] }
+
+func (o *ordered) set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *ordered) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// decodeOrdered decodes JSON with objects as *ordered, arrays as []any and numbers as
+// json.Number.
+func decodeOrdered(data []byte) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the schema")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &ordered{vals: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, fmt.Errorf("object key %v is not a string", kt)
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.set(k, v)
+			}
+			if _, err := dec.Token(); err != nil { // '}'
+				return nil, err
+			}
+			return o, nil
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			if _, err := dec.Token(); err != nil { // ']'
+				return nil, err
+			}
+			return a, nil
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return t, nil
+	}
+}

@@ -1,0 +1,120 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// Default model names, used when a session names none.
+const (
+	OpenAIDefaultModel    = "gpt-4o-mini"
+	AnthropicDefaultModel = "claude-3-5-haiku-latest"
+)
+
+// Registry builds models from the worker's environment; credentials never come from
+// anywhere else. It caches one model per (provider, model name) and is safe for
+// concurrent use. Do not copy a Registry after first use.
+//
+// The environment it reads:
+//
+//   - OPENAI_API_KEY: required for provider "openai". A local server without auth
+//     (Ollama, vLLM, llama.cpp) accepts any value.
+//   - OPENAI_BASE_URL: optional; an OpenAI-compatible server, e.g.
+//     http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM),
+//     http://localhost:8080/v1 (llama.cpp), https://openrouter.ai/api/v1 (OpenRouter).
+//   - ANTHROPIC_API_KEY: required for provider "anthropic".
+//   - ANTHROPIC_BASE_URL: optional.
+type Registry struct {
+	Offline    *Offline            // the "offline" model; nil means a zero Offline
+	Env        func(string) string // os.Getenv in production
+	Prices     Prices              // for the cost of real models' turns
+	HTTPClient *http.Client        // for real models; nil means a new client each
+
+	mu     sync.Mutex
+	models map[[2]string]Model
+}
+
+// Model returns the model for a session's provider and model name. An empty model name is
+// the provider's default (OpenAIDefaultModel, AnthropicDefaultModel); "offline" (or an
+// empty provider) returns r.Offline, whatever the model name. A missing key is an
+// *AuthError naming the variable to set, an unusable base URL an *AuthError naming its
+// variable, and a provider cosci does not know wraps ErrUnknownProvider.
+func (r *Registry) Model(provider, model string) (Model, error) {
+	provider = strings.ToLower(strings.TrimSpace(provider))
+	model = strings.TrimSpace(model)
+	if provider == "" {
+		provider = research.DefaultProvider
+	}
+	switch provider {
+	case "openai":
+		if model == "" {
+			model = OpenAIDefaultModel
+		}
+	case "anthropic":
+		if model == "" {
+			model = AnthropicDefaultModel
+		}
+	case research.DefaultProvider:
+		model = ""
+	default:
+		return nil, fmt.Errorf("%w %q: use one of %s", ErrUnknownProvider, provider, strings.Join(research.Providers, ", "))
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := [2]string{provider, model}
+	if m, ok := r.models[k]; ok {
+		return m, nil
+	}
+	m, err := r.build(provider, model)
+	if err != nil {
+		return nil, err // not cached: the environment may be fixed before the next call
+	}
+	if r.models == nil {
+		r.models = map[[2]string]Model{}
+	}
+	r.models[k] = m
+	return m, nil
+}
+
+func (r *Registry) build(provider, model string) (Model, error) {
+	if provider == research.DefaultProvider {
+		if r.Offline != nil {
+			return r.Offline, nil
+		}
+		return &Offline{}, nil
+	}
+	env := r.Env
+	if env == nil {
+		return nil, &AuthError{Provider: provider, Message: "the worker's registry has no environment to read credentials from (Registry.Env is nil); this is a bug in the worker"}
+	}
+	get := func(name string) string { return strings.TrimSpace(env(name)) }
+	var c Completer
+	switch provider {
+	case "openai":
+		key := get("OPENAI_API_KEY")
+		if key == "" {
+			return nil, keyMissing("openai", "OPENAI_API_KEY", " (a local server without auth, such as Ollama, accepts any value)")
+		}
+		o, err := NewOpenAI(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
+		if err != nil {
+			return nil, err
+		}
+		c = o
+	case "anthropic":
+		key := get("ANTHROPIC_API_KEY")
+		if key == "" {
+			return nil, keyMissing("anthropic", "ANTHROPIC_API_KEY", "")
+		}
+		a, err := NewAnthropic(AnthropicConfig{APIKey: key, BaseURL: get("ANTHROPIC_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
+		if err != nil {
+			return nil, err
+		}
+		c = a
+	}
+	return &LLM{C: c, Model: model, Prices: r.Prices}, nil
+}

@@ -1,0 +1,243 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestRegistryMissingKey(t *testing.T) {
+	for _, tc := range []struct{ provider, variable string }{{"openai", "OPENAI_API_KEY"}, {"anthropic", "ANTHROPIC_API_KEY"}} {
+		r := &Registry{Env: envOf(map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", tc.variable: "  "})}
+		m, err := r.Model(tc.provider, "")
+		var ae *AuthError
+		if m != nil || !errors.As(err, &ae) || ae.Provider != tc.provider {
+			t.Fatalf("%s: model %v, error %v (%T), want an *AuthError", tc.provider, m, err, err)
+		}
+		if !strings.Contains(err.Error(), tc.variable) {
+			t.Errorf("%s: error %q does not name %s", tc.provider, err, tc.variable)
+		}
+	}
+}
+
+// OPENAI_BASE_URL points the client at an OpenAI-compatible server (Ollama, vLLM, ...),
+// the default model is asked for, and the key goes out as a bearer token.
+func TestRegistryOpenAIBaseURL(t *testing.T) {
+	f := newFake(t, okFor(openaiWire, "research_plan", `{"preferences":["p"],"constraints":["c"],"evaluation_criteria":["e"],"summary":"s"}`, 100, 10, false))
+	r := &Registry{
+		Env:    envOf(map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": f.URL + "/v1"}),
+		Prices: Prices{OpenAIDefaultModel: {PromptPerMTok: 10, CompletionPerMTok: 100}},
+	}
+	m, err := r.Model("openai", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, u, err := m.Plan(context.Background(), research.PlanRequest{Prompt: "p"})
+	if err != nil || p.Summary != "s" {
+		t.Fatalf("plan %+v, error %v", p, err)
+	}
+	if !near(u.CostUSD, (100*10+10*100)/1e6) {
+		t.Errorf("cost = %g, want the default model's price", u.CostUSD)
+	}
+	reqs := f.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the fake server saw %d requests", len(reqs))
+	}
+	if reqs[0].body["model"] != OpenAIDefaultModel {
+		t.Errorf("model = %v, want %s", reqs[0].body["model"], OpenAIDefaultModel)
+	}
+	if got := reqs[0].header.Get("Authorization"); got != "Bearer "+testKey {
+		t.Errorf("Authorization = %q", got)
+	}
+}
+
+func TestRegistryAnthropicBaseURL(t *testing.T) {
+	f := newFake(t, okFor(anthropicWire, "advocate", `{"argument":"a"}`, 1, 1, false))
+	r := &Registry{Env: envOf(map[string]string{"ANTHROPIC_API_KEY": testKey, "ANTHROPIC_BASE_URL": f.URL})}
+	m, err := r.Model("anthropic", "claude-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Debate(context.Background(), research.DebateRequest{Turn: 1, Turns: 2, Prompt: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.requests()[0].body["model"]; got != "claude-test" {
+		t.Errorf("model = %v", got)
+	}
+}
+
+func TestRegistryCachesAndIsSafeForConcurrentUse(t *testing.T) {
+	r := &Registry{Offline: &Offline{}, Env: envOf(map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y"}), HTTPClient: &http.Client{}}
+	var wg sync.WaitGroup
+	got := make([]Model, 16)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := r.Model("openai", "gpt-4o")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = m
+		}()
+	}
+	wg.Wait()
+	for _, m := range got[1:] {
+		if m != got[0] {
+			t.Fatal("the same provider and model built two clients")
+		}
+	}
+	other, _ := r.Model("openai", "gpt-4o-mini")
+	def, _ := r.Model("openai", "")
+	if other == got[0] || def != other {
+		t.Error("models are not cached by (provider, model), with the default model named")
+	}
+	a, _ := r.Model("anthropic", "")
+	if a.(*LLM).Model != AnthropicDefaultModel {
+		t.Errorf("anthropic default model = %s", a.(*LLM).Model)
+	}
+	for _, p := range []string{"offline", "", "Offline"} {
+		if m, err := r.Model(p, "whatever"); err != nil || m != Model(r.Offline) {
+			t.Errorf("provider %q: %v, %v; want r.Offline", p, m, err)
+		}
+	}
+}
+
+func TestRegistryRefuses(t *testing.T) {
+	r := &Registry{Env: envOf(map[string]string{"OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "localhost:11434"})}
+	if _, err := r.Model("gemini", ""); !errors.Is(err, ErrUnknownProvider) {
+		t.Errorf("unknown provider: %v", err)
+	}
+	var ae *AuthError
+	if _, err := r.Model("openai", ""); !errors.As(err, &ae) || !strings.Contains(err.Error(), "OPENAI_BASE_URL") {
+		t.Errorf("a base URL without a scheme: %v", err)
+	}
+	if m, err := (&Registry{}).Model("offline", ""); err != nil || m == nil {
+		t.Errorf("a registry without Offline or Env: %v, %v; want a zero Offline", m, err)
+	}
+	if _, err := (&Registry{}).Model("openai", ""); !errors.As(err, &ae) {
+		t.Errorf("a registry without Env: %v", err)
+	}
+}
+
+func TestNewClientsRefuse(t *testing.T) {
+	if _, err := NewOpenAI(OpenAIConfig{Model: "m"}); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := NewAnthropic(AnthropicConfig{APIKey: "k"}); err == nil {
+		t.Error("no model: no error")
+	}
+	if _, err := NewAnthropic(AnthropicConfig{APIKey: "k", Model: "m", BaseURL: "ftp://x"}); err == nil {
+		t.Error("ftp base URL: no error")
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		header map[string]string
+		want   time.Duration
+	}{
+		{map[string]string{"Retry-After": "7"}, 7 * time.Second},
+		{map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
+		{map[string]string{"Retry-After": now.Add(30 * time.Second).Format(http.TimeFormat)}, 30 * time.Second},
+		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{"Retry-After": "-3"}, 0},
+		{map[string]string{"Retry-After-Ms": "250"}, 250 * time.Millisecond},
+		{map[string]string{"Retry-After": "2", "Retry-After-Ms": "250"}, 2 * time.Second},
+		{nil, 0},
+	} {
+		h := http.Header{}
+		for k, v := range tc.header {
+			h.Set(k, v)
+		}
+		if got := retryAfter(h, now); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.header, got, tc.want)
+		}
+	}
+}
+
+func TestQuoteRedacts(t *testing.T) {
+	for _, s := range []string{
+		"key " + testKey + " is wrong",
+		"Incorrect API key provided: sk-proj-abc1********************wxyz.",
+		"invalid x-api-key sk-ant-api03-AAAAAAAAAAAAAAAA",
+	} {
+		q := quote(s, testKey)
+		if strings.Contains(q, "sk-") || !strings.Contains(q, "[redacted]") {
+			t.Errorf("quote(%q) = %q", s, q)
+		}
+	}
+	if q := quote(strings.Repeat("x ", 1000), ""); len([]rune(q)) > maxQuote {
+		t.Errorf("a long message is not cut: %d characters", len(q))
+	}
+}
+
+func TestPrices(t *testing.T) {
+	p := DefaultPrices()
+	u := research.Usage{PromptTokens: 1_000_000, CompletionTokens: 2_000_000}
+	for _, tc := range []struct {
+		model string
+		want  float64
+	}{
+		{"gpt-4o-mini", 0.15 + 2*0.60},
+		{"gpt-4o-mini-2024-07-18", 0.15 + 2*0.60}, // a snapshot of gpt-4o-mini, not of gpt-4o
+		{"gpt-4o-2024-08-06", 2.50 + 2*10},
+		{"openai/gpt-4o-mini", 0.15 + 2*0.60},
+		{"claude-3-5-haiku-latest", 0.80 + 2*4},
+		{"claude-3-5-haiku-20241022", 0.80 + 2*4},
+		{"gpt-4o-mini-tts", 0},
+		{"llama3.1:8b", 0},
+		{"", 0},
+	} {
+		if got := p.Cost(tc.model, u); !near(got, tc.want) {
+			t.Errorf("%s: %g, want %g", tc.model, got, tc.want)
+		}
+	}
+	if got := Prices(nil).Cost("gpt-4o", u); got != 0 {
+		t.Errorf("nil table: %g", got)
+	}
+}
+
+func TestLoadPrices(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p, err := LoadPrices(write("ok.json", `{"llama3.1:8b": {"prompt_per_mtok": 0, "completion_per_mtok": 0}, "gpt-4o-mini": {"prompt_per_mtok": 0.2, "completion_per_mtok": 0.8}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) != 2 || p["gpt-4o-mini"] != (Price{0.2, 0.8}) {
+		t.Errorf("prices = %v", p)
+	}
+	for name, body := range map[string]string{
+		"typo.json":     `{"m": {"prompt_per_mtoks": 1}}`,
+		"negative.json": `{"m": {"prompt_per_mtok": -1, "completion_per_mtok": 1}}`,
+		"bad.json":      `[1, 2]`,
+	} {
+		if _, err := LoadPrices(write(name, body)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := LoadPrices(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("missing file: no error")
+	}
+}
