@@ -37,10 +37,32 @@ type Model interface {
 	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
 }
 
+// Resolver finds the model a turn names by its provider ("offline", "openai",
+// "anthropic") and model name ("" for the provider's default). The worker's provider
+// registry is one: it builds real providers from the worker's credentials.
+type Resolver interface {
+	Model(provider, model string) (Model, error)
+}
+
+// ResolverFunc adapts a function to a Resolver.
+type ResolverFunc func(provider, model string) (Model, error)
+
+// Model calls f.
+func (f ResolverFunc) Model(provider, model string) (Model, error) { return f(provider, model) }
+
 // Activities are registered on the worker as one struct; the workflow refers to its methods.
+//
+// Each provider turn resolves its model from the turn's Provider and Model: first in
+// Models, then through Providers. A provider neither knows fails the turn with
+// ErrUnknownProvider; an error from Providers (a missing key, say) is classified like any
+// provider error (see providerError).
 type Activities struct {
-	Store  *store.Store
-	Models map[string]Model // by provider name, e.g. "offline"
+	Store *store.Store
+	// Models are fixed models by provider name, e.g. {"offline": m}, used whatever model
+	// name a turn gives. Tests use them; they take precedence over Providers.
+	Models map[string]Model
+	// Providers resolves every other (provider, model): the worker's provider registry.
+	Providers Resolver
 	// Heartbeat is how often a turn in progress tells Temporal it is alive (default 2 s), so
 	// a turn on a dead worker is retried after the heartbeat timeout, not the turn timeout.
 	Heartbeat time.Duration
@@ -58,6 +80,9 @@ const (
 	ErrProviderAuth = "ProviderAuth"
 	// ErrProviderRequest: the provider refused the request itself (a bad model name...).
 	ErrProviderRequest = "ProviderRequest"
+	// ErrProviderRateLimit: the provider asked the worker to slow down (HTTP 429). It is
+	// retryable; the retry waits as long as the provider asked (Retry-After).
+	ErrProviderRateLimit = "ProviderRateLimit"
 )
 
 // Turn is what every provider turn's input has in common.
@@ -235,16 +260,15 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
 		return r, nil
 	}
-	m, ok := a.Models[t.Provider]
-	if !ok {
-		return zero, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("this worker has no provider %q; start the worker with its credentials", t.Provider), ErrUnknownProvider, nil)
+	m, err := a.model(t)
+	if err != nil {
+		return zero, err
 	}
 	stop := a.heartbeat(ctx)
 	r, promptText, err := call(m)
 	stop()
 	if err != nil {
-		return zero, err
+		return zero, providerError(err)
 	}
 	result, err := json.Marshal(r)
 	if err != nil {
@@ -255,6 +279,24 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 		Usage: usageOf(r), Finished: session.Stamp(time.Now()),
 	})
 	return r, err
+}
+
+// model resolves the model a turn names: first in Models, then through Providers.
+func (a *Activities) model(t Turn) (Model, error) {
+	if m, ok := a.Models[t.Provider]; ok {
+		return m, nil
+	}
+	if a.Providers == nil {
+		return nil, unknownProvider(t.Provider, nil)
+	}
+	m, err := a.Providers.Model(t.Provider, t.Model)
+	switch {
+	case err == nil && m == nil:
+		return nil, unknownProvider(t.Provider, nil)
+	case err != nil:
+		return nil, resolveError(t.Provider, err)
+	}
+	return m, nil
 }
 
 // heartbeat records a heartbeat now and then until stop is called.

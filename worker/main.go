@@ -1,13 +1,43 @@
 // Command worker runs cosci's workflows and activities. It connects to Temporal as
 // configured by the environment (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, or
 // a temporal.toml profile), and keeps session texts in a store on local disk.
+//
+// One process runs two Temporal workers:
+//
+//   - on workflows.TaskQueue ("cosci"): the ResearchSession workflows and the activities
+//     that call no model (proximity, checkpoints, reports, the scientist's texts);
+//   - on workflows.TurnsQueue ("cosci-turns"): the provider turns, every activity that
+//     calls a model (Plan, Generate, Evolve, Review, Compare, Debate, MetaReview, Overview).
+//
+// The turns worker is where the seeds' provider slots live, done by Temporal:
+//
+//   - --slots N (default 4, like the seeds' multiplexer) is this worker's slot count: at
+//     most N turns run at once in this process (MaxConcurrentActivityExecutionSize).
+//     Sessions beyond capacity do not fail: their turns wait in the task queue until a slot
+//     frees, on this worker or any other polling the queue.
+//   - --rps R (default 0, unlimited) caps the turns started per second on the queue
+//     (TaskQueueActivitiesPerSecond). The server enforces it across all workers of the
+//     queue, so it is the rate limit for the whole deployment's provider account.
+//   - The worker's sticky workflow cache (worker.SetStickyWorkflowCacheSize, 10000
+//     sessions by default) is the LRU of session state: a session's workflow stays in
+//     memory between its tasks; the least recently used is evicted when the cache is full
+//     and rebuilt by replaying its history the next time it has work.
+//
+// Provider credentials come only from this process's environment (OPENAI_API_KEY,
+// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); they never travel in a
+// workflow's input or history and are never logged. A session names its provider and
+// model; a turn for a provider whose key is missing fails as an auth error, and the
+// session suspends until the key is set and the session resumed.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/worker"
@@ -26,35 +56,122 @@ func main() {
 	}
 }
 
+// credentials are the environment variables that hold each provider's key; the worker
+// reports which are set, never their values.
+var credentials = []struct{ provider, env string }{
+	{"openai", "OPENAI_API_KEY"},
+	{"anthropic", "ANTHROPIC_API_KEY"},
+}
+
 func run() error {
 	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store directory (env COSCI_STORE)")
 	latency := flag.Duration("offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	errorRate := flag.Float64("offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
+	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
+	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
+	pricesFile := flag.String("prices", os.Getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
 	flag.Parse()
-	if *errorRate < 0 || *errorRate > 1 {
+	switch {
+	case *errorRate < 0 || *errorRate > 1:
 		return fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", *errorRate)
+	case *slots < 1:
+		return fmt.Errorf("--slots is %d; it must be at least 1", *slots)
+	case *rps < 0:
+		return fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", *rps)
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	prices, err := loadPrices(*pricesFile)
+	if err != nil {
+		return err
+	}
 	st, err := store.Open(*storeDir)
 	if err != nil {
 		return fmt.Errorf("cannot open the session store: %w", err)
 	}
+	registry := &provider.Registry{
+		Offline: &provider.Offline{Latency: *latency, ErrorRate: *errorRate},
+		Env:     os.Getenv,
+		Prices:  prices,
+	}
+	acts := &activities.Activities{
+		Store: st,
+		Providers: activities.ResolverFunc(func(name, model string) (activities.Model, error) {
+			return registry.Model(name, model)
+		}),
+		Heartbeat: 2 * time.Second,
+	}
+
 	c, err := connection.Dial(logger)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if opts, err := connection.Options(nil); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		added, err := connection.EnsureSearchAttributes(ctx, c, opts.Namespace, workflows.SearchAttributes)
+		cancel()
+		switch {
+		case err != nil:
+			logger.Warn("search attributes not checked; sessions fail if one is missing", "error", err)
+		case len(added) > 0:
+			logger.Info("registered missing search attributes", "namespace", opts.Namespace, "added", strings.Join(added, ","))
+		}
+	}
 
-	w := worker.New(c, workflows.TaskQueue, worker.Options{})
-	w.RegisterWorkflow(workflows.ResearchSession)
-	w.RegisterActivity(&activities.Activities{
-		Store:     st,
-		Models:    map[string]activities.Model{"offline": &provider.Offline{Latency: *latency, ErrorRate: *errorRate}},
-		Heartbeat: 2 * time.Second,
+	sessions := worker.New(c, workflows.TaskQueue, worker.Options{})
+	sessions.RegisterWorkflow(workflows.ResearchSession)
+	sessions.RegisterActivity(acts)
+
+	turns := worker.New(c, workflows.TurnsQueue, worker.Options{
+		MaxConcurrentActivityExecutionSize: *slots,
+		TaskQueueActivitiesPerSecond:       *rps,
 	})
-	logger.Info("worker started", "task_queue", workflows.TaskQueue, "store", st.Root())
-	return w.Run(worker.InterruptCh())
+	turns.RegisterActivity(acts)
+
+	if err := turns.Start(); err != nil {
+		return fmt.Errorf("cannot start the turns worker: %w", err)
+	}
+	defer turns.Stop()
+
+	logger.Info("worker started",
+		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
+		"slots", *slots, "rps", rpsText(*rps), "store", st.Root(),
+		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices))
+	return sessions.Run(worker.InterruptCh())
+}
+
+// configured names the providers this worker can serve: offline always, and each real
+// provider whose key is in the environment. It reads the keys only to test them for "".
+func configured(env func(string) string) []string {
+	names := []string{"offline"}
+	for _, c := range credentials {
+		if env(c.env) != "" {
+			names = append(names, c.provider)
+		}
+	}
+	return names
+}
+
+// loadPrices is the built-in price table with the file's entries, if any, over it.
+func loadPrices(path string) (provider.Prices, error) {
+	prices := provider.DefaultPrices()
+	if path == "" {
+		return prices, nil
+	}
+	extra, err := provider.LoadPrices(path)
+	if err != nil {
+		return nil, fmt.Errorf("--prices: %w", err)
+	}
+	maps.Copy(prices, extra)
+	return prices, nil
+}
+
+func rpsText(rps float64) string {
+	if rps == 0 {
+		return "unlimited"
+	}
+	return fmt.Sprint(rps)
 }
 
 func envOr(key, def string) string {

@@ -4,9 +4,14 @@
 package connection
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	sdklog "go.temporal.io/sdk/log"
@@ -22,6 +27,9 @@ func Options(logger *slog.Logger) (client.Options, error) {
 	}
 	if opts.HostPort == "" {
 		opts.HostPort = client.DefaultHostPort
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = client.DefaultNamespace
 	}
 	if logger != nil {
 		opts.Logger = sdklog.NewStructuredLogger(logger)
@@ -40,4 +48,41 @@ func Dial(logger *slog.Logger) (client.Client, error) {
 		return nil, fmt.Errorf("no Temporal server at %s (%v): run `make server`, or set TEMPORAL_ADDRESS", opts.HostPort, err)
 	}
 	return c, nil
+}
+
+// EnsureSearchAttributes adds to the namespace the custom search attributes it lacks (name
+// to type: Keyword, Int, Double...) and returns the names it added. A dev server started on
+// an existing database does not register attributes added to its command line since, so
+// the worker makes sure before any workflow needs them: a missing one would fail every
+// workflow task that sets it.
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, want map[string]string) ([]string, error) {
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the search attributes of namespace %s: %w", namespace, err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for name, typ := range want {
+		if _, ok := have.GetCustomAttributes()[name]; ok {
+			continue
+		}
+		v, ok := enumspb.IndexedValueType_value["INDEXED_VALUE_TYPE_"+strings.ToUpper(typ)]
+		if !ok {
+			return nil, fmt.Errorf("search attribute %s has unknown type %q", name, typ)
+		}
+		missing[name] = enumspb.IndexedValueType(v)
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: namespace, SearchAttributes: missing,
+	}); err != nil {
+		return nil, fmt.Errorf("cannot add search attributes to namespace %s (add them with `temporal operator search-attribute create`): %w", namespace, err)
+	}
+	added := make([]string, 0, len(missing))
+	for name := range missing {
+		added = append(added, name)
+	}
+	slices.Sort(added)
+	return added, nil
 }

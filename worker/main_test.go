@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/provider"
+)
+
+// TestConfigured: the worker names the providers it has a key for, never the keys.
+func TestConfigured(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "sk-test-SECRET", "ANTHROPIC_BASE_URL": "http://localhost:1"}
+	got := configured(func(k string) string { return env[k] })
+	if !slices.Equal(got, []string{"offline", "openai"}) {
+		t.Errorf("configured = %v; want [offline openai]", got)
+	}
+	if strings.Contains(strings.Join(got, ","), "SECRET") {
+		t.Error("the provider list carries a key")
+	}
+}
+
+// TestLoadPrices: a price file is merged over the built-in table.
+func TestLoadPrices(t *testing.T) {
+	p, err := loadPrices("")
+	if err != nil || len(p) != len(provider.DefaultPrices()) {
+		t.Fatalf("no file: %d prices, %v; want the built-in table", len(p), err)
+	}
+	file := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(file, []byte(`{"local-model": {"prompt_per_mtok": 1, "completion_per_mtok": 2}, "gpt-4o-mini": {"prompt_per_mtok": 9, "completion_per_mtok": 9}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err = loadPrices(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p["local-model"].CompletionPerMTok != 2 || p["gpt-4o-mini"].PromptPerMTok != 9 || p["gpt-4o"] != provider.DefaultPrices()["gpt-4o"] {
+		t.Errorf("merged table %v; want the file's entries over the built-in ones", p)
+	}
+	if _, err := loadPrices(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "--prices") {
+		t.Errorf("a missing file: %v; want an error naming --prices", err)
+	}
+}
