@@ -69,6 +69,7 @@ const (
 	AttrScientistID     = "ScientistId"     // Keyword
 	AttrHypothesisCount = "HypothesisCount" // Int
 	AttrTopElo          = "TopElo"          // Double
+	AttrTotalTokens     = "TotalTokens"     // Int: prompt plus completion tokens so far
 )
 
 // SearchAttributes maps each custom search attribute to its type, in the form
@@ -78,6 +79,7 @@ var SearchAttributes = map[string]string{
 	AttrScientistID:     "Keyword",
 	AttrHypothesisCount: "Int",
 	AttrTopElo:          "Double",
+	AttrTotalTokens:     "Int",
 }
 
 // Page selects a slice of a long list in the state and history queries.

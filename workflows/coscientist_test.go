@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -342,5 +344,42 @@ func TestUnsafeGoalRefused(t *testing.T) {
 	defer h.mu.Unlock()
 	if len(h.starts) != 0 {
 		t.Errorf("an unsafe goal ran %d activities", len(h.starts))
+	}
+}
+
+// refused is a provider that refuses the worker's key on every turn.
+type refused struct{ *provider.Offline }
+
+func (refused) Plan(context.Context, research.PlanRequest) (research.Plan, research.Usage, error) {
+	return research.Plan{}, research.Usage{}, temporal.NewNonRetryableApplicationError(
+		"openai: 401 Unauthorized: check OPENAI_API_KEY in the worker's environment", activities.ErrProviderAuth, nil)
+}
+
+// TestProviderAuthSuspends: a provider that refuses the credentials suspends the session
+// with its message, at once (no retries); after the fix, resume carries on.
+func TestProviderAuthSuspends(t *testing.T) {
+	h := newHarness(t, 0, refused{&provider.Offline{}})
+	h.at(time.Hour, func() {
+		st := query[Status](h, QueryStatus)
+		if st.State != session.Suspended || !strings.Contains(st.Reason, "refused the worker's credentials: openai: 401") {
+			t.Errorf("status %+v; want suspended for the credentials", st)
+		}
+		h.acts.Models["offline"] = &provider.Offline{} // the key is fixed
+		h.mustUpdate(Resume, nil)
+	})
+	res := h.run(goal(8))
+	if res.State != session.Completed || res.Hypotheses != 8 {
+		t.Fatalf("result %+v", res)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	plans := 0
+	for _, s := range h.starts {
+		if s.activity == "Plan" {
+			plans++
+		}
+	}
+	if plans != 2 {
+		t.Errorf("%d plan turns; want 2: the refused one, not retried, and the one after resume", plans)
 	}
 }

@@ -319,16 +319,28 @@ type searchAttrs struct {
 	status string
 	count  int64
 	topElo float64
+	tokens int64
 }
 
-// show refreshes what the Web UI shows: the live details and, when they changed, the
-// search attributes. While a checkpoint is written, visibility keeps the state the session
-// returns to: checkpointing lasts milliseconds and is not worth two visibility updates.
+// show refreshes what the Web UI shows after every step: the live details and, when it
+// changed, the SessionStatus search attribute. While a checkpoint is written, visibility
+// keeps the state the session returns to: checkpointing lasts milliseconds and is not worth
+// two visibility updates.
 func (s *supervisor) show(ctx workflow.Context) {
 	workflow.SetCurrentDetails(ctx, s.details(ctx))
-	now := searchAttrs{status: string(s.life.Effective()), count: int64(len(s.entries))}
-	if len(s.entries) > 0 {
-		now.topElo = s.ranked()[0].Elo
+	if string(s.life.Effective()) != s.shown.status {
+		s.publish(ctx)
+	}
+}
+
+// publish updates every search attribute that changed. Counters move with every turn, so
+// they are published once a round (and with every state change), not per turn: each
+// update is an event in the session's history.
+func (s *supervisor) publish(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, s.details(ctx))
+	now := searchAttrs{status: string(s.life.Effective()), count: int64(len(s.entries)), tokens: int64(s.usage.Tokens())}
+	if top := s.top(1); len(top) > 0 {
+		now.topElo = top[0].Elo
 	}
 	if now == s.shown {
 		return
@@ -337,6 +349,7 @@ func (s *supervisor) show(ctx workflow.Context) {
 		keyStatus.ValueSet(now.status),
 		keyCount.ValueSet(now.count),
 		keyTopElo.ValueSet(now.topElo),
+		keyTokens.ValueSet(now.tokens),
 	}
 	if s.shown.status == "" {
 		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
@@ -353,6 +366,7 @@ var (
 	keyScientist = temporal.NewSearchAttributeKeyKeyword(AttrScientistID)
 	keyCount     = temporal.NewSearchAttributeKeyInt64(AttrHypothesisCount)
 	keyTopElo    = temporal.NewSearchAttributeKeyFloat64(AttrTopElo)
+	keyTokens    = temporal.NewSearchAttributeKeyInt64(AttrTotalTokens)
 )
 
 // details is the live Markdown the Web UI shows for the running session.

@@ -214,7 +214,7 @@ func (s *supervisor) round(ctx workflow.Context) {
 	debates := s.tournament(ctx, fresh, work.Matches)
 	s.metaReview(ctx, reviewed, debates)
 	s.watchTop()
-	s.show(ctx)
+	s.publish(ctx)
 
 	if work.NewHypotheses() > 0 && len(fresh) == 0 {
 		s.barren++
@@ -587,7 +587,7 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 		}
 	}
 	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.stopReason)
-	s.show(ctx)
+	s.publish(ctx)
 	// Let any update still in its handler answer before the run closes.
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	return Result{
@@ -750,7 +750,11 @@ func (s *supervisor) activeTime(ctx workflow.Context) time.Duration {
 // turn runs one provider turn as an activity and books it: agent statistics, the event
 // log, the live details in the Web UI.
 func (s *supervisor) turn(ctx workflow.Context, agent, summary string, t activities.Turn, hypothesis string, fn, in, out any) error {
-	actx := workflow.WithActivityOptions(ctx, turnOptions(summary))
+	opts := turnOptions(summary)
+	if agent == activities.AgentProximity {
+		opts.TaskQueue = TaskQueue // a computation over the store, not a model call
+	}
+	actx := workflow.WithActivityOptions(ctx, opts)
 	err := workflow.ExecuteActivity(actx, fn, in).Get(ctx, out)
 	stat := &s.agents[slices.IndexFunc(s.agents, func(st AgentStat) bool { return st.Agent == agent })]
 	stat.Turns++
@@ -760,6 +764,12 @@ func (s *supervisor) turn(ctx workflow.Context, agent, summary string, t activit
 		s.turnsFailed++
 		s.lastError = errorText(err)
 		ev.Detail = summary + " failed: " + s.lastError
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == activities.ErrProviderAuth && s.life.Effective() == session.Active {
+			// Retrying cannot fix credentials: pause until a human does.
+			defer s.suspendBecause(ctx, "the model provider refused the worker's credentials: "+app.Message()+
+				". Fix the key in the worker's environment, restart the worker, then resume")
+		}
 	} else {
 		stat.Succeeded++
 	}
@@ -851,9 +861,11 @@ func pairKey(x, y string) string {
 }
 
 // turnOptions: a model turn may take minutes, but a dead worker is noticed within the
-// heartbeat timeout. Temporal's retry policy is the only retry mechanism.
+// heartbeat timeout. Temporal's retry policy is the only retry mechanism. Turns run on the
+// turns queue, where each worker bounds how many run at once (its provider slots).
 func turnOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
+		TaskQueue:           TurnsQueue,
 		Summary:             summary,
 		StartToCloseTimeout: 5 * time.Minute,
 		HeartbeatTimeout:    10 * time.Second,
@@ -862,7 +874,7 @@ func turnOptions(summary string) workflow.ActivityOptions {
 			BackoffCoefficient:     2,
 			MaximumInterval:        time.Minute,
 			MaximumAttempts:        5,
-			NonRetryableErrorTypes: []string{activities.ErrMalformedAnswer, activities.ErrUnknownProvider},
+			NonRetryableErrorTypes: []string{activities.ErrMalformedAnswer, activities.ErrUnknownProvider, activities.ErrProviderAuth, activities.ErrProviderRequest},
 		},
 	}
 }

@@ -626,9 +626,13 @@ func elapsed(snap session.Snapshot) string {
 }
 
 func usage(u research.Usage) string {
-	return fmt.Sprintf("%s tokens (%s prompt, %s completion) in %s requests",
+	text := fmt.Sprintf("%s tokens (%s prompt, %s completion) in %s requests",
 		thousands(u.PromptTokens+u.CompletionTokens), thousands(u.PromptTokens),
 		thousands(u.CompletionTokens), thousands(u.Requests))
+	if u.CostUSD > 0 {
+		text += fmt.Sprintf("; estimated cost $%.4f (from the worker's price table)", u.CostUSD)
+	}
+	return text
 }
 
 // thousands groups digits in threes, because token counts run to millions.

@@ -885,3 +885,18 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestUsageShowsEstimatedCost(t *testing.T) {
+	tests := []struct {
+		u    research.Usage
+		want string
+	}{
+		{research.Usage{PromptTokens: 1200, CompletionTokens: 300, Requests: 4}, "1,500 tokens (1,200 prompt, 300 completion) in 4 requests"},
+		{research.Usage{PromptTokens: 1000, CompletionTokens: 0, Requests: 1, CostUSD: 0.0125}, "1,000 tokens (1,000 prompt, 0 completion) in 1 requests; estimated cost $0.0125 (from the worker's price table)"},
+	}
+	for _, tt := range tests {
+		if got := usage(tt.u); got != tt.want {
+			t.Errorf("usage(%+v) = %q, want %q", tt.u, got, tt.want)
+		}
+	}
+}
