@@ -74,6 +74,13 @@ var workerSeq atomic.Int64
 // test ends, and its output is shown if the test failed.
 func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
 	t.Helper()
+	return startWorkerEnv(t, storeDir, nil, flags...)
+}
+
+// startWorkerEnv is startWorker with extra environment variables (KEY=value), such as a
+// provider's credentials.
+func startWorkerEnv(t *testing.T, storeDir string, env []string, flags ...string) *workerProc {
+	t.Helper()
 	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
 	logPath := filepath.Join(buildDir, safeName(t.Name())+"-"+name+".log")
 	logFile, err := os.Create(logPath)
@@ -81,7 +88,7 @@ func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(workerBinary, flags...)
-	cmd.Env = append(cleanEnv(serverAddress), "COSCI_STORE="+storeDir)
+	cmd.Env = append(append(cleanEnv(serverAddress), "COSCI_STORE="+storeDir), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
@@ -93,7 +100,7 @@ func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
 		logFile.Close()
 		close(w.done)
 	}()
-	t.Logf("started %s (pid %d, store %s, flags %q, log %s)", name, cmd.Process.Pid, storeDir, flags, logPath)
+	t.Logf("started %s (pid %d, store %s, flags %q, %d extra environment variables, log %s)", name, cmd.Process.Pid, storeDir, flags, len(env), logPath)
 	t.Cleanup(func() {
 		w.Stop(t)
 		if t.Failed() {
@@ -104,12 +111,14 @@ func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
 	return w
 }
 
-// cleanEnv is this process's environment without any Temporal or cosci settings, plus the
-// given server address: a worker or starter must talk to the test's server and nothing else.
+// cleanEnv is this process's environment without any Temporal, cosci or model provider
+// settings, plus the given server address: a worker or starter must talk to the test's
+// server and nothing else, and never to a real model with the developer's key.
 func cleanEnv(address string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TEMPORAL_") || strings.HasPrefix(kv, "COSCI_") {
+		if strings.HasPrefix(kv, "TEMPORAL_") || strings.HasPrefix(kv, "COSCI_") ||
+			strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ANTHROPIC_") {
 			continue
 		}
 		env = append(env, kv)

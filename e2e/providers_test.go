@@ -1,0 +1,314 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// Real model providers, end to end: a worker process talks to a fake OpenAI server over
+// HTTP, exactly as it would to api.openai.com, with credentials from its environment.
+
+// providerTurns are the activities that call a model (Proximity does not).
+var providerTurns = []string{"Plan", "Generate", "Evolve", "Review", "Compare", "Debate", "MetaReview", "Overview"}
+
+// TestSessionOnFakeOpenAI runs a whole session on the OpenAI provider: every agent's
+// answer comes from the fake, the session's usage is the fake's token counts summed and
+// priced from the worker's --prices file, and the key, which only the worker's environment
+// holds, reaches the fake in every request and appears nowhere else: not in the Temporal
+// history, not in the session store, not in the worker's log.
+func TestSessionOnFakeOpenAI(t *testing.T) {
+	const (
+		secret = "sk-test-SECRET-123"
+		model  = "fake-model"
+		// USD per million tokens, from the worker's price file.
+		promptPrice, completionPrice = 1000.0, 3000.0
+	)
+	fake := newFakeOpenAI(t, secret, 0)
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(prices, fmt.Appendf(nil, `{%q: {"prompt_per_mtok": %g, "completion_per_mtok": %g}}`, model, promptPrice, completionPrice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	storeDir := t.TempDir()
+	w := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + secret, "OPENAI_BASE_URL=" + fake.baseURL()}, "--prices", prices)
+
+	id := newSessionID(t)
+	startSession(t, id, research.Request{
+		ResearchGoal: "Identify druggable mechanisms that slow tau propagation in early Alzheimer's disease",
+		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8},
+	})
+	res, err := result(id, 2*time.Minute)
+	if err != nil {
+		t.Fatalf("session result: %v", err)
+	}
+	if res.State != session.Completed || res.Hypotheses != 8 {
+		t.Errorf("result: state %q, %d hypotheses (%s); want completed with 8", res.State, res.Hypotheses, res.StopReason)
+	}
+
+	// Every agent spoke through the fake, with the worker's key and the session's model.
+	s := fake.stats()
+	t.Logf("the fake answered %d requests (%d prompt + %d completion tokens); agents %v; schemas %v",
+		s.answered, s.prompt, s.completion, s.agents, s.schemas)
+	for _, agent := range []string{"plan", "generation", "reflection", "comparison", "meta-review", "overview"} {
+		if s.agents[agent] == 0 {
+			t.Errorf("the fake never answered the %s agent; it answered %v", agent, s.agentsSeen())
+		}
+	}
+	if s.authHeaders["Bearer "+secret] != s.requests || s.requests == 0 {
+		t.Errorf("the fake saw %d requests, %d of them with \"Authorization: Bearer <the worker's key>\"; want all", s.requests, s.authHeaders["Bearer "+secret])
+	}
+	if s.models[model] != s.answered {
+		t.Errorf("models asked for: %v; want %q in every request", s.models, model)
+	}
+
+	// The session's usage is the fake's usage blocks summed, priced from --prices.
+	view := mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 1})
+	if view.Usage.PromptTokens != s.prompt || view.Usage.CompletionTokens != s.completion || view.Usage.Requests != s.answered {
+		t.Errorf("the session's usage is %+v; want the fake's %d prompt and %d completion tokens over %d requests",
+			view.Usage, s.prompt, s.completion, s.answered)
+	}
+	wantCost := (float64(s.prompt)*promptPrice + float64(s.completion)*completionPrice) / 1e6
+	if math.Abs(view.Usage.CostUSD-wantCost) > 1e-6*wantCost {
+		t.Errorf("the session's cost is $%.6f; want $%.6f from the worker's price file", view.Usage.CostUSD, wantCost)
+	}
+	if res.Usage.Tokens() != s.prompt+s.completion {
+		t.Errorf("the result's usage is %+v; want %d tokens", res.Usage, s.prompt+s.completion)
+	}
+	tokens := fmt.Sprintf("WorkflowId='%s' AND %s = %d", id, workflows.AttrTotalTokens, s.prompt+s.completion)
+	eventually(t, 30*time.Second, "visibility to list the session by "+tokens, func() (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, err := temporalClient.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: tokens})
+		return len(resp.GetExecutions()) == 1, err
+	})
+
+	// The key is nowhere but in the worker's environment and the requests to the fake.
+	events := temporalHistory(t, id)
+	checkHistoryFree(t, events, secret, model)
+	checkFilesFree(t, storeDir, secret)
+	w.Stop(t)
+	logText, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(logText, []byte(secret)) {
+		t.Errorf("the worker's log %s contains the key", w.log)
+	}
+	if !regexp.MustCompile(`providers=\S*openai`).Match(logText) {
+		t.Errorf("the worker's log does not say that it serves openai:\n%s", tail(logText, 20))
+	}
+}
+
+// TestAuthFailureSuspends: a key the provider refuses (401) fails its turn at once, with no
+// retry, and suspends the session with the provider's reason. After the key is fixed in
+// the worker's environment and the worker restarted, resume carries the session on to
+// the end.
+func TestAuthFailureSuspends(t *testing.T) {
+	const (
+		good  = "sk-test-GOOD-456"
+		wrong = "sk-test-WRONG-789"
+	)
+	fake := newFakeOpenAI(t, good, 0)
+	storeDir := t.TempDir()
+	bad := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + wrong, "OPENAI_BASE_URL=" + fake.baseURL()})
+
+	id := newSessionID(t)
+	startSession(t, id, research.Request{
+		ResearchGoal: "Find metabolic vulnerabilities of glioblastoma stem cells",
+		Config:       research.Config{Provider: "openai", Model: "fake-model", MaxHypotheses: 4},
+	})
+	var status workflows.Status
+	eventually(t, 60*time.Second, "the session to suspend itself", func() (bool, error) {
+		var err error
+		status, err = query[workflows.Status](id, workflows.QueryStatus)
+		return status.State == session.Suspended, err
+	})
+	t.Logf("suspended: %s", status.Reason)
+	if !strings.Contains(status.Reason, "401") || !strings.Contains(status.Reason, "OPENAI_API_KEY") {
+		t.Errorf("the suspension's reason %q does not mention the 401 and OPENAI_API_KEY", status.Reason)
+	}
+	eventually(t, 30*time.Second, "the suspended session to have no pending activities", func() (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		d, err := temporalClient.DescribeWorkflowExecution(ctx, id, "")
+		return err == nil && len(d.GetPendingActivities()) == 0, err
+	})
+
+	// No retries: one request per turn, each turn failed on its first attempt.
+	events := temporalHistory(t, id)
+	types := activityTypes(events)
+	turns, failed := 0, 0
+	for _, e := range events {
+		if slices.Contains(providerTurns, e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()) {
+			turns++
+		}
+		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() != 1 {
+			t.Errorf("event %d: %s was attempted %d times; want once", e.GetEventId(), types[a.GetScheduledEventId()], a.GetAttempt())
+		}
+		if a := e.GetActivityTaskFailedEventAttributes(); a != nil && slices.Contains(providerTurns, types[a.GetScheduledEventId()]) {
+			failed++
+			if typ := a.GetFailure().GetApplicationFailureInfo().GetType(); typ != "ProviderAuth" {
+				t.Errorf("event %d: %s failed with type %q; want ProviderAuth", e.GetEventId(), types[a.GetScheduledEventId()], typ)
+			}
+		}
+	}
+	s := fake.stats()
+	t.Logf("%d provider turn(s) before the suspension, %d request(s) to the fake", turns, s.requests)
+	if turns == 0 || failed != turns || s.requests != turns || s.unauthorized != turns {
+		t.Errorf("%d provider turns scheduled, %d failed; the fake saw %d requests, %d refused; want one refused request per turn, every turn failed",
+			turns, failed, s.requests, s.unauthorized)
+	}
+	checkHistoryFree(t, events, wrong, "fake-model")
+
+	// Fix the key, restart the worker, resume: the session goes on to the end.
+	bad.Stop(t)
+	startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + good, "OPENAI_BASE_URL=" + fake.baseURL()})
+	if st, err := update(id, workflows.Resume, "resume-after-key-fix", map[string]string{}); err != nil || st.State != session.Active {
+		t.Fatalf("resume: %+v, %v; want the session active", st, err)
+	}
+	res, err := result(id, 2*time.Minute)
+	if err != nil {
+		t.Fatalf("session result after the resume: %v", err)
+	}
+	if res.State != session.Completed || res.Hypotheses != 4 {
+		t.Errorf("result after the resume: state %q, %d hypotheses (%s); want completed with 4", res.State, res.Hypotheses, res.StopReason)
+	}
+	if s := fake.stats(); s.answered == 0 || s.authHeaders["Bearer "+good] != s.answered {
+		t.Errorf("after the fix the fake answered %d requests, %d with the good key", s.answered, s.authHeaders["Bearer "+good])
+	}
+}
+
+// TestSlots: a worker with --slots 2 runs at most two provider turns at once, however
+// many sessions want one; the others wait in the task queue, and every session completes.
+func TestSlots(t *testing.T) {
+	const (
+		key      = "sk-test-SLOTS"
+		slots    = 2
+		sessions = 20
+	)
+	fake := newFakeOpenAI(t, key, slotsDelay)
+	startWorkerEnv(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + fake.baseURL()}, "--slots", fmt.Sprint(slots))
+
+	began := time.Now()
+	ids := make([]string, sessions)
+	for i := range ids {
+		ids[i] = newSessionID(t)
+		startSession(t, ids[i], research.Request{
+			ResearchGoal: fmt.Sprintf("Explain antibiotic tolerance in persister cells, angle %d", i),
+			Config:       research.Config{Provider: "openai", Model: "fake-model", MaxHypotheses: 4, ReviewTypes: []string{research.ReviewInitial}},
+		})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, sessions)
+	results := make([]workflows.Result, sessions)
+	for i, id := range ids {
+		wg.Go(func() { results[i], errs[i] = result(id, 3*time.Minute) })
+	}
+	wg.Wait()
+	took := time.Since(began)
+	for i := range ids {
+		if errs[i] != nil {
+			t.Errorf("session %d: %v", i, errs[i])
+			continue
+		}
+		if results[i].State != session.Completed || results[i].Hypotheses != 4 {
+			t.Errorf("session %d: state %q, %d hypotheses (%s); want completed with 4", i, results[i].State, results[i].Hypotheses, results[i].StopReason)
+		}
+		// Waiting for a slot is not failing: no turn failed or was retried.
+		for _, a := range mustQuery[workflows.StateView](t, ids[i], workflows.QueryState, workflows.Page{Limit: 1}).Agents {
+			if a.Failed > 0 {
+				t.Errorf("session %d: %d %s turn(s) failed", i, a.Failed, a.Agent)
+			}
+		}
+	}
+	s := fake.stats()
+	most := fake.maxInFlight.Load()
+	t.Logf("%d sessions, %d turns of %s each through %d slots in %s; at most %d requests in flight",
+		sessions, s.answered, slotsDelay, slots, took.Round(time.Millisecond), most)
+	if most > slots {
+		t.Errorf("the fake saw %d requests at once; want at most --slots %d", most, slots)
+	}
+	if most < slots {
+		t.Errorf("the fake never saw more than %d request at once; want the %d slots used", most, slots)
+	}
+}
+
+// slotsDelay is how long the fake holds each answer in TestSlots: long enough that turns
+// queue for the slots (20 sessions want turns at once), short enough that their ~420
+// turns through 2 slots take well under a minute (at 300 ms they take 75 s).
+const slotsDelay = 100 * time.Millisecond
+
+// checkHistoryFree fails the test if secret appears in any event of a workflow history:
+// in its JSON form (protojson, what `temporal workflow show --output json` prints) or in
+// its wire form, where payloads are raw bytes rather than base64. present must appear in
+// the wire form (it is in the session's input), to show that the search looks into the
+// payloads.
+func checkHistoryFree(t *testing.T, events []*historypb.HistoryEvent, secret, present string) {
+	t.Helper()
+	if len(events) == 0 {
+		t.Fatal("the history is empty")
+	}
+	seen := false
+	for _, e := range events {
+		js, err := protojson.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire, err := proto.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(js, []byte(secret)) || bytes.Contains(wire, []byte(secret)) {
+			t.Errorf("history event %d (%s) contains the key: %s", e.GetEventId(), e.GetEventType(), js)
+		}
+		seen = seen || bytes.Contains(wire, []byte(present))
+	}
+	if !seen {
+		t.Errorf("no history event contains %q; the search for the key cannot be trusted", present)
+	}
+}
+
+// checkFilesFree fails the test if secret appears in any file under dir.
+func checkFilesFree(t *testing.T, dir, secret string) {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("store file %s contains the key", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Errorf("the store %s holds no files", dir)
+	}
+}
