@@ -210,7 +210,11 @@ func configText(c research.Config) string {
 }
 
 func usageText(u research.Usage) string {
-	return fmt.Sprintf("%d prompt + %d completion tokens in %d requests", u.PromptTokens, u.CompletionTokens, u.Requests)
+	text := fmt.Sprintf("%d prompt + %d completion tokens in %d requests", u.PromptTokens, u.CompletionTokens, u.Requests)
+	if u.CostUSD > 0 {
+		text += fmt.Sprintf(", about $%.4f", u.CostUSD)
+	}
+	return text
 }
 
 // tokens writes a token count with thousands separators: 1,250,000.

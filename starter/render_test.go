@@ -330,3 +330,18 @@ hypotheses 4/4 · completed · done
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+func TestUsageLineShowsCost(t *testing.T) {
+	tests := []struct {
+		u    research.Usage
+		want string
+	}{
+		{research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 3}, "100 prompt + 20 completion tokens in 3 requests"},
+		{research.Usage{PromptTokens: 33901, CompletionTokens: 2780, Requests: 64, CostUSD: 0.00676}, "33901 prompt + 2780 completion tokens in 64 requests, about $0.0068"},
+	}
+	for _, tt := range tests {
+		if got := usageText(tt.u); got != tt.want {
+			t.Errorf("usageText(%+v) = %q, want %q", tt.u, got, tt.want)
+		}
+	}
+}
