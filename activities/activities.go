@@ -18,24 +18,17 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
-// Model is what a provider turn needs from a model: one method per agent task. The
-// offline simulator implements it; so do the real providers.
-type Model interface {
-	Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error)
-	Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error)
-	Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error)
-	Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error)
-	Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error)
-	Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error)
-	MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error)
-	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
-}
+// Model is what a provider turn needs from a model: one method per agent task. It is the
+// provider package's interface, which the offline simulator and the real providers
+// implement, so the worker's provider registry serves as a Resolver as it is.
+type Model = provider.Model
 
 // Resolver finds the model a turn names by its provider ("offline", "openai",
 // "anthropic") and model name ("" for the provider's default). The worker's provider
@@ -43,12 +36,6 @@ type Model interface {
 type Resolver interface {
 	Model(provider, model string) (Model, error)
 }
-
-// ResolverFunc adapts a function to a Resolver.
-type ResolverFunc func(provider, model string) (Model, error)
-
-// Model calls f.
-func (f ResolverFunc) Model(provider, model string) (Model, error) { return f(provider, model) }
 
 // Activities are registered on the worker as one struct; the workflow refers to its methods.
 //

@@ -95,10 +95,8 @@ func run() error {
 		Prices:  prices,
 	}
 	acts := &activities.Activities{
-		Store: st,
-		Providers: activities.ResolverFunc(func(name, model string) (activities.Model, error) {
-			return registry.Model(name, model)
-		}),
+		Store:     st,
+		Providers: registry,
 		Heartbeat: 2 * time.Second,
 	}
 
