@@ -251,11 +251,12 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 	if err != nil {
 		return zero, err
 	}
+	metered := &meter{Model: m}
 	stop := a.heartbeat(ctx)
-	r, promptText, err := call(m)
+	r, promptText, err := call(metered)
 	stop()
 	if err != nil {
-		return zero, providerError(err)
+		return zero, withUsage(providerError(err), metered.spent)
 	}
 	result, err := json.Marshal(r)
 	if err != nil {

@@ -95,6 +95,9 @@ func TestMalformedAnswerIsNotRetried(t *testing.T) {
 	if _, ok, _ := a.Store.Turn("s-1", "generate-h-0001"); ok {
 		t.Error("a failed turn was stored as done")
 	}
+	if spent := SpentBy(err); spent.Requests != 1 || spent.Tokens() == 0 {
+		t.Errorf("the failure says the turn spent %+v; want the model call's tokens", spent)
+	}
 	if _, err := a.Store.Hypothesis("s-1", "h-0001"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a malformed hypothesis reached the store: %v", err)
 	}

@@ -762,6 +762,7 @@ func (s *supervisor) turn(ctx workflow.Context, agent, summary string, t activit
 	if err != nil {
 		stat.Failed++
 		s.turnsFailed++
+		s.usage = s.usage.Add(activities.SpentBy(err)) // a failed turn's tokens count too
 		s.lastError = errorText(err)
 		ev.Detail = summary + " failed: " + s.lastError
 		var app *temporal.ApplicationError

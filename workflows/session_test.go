@@ -478,7 +478,9 @@ func TestMaxHypothesesNotMultipleOfBatch(t *testing.T) {
 type failing struct{ *provider.Offline }
 
 func (failing) Generate(context.Context, research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
-	return research.Hypothesis{}, research.Usage{}, temporal.NewNonRetryableApplicationError("provider unavailable", "Outage", nil)
+	// A failed call can still have cost tokens (a provider that answered badly).
+	return research.Hypothesis{}, research.Usage{PromptTokens: 100, CompletionTokens: 10, Requests: 1},
+		temporal.NewNonRetryableApplicationError("provider unavailable", "Outage", nil)
 }
 
 // TestFailingProviderSuspends: turns that keep failing never fail the session; after a few
@@ -498,5 +500,9 @@ func TestFailingProviderSuspends(t *testing.T) {
 	}
 	if p := query[session.Progress](h, QueryProgress); p.TurnsFailed != 3*policy.BatchSize {
 		t.Errorf("failed turns %d, want %d", p.TurnsFailed, 3*policy.BatchSize)
+	}
+	// The failed turns' tokens count in the session's usage: 12 failed generations and the plan.
+	if u := query[StateView](h, QueryState).Usage; u.Requests != 3*policy.BatchSize+1 || u.PromptTokens < 3*policy.BatchSize*100 {
+		t.Errorf("usage %+v; want the failed turns' tokens counted", u)
 	}
 }
