@@ -22,6 +22,15 @@ import (
 // overview (the session's clusters use proximity.ClusterThreshold).
 const themeThreshold = 0.35
 
+// Temporal refuses a workflow history past 51,200 events or 50 MB, and a session's grows
+// by about 42 MB per 1,000 hypotheses. Until sessions continue-as-new, a session ends
+// gracefully before either limit, so it still writes its overview, final checkpoint and
+// report instead of being killed by the server.
+const (
+	historyEventBudget = 40_000
+	historyBytesBudget = 40 << 20
+)
+
 // After this many rounds in a row that produced no hypothesis the provider is clearly
 // failing: the session suspends with the last error instead of spinning.
 const maxBarrenRounds = 3
@@ -157,6 +166,10 @@ func (s *supervisor) shouldStop(ctx workflow.Context) string {
 		return "terminated by the scientist"
 	case s.timeUp(ctx):
 		return fmt.Sprintf("reached time_limit (%s of research)", s.req.Config.TimeLimit)
+	case historyFull(ctx):
+		info := workflow.GetInfo(ctx)
+		return fmt.Sprintf("reached the workflow history budget (%d events, %d MB): the session ends before Temporal's limits",
+			info.GetCurrentHistoryLength(), info.GetCurrentHistorySize()>>20)
 	case len(s.added) > 0 || len(s.manualReviews) > 0:
 		return "" // the scientist's work gets a round of its own
 	}
@@ -164,6 +177,12 @@ func (s *supervisor) shouldStop(ctx workflow.Context) string {
 		return d.Reason
 	}
 	return ""
+}
+
+// historyFull reports whether the workflow history has used its budget.
+func historyFull(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetCurrentHistoryLength() >= historyEventBudget || info.GetCurrentHistorySize() >= historyBytesBudget
 }
 
 // stats is what the supervisor's policy reads.

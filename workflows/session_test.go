@@ -506,3 +506,17 @@ func TestFailingProviderSuspends(t *testing.T) {
 		t.Errorf("usage %+v; want the failed turns' tokens counted", u)
 	}
 }
+
+// TestHistoryBudgetEndsGracefully: a session whose history nears Temporal's limits ends
+// with its final checkpoint and report, instead of being killed by the server.
+func TestHistoryBudgetEndsGracefully(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	h.at(5*time.Second, func() { h.env.SetCurrentHistoryLength(historyEventBudget + 1) })
+	res := h.run(goal(1000))
+	if !strings.HasPrefix(res.StopReason, "reached the workflow history budget (40001 events") {
+		t.Fatalf("stop reason %q", res.StopReason)
+	}
+	if res.State != session.Completed || res.ReportPath == "" || res.Hypotheses == 0 || res.Hypotheses >= 1000 {
+		t.Errorf("result %+v; want a completed session with its report", res)
+	}
+}
