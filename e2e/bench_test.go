@@ -8,20 +8,14 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/serviceerror"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -35,20 +29,20 @@ const benchGoal = "Identify druggable mechanisms that slow tau propagation in ea
 // (outside the timer) right after it answers, so that no earlier session's turns load the
 // worker while a later one is timed.
 func BenchmarkSessionStart(b *testing.B) {
-	startBenchWorker(b, b.TempDir())
+	startWorker(b, b.TempDir())
 	req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench", Config: research.Config{MaxHypotheses: 12}}
 
 	// Warm up: the worker's pollers connect and the first workflow task is served.
-	warm := benchSessionID("start-warmup")
+	warm := newSessionID(b)
 	if _, _, err := startUntilActive(warm, req); err != nil {
 		b.Fatal(err)
 	}
-	benchTerminate(b, warm)
+	terminateIfRunning(b, warm)
 
 	var total, rpc []time.Duration
 	polls := 0
 	for b.Loop() {
-		id := benchSessionID("start")
+		id := newSessionID(b)
 		tRPC, tActive, err := startUntilActive(id, req)
 		b.StopTimer()
 		if err != nil {
@@ -56,7 +50,7 @@ func BenchmarkSessionStart(b *testing.B) {
 		}
 		total, rpc = append(total, tActive.Duration), append(rpc, tRPC)
 		polls += tActive.polls
-		benchTerminate(b, id)
+		terminateIfRunning(b, id)
 		b.StartTimer()
 	}
 	b.ReportMetric(ms(median(rpc)), "start-rpc-ms")
@@ -110,10 +104,10 @@ func startUntilActive(id string, req research.Request) (time.Duration, activeAft
 // Checkpoint activities' durations, and checkpoints the scientist asks for while suspended.
 func BenchmarkQuery(b *testing.B) {
 	const want = 1000
-	w := startBenchWorker(b, b.TempDir())
-	id := benchSessionID("query")
+	w := startWorker(b, b.TempDir())
+	id := newSessionID(b)
 	t0 := time.Now()
-	startBenchSession(b, id, research.Request{
+	startSession(b, id, research.Request{
 		ResearchGoal: benchGoal, ScientistID: "bench",
 		Config: research.Config{MaxHypotheses: 2 * want, Seed: 1, ConvergenceRounds: research.MaxConvergenceRounds},
 	})
@@ -122,7 +116,7 @@ func BenchmarkQuery(b *testing.B) {
 	var marks []string
 	var at session.Progress
 	next := 100
-	waitForTB(b, 30*time.Minute, 500*time.Millisecond, fmt.Sprintf("the session to have %d hypotheses", want), func() (bool, error) {
+	eventuallyEvery(b, 30*time.Minute, 500*time.Millisecond, fmt.Sprintf("the session to have %d hypotheses", want), func() (bool, error) {
 		if err := w.exited(); err != nil {
 			b.Fatal(err)
 		}
@@ -140,7 +134,7 @@ func BenchmarkQuery(b *testing.B) {
 	b.Logf("%d hypotheses after %s (%.2f/s; by time since start: %v): %d reviews, %d matches (%d debates), %d evolved, %d excluded, %d meta-reviews, %d rounds, %d checkpoints, %d failed turns",
 		at.HypothesesGenerated, took.Round(time.Millisecond), float64(at.HypothesesGenerated)/took.Seconds(), marks,
 		at.ReviewsCompleted, at.MatchesPlayed, at.Debates, at.Evolved, at.Excluded, at.MetaReviews, at.Rounds, at.Checkpoints, at.TurnsFailed)
-	waitForTB(b, 2*time.Minute, 100*time.Millisecond, "the suspended session to settle", func() (bool, error) {
+	eventuallyEvery(b, 2*time.Minute, 100*time.Millisecond, "the suspended session to settle", func() (bool, error) {
 		st, err := query[workflows.Status](id, workflows.QueryStatus)
 		if err != nil || st.State != session.Suspended {
 			return false, err
@@ -150,8 +144,8 @@ func BenchmarkQuery(b *testing.B) {
 		d, err := temporalClient.DescribeWorkflowExecution(ctx, id, "")
 		return err == nil && len(d.GetPendingActivities()) == 0, err
 	})
-	sp := mustQueryTB[session.Progress](b, time.Minute, id, workflows.QueryProgress)
-	view := mustQueryTB[workflows.StateView](b, time.Minute, id, workflows.QueryState, workflows.Page{Limit: 1})
+	sp := mustQueryWithin[session.Progress](b, time.Minute, id, workflows.QueryProgress)
+	view := mustQueryWithin[workflows.StateView](b, time.Minute, id, workflows.QueryState, workflows.Page{Limit: 1})
 	agentTurns := 0
 	for _, a := range view.Agents {
 		agentTurns += a.Turns
@@ -170,12 +164,12 @@ func BenchmarkQuery(b *testing.B) {
 	// sub-benchmark: each adds its snapshot to a history that is near Temporal's limit.
 	var cps []time.Duration
 	for range 5 {
-		before := mustQueryTB[session.Progress](b, time.Minute, id, workflows.QueryProgress)
+		before := mustQueryWithin[session.Progress](b, time.Minute, id, workflows.QueryProgress)
 		t := time.Now()
-		if _, err := update(id, workflows.Checkpoint, benchSessionID("checkpoint"), map[string]string{}); err != nil {
+		if _, err := update(id, workflows.Checkpoint, newSessionID(b), map[string]string{}); err != nil {
 			b.Fatalf("checkpoint update: %v", err)
 		}
-		waitForTB(b, time.Minute, 5*time.Millisecond, "the checkpoint to be written", func() (bool, error) {
+		eventuallyEvery(b, time.Minute, 5*time.Millisecond, "the checkpoint to be written", func() (bool, error) {
 			p, err := progressOf(id)
 			return p.Checkpoints > before.Checkpoints && p.State == session.Suspended, err
 		})
@@ -206,22 +200,22 @@ func runQueries(b *testing.B, kind, id string, timeout time.Duration, w *workerP
 		run  func() error
 	}{
 		{"status", func() error {
-			_, err := queryTB[workflows.Status](timeout, id, workflows.QueryStatus)
+			_, err := queryWithin[workflows.Status](timeout, id, workflows.QueryStatus)
 			return err
 		}},
 		{"progress", func() error {
-			_, err := queryTB[session.Progress](timeout, id, workflows.QueryProgress)
+			_, err := queryWithin[session.Progress](timeout, id, workflows.QueryProgress)
 			return err
 		}},
 		{"state", func() error {
-			v, err := queryTB[workflows.StateView](timeout, id, workflows.QueryState, workflows.Page{Limit: 50})
+			v, err := queryWithin[workflows.StateView](timeout, id, workflows.QueryState, workflows.Page{Limit: 50})
 			if err == nil && (len(v.Hypotheses) != 50 || v.Total < 1000) {
 				err = fmt.Errorf("state page: %d entries of %d; want 50 of >= 1000", len(v.Hypotheses), v.Total)
 			}
 			return err
 		}},
 		{"history", func() error {
-			v, err := queryTB[workflows.HistoryView](timeout, id, workflows.QueryHistory, workflows.Page{Limit: 100})
+			v, err := queryWithin[workflows.HistoryView](timeout, id, workflows.QueryHistory, workflows.Page{Limit: 100})
 			if err == nil && len(v.Events) != 100 {
 				err = fmt.Errorf("history page: %d events of %d; want 100", len(v.Events), v.Total)
 			}
@@ -251,13 +245,13 @@ func runQueries(b *testing.B, kind, id string, timeout time.Duration, w *workerP
 // and waits until all have completed. One iteration is a batch of 100.
 func BenchmarkConcurrentSessions(b *testing.B) {
 	const sessions = 100
-	startBenchWorker(b, b.TempDir())
+	startWorker(b, b.TempDir())
 	req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench", Config: research.Config{MaxHypotheses: 12}}
-	warm := benchSessionID("concurrent-warmup")
+	warm := newSessionID(b)
 	if _, _, err := startUntilActive(warm, req); err != nil {
 		b.Fatal(err)
 	}
-	benchTerminate(b, warm)
+	terminateIfRunning(b, warm)
 
 	var wall time.Duration
 	var sessionLat []time.Duration
@@ -265,7 +259,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	for b.Loop() {
 		ids := make([]string, sessions)
 		for i := range ids {
-			ids[i] = benchSessionID(fmt.Sprintf("concurrent-%03d", i))
+			ids[i] = newSessionID(b)
 		}
 		lat := make([]time.Duration, sessions)
 		errs := make([]error, sessions)
@@ -302,7 +296,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 		done += sessions
 		sessionLat = append(sessionLat, lat...)
 		for i, id := range ids {
-			p := mustQueryTB[session.Progress](b, time.Minute, id, workflows.QueryProgress)
+			p := mustQueryWithin[session.Progress](b, time.Minute, id, workflows.QueryProgress)
 			turns += p.HypothesesGenerated + p.ReviewsCompleted + p.MatchesPlayed
 			modelRequests += requests[i]
 		}
@@ -318,46 +312,6 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 
 // ---- helpers for benchmarks (the test helpers take *testing.T) ----
 
-// startBenchWorker is startWorker for a benchmark: a worker process on the dev server,
-// stopped (SIGINT) when the benchmark function returns.
-func startBenchWorker(tb testing.TB, storeDir string, flags ...string) *workerProc {
-	tb.Helper()
-	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
-	logPath := filepath.Join(buildDir, safeName(tb.Name())+"-"+name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(workerBinary, flags...)
-	cmd.Env = append(cleanEnv(serverAddress), "COSCI_STORE="+storeDir)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		tb.Fatalf("cannot start %s: %v", name, err)
-	}
-	w := &workerProc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		w.err = cmd.Wait()
-		logFile.Close()
-		close(w.done)
-	}()
-	tb.Cleanup(func() {
-		_ = w.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-w.done:
-		case <-time.After(20 * time.Second):
-			tb.Errorf("%s did not stop within 20s of SIGINT; killing it", w.name)
-			_ = w.cmd.Process.Signal(syscall.SIGKILL)
-			<-w.done
-		}
-		if tb.Failed() {
-			b, _ := os.ReadFile(logPath)
-			tb.Logf("---- output of %s ----\n%s\n---- end of %s ----", name, tail(b, 150), name)
-		}
-	})
-	return w
-}
-
 // exited says, if the worker has exited, how: something outside the benchmark stopped it.
 func (w *workerProc) exited() error {
 	select {
@@ -365,79 +319,6 @@ func (w *workerProc) exited() error {
 		return fmt.Errorf("%s (pid %d) exited during the benchmark (%v); see %s", w.name, w.cmd.Process.Pid, w.err, w.log)
 	default:
 		return nil
-	}
-}
-
-// benchSessionID is a session ID no other benchmark iteration uses.
-func benchSessionID(what string) string {
-	return fmt.Sprintf("bench-%s-%d-%d", what, time.Now().UnixNano(), sessionSeq.Add(1))
-}
-
-// startBenchSession starts a session that is terminated, if still running, when the
-// benchmark function returns.
-func startBenchSession(tb testing.TB, id string, req research.Request) {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := temporalClient.ExecuteWorkflow(ctx, startOptions(id), workflows.WorkflowType, req); err != nil {
-		tb.Fatalf("cannot start session %s: %v", id, err)
-	}
-	tb.Cleanup(func() { benchTerminate(tb, id) })
-}
-
-// benchTerminate terminates a session if it is still running.
-func benchTerminate(tb testing.TB, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := temporalClient.TerminateWorkflow(ctx, id, "", "benchmark cleanup")
-	var notFound *serviceerror.NotFound
-	if err != nil && !errors.As(err, &notFound) {
-		tb.Logf("cannot terminate %s: %v", id, err)
-	}
-}
-
-// queryTB is query with a timeout of its own: a query on a closed workflow of 1000
-// hypotheses replays its whole history, which takes longer than query's 10 seconds.
-func queryTB[T any](timeout time.Duration, id, name string, args ...any) (T, error) {
-	var out T
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	v, err := temporalClient.QueryWorkflow(ctx, id, "", name, args...)
-	if err != nil {
-		return out, fmt.Errorf("query %s on %s: %w", name, id, err)
-	}
-	if err := v.Get(&out); err != nil {
-		return out, fmt.Errorf("query %s on %s: decode: %w", name, id, err)
-	}
-	return out, nil
-}
-
-func mustQueryTB[T any](tb testing.TB, timeout time.Duration, id, name string, args ...any) T {
-	tb.Helper()
-	v, err := queryTB[T](timeout, id, name, args...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return v
-}
-
-// waitForTB is eventually for a benchmark, with its own poll interval.
-func waitForTB(tb testing.TB, timeout, interval time.Duration, what string, cond func() (bool, error)) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for {
-		ok, err := cond()
-		if err == nil && ok {
-			return
-		}
-		if err != nil {
-			lastErr = err
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("gave up after %s waiting for %s; last error: %v", timeout, what, lastErr)
-		}
-		time.Sleep(interval)
 	}
 }
 

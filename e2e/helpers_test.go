@@ -34,10 +34,17 @@ const pollInterval = 75 * time.Millisecond
 // eventually polls cond until it holds, and fails the test naming what it waited for if it
 // does not hold within timeout. An error from cond counts as "not yet" (a query may fail
 // while a worker starts); the last one is reported on timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	eventuallyEvery(t, timeout, pollInterval, what, cond)
+}
+
+// eventuallyEvery is eventually with its own poll interval: a benchmark polls a large
+// session less often, or a fast event more often.
+func eventuallyEvery(t testing.TB, timeout, interval time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(pollInterval)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var lastErr error
 	for {
@@ -72,14 +79,14 @@ var workerSeq atomic.Int64
 // startWorker starts a cosci worker on the dev server with its session store in storeDir
 // and the given flags (such as --offline-latency 100ms). The worker is stopped when the
 // test ends, and its output is shown if the test failed.
-func startWorker(t *testing.T, storeDir string, flags ...string) *workerProc {
+func startWorker(t testing.TB, storeDir string, flags ...string) *workerProc {
 	t.Helper()
 	return startWorkerEnv(t, storeDir, nil, flags...)
 }
 
 // startWorkerEnv is startWorker with extra environment variables (KEY=value), such as a
 // provider's credentials.
-func startWorkerEnv(t *testing.T, storeDir string, env []string, flags ...string) *workerProc {
+func startWorkerEnv(t testing.TB, storeDir string, env []string, flags ...string) *workerProc {
 	t.Helper()
 	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
 	logPath := filepath.Join(buildDir, safeName(t.Name())+"-"+name+".log")
@@ -132,7 +139,7 @@ func cleanEnv(address string) []string {
 }
 
 // Kill ends the worker at once, as a crash would (SIGKILL), and waits for it to exit.
-func (w *workerProc) Kill(t *testing.T) {
+func (w *workerProc) Kill(t testing.TB) {
 	t.Helper()
 	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		t.Fatalf("cannot kill %s: %v", w.name, err)
@@ -142,7 +149,7 @@ func (w *workerProc) Kill(t *testing.T) {
 
 // Stop asks the worker to shut down (SIGINT, as Ctrl-C does) and waits for it; a worker
 // that does not stop within 20 seconds is killed.
-func (w *workerProc) Stop(t *testing.T) {
+func (w *workerProc) Stop(t testing.TB) {
 	t.Helper()
 	select {
 	case <-w.done:
@@ -160,7 +167,7 @@ func (w *workerProc) Stop(t *testing.T) {
 }
 
 // Wait waits for the worker to exit and returns how it exited.
-func (w *workerProc) Wait(t *testing.T, timeout time.Duration) error {
+func (w *workerProc) Wait(t testing.TB, timeout time.Duration) error {
 	t.Helper()
 	select {
 	case <-w.done:
@@ -178,7 +185,7 @@ func safeName(s string) string { return strings.Trim(nonWord.ReplaceAllString(s,
 var sessionSeq atomic.Int64
 
 // newSessionID is a session ID no other test (or earlier run) uses.
-func newSessionID(t *testing.T) string {
+func newSessionID(t testing.TB) string {
 	return fmt.Sprintf("e2e-%s-%d-%d", strings.ToLower(safeName(t.Name())), time.Now().UnixNano(), sessionSeq.Add(1))
 }
 
@@ -195,7 +202,7 @@ func startOptions(id string) client.StartWorkflowOptions {
 
 // startSession starts a research session and makes sure it does not outlive the test:
 // a session still running at the end is terminated, so no later test's worker picks it up.
-func startSession(t *testing.T, id string, req research.Request) client.WorkflowRun {
+func startSession(t testing.TB, id string, req research.Request) client.WorkflowRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -208,7 +215,7 @@ func startSession(t *testing.T, id string, req research.Request) client.Workflow
 }
 
 // terminateIfRunning ends a workflow the hard way if it is still open.
-func terminateIfRunning(t *testing.T, id string) {
+func terminateIfRunning(t testing.TB, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := temporalClient.TerminateWorkflow(ctx, id, "", "e2e test cleanup")
@@ -220,8 +227,14 @@ func terminateIfRunning(t *testing.T, id string) {
 
 // query runs a query on a session and decodes its answer.
 func query[T any](id, name string, args ...any) (T, error) {
+	return queryWithin[T](10*time.Second, id, name, args...)
+}
+
+// queryWithin is query with a timeout of its own: a query on a closed workflow of 1000
+// hypotheses replays its whole history, which takes longer than query's 10 seconds.
+func queryWithin[T any](timeout time.Duration, id, name string, args ...any) (T, error) {
 	var out T
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	v, err := temporalClient.QueryWorkflow(ctx, id, "", name, args...)
 	if err != nil {
@@ -234,9 +247,15 @@ func query[T any](id, name string, args ...any) (T, error) {
 }
 
 // mustQuery is query for a session that must answer now.
-func mustQuery[T any](t *testing.T, id, name string, args ...any) T {
+func mustQuery[T any](t testing.TB, id, name string, args ...any) T {
 	t.Helper()
-	v, err := query[T](id, name, args...)
+	return mustQueryWithin[T](t, 10*time.Second, id, name, args...)
+}
+
+// mustQueryWithin is mustQuery with a timeout of its own.
+func mustQueryWithin[T any](t testing.TB, timeout time.Duration, id, name string, args ...any) T {
+	t.Helper()
+	v, err := queryWithin[T](timeout, id, name, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
