@@ -5,7 +5,9 @@ TEMPORAL_VERSION := v1.5.1
 TEMPORAL         := bin/temporal
 SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
                     --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
-                    --search-attribute TotalTokens=Int
+                    --search-attribute TotalTokens=Int --search-attribute SessionType=Keyword \
+                    --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
+                    --search-attribute SourceCheckpoint=Int
 WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
 .PHONY: tools server worker build demo test check clean

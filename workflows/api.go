@@ -4,6 +4,7 @@
 package workflows
 
 import (
+	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -62,6 +63,53 @@ const (
 	QueryHistory  = "history" // takes an optional Page
 )
 
+// The session graph (see internal/lineage): other workflow types, and the signals sessions
+// send each other.
+const (
+	// SubagentWorkflow runs a task a session delegated, as the session's child workflow
+	// with id lineage.ForkID(parent, n).
+	SubagentWorkflow = "Subagent"
+	// HeartbeatWorkflow is the single batch session (workflow id HeartbeatID) that forks a
+	// verification subagent for each lead of the most recent foreground session and sends
+	// it the digest.
+	HeartbeatWorkflow = "Heartbeat"
+	HeartbeatID       = "heartbeat"
+	// ArchiveWorkflow marks a finished session archived (soft delete: it stays readable).
+	// Its workflow id is ArchiveID(session), so a session is archived at most once.
+	ArchiveWorkflow = "ArchiveSession"
+
+	// HandOver asks a suspended session to end because a session continues it:
+	// {"successor": "<id>"}. The session finishes, then answers the successor with
+	// HandedOver: {"checkpoint": N}, the final checkpoint to start from.
+	HandOver   = "hand-over"
+	HandedOver = "handed-over"
+	// Message delivers a message from another session: {"from", "type", "text"}. It is
+	// recorded in the history and steers the next prompts like the scientist's feedback.
+	Message = "message"
+)
+
+// ArchiveID is the id of the workflow that archived a session.
+func ArchiveID(sessionID string) string { return "archive:" + sessionID }
+
+// SessionMessage is what one session tells another (the Message signal).
+type SessionMessage struct {
+	From string       `json:"from"`
+	Type lineage.Type `json:"type"`
+	Text string       `json:"text"`
+}
+
+// HeartbeatInput configures a heartbeat run.
+type HeartbeatInput struct {
+	// Top is how many leads of the foreground session get a verification subagent (default 3).
+	Top int `json:"top,omitempty"`
+}
+
+// ArchiveInput names the session to archive.
+type ArchiveInput struct {
+	SessionID string `json:"session_id"`
+	Reason    string `json:"reason,omitempty"`
+}
+
 // Custom search attributes the workflow maintains; the dev server must have them registered
 // (`make server` does).
 const (
@@ -70,16 +118,28 @@ const (
 	AttrHypothesisCount = "HypothesisCount" // Int
 	AttrTopElo          = "TopElo"          // Double
 	AttrTotalTokens     = "TotalTokens"     // Int: prompt plus completion tokens so far
+	// Lineage, set once at start: `temporal workflow list --query "ParentSession='X'"`.
+	AttrSessionType      = "SessionType"      // Keyword: user, cron, heartbeat, subagent
+	AttrConversation     = "ConversationId"   // Keyword
+	AttrParentSession    = "ParentSession"    // Keyword
+	AttrSourceCheckpoint = "SourceCheckpoint" // Int: the parent's checkpoint it started from
 )
+
+// MemoLineage is the memo key that holds a session's lineage.Descriptor.
+const MemoLineage = "lineage"
 
 // SearchAttributes maps each custom search attribute to its type, in the form
 // `temporal server start-dev --search-attribute NAME=TYPE` takes.
 var SearchAttributes = map[string]string{
-	AttrSessionStatus:   "Keyword",
-	AttrScientistID:     "Keyword",
-	AttrHypothesisCount: "Int",
-	AttrTopElo:          "Double",
-	AttrTotalTokens:     "Int",
+	AttrSessionStatus:    "Keyword",
+	AttrScientistID:      "Keyword",
+	AttrHypothesisCount:  "Int",
+	AttrTopElo:           "Double",
+	AttrTotalTokens:      "Int",
+	AttrSessionType:      "Keyword",
+	AttrConversation:     "Keyword",
+	AttrParentSession:    "Keyword",
+	AttrSourceCheckpoint: "Int",
 }
 
 // Page selects a slice of a long list in the state and history queries.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/lineage"
 )
 
 // Limits on what a session accepts. They exist so that a typo ("max_hypotheses": 1000000)
@@ -56,6 +58,10 @@ type Request struct {
 	ResearchGoal string `json:"research_goal"`
 	ScientistID  string `json:"scientist_id"`
 	Config       Config `json:"config"`
+	// Lineage places the session in the session graph; nil for a scientist's new session.
+	// A session that continues or forks another may leave the goal and config empty: it
+	// takes them from the checkpoint it starts from, with whatever is set here on top.
+	Lineage *lineage.Descriptor `json:"lineage,omitempty"`
 }
 
 // Config tunes one session. Zero values mean "use the default".
