@@ -53,6 +53,9 @@ type Activities struct {
 	// Heartbeat is how often a turn in progress tells Temporal it is alive (default 2 s), so
 	// a turn on a dead worker is retried after the heartbeat timeout, not the turn timeout.
 	Heartbeat time.Duration
+	// Sessions finds sessions through Temporal's visibility (the worker's client), to route
+	// a message to the most recent foreground session.
+	Sessions Lister
 }
 
 // Application error types the workflow tells apart.
@@ -348,11 +351,14 @@ func invalid(format string, args ...any) error {
 type CheckpointInput struct {
 	Snapshot session.Snapshot `json:"snapshot"`
 	Events   []session.Event  `json:"events"`
+	// Base, when above 0, makes the snapshot incremental: its hypotheses, pairs and
+	// similarities are only those that changed since checkpoint Base (see session.Merge).
+	Base int `json:"base,omitempty"`
 }
 
 // Checkpoint writes an immutable snapshot to the session store and returns its path.
 func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string, error) {
-	return a.Store.PutCheckpoint(in.Snapshot, in.Events)
+	return a.Store.PutCheckpointOver(in.Base, in.Snapshot, in.Events)
 }
 
 // ReportInput names the checkpoint a report is written from, and the latest meta-review.

@@ -237,6 +237,9 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 			return MetaReviewResult{}, req.Prompt, err
 		}
 		mr.Round = in.Round
+		// Whatever the model (a parser that could not see the request, a test double), a
+		// delegation starts a subagent: keep only those on the round's hypotheses.
+		mr.Delegations = prompt.CheckDelegations(mr.Delegations, prompt.RoundHypotheses(req))
 		if err := a.Store.PutMetaReview(in.SessionID, mr); err != nil {
 			return MetaReviewResult{}, req.Prompt, err
 		}
@@ -244,7 +247,9 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 		if err != nil {
 			return MetaReviewResult{}, req.Prompt, err
 		}
-		res := MetaReviewResult{Round: stored.Round, Critiques: []string{}, Usage: usage}
+		// The delegations come from the store too: a retried turn whose first attempt was
+		// stored must start the subagents that attempt asked for, not a new answer's.
+		res := MetaReviewResult{Round: stored.Round, Critiques: []string{}, Delegations: stored.Delegations, Usage: usage}
 		for _, c := range stored.Critiques[:min(3, len(stored.Critiques))] {
 			res.Critiques = append(res.Critiques, shorten(c, maxCritique))
 		}

@@ -358,6 +358,12 @@ func TestMetaReviewAndOverview(t *testing.T) {
 	if !strings.Contains(stored.Critiques[0], "of 9 reviews and debates") {
 		t.Errorf("the meta-review did not read the 8 reviews and 1 debate: %q", stored.Critiques)
 	}
+	// Round 2: the simulator hands a verification of a hypothesis of the round to a
+	// subagent, and the result carries what the store holds.
+	if len(mr.Delegations) != 1 || !slices.Equal(mr.Delegations, stored.Delegations) ||
+		mr.Delegations[0].Task != research.DelegateVerify || !slices.Contains(ids, mr.Delegations[0].Hypothesis) || mr.Delegations[0].Reason == "" {
+		t.Errorf("delegations in the result %+v, stored %+v; want one verification of one of %q", mr.Delegations, stored.Delegations, ids)
+	}
 
 	var ov OverviewResult
 	in := OverviewInput{Turn: turnOf("overview"), Top: ids, Clusters: [][]string{{ids[0], ids[2]}, {ids[1]}, {ids[3]}}, Context: ContextRef{MetaReviewRound: 2}}
@@ -475,5 +481,63 @@ func TestManualReview(t *testing.T) {
 	err := run(t, env, a.ManualReview, ManualReviewInput{SessionID: "s-1", HypothesisID: "h-nope", Verdict: "accept"}, nil)
 	if typ, _ := errorType(err); typ != ErrInvalidInput {
 		t.Errorf("review of an unknown hypothesis: %v", err)
+	}
+}
+
+// delegating wraps the offline simulator and replaces its meta-review's delegations, as
+// a model whose answer was parsed without the request could.
+type delegating struct {
+	provider.Offline
+	delegations []research.Delegation
+}
+
+func (d *delegating) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
+	m, u, err := d.Offline.MetaReview(ctx, req)
+	m.Delegations = d.delegations
+	return m, u, err
+}
+
+// TestMetaReviewDelegations: the activity passes the meta-review's delegations through,
+// but only those on the round's hypotheses, and the result says what the store holds.
+func TestMetaReviewDelegations(t *testing.T) {
+	verify := func(id string) research.Delegation {
+		return research.Delegation{Task: research.DelegateVerify, Hypothesis: id, Reason: "check " + id}
+	}
+	evolve := func(id string) research.Delegation {
+		return research.Delegation{Task: research.DelegateEvolve, Hypothesis: id, Reason: "evolve " + id}
+	}
+	tests := []struct {
+		name  string
+		given []research.Delegation
+		want  []research.Delegation
+	}{
+		{"none", nil, nil},
+		{"passed through", []research.Delegation{verify("h-0001"), evolve("h-0002")}, []research.Delegation{verify("h-0001"), evolve("h-0002")}},
+		{"not of the round", []research.Delegation{verify("h-0009"), evolve("h-0002")}, []research.Delegation{evolve("h-0002")}},
+		{"unknown task", []research.Delegation{{Task: "replicate", Hypothesis: "h-0001", Reason: "r"}}, nil},
+		{"too many", []research.Delegation{verify("h-0001"), evolve("h-0001"), verify("h-0002")}, []research.Delegation{verify("h-0001"), evolve("h-0001")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, a := newActivities(t, &delegating{delegations: tt.given})
+			ids := seed(t, env, a, 2)
+			for _, id := range ids {
+				must(t, run(t, env, a.Review, ReviewInput{Turn: turnOf("review-" + id), HypothesisID: id, Type: research.ReviewFull}, nil))
+			}
+			var mr MetaReviewResult
+			must(t, run(t, env, a.MetaReview, MetaReviewInput{Turn: turnOf("meta-1"), Round: 1, Hypotheses: ids}, &mr))
+			stored, err := a.Store.MetaReview("s-1", 1)
+			must(t, err)
+			if !slices.Equal(mr.Delegations, tt.want) || !slices.Equal(stored.Delegations, tt.want) {
+				t.Errorf("result %+v, stored %+v; want %+v", mr.Delegations, stored.Delegations, tt.want)
+			}
+			// A re-run turn returns the same delegations, so no subagent is started twice
+			// with a different task.
+			var again MetaReviewResult
+			must(t, run(t, env, a.MetaReview, MetaReviewInput{Turn: turnOf("meta-1"), Round: 1, Hypotheses: ids}, &again))
+			if !slices.Equal(again.Delegations, mr.Delegations) {
+				t.Errorf("re-run: %+v, first %+v", again.Delegations, mr.Delegations)
+			}
+		})
 	}
 }

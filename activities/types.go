@@ -85,9 +85,12 @@ type MetaReviewInput struct {
 
 // MetaReviewResult is the headline of the meta-review (the whole is in the store).
 type MetaReviewResult struct {
-	Round     int            `json:"round"`
-	Critiques []string       `json:"critiques"` // at most 3, each short
-	Usage     research.Usage `json:"usage"`
+	Round     int      `json:"round"`
+	Critiques []string `json:"critiques"` // at most 3, each short
+	// Delegations is the work the meta-review recommends handing to subagents (at most 2,
+	// each on a hypothesis of the round), for the workflow to start once this turn is done.
+	Delegations []research.Delegation `json:"delegations,omitempty"`
+	Usage       research.Usage        `json:"usage"`
 }
 
 // OverviewInput asks for the final research overview.

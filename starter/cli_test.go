@@ -57,8 +57,8 @@ func TestRunUsage(t *testing.T) {
 
 func TestEveryCommandRefusesAMissingSessionID(t *testing.T) {
 	for _, c := range commands {
-		if c.name == "start" || c.name == "list" {
-			continue
+		if c.name == "start" || c.name == "list" || c.name == "schedule" || c.name == "heartbeat" {
+			continue // they take no session ID
 		}
 		_, errOut := quiet(t)
 		if code := run([]string{c.name}); code != 2 {
@@ -288,17 +288,17 @@ func TestCommandOutcome(t *testing.T) {
 
 func TestParseList(t *testing.T) {
 	quiet(t)
-	q, limit, err := parseList(nil)
-	if err != nil || q != "WorkflowType='ResearchSession'" || limit != 20 {
-		t.Errorf("list = %q, %d, %v", q, limit, err)
+	o, err := parseList(nil)
+	if err != nil || o.query != "WorkflowType='ResearchSession' AND ExecutionStatus!='ContinuedAsNew'" || o.limit != 20 || o.archived {
+		t.Errorf("list = %+v, %v", o, err)
 	}
-	q, limit, err = parseList([]string{"--status", "suspended", "--limit", "5"})
-	if err != nil || q != "WorkflowType='ResearchSession' AND SessionStatus='suspended'" || limit != 5 {
-		t.Errorf("list --status suspended = %q, %d, %v", q, limit, err)
+	o, err = parseList([]string{"--status", "suspended", "--limit", "5", "--archived"})
+	if err != nil || o.query != "WorkflowType='ResearchSession' AND ExecutionStatus!='ContinuedAsNew' AND SessionStatus='suspended'" || o.limit != 5 || !o.archived {
+		t.Errorf("list --status suspended --archived = %+v, %v", o, err)
 	}
 	for _, args := range [][]string{{"--status", "asleep"}, {"--status", "x' OR '1'='1"}, {"--limit", "0"}, {"extra"}} {
 		var e *exitError
-		if _, _, err := parseList(args); !errors.As(err, &e) || e.code != 2 {
+		if _, err := parseList(args); !errors.As(err, &e) || e.code != 2 {
 			t.Errorf("list %q: %v, want a usage error", args, err)
 		}
 	}

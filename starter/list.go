@@ -16,36 +16,47 @@ import (
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-// parseList reads `starter list [--status S] [--limit N]` into a visibility query.
-func parseList(args []string) (string, int, error) {
-	fs := newFlagSet("list", "[--status S] [--limit N]", "List research sessions, newest first.")
+// listOptions is a parsed `starter list` command line.
+type listOptions struct {
+	query    string // the visibility query
+	limit    int
+	archived bool // show archived sessions too
+}
+
+// parseList reads `starter list [--status S] [--limit N] [--archived]` into a visibility query.
+func parseList(args []string) (listOptions, error) {
+	fs := newFlagSet("list", "[--status S] [--limit N] [--archived]", "List research sessions, newest first. Archived sessions are left out unless --archived.")
 	var states []string
 	for _, s := range session.States {
 		states = append(states, string(s))
 	}
+	var o listOptions
 	status := fs.String("status", "", "only sessions in this state: "+strings.Join(states, ", "))
-	limit := fs.Int("limit", 20, "show at most this many sessions")
+	fs.IntVar(&o.limit, "limit", 20, "show at most this many sessions")
+	fs.BoolVar(&o.archived, "archived", false, "show archived sessions too")
 	rest, err := parse(fs, args)
 	if err != nil {
-		return "", 0, err
+		return o, err
 	}
 	switch {
 	case len(rest) > 0:
-		return "", 0, usageErrorf("list takes no arguments (got %q)", rest[0])
-	case *limit < 1:
-		return "", 0, usageErrorf("--limit is %d; it must be at least 1", *limit)
+		return o, usageErrorf("list takes no arguments (got %q)", rest[0])
+	case o.limit < 1:
+		return o, usageErrorf("--limit is %d; it must be at least 1", o.limit)
 	case *status != "" && !slices.Contains(states, *status):
-		return "", 0, usageErrorf("--status %q is not a session state; use one of %s", *status, strings.Join(states, ", "))
+		return o, usageErrorf("--status %q is not a session state; use one of %s", *status, strings.Join(states, ", "))
 	}
-	q := fmt.Sprintf("WorkflowType='%s'", workflows.WorkflowType)
+	// A session that continued as new has a closed run per continuation; its latest run
+	// stands for it.
+	o.query = fmt.Sprintf("WorkflowType='%s' AND ExecutionStatus!='ContinuedAsNew'", workflows.WorkflowType)
 	if *status != "" {
-		q += fmt.Sprintf(" AND %s='%s'", workflows.AttrSessionStatus, *status)
+		o.query += fmt.Sprintf(" AND %s='%s'", workflows.AttrSessionStatus, *status)
 	}
-	return q, *limit, nil
+	return o, nil
 }
 
 func cmdList(ctx context.Context, args []string) error {
-	q, limit, err := parseList(args)
+	o, err := parseList(args)
 	if err != nil {
 		return err
 	}
@@ -55,31 +66,48 @@ func cmdList(ctx context.Context, args []string) error {
 	}
 	defer c.Close()
 
+	archived, err := archivedSessions(ctx, c)
+	if err != nil {
+		return err
+	}
 	var rows []listRow
 	var token []byte
-	for len(rows) < limit {
+	hidden := 0
+	for len(rows) < o.limit {
 		lctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 		resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{
-			PageSize:      int32(min(limit-len(rows), 1000)),
+			PageSize:      int32(min(o.limit-len(rows), 1000)),
 			NextPageToken: token,
-			Query:         q,
+			Query:         o.query,
 		})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("cannot list sessions: %w", explain(err, ""))
 		}
 		for _, e := range resp.GetExecutions() {
-			rows = append(rows, rowOf(e))
+			r := rowOf(e)
+			if archived[r.ID] {
+				if !o.archived {
+					hidden++
+					continue
+				}
+				r.Status += ", archived"
+			}
+			rows = append(rows, r)
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
 		}
 	}
 	if len(rows) == 0 {
+		if hidden > 0 {
+			fmt.Fprintf(stdout, "no sessions found but %d archived ones (show them with: starter list --archived)\n", hidden)
+			return nil
+		}
 		fmt.Fprintln(stdout, `no sessions found; start one with: starter start --goal "..."`)
 		return nil
 	}
-	return renderList(stdout, rows[:min(len(rows), limit)])
+	return renderList(stdout, rows[:min(len(rows), o.limit)])
 }
 
 // rowOf reads one execution's search attributes into a list row.

@@ -24,7 +24,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"start", `--goal "..." [flags]`, "start a research session and print its ID", cmdStart},
-		{"list", "[--status S] [--limit N]", "list sessions, newest first", cmdList},
+		{"list", "[--status S] [--limit N] [--archived]", "list sessions, newest first (archived ones with --archived)", cmdList},
 		{"status", "<id>", "lifecycle state, scientist, goal and times", cmdStatus},
 		{"progress", "<id>", "hypotheses, reviews, matches, rounds and elapsed time", cmdProgress},
 		{"state", "<id>", "goal, configuration, agents, usage and the ranking (paged)", cmdState},
@@ -41,6 +41,12 @@ func init() {
 		{"review", commandArgs["review"], "review a hypothesis yourself: score, verdict, critique", cmdUpdate("review")},
 		{"feedback", commandArgs["feedback"], "steer the agents toward or away from a direction", cmdUpdate("feedback")},
 		{"set-budget", commandArgs["set-budget"], "set the token budget (0: no cap); resume a session that spent it", cmdUpdate("set-budget")},
+		{"continue", continueArgs, "start the next session of a conversation from a finished or suspended one", cmdBranch("continue")},
+		{"fork", forkArgs, "start a new conversation from any checkpoint of a session", cmdBranch("fork")},
+		{"tree", treeArgs, "show a session's lineage: its root and every session started from it", cmdTree},
+		{"archive", archiveArgs, "archive an ended session: hidden from list, still readable", cmdArchive},
+		{"schedule", scheduleArgs, "recurring reviews: create, list, delete or trigger a schedule", cmdSchedule},
+		{"heartbeat", heartbeatArgs, "start the heartbeat session that verifies the latest session's leads", cmdHeartbeat},
 	}
 }
 

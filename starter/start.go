@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -51,24 +53,13 @@ const maxIDLength = 200
 func parseStart(args []string) (startOptions, error) {
 	fs := newFlagSet("start", `--goal "..." [flags]`, "Start a research session. Prints the session ID on stdout and the Web UI link on stderr.")
 	var (
-		o           startOptions
-		c           = &o.req.Config
-		timeLimit   time.Duration
-		reviewTypes string
-		tokenBudget optInt
+		o  startOptions
+		cf configFlags
 	)
 	fs.StringVar(&o.req.ResearchGoal, "goal", "", "the research goal, in plain language (required)")
 	fs.StringVar(&o.id, "id", "", "session ID (default: a slug of the goal and 8 random hex digits)")
 	fs.StringVar(&o.req.ScientistID, "scientist", "", "who asks (default "+research.DefaultScientistID+")")
-	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, fmt.Sprintf("stop after generating this many hypotheses (default %d)", research.DefaultMaxHypotheses))
-	fs.DurationVar(&timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h (default: no limit)")
-	fs.StringVar(&reviewTypes, "review-types", "", "comma-separated, from "+strings.Join(research.ReviewTypes, ",")+" (default "+research.ReviewInitial+")")
-	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" (default standard)")
-	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" (default "+research.DefaultProvider+")")
-	fs.StringVar(&c.Model, "model", "", "model name (default: the provider's)")
-	fs.Var(&tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends (default: no cap)")
-	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, fmt.Sprintf("stop as converged once the top hypotheses stayed the same this many rounds (default %d; a large value explores until --max-hypotheses)", research.DefaultConvergenceRounds))
-	fs.Int64Var(&c.Seed, "seed", 0, "random seed, for reproducible offline sessions")
+	cf.register(fs, false)
 	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
 	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
 
@@ -79,16 +70,10 @@ func parseStart(args []string) (startOptions, error) {
 	if len(rest) > 0 {
 		return o, usageErrorf("start takes no arguments (got %q): give the goal with --goal \"...\"", rest[0])
 	}
-	c.TimeLimit = research.Duration(timeLimit)
-	c.ReviewTypes = splitList(reviewTypes)
-	c.TokenBudget = tokenBudget.v
+	o.req.Config = cf.config()
 	o.req = o.req.WithDefaults()
 	if err := o.req.Validate(); err != nil {
-		var fe *research.FieldError
-		if errors.As(err, &fe) && flagOf[fe.Field] != "" {
-			return o, usageErrorf("invalid session: %s (set with %s)", err, flagOf[fe.Field])
-		}
-		return o, usageErrorf("invalid session: %s", err)
+		return o, invalidSession(err)
 	}
 	o.id = strings.TrimSpace(o.id)
 	if o.id == "" {
@@ -97,6 +82,62 @@ func parseStart(args []string) (startOptions, error) {
 		return o, usageErrorf("invalid session: id: %s (set with --id)", err)
 	}
 	return o, nil
+}
+
+// configFlags are the flags that configure a session; start, continue, fork and
+// schedule create take them.
+type configFlags struct {
+	c           research.Config
+	timeLimit   time.Duration
+	reviewTypes string
+	tokenBudget optInt
+}
+
+// register adds the configuration flags to fs. With inherit, an unset flag keeps the
+// parent session's value, and the help says so.
+func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
+	def := func(d string) string {
+		if inherit {
+			return "(default: the parent session's)"
+		}
+		if strings.HasPrefix(d, ":") {
+			return "(default" + d + ")"
+		}
+		return "(default " + d + ")"
+	}
+	c := &f.c
+	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, "stop after generating this many hypotheses "+def(strconv.Itoa(research.DefaultMaxHypotheses)))
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h "+def(": no limit"))
+	fs.StringVar(&f.reviewTypes, "review-types", "", "comma-separated, from "+strings.Join(research.ReviewTypes, ",")+" "+def(research.ReviewInitial))
+	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" "+def("standard"))
+	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" "+def(research.DefaultProvider))
+	fs.StringVar(&c.Model, "model", "", "model name "+def(": the provider's"))
+	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
+	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, "stop as converged once the top hypotheses stayed the same this many rounds "+
+		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")
+	seed := "random seed, for reproducible offline sessions"
+	if inherit {
+		seed += " " + def("")
+	}
+	fs.Int64Var(&c.Seed, "seed", 0, seed)
+}
+
+// config is the configuration the flags set; unset fields stay zero.
+func (f *configFlags) config() research.Config {
+	c := f.c
+	c.TimeLimit = research.Duration(f.timeLimit)
+	c.ReviewTypes = splitList(f.reviewTypes)
+	c.TokenBudget = f.tokenBudget.v
+	return c
+}
+
+// invalidSession is the usage error for a request research refuses, naming the flag to fix.
+func invalidSession(err error) error {
+	var fe *research.FieldError
+	if errors.As(err, &fe) && flagOf[fe.Field] != "" {
+		return usageErrorf("invalid session: %s (set with %s)", err, flagOf[fe.Field])
+	}
+	return usageErrorf("invalid session: %s", err)
 }
 
 // splitList reads "a, b,,c" as [a b c].

@@ -105,6 +105,7 @@ func run() error {
 		return err
 	}
 	defer c.Close()
+	acts.Sessions = c // to find the most recent foreground session
 	if opts, err := connection.Options(nil); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		added, err := connection.EnsureSearchAttributes(ctx, c, opts.Namespace, workflows.SearchAttributes)
@@ -118,7 +119,7 @@ func run() error {
 	}
 
 	sessions := worker.New(c, workflows.TaskQueue, worker.Options{})
-	sessions.RegisterWorkflow(workflows.ResearchSession)
+	workflows.Register(sessions)
 	sessions.RegisterActivity(acts)
 
 	turns := worker.New(c, workflows.TurnsQueue, worker.Options{

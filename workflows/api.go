@@ -209,6 +209,9 @@ type HistoryView struct {
 	Total  int             `json:"total"`
 	Offset int             `json:"offset"`
 	Limit  int             `json:"limit"`
+	// InStore counts the oldest events the session no longer keeps in memory: events 1 to
+	// InStore are in the session store's event log (events.jsonl) only.
+	InStore int `json:"in_store,omitempty"`
 }
 
 // Result is what a finished session returns.
@@ -221,4 +224,6 @@ type Result struct {
 	ReportPath string          `json:"report_path,omitempty"`
 	Checkpoint string          `json:"checkpoint,omitempty"`
 	Usage      research.Usage  `json:"usage"`
+	// ContinuedAs is the session that continues this one, if one does.
+	ContinuedAs string `json:"continued_as,omitempty"`
 }

@@ -55,22 +55,79 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		}
 		// Signals carry the same commands without an answer. Each is received raw, so a
 		// payload that does not decode is recorded as rejected instead of being dropped.
-		ch := workflow.GetSignalChannelWithOptions(ctx, name, workflow.SignalChannelOptions{Description: Descriptions[name]})
-		workflow.Go(ctx, func(ctx workflow.Context) {
-			for {
-				var arg converter.RawValue
-				ch.Receive(ctx, &arg)
-				cmd, err := decodeCommand(name, arg)
-				if err != nil {
-					s.logCommand(name, "signal", false, err.Error())
-					continue
-				}
-				_ = s.apply(ctx, cmd, "signal")
+		s.listen(ctx, name, func(ctx workflow.Context, arg converter.RawValue) {
+			cmd, err := decodeCommand(name, arg)
+			if err != nil {
+				s.logCommand(name, "signal", false, err.Error())
+				return
 			}
+			_ = s.apply(ctx, cmd, "signal")
 		})
 	}
+	// Signals between sessions: a successor asking this session to hand over, and messages.
+	s.listen(ctx, HandOver, func(ctx workflow.Context, arg converter.RawValue) {
+		var req HandOverRequest
+		if err := decodeSignal(arg, &req); err != nil {
+			s.logCommand(HandOver, "signal", false, err.Error())
+			return
+		}
+		s.handOver(ctx, req)
+	})
+	s.listen(ctx, Message, func(ctx workflow.Context, arg converter.RawValue) {
+		var m SessionMessage
+		if err := decodeSignal(arg, &m); err != nil || strings.TrimSpace(m.Text) == "" {
+			s.logCommand(Message, "signal", false, "message: not a {\"from\", \"type\", \"text\"} object with a text")
+			return
+		}
+		s.receive(m)
+	})
 	return nil
 }
+
+// signal is a signal channel the session listens on, with what it does with each signal.
+type signal struct {
+	ch     workflow.ReceiveChannel
+	handle func(ctx workflow.Context, arg converter.RawValue)
+}
+
+// listen handles every signal of one name as it arrives, in a coroutine of its own. The
+// handlers do not block, so a signal is applied whole before anything else runs; before
+// continuing as new, drainSignals applies what is still in the channels.
+func (s *supervisor) listen(ctx workflow.Context, name string, handle func(workflow.Context, converter.RawValue)) {
+	ch := workflow.GetSignalChannelWithOptions(ctx, name, workflow.SignalChannelOptions{Description: Descriptions[name]})
+	s.signals = append(s.signals, signal{ch: ch, handle: handle})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var arg converter.RawValue
+			ch.Receive(ctx, &arg)
+			handle(ctx, arg)
+		}
+	})
+}
+
+// decodeSignal decodes a raw signal argument into v.
+//
+//workflowcheck:ignore
+func decodeSignal(arg converter.RawValue, v any) error {
+	if arg.Payload() == nil {
+		return fmt.Errorf("no argument")
+	}
+	return converter.GetDefaultDataConverter().FromPayload(arg.Payload(), v)
+}
+
+// receive records a message from another session; its text steers the next prompts like
+// the scientist's feedback.
+func (s *supervisor) receive(m SessionMessage) {
+	text := strings.TrimSpace(m.Text)
+	if len(text) > maxMessage {
+		text = text[:maxMessage] + "…"
+	}
+	s.Feedback = append(s.Feedback, "from "+orDefault(m.From, "another session")+": "+text)
+	s.log(session.Event{Kind: session.EventMessage, Session: m.From, Detail: text})
+}
+
+// maxMessage bounds a message's text in the session's state, in bytes.
+const maxMessage = 2000
 
 // rejected marks a refused command for the client: not retryable, since sending the same
 // command again in the same state gets the same answer.
@@ -100,7 +157,7 @@ func decodeCommand(name string, arg converter.RawValue) (session.Command, error)
 // check says whether a command would be accepted now, changing nothing (update validators
 // must not change state).
 func (s *supervisor) check(cmd session.Command) error {
-	l := s.life
+	l := s.Life
 	switch cmd.Name {
 	case Suspend:
 		return l.Suspend()
@@ -109,7 +166,7 @@ func (s *supervisor) check(cmd session.Command) error {
 			return err
 		}
 		if s.budgetSpent() {
-			used := s.usage.PromptTokens + s.usage.CompletionTokens
+			used := s.Usage.PromptTokens + s.Usage.CompletionTokens
 			return fmt.Errorf("cannot resume: the token budget is spent (%d of %d tokens); raise it with set-budget first", used, s.req.Config.TokenBudget)
 		}
 		return nil
@@ -143,22 +200,22 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 	switch cmd.Name {
 	case Suspend:
 		s.move(ctx, Suspend, (*session.Lifecycle).Suspend, orDefault(cmd.Reason, "suspended by the scientist"))
-		s.suspendedAt = now
+		s.SuspendedAt = now
 	case Resume:
-		s.pausedFor += now.Sub(s.suspendedAt)
+		s.PausedFor += now.Sub(s.SuspendedAt)
 		s.move(ctx, Resume, (*session.Lifecycle).Resume, "resumed by the scientist")
 	case Terminate:
-		s.terminateReason = cmd.Reason
+		s.TerminateReason = cmd.Reason
 		s.move(ctx, Terminate, (*session.Lifecycle).Terminate, orDefault(cmd.Reason, "terminated by the scientist"))
 	case RefineGoal:
 		if cmd.Goal != "" {
-			s.goal = cmd.Goal
+			s.Goal = cmd.Goal
 		}
 		if cmd.Focus != "" {
-			s.focus = append(s.focus, cmd.Focus)
+			s.Focus = append(s.Focus, cmd.Focus)
 		}
 		if cmd.Goal != "" || cmd.Focus != "" {
-			s.refinements = append(s.refinements, session.Refinement{Time: session.Stamp(now), Goal: cmd.Goal, Focus: cmd.Focus})
+			s.Refinements = append(s.Refinements, session.Refinement{Time: session.Stamp(now), Goal: cmd.Goal, Focus: cmd.Focus})
 		}
 		detail = strings.TrimSpace("goal: " + orDefault(cmd.Goal, "(unchanged)") + "; focus: " + orDefault(cmd.Focus, "(none)"))
 		if cmd.TokenBudget != nil {
@@ -166,31 +223,31 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 			detail += fmt.Sprintf("; token budget: %d", *cmd.TokenBudget)
 		}
 		// The spec's mid-session interaction: checkpoint the state the refinement applies to.
-		s.checkpointWanted = true
+		s.CheckpointWanted = true
 	case Checkpoint:
-		s.checkpointWanted = true
+		s.CheckpointWanted = true
 	case SetBudget:
 		s.req.Config.TokenBudget = *cmd.TokenBudget
-		detail = fmt.Sprintf("token budget: %d (used so far: %d)", *cmd.TokenBudget, s.usage.PromptTokens+s.usage.CompletionTokens)
+		detail = fmt.Sprintf("token budget: %d (used so far: %d)", *cmd.TokenBudget, s.Usage.PromptTokens+s.Usage.CompletionTokens)
 	case AddHypothesis:
 		id := s.newID()
-		s.added = append(s.added, added{id: id, cmd: cmd})
+		s.Added = append(s.Added, Added{ID: id, Cmd: cmd})
 		detail = id + ": " + cmd.Title
 		s.lastDetail = "added as " + id + "; it enters the tournament next round"
 	case Review:
-		s.manualReviews = append(s.manualReviews, cmd)
+		s.ManualReviews = append(s.ManualReviews, cmd)
 		detail = cmd.HypothesisID + ": " + strings.TrimSpace(cmd.Verdict+" "+cmd.Critique)
 		if cmd.Score != nil {
 			detail += fmt.Sprintf(" (score %.1f)", *cmd.Score)
 		}
 	case Feedback:
 		if cmd.Toward != "" {
-			s.feedback = append(s.feedback, "toward: "+cmd.Toward)
+			s.Feedback = append(s.Feedback, "toward: "+cmd.Toward)
 		}
 		if cmd.Away != "" {
-			s.feedback = append(s.feedback, "away from: "+cmd.Away)
+			s.Feedback = append(s.Feedback, "away from: "+cmd.Away)
 		}
-		detail = strings.Join(s.feedback[max(0, len(s.feedback)-2):], "; ")
+		detail = strings.Join(s.Feedback[max(0, len(s.Feedback)-2):], "; ")
 	}
 	s.logCommand(cmd.Name, via, true, detail)
 	return nil
@@ -198,17 +255,17 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 
 // move applies one lifecycle change and records it.
 func (s *supervisor) move(ctx workflow.Context, command string, change func(*session.Lifecycle) error, reason string) {
-	before := s.life
-	if err := change(&s.life); err != nil {
+	before := s.Life
+	if err := change(&s.Life); err != nil {
 		s.note(err.Error())
 		return
 	}
-	from, to := before.Effective(), s.life.Effective()
-	if from == to && before.State == s.life.State {
+	from, to := before.Effective(), s.Life.Effective()
+	if from == to && before.State == s.Life.State {
 		return
 	}
-	s.reason = reason
-	s.updatedAt = workflow.Now(ctx)
+	s.Reason = reason
+	s.UpdatedAt = workflow.Now(ctx)
 	s.log(session.Event{Kind: session.EventTransition, From: string(from), To: string(to), Command: command, Detail: reason})
 	s.show(ctx)
 }
@@ -224,44 +281,44 @@ func (s *supervisor) note(detail string) {
 // log appends to the session's own event log; handlers and the main loop share it, and
 // workflow coroutines never run at the same time, so appends need no lock.
 func (s *supervisor) log(e session.Event) {
-	e.Seq = len(s.events) + 1
+	e.Seq = s.EventBase + len(s.Events) + 1
 	e.Time = session.Stamp(s.now())
-	s.events = append(s.events, e)
+	s.Events = append(s.Events, e)
 }
 
 func (s *supervisor) status() Status {
 	return Status{
 		SessionID:   s.id,
-		State:       s.life.State,
-		After:       s.life.After,
-		Reason:      s.reason,
+		State:       s.Life.State,
+		After:       s.Life.After,
+		Reason:      s.Reason,
 		ScientistID: s.req.ScientistID,
-		Goal:        s.goal,
-		StartedAt:   session.Stamp(s.startedAt),
-		UpdatedAt:   session.Stamp(s.updatedAt),
+		Goal:        s.Goal,
+		StartedAt:   session.Stamp(s.StartedAt),
+		UpdatedAt:   session.Stamp(s.UpdatedAt),
 	}
 }
 
 func (s *supervisor) progress(ctx workflow.Context) session.Progress {
-	elapsed := workflow.Now(ctx).Sub(s.startedAt)
+	elapsed := workflow.Now(ctx).Sub(s.StartedAt)
 	return session.Progress{
-		HypothesesGenerated: len(s.entries),
+		HypothesesGenerated: len(s.Entries),
 		MaxHypotheses:       s.req.Config.MaxHypotheses,
-		ReviewsCompleted:    s.reviews,
-		MatchesPlayed:       s.matches,
-		Debates:             s.debates,
-		Evolved:             s.evolved,
-		Added:               s.scientistAdded,
-		Excluded:            len(s.entries) - len(s.competing()),
-		MetaReviews:         s.metaRound,
-		TokensUsed:          s.usage.PromptTokens + s.usage.CompletionTokens,
-		Rounds:              s.rounds,
-		TurnsFailed:         s.turnsFailed,
+		ReviewsCompleted:    s.Reviews,
+		MatchesPlayed:       s.Matches,
+		Debates:             s.Debates,
+		Evolved:             s.Evolved,
+		Added:               s.ScientistAdded,
+		Excluded:            len(s.Entries) - len(s.competing()),
+		MetaReviews:         s.MetaRound,
+		TokensUsed:          s.Usage.PromptTokens + s.Usage.CompletionTokens,
+		Rounds:              s.Rounds,
+		TurnsFailed:         s.TurnsFailed,
 		Elapsed:             elapsed.Round(1e7).String(),
 		ElapsedSeconds:      elapsed.Seconds(),
-		LastCheckpoint:      s.lastCheckpoint,
-		Checkpoints:         s.checkpoints,
-		State:               s.life.State,
+		LastCheckpoint:      s.LastCheckpoint,
+		Checkpoints:         s.Checkpoints,
+		State:               s.Life.State,
 	}
 }
 
@@ -270,22 +327,22 @@ func (s *supervisor) stateView(p Page) StateView {
 	lo, hi, limit := p.bounds(len(ranked))
 	return StateView{
 		SessionID:   s.id,
-		State:       s.life.State,
-		Goal:        s.goal,
-		Refinements: s.refinements,
+		State:       s.Life.State,
+		Goal:        s.Goal,
+		Refinements: s.Refinements,
 		ScientistID: s.req.ScientistID,
 		Config:      s.req.Config,
 		Hypotheses:  ranked[lo:hi],
 		Total:       len(ranked),
 		Offset:      lo,
 		Limit:       limit,
-		Agents:      s.agents,
+		Agents:      s.Agents,
 		TopShare:    s.topShare(),
-		Plan:        s.plan,
-		MetaReview:  s.metaCritiques,
-		Usage:       s.usage,
+		Plan:        s.Plan,
+		MetaReview:  s.MetaCritiques,
+		Usage:       s.Usage,
 		TokenBudget: s.req.Config.TokenBudget,
-		StopReason:  s.stopReason,
+		StopReason:  s.StopReason,
 	}
 }
 
@@ -298,9 +355,13 @@ func (s *supervisor) topShare() map[string]int {
 	return share
 }
 
+// history pages over the whole session's numbering; the part of a page older than what
+// the run keeps in memory comes back empty, and InStore says where it is.
 func (s *supervisor) history(p Page) HistoryView {
-	lo, hi, limit := p.bounds(len(s.events))
-	return HistoryView{Events: s.events[lo:hi], Total: len(s.events), Offset: lo, Limit: limit}
+	total := s.EventBase + len(s.Events)
+	lo, hi, limit := p.bounds(total)
+	from, to := max(lo, s.EventBase)-s.EventBase, max(hi, s.EventBase)-s.EventBase
+	return HistoryView{Events: s.Events[from:to], Total: total, Offset: lo, Limit: limit, InStore: s.EventBase}
 }
 
 // bounds clamps a page to a list of n items.
@@ -316,10 +377,10 @@ func (p Page) bounds(n int) (lo, hi, limit int) {
 
 // searchAttrs is what the session shows to visibility (`temporal workflow list --query`).
 type searchAttrs struct {
-	status string
-	count  int64
-	topElo float64
-	tokens int64
+	Status string  `json:"status,omitempty"`
+	Count  int64   `json:"count,omitempty"`
+	TopElo float64 `json:"top_elo,omitempty"`
+	Tokens int64   `json:"tokens,omitempty"`
 }
 
 // show refreshes what the Web UI shows after every step: the live details and, when it
@@ -328,7 +389,7 @@ type searchAttrs struct {
 // two visibility updates.
 func (s *supervisor) show(ctx workflow.Context) {
 	workflow.SetCurrentDetails(ctx, s.details(ctx))
-	if string(s.life.Effective()) != s.shown.status {
+	if string(s.Life.Effective()) != s.Shown.Status {
 		s.publish(ctx)
 	}
 }
@@ -338,27 +399,27 @@ func (s *supervisor) show(ctx workflow.Context) {
 // update is an event in the session's history.
 func (s *supervisor) publish(ctx workflow.Context) {
 	workflow.SetCurrentDetails(ctx, s.details(ctx))
-	now := searchAttrs{status: string(s.life.Effective()), count: int64(len(s.entries)), tokens: int64(s.usage.Tokens())}
+	now := searchAttrs{Status: string(s.Life.Effective()), Count: int64(len(s.Entries)), Tokens: int64(s.Usage.Tokens())}
 	if top := s.top(1); len(top) > 0 {
-		now.topElo = top[0].Elo
+		now.TopElo = top[0].Elo
 	}
-	if now == s.shown {
+	if now == s.Shown {
 		return
 	}
 	updates := []temporal.SearchAttributeUpdate{
-		keyStatus.ValueSet(now.status),
-		keyCount.ValueSet(now.count),
-		keyTopElo.ValueSet(now.topElo),
-		keyTokens.ValueSet(now.tokens),
+		keyStatus.ValueSet(now.Status),
+		keyCount.ValueSet(now.Count),
+		keyTopElo.ValueSet(now.TopElo),
+		keyTokens.ValueSet(now.Tokens),
 	}
-	if s.shown.status == "" {
+	if s.Shown.Status == "" {
 		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
 		workflow.GetLogger(ctx).Warn("cannot update search attributes", "error", err)
 		return
 	}
-	s.shown = now
+	s.Shown = now
 }
 
 var (
@@ -373,22 +434,22 @@ var (
 func (s *supervisor) details(ctx workflow.Context) string {
 	p := s.progress(ctx)
 	var b strings.Builder
-	b.WriteString("**" + string(s.life.State) + "**")
-	if s.reason != "" {
-		b.WriteString(" — " + s.reason)
+	b.WriteString("**" + string(s.Life.State) + "**")
+	if s.Reason != "" {
+		b.WriteString(" — " + s.Reason)
 	}
 	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
 	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
 		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
 	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
-	for _, st := range s.agents {
+	for _, st := range s.Agents {
 		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))
 	}
-	if s.plan != "" {
-		b.WriteString("\n**Plan:** " + s.plan + "\n")
+	if s.Plan != "" {
+		b.WriteString("\n**Plan:** " + s.Plan + "\n")
 	}
-	if len(s.metaCritiques) > 0 {
-		b.WriteString(fmt.Sprintf("\n**Meta-review (round %d):** %s\n", s.metaRound, strings.Join(s.metaCritiques, "; ")))
+	if len(s.MetaCritiques) > 0 {
+		b.WriteString(fmt.Sprintf("\n**Meta-review (round %d):** %s\n", s.MetaRound, strings.Join(s.MetaCritiques, "; ")))
 	}
 	if top := s.top(5); len(top) > 0 {
 		b.WriteString("\n| rank | hypothesis | origin | Elo | W-L |\n|---|---|---|---|---|\n")

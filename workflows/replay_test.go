@@ -24,7 +24,7 @@ func TestReplay(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflow(ResearchSession)
+			Register(r)
 			logger := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 			if err := r.ReplayWorkflowHistoryFromJSONFile(logger, file); err != nil {
 				t.Fatalf("replaying %s: %v", file, err)

@@ -140,11 +140,12 @@ func (d Descriptor) Validate() error {
 // Foreground reports whether messages with no addressee may be routed to the session.
 func (d Descriptor) Foreground() bool { return d.Type == User }
 
-// ForkID names the n-th subagent a parent session forks: "{parent}-fork-{8 hex}". The
-// suffix is a hash of the parent and n, so a workflow computes the same id on replay and
-// two parents never collide.
-func ForkID(parent string, n int) string {
-	sum := sha256.Sum256([]byte(parent + "\x00" + strconv.Itoa(n)))
+// ForkID names a subagent a parent session forks: "{parent}-fork-{8 hex}". The suffix is
+// a hash of the parent and key, a string unique among the parent's forks (a counter; for a
+// session whose id repeats across runs, the run id too), so a workflow computes the same
+// id on replay and two parents never collide.
+func ForkID(parent, key string) string {
+	sum := sha256.Sum256([]byte(parent + "\x00" + key))
 	return parent + "-fork-" + hex.EncodeToString(sum[:4])
 }
 

@@ -244,11 +244,30 @@ func ParseJudgement(raw []byte) (argument, winner, reasoning string, err error) 
 }
 
 // ParseMetaReview reads the meta-review agent's answer. The caller sets Round.
+//
+// It keeps the well-formed delegations (see CheckDelegations) but cannot tell whether
+// their hypotheses are the round's; ParseMetaReviewFor can, and a caller that has the
+// request should use it.
 func ParseMetaReview(raw []byte) (research.MetaReview, error) {
+	return parseMetaReview(raw, nil)
+}
+
+// ParseMetaReviewFor reads the meta-review agent's answer to req, keeping only the
+// delegations on hypotheses req names (see RoundHypotheses). The caller sets Round.
+func ParseMetaReviewFor(req research.MetaReviewRequest, raw []byte) (research.MetaReview, error) {
+	ids := RoundHypotheses(req)
+	return parseMetaReview(raw, &ids)
+}
+
+// parseMetaReview reads a meta-review; known, when not nil, lists the hypotheses that
+// delegations may name.
+func parseMetaReview(raw []byte, known *[]string) (research.MetaReview, error) {
 	var a struct {
 		Critiques *[]string `json:"critiques"`
 		Strengths *[]string `json:"strengths"`
 		Feedback  string    `json:"feedback"`
+		// Raw, so that a badly shaped delegation costs only itself (see delegations).
+		Delegations json.RawMessage `json:"delegations"`
 	}
 	if err := decode(AgentMetaReview, raw, &a); err != nil {
 		return research.MetaReview{}, err
@@ -270,7 +289,70 @@ func ParseMetaReview(raw []byte) (research.MetaReview, error) {
 	if m.Feedback = strings.TrimSpace(a.Feedback); m.Feedback == "" {
 		return research.MetaReview{}, malformed(AgentMetaReview, `"feedback" is empty; write a paragraph to the generation and reflection agents`)
 	}
+	m.Delegations = delegations(a.Delegations, known)
 	return m, nil
+}
+
+// delegations reads a meta-review's "delegations" leniently: the critique is worth
+// keeping whatever the recommendations look like, and a repair turn for a bad one would
+// cost more than the subagent is worth. So a field that is missing or not an array means
+// none, and an item that is not a delegation object is dropped, as CheckDelegations drops
+// the rest of the bad ones.
+func delegations(raw json.RawMessage, known *[]string) []research.Delegation {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var ds []research.Delegation
+	for _, it := range items {
+		var d research.Delegation
+		if json.Unmarshal(it, &d) == nil {
+			ds = append(ds, d)
+		}
+	}
+	return checkDelegations(ds, known)
+}
+
+// CheckDelegations returns the delegations worth starting, tidied: it drops those with a
+// task not in research.DelegationTasks, with an empty hypothesis id or one not among
+// hypotheses, and repeats of an earlier one, and then keeps the first MaxDelegations. A
+// blank reason is filled in, and a long one shortened to MaxReasonLength characters,
+// since it becomes the subagent's intention. It returns nil when none is left.
+func CheckDelegations(ds []research.Delegation, hypotheses []string) []research.Delegation {
+	return checkDelegations(ds, &hypotheses)
+}
+
+// checkDelegations is CheckDelegations; a nil known skips the check of the ids.
+func checkDelegations(ds []research.Delegation, known *[]string) []research.Delegation {
+	var out []research.Delegation
+	for _, d := range ds {
+		d.Task = strings.ToLower(strings.TrimSpace(d.Task))
+		d.Hypothesis = strings.TrimSpace(d.Hypothesis)
+		d.Reason = oneLine(d.Reason)
+		switch {
+		case !slices.Contains(research.DelegationTasks, d.Task),
+			d.Hypothesis == "",
+			known != nil && !slices.Contains(*known, d.Hypothesis),
+			slices.ContainsFunc(out, func(o research.Delegation) bool { return o.Task == d.Task && o.Hypothesis == d.Hypothesis }):
+			continue
+		}
+		if d.Reason == "" {
+			d.Reason = defaultReasons[d.Task] + d.Hypothesis
+		}
+		if utf8.RuneCountInString(d.Reason) > MaxReasonLength {
+			d.Reason = string([]rune(d.Reason)[:MaxReasonLength-1]) + "…"
+		}
+		if out = append(out, d); len(out) == MaxDelegations {
+			break
+		}
+	}
+	return out
+}
+
+// defaultReasons stand in for a reason the model left blank, followed by the hypothesis id.
+var defaultReasons = map[string]string{
+	research.DelegateVerify: "The meta-review asks for a deep verification of the assumptions of ",
+	research.DelegateEvolve: "The meta-review asks for an evolution line of its own from ",
 }
 
 // ParseOverview reads the research overview.

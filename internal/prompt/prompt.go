@@ -8,10 +8,11 @@
 // strategies (Generate); the reflection agent reviews them (Review); the ranking agent
 // judges matches, as a single comparison (Compare) or a multi-turn debate (Debate); the
 // evolution agent derives new hypotheses from the best (Evolve); and the meta-review agent
-// finds the recurring critique of a round (MetaReview) and writes the final research
-// overview (Overview). Every generation, reflection and evolution prompt carries the
-// session's shared context (research.Context): the plan, the scientist's focus and
-// feedback, and the latest meta-review.
+// finds the recurring critique of a round, recommending work to hand to subagents
+// (MetaReview), and writes the final research overview (Overview). Every generation,
+// reflection and evolution prompt carries the session's shared context
+// (research.Context): the plan, the scientist's focus and feedback, and the latest
+// meta-review.
 //
 // The parsers (ParsePlan, ParseHypothesis, ParseReview, ...) are the only way a model's
 // answer enters the domain: they accept the small untidiness models add (a fenced block,
@@ -22,6 +23,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -31,7 +33,7 @@ import (
 // Version names this set of prompts and schemas. Change it whenever the wording or a
 // schema changes, so results produced under different prompts are not mistaken for
 // one another.
-const Version = "v2"
+const Version = "v3"
 
 // Agent names, as used in MalformedError.
 const (
@@ -53,6 +55,8 @@ const (
 	MaxPlanItems     = 5   // preferences, constraints or criteria in a plan
 	MaxMetaItems     = 5   // critiques or strengths in a meta-review
 	MaxOverviewItems = 5   // open questions or experiments in an overview
+	MaxDelegations   = 2   // subagents a meta-review may recommend per round
+	MaxReasonLength  = 300 // characters in a delegation's reason (it becomes an intention)
 )
 
 // ---------------------------------------------------------------------------------------
@@ -183,9 +187,24 @@ var MetaReviewSchema = json.RawMessage(`{
   "properties": {
     "critiques": {"type": "array", "maxItems": 5, "items": {"type": "string"}, "description": "the recurring weaknesses, most frequent first"},
     "strengths": {"type": "array", "maxItems": 5, "items": {"type": "string"}, "description": "the recurring strengths, most frequent first"},
-    "feedback": {"type": "string", "description": "one paragraph addressed to the generation and reflection agents"}
+    "feedback": {"type": "string", "description": "one paragraph addressed to the generation and reflection agents"},
+    "delegations": {
+      "type": "array",
+      "maxItems": 2,
+      "description": "work to hand to subagents, at most 2; empty when nothing deserves it",
+      "items": {
+        "type": "object",
+        "properties": {
+          "task": {"type": "string", "enum": ["verify", "evolve"], "description": "verify: deep verification of a promising hypothesis whose assumptions are unchecked; evolve: an evolution line of its own"},
+          "hypothesis_id": {"type": "string", "description": "the id of a hypothesis of this round"},
+          "reason": {"type": "string", "maxLength": 300, "description": "one sentence: what the subagent should find out"}
+        },
+        "required": ["task", "hypothesis_id", "reason"],
+        "additionalProperties": false
+      }
+    }
   },
-  "required": ["critiques", "strengths", "feedback"],
+  "required": ["critiques", "strengths", "feedback", "delegations"],
   "additionalProperties": false
 }`)
 
@@ -403,7 +422,11 @@ Debates ({{len .Debates}}):
 {{range .Debates}}- {{.}}
 {{else}}(none)
 {{end}}
+Hypotheses of this round: {{if .Hypotheses}}{{.Hypotheses}}{{else}}(none){{end}}
+
 Group the reviews' critiques by the weakness they name, and list the recurring weaknesses as "critiques", most frequent first (at most 5). List the recurring strengths likewise. Then write "feedback": one paragraph addressed to the generation agent (what to propose next and what to avoid) and to the reflection agent (what to check more closely).
+
+{{if .Hypotheses}}Last, you may hand work to subagents, which pursue it on their own while the session goes on. List it in "delegations" as [{"task", "hypothesis_id", "reason"}], at most 2, each on a hypothesis of this round named by its id: task "verify" for a promising hypothesis whose assumptions no review has checked yet (a deep verification of it alone), task "evolve" for one worth a line of its own (evolve it, then evolve the result, and so on). Say in "reason", in one short sentence, what the subagent should find out. A subagent costs as much as a round: leave "delegations" empty unless a hypothesis clearly deserves one.{{else}}There is no hypothesis to hand to a subagent: leave "delegations" empty.{{end}}
 
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
@@ -589,12 +612,34 @@ func MetaReview(req research.MetaReviewRequest) string {
 		debates[i] = s
 	}
 	return render(metaReviewTmpl, map[string]any{
-		"Goal":    req.Goal,
-		"Round":   req.Round,
-		"Reviews": reviews,
-		"Debates": debates,
-		"Schema":  compact(MetaReviewSchema),
+		"Goal":       req.Goal,
+		"Round":      req.Round,
+		"Reviews":    reviews,
+		"Debates":    debates,
+		"Hypotheses": strings.Join(RoundHypotheses(req), ", "),
+		"Schema":     compact(MetaReviewSchema),
 	})
+}
+
+// RoundHypotheses returns the ids of the hypotheses a meta-review request names, in its
+// reviews and then its debates, each once, in order of first appearance. They are the
+// only hypotheses the meta-review may delegate work on: an id the round did not name is
+// one the model made up or misspelt.
+func RoundHypotheses(req research.MetaReviewRequest) []string {
+	var ids []string
+	add := func(id string) {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, r := range req.Reviews {
+		add(r.HypothesisID)
+	}
+	for _, d := range req.Debates {
+		add(d.A)
+		add(d.B)
+	}
+	return ids
 }
 
 // Overview renders the meta-review agent's last prompt: the research overview.

@@ -304,9 +304,35 @@ func TestMetaReview(t *testing.T) {
 	p := MetaReview(req)
 	containsAll(t, p, goal, "round 4", "Reviews (2):", "- h-7 (full review, revise): The main weakness is that the mediator is unseen.",
 		"Failed assumptions: release depends on activity.", "Debates (1):", "- h-7 vs h-9, 3 turns, won by h-9: B is testable.",
-		"most frequent first", "generation agent", "reflection agent", `"feedback"`)
-	containsNone(t, p, "tau is released at synapses")
-	containsAll(t, MetaReview(research.MetaReviewRequest{Goal: goal, Round: 1}), "Reviews (0):\n(none)", "Debates (0):\n(none)")
+		"most frequent first", "generation agent", "reflection agent", `"feedback"`,
+		"Hypotheses of this round: h-7, h-9\n", `"delegations"`, "at most 2", `task "verify" for a promising hypothesis whose assumptions`,
+		`task "evolve" for one worth a line of its own`, `"reason"`)
+	containsNone(t, p, "tau is released at synapses", "no hypothesis to hand")
+	empty := MetaReview(research.MetaReviewRequest{Goal: goal, Round: 1})
+	containsAll(t, empty, "Reviews (0):\n(none)", "Debates (0):\n(none)", "Hypotheses of this round: (none)", `There is no hypothesis to hand to a subagent: leave "delegations" empty.`)
+	containsNone(t, empty, `task "verify"`)
+}
+
+func TestRoundHypotheses(t *testing.T) {
+	tests := []struct {
+		name string
+		req  research.MetaReviewRequest
+		want []string
+	}{
+		{"empty", research.MetaReviewRequest{}, nil},
+		{"reviews, then debates, each once", research.MetaReviewRequest{
+			Reviews: []research.Review{{HypothesisID: "h-2"}, {HypothesisID: "h-1"}, {HypothesisID: "h-2"}, {HypothesisID: " "}},
+			Debates: []research.Debate{{A: "h-1", B: "h-3"}, {A: "h-4", B: "h-2"}},
+		}, []string{"h-2", "h-1", "h-3", "h-4"}},
+		{"debates only", research.MetaReviewRequest{Debates: []research.Debate{{A: "h-5", B: "h-6"}}}, []string{"h-5", "h-6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RoundHypotheses(tt.req); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestOverview(t *testing.T) {
@@ -338,7 +364,7 @@ func TestSchemas(t *testing.T) {
 		{"comparison", ComparisonSchema, []string{"winner", "reasoning"}},
 		{"advocate", AdvocateSchema, []string{"argument"}},
 		{"judgement", JudgementSchema, []string{"argument", "winner", "reasoning"}},
-		{"meta-review", MetaReviewSchema, []string{"critiques", "strengths", "feedback"}},
+		{"meta-review", MetaReviewSchema, []string{"critiques", "strengths", "feedback", "delegations"}},
 		{"overview", OverviewSchema, []string{"summary", "themes", "open_questions", "suggested_experiments"}},
 	}
 	for _, tt := range tests {
@@ -403,6 +429,41 @@ func TestSchemas(t *testing.T) {
 		if a := r.Properties.Assumptions; a != nil && !slices.Equal(a.Items.Properties.Verdict.Enum, research.AssumptionVerdicts) {
 			t.Errorf("assumption verdict enum = %q, want %q", a.Items.Properties.Verdict.Enum, research.AssumptionVerdicts)
 		}
+	}
+	// A delegation is a closed object whose every property is required, as strict mode
+	// wants, and whose tasks are research.DelegationTasks, or schema and parser disagree.
+	var mr struct {
+		Properties struct {
+			Delegations struct {
+				Type     string `json:"type"`
+				MaxItems int    `json:"maxItems"`
+				Items    struct {
+					Type       string                     `json:"type"`
+					Properties map[string]json.RawMessage `json:"properties"`
+					Required   []string                   `json:"required"`
+					Closed     *bool                      `json:"additionalProperties"`
+				} `json:"items"`
+			} `json:"delegations"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(MetaReviewSchema, &mr); err != nil {
+		t.Fatal(err)
+	}
+	d := mr.Properties.Delegations
+	if d.Type != "array" || d.MaxItems != MaxDelegations || d.Items.Type != "object" {
+		t.Errorf("delegations = %+v, want an array of at most %d objects", d, MaxDelegations)
+	}
+	if want := []string{"task", "hypothesis_id", "reason"}; !slices.Equal(d.Items.Required, want) || len(d.Items.Properties) != len(want) {
+		t.Errorf("delegation required = %q with %d properties, want %q and no other", d.Items.Required, len(d.Items.Properties), want)
+	}
+	if d.Items.Closed == nil || *d.Items.Closed {
+		t.Error("a delegation allows additional properties; strict mode refuses that")
+	}
+	var task struct {
+		Enum []string `json:"enum"`
+	}
+	if err := json.Unmarshal(d.Items.Properties["task"], &task); err != nil || !slices.Equal(task.Enum, research.DelegationTasks) {
+		t.Errorf("task enum = %q, %v; want %q", task.Enum, err, research.DelegationTasks)
 	}
 	if string(ReviewSchemaFor(research.ReviewDeepVerification)) != string(DeepVerificationSchema) || string(ReviewSchemaFor(research.ReviewFull)) != string(ReviewSchema) {
 		t.Error("ReviewSchemaFor picks the wrong schema")

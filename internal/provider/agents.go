@@ -33,9 +33,16 @@ type judgementAnswer struct {
 }
 
 type metaReviewAnswer struct {
-	Critiques []string `json:"critiques"`
-	Strengths []string `json:"strengths"`
-	Feedback  string   `json:"feedback"`
+	Critiques   []string           `json:"critiques"`
+	Strengths   []string           `json:"strengths"`
+	Feedback    string             `json:"feedback"`
+	Delegations []delegationAnswer `json:"delegations"`
+}
+
+type delegationAnswer struct {
+	Task       string `json:"task"`
+	Hypothesis string `json:"hypothesis_id"`
+	Reason     string `json:"reason"`
 }
 
 type overviewAnswer struct {
@@ -254,7 +261,8 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 }
 
 // writeMetaReview groups the weaknesses and strengths a round's reviews and debates name,
-// and counts each once per review or debate.
+// and counts each once per review or debate; it recommends subagents as writeDelegations
+// says.
 func writeMetaReview(req research.MetaReviewRequest) metaReviewAnswer {
 	var weak, strong tally
 	accepted, rejected := 0, 0
@@ -290,7 +298,7 @@ func writeMetaReview(req research.MetaReviewRequest) metaReviewAnswer {
 	if len(req.Debates) > 0 {
 		noun = "reviews and debates"
 	}
-	a := metaReviewAnswer{Critiques: []string{}, Strengths: []string{}}
+	a := metaReviewAnswer{Critiques: []string{}, Strengths: []string{}, Delegations: writeDelegations(req)}
 	for _, g := range weak.top(prompt.MaxMetaItems) {
 		a.Critiques = append(a.Critiques, fmt.Sprintf("%s (%d of %d %s)", capitalise(g.text), g.n, total, noun))
 	}
@@ -321,6 +329,63 @@ func writeMetaReview(req research.MetaReviewRequest) metaReviewAnswer {
 	b.WriteString(".")
 	a.Feedback = b.String()
 	return a
+}
+
+// writeDelegations recommends subagents on a fixed schedule, so that tests and benchmarks
+// know when a session forks one: on every second round a deep verification of the round's
+// best-scored hypothesis, and on every third an evolution line of the runner-up, if the
+// round has one. Hypotheses are ranked by the mean overall score of their reviews this
+// round; one that was only debated ranks after every reviewed one.
+func writeDelegations(req research.MetaReviewRequest) []delegationAnswer {
+	out := []delegationAnswer{} // the schema wants the field, empty or not
+	type scored struct {
+		id   string
+		mean float64
+		n    int
+	}
+	var ranked []scored
+	for _, id := range prompt.RoundHypotheses(req) {
+		s := scored{id: id}
+		for _, r := range req.Reviews {
+			if r.HypothesisID == id {
+				s.mean += r.Scores.Overall()
+				s.n++
+			}
+		}
+		if s.n > 0 {
+			s.mean /= float64(s.n)
+		}
+		ranked = append(ranked, s)
+	}
+	slices.SortStableFunc(ranked, func(a, b scored) int {
+		switch {
+		case (a.n > 0) != (b.n > 0):
+			return b.n - a.n // reviewed first; only the sign matters
+		case a.mean > b.mean:
+			return -1
+		case a.mean < b.mean:
+			return 1
+		}
+		return 0
+	})
+	standing := func(s scored, rank string) string {
+		if s.n == 0 {
+			return fmt.Sprintf("%s is the round's %s, debated but not yet reviewed", s.id, rank)
+		}
+		return fmt.Sprintf("%s is the round's %s (%.1f of 10)", s.id, rank, s.mean)
+	}
+	if req.Round < 1 || len(ranked) == 0 {
+		return out
+	}
+	if req.Round%2 == 0 {
+		out = append(out, delegationAnswer{research.DelegateVerify, ranked[0].id,
+			standing(ranked[0], "best") + ": check its assumptions one by one before it leads further."})
+	}
+	if req.Round%3 == 0 && len(ranked) > 1 {
+		out = append(out, delegationAnswer{research.DelegateEvolve, ranked[1].id,
+			standing(ranked[1], "runner-up") + ": explore a line of evolution from it on its own."})
+	}
+	return out
 }
 
 // tally counts texts, case-insensitively, keeping the first spelling and order of arrival.

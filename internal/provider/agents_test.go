@@ -480,3 +480,61 @@ func TestOverview(t *testing.T) {
 		t.Errorf("overview of one hypothesis: %+v, %v", ov, err)
 	}
 }
+
+// TestMetaReviewDelegations: the simulator recommends a verification of the round's
+// best-scored hypothesis on every second round and an evolution line of the runner-up on
+// every third, and nothing when the round names no hypothesis.
+func TestMetaReviewDelegations(t *testing.T) {
+	var o Offline
+	scored := func(id string, s float64) research.Review {
+		return research.Review{HypothesisID: id, Type: "full", Verdict: "revise", Critique: "The main weakness is that it is vague.",
+			Scores: research.Scores{Novelty: s, Plausibility: s, Testability: s, Safety: s}}
+	}
+	// h-2 has the best mean (8), h-3 comes second (7: 9 and 5), h-1 last; h-4 was only debated.
+	reviews := []research.Review{scored("h-1", 4), scored("h-2", 8), scored("h-3", 9), scored("h-3", 5)}
+	debates := []research.Debate{{A: "h-4", B: "h-1", Winner: "h-4", Reasoning: "r"}}
+	tests := []struct {
+		name    string
+		round   int
+		reviews []research.Review
+		debates []research.Debate
+		want    []string // "task hypothesis"
+	}{
+		{"round 1", 1, reviews, debates, nil},
+		{"round 2: verify the best", 2, reviews, debates, []string{"verify h-2"}},
+		{"round 3: evolve the runner-up", 3, reviews, debates, []string{"evolve h-3"}},
+		{"round 4", 4, reviews, debates, []string{"verify h-2"}},
+		{"round 5", 5, reviews, debates, nil},
+		{"round 6: both", 6, reviews, debates, []string{"verify h-2", "evolve h-3"}},
+		{"round 6, one hypothesis: no other to evolve", 6, reviews[:1], nil, []string{"verify h-1"}},
+		{"round 6, nothing reviewed: debated ones in order", 6, nil, debates, []string{"verify h-4", "evolve h-1"}},
+		{"round 6, empty round", 6, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := research.MetaReviewRequest{TurnID: fmt.Sprint("meta-", tt.round), Goal: goal, Round: tt.round, Reviews: tt.reviews, Debates: tt.debates, Seed: 3}
+			m, _, err := o.MetaReview(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range m.Delegations {
+				got = append(got, d.Task+" "+d.Hypothesis)
+				if d.Reason == "" || utf8.RuneCountInString(d.Reason) > 150 || !strings.HasPrefix(d.Reason, d.Hypothesis+" is the round's ") {
+					t.Errorf("reason %q: want a short one naming %s", d.Reason, d.Hypothesis)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("delegations %q, want %q", got, tt.want)
+			}
+			again, _, _ := o.MetaReview(context.Background(), req)
+			if !slices.Equal(again.Delegations, m.Delegations) {
+				t.Errorf("a replayed turn recommends %+v, then %+v", m.Delegations, again.Delegations)
+			}
+		})
+	}
+	m, _, _ := o.MetaReview(context.Background(), research.MetaReviewRequest{TurnID: "m", Round: 6, Reviews: reviews})
+	if want := "h-2 is the round's best (8.0 of 10): check its assumptions one by one before it leads further."; m.Delegations[0].Reason != want {
+		t.Errorf("reason %q, want %q", m.Delegations[0].Reason, want)
+	}
+}

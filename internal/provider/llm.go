@@ -141,7 +141,8 @@ func (m *LLM) Evolve(ctx context.Context, req research.EvolveRequest) (research.
 
 // MetaReview finds the recurring critique of a round.
 func (m *LLM) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
-	mr, u, err := ask(ctx, m, req.Prompt, prompt.AgentMetaReview, "meta_review", prompt.MetaReviewSchema, prompt.ParseMetaReview)
+	mr, u, err := ask(ctx, m, req.Prompt, prompt.AgentMetaReview, "meta_review", prompt.MetaReviewSchema,
+		func(raw []byte) (research.MetaReview, error) { return prompt.ParseMetaReviewFor(req, raw) })
 	if err != nil {
 		return research.MetaReview{}, u, err
 	}

@@ -275,6 +275,10 @@ func TestStrictSchemaEveryPromptSchema(t *testing.T) {
 			}
 		}
 	}
+	// The meta-review's delegations survive strict mode, less their limits.
+	if out, _ := strictSchema(prompt.MetaReviewSchema); !strings.Contains(string(out), `"delegations":{"type":"array"`) || !strings.Contains(string(out), `"required":["task","hypothesis_id","reason"],"additionalProperties":false`) {
+		t.Errorf("strict meta-review schema lacks its delegations: %s", out)
+	}
 	open := []byte(`{"type":"object","properties":{"a":{"type":"string","maxLength":3},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`)
 	if out, strict := strictSchema(open); strict || string(out) != string(open) {
 		t.Errorf("a schema with an optional property: strict=%v, %s", strict, out)

@@ -239,13 +239,15 @@ func evolvedLatent(rng *rand.Rand, kind string, qs []float64) float64 {
 }
 
 // MetaReview finds the recurring critique of a round: it groups the weaknesses and
-// strengths its reviews and debates name, most frequent first.
+// strengths its reviews and debates name, most frequent first. On every second round it
+// recommends a deep verification of the best-scored hypothesis to a subagent, and on
+// every third an evolution line of the runner-up (see writeDelegations).
 func (o *Offline) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
 	if err := o.turn(ctx, prompt.AgentMetaReview, req.TurnID); err != nil {
 		return research.MetaReview{}, research.Usage{}, err
 	}
 	raw := mustJSON(writeMetaReview(req))
-	m, err := prompt.ParseMetaReview(raw)
+	m, err := prompt.ParseMetaReviewFor(req, raw)
 	if err != nil {
 		return research.MetaReview{}, research.Usage{}, bug(err)
 	}

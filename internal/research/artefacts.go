@@ -132,7 +132,27 @@ type MetaReview struct {
 	Critiques []string `json:"critiques"` // recurring weaknesses, most frequent first
 	Strengths []string `json:"strengths"`
 	Feedback  string   `json:"feedback"` // one paragraph addressed to the agents
+	// Delegations is work the meta-review recommends handing to subagents (at most 2, each
+	// on a hypothesis of the round). The supervisor starts them only after this turn has
+	// completed, so a replayed or retried turn never starts one twice.
+	Delegations []Delegation `json:"delegations,omitempty"`
 }
+
+// Delegation is work the meta-review asks the supervisor to hand to a subagent.
+type Delegation struct {
+	Task       string `json:"task"`          // DelegateVerify or DelegateEvolve
+	Hypothesis string `json:"hypothesis_id"` // the hypothesis the subagent works on
+	Reason     string `json:"reason"`        // why: becomes the subagent's intention
+}
+
+// Delegation tasks.
+const (
+	DelegateVerify = "verify" // deep verification of a top hypothesis, on its own
+	DelegateEvolve = "evolve" // an evolution line explored on its own: evolve, evolve the result, ...
+)
+
+// DelegationTasks lists the tasks a meta-review may delegate.
+var DelegationTasks = []string{DelegateVerify, DelegateEvolve}
 
 // Overview is the final research overview a scientist reads.
 type Overview struct {

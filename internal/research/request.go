@@ -82,6 +82,39 @@ type Config struct {
 	ConvergenceRounds int `json:"convergence_rounds,omitempty"`
 }
 
+// Over returns base with every field c sets put over it: what a continued or forked
+// session's request changes in the configuration it starts from.
+func (c Config) Over(base Config) Config {
+	if c.MaxHypotheses != 0 {
+		base.MaxHypotheses = c.MaxHypotheses
+	}
+	if c.TimeLimit != 0 {
+		base.TimeLimit = c.TimeLimit
+	}
+	if len(c.ReviewTypes) > 0 {
+		base.ReviewTypes = slices.Clone(c.ReviewTypes)
+	}
+	if c.SafetyLevel != "" {
+		base.SafetyLevel = c.SafetyLevel
+	}
+	if c.Provider != "" {
+		base.Provider = c.Provider
+	}
+	if c.Model != "" {
+		base.Model = c.Model
+	}
+	if c.Seed != 0 {
+		base.Seed = c.Seed
+	}
+	if c.TokenBudget != 0 {
+		base.TokenBudget = c.TokenBudget
+	}
+	if c.ConvergenceRounds != 0 {
+		base.ConvergenceRounds = c.ConvergenceRounds
+	}
+	return base
+}
+
 // WithDefaults fills every unset field with its default. It never overrides a set value,
 // so Validate still sees (and refuses) whatever the scientist got wrong.
 func (r Request) WithDefaults() Request {

@@ -3,6 +3,8 @@ package session
 import (
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -13,6 +15,8 @@ const (
 	EventTurn       = "turn"       // a provider turn finished (or failed)
 	EventCheckpoint = "checkpoint" // a snapshot was written
 	EventNote       = "note"       // anything else worth a line in the notebook
+	EventSubagent   = "subagent"   // a subagent was forked, or its result merged back
+	EventMessage    = "message"    // another session sent a message
 )
 
 // Event is one line of the session's log. Plain JSON types only, so any tool can read it.
@@ -30,6 +34,10 @@ type Event struct {
 	Turn       string `json:"turn,omitempty"`
 	Hypothesis string `json:"hypothesis,omitempty"`
 	Detail     string `json:"detail,omitempty"`
+	// For subagents and messages: the other session. A subagent's result names the fork
+	// point it merges at: the Seq of the event that forked it.
+	Session string `json:"session,omitempty"`
+	At      int    `json:"at,omitempty"`
 }
 
 // Refinement is one change the scientist made to the goal.
@@ -97,6 +105,18 @@ type Snapshot struct {
 	Progress   Progress       `json:"progress"`
 	Usage      research.Usage `json:"usage"`
 	StartedAt  string         `json:"started_at"`
+
+	// Lineage is the session's place in the session graph.
+	Lineage *lineage.Descriptor `json:"lineage,omitempty"`
+	// The rest of what a session that continues or forks from this checkpoint starts from.
+	Plan          string           `json:"plan,omitempty"`
+	Focus         []string         `json:"focus,omitempty"`
+	Feedback      []string         `json:"feedback,omitempty"`
+	MetaCritiques []string         `json:"meta_critiques,omitempty"`
+	Played        []string         `json:"played,omitempty"` // pairs that met: "a|b", a < b
+	Edges         []proximity.Edge `json:"edges,omitempty"`
+	NextID        int              `json:"next_id,omitempty"`
+	ReviewsBy     map[string]int   `json:"reviews_by,omitempty"` // the scientist's reviews per hypothesis
 }
 
 // Stamp formats a time the way every record in a session does.

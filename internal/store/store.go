@@ -302,12 +302,29 @@ func (s *Store) Turn(sessionID, turnID string) (t Turn, found bool, err error) {
 // number is kept. The events are written first, so a checkpoint on disk implies the
 // events before it are too.
 func (s *Store) PutCheckpoint(snap session.Snapshot, newEvents []session.Event) (path string, err error) {
+	return s.PutCheckpointOver(0, snap, newEvents)
+}
+
+// PutCheckpointOver is PutCheckpoint for an incremental snapshot: when base is above 0,
+// snap's Hypotheses, Played and Edges hold only what changed since checkpoint base, and
+// the checkpoint written is whole (session.Merge), so every checkpoint reads on its own.
+func (s *Store) PutCheckpointOver(base int, snap session.Snapshot, newEvents []session.Event) (path string, err error) {
 	dir, err := s.sessionDir(snap.SessionID)
 	if err != nil {
 		return "", err
 	}
 	if snap.Seq < 0 {
 		return "", fmt.Errorf("store: checkpoint number %d is negative; number checkpoints from 1", snap.Seq)
+	}
+	if base > 0 {
+		if base >= snap.Seq {
+			return "", fmt.Errorf("store: checkpoint %d cannot build on checkpoint %d, which is not before it", snap.Seq, base)
+		}
+		prev, err := s.Checkpoint(snap.SessionID, base)
+		if err != nil {
+			return "", fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", snap.Seq, base, err)
+		}
+		snap = session.Merge(prev, snap)
 	}
 	if err := appendEvents(filepath.Join(dir, eventsFile), newEvents); err != nil {
 		return "", err
@@ -631,7 +648,7 @@ func (s *Store) Checkpoints(sessionID string) ([]session.Snapshot, error) {
 // report artefact must not replace.
 var reservedNames = []string{
 	hypothesesDir, reviewsDir, turnsDir, checkpointsDir, eventsFile,
-	planFile, debatesDir, metaReviewsDir, overviewFile,
+	planFile, debatesDir, metaReviewsDir, overviewFile, ArchiveFile,
 }
 
 // PutFile writes a report artefact (report.json, elo.svg, ...) into the session's

@@ -1,0 +1,62 @@
+package session
+
+import (
+	"slices"
+	"strings"
+)
+
+// Rank orders hypotheses by Elo, highest first, ties by id; excluded ones last.
+func Rank(entries []Entry) []Entry {
+	out := slices.Clone(entries)
+	slices.SortStableFunc(out, func(x, y Entry) int {
+		if (x.Excluded == "") != (y.Excluded == "") {
+			if x.Excluded == "" {
+				return -1
+			}
+			return 1
+		}
+		if x.Elo != y.Elo {
+			if x.Elo > y.Elo {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	return out
+}
+
+// Merge completes delta, a snapshot whose Hypotheses, Played and Edges hold only what
+// changed since base, into a whole snapshot: base's lists with delta's on top. A session
+// of thousands of hypotheses changes a few dozen per round, so a checkpoint's input stays
+// small however large the session grows, while each checkpoint on disk stays whole.
+func Merge(base, delta Snapshot) Snapshot {
+	byID := make(map[string]int, len(base.Hypotheses))
+	entries := slices.Clone(base.Hypotheses)
+	for i, e := range entries {
+		byID[e.ID] = i
+	}
+	for _, e := range delta.Hypotheses {
+		if i, ok := byID[e.ID]; ok {
+			entries[i] = e
+		} else {
+			byID[e.ID] = len(entries)
+			entries = append(entries, e)
+		}
+	}
+	out := delta
+	out.Hypotheses = Rank(entries)
+	played := slices.Concat(base.Played, delta.Played)
+	slices.Sort(played)
+	out.Played = slices.Compact(played)
+	out.Edges = slices.Concat(base.Edges, delta.Edges)
+	return out
+}
+
+// SameEntry reports whether two records of a hypothesis are equal.
+func SameEntry(x, y Entry) bool {
+	return x.ID == y.ID && x.Title == y.Title && x.Origin == y.Origin && x.Strategy == y.Strategy &&
+		slices.Equal(x.Parents, y.Parents) && x.Round == y.Round && x.Cluster == y.Cluster &&
+		x.Excluded == y.Excluded && x.Elo == y.Elo && x.Wins == y.Wins && x.Losses == y.Losses &&
+		x.Reviews == y.Reviews && x.Score == y.Score
+}

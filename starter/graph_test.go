@@ -1,0 +1,689 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// fakeGraph answers the calls the graph commands make, from memory. A call it does not
+// implement panics (the embedded client is nil), so a test also proves what is not called.
+type fakeGraph struct {
+	client.Client
+	execs    map[string]*workflowpb.WorkflowExecutionInfo   // what Describe answers, by workflow ID
+	statuses map[string]workflows.Status                    // what the status query answers
+	lists    map[string][]*workflowpb.WorkflowExecutionInfo // what a visibility query finds
+	startErr error                                          // what ExecuteWorkflow fails with
+	result   string                                         // what a started workflow returns
+	started  []startCall
+}
+
+type startCall struct {
+	opts     client.StartWorkflowOptions
+	workflow any
+	args     []any
+}
+
+func (f *fakeGraph) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	info, ok := f.execs[id]
+	if !ok {
+		return nil, serviceerror.NewNotFound("workflow not found for ID: " + id)
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}, nil
+}
+
+func (f *fakeGraph) QueryWorkflow(_ context.Context, id, _, name string, _ ...any) (converter.EncodedValue, error) {
+	s, ok := f.statuses[id]
+	if !ok || name != workflows.QueryStatus {
+		return nil, serviceerror.NewQueryFailed("no answer for " + name)
+	}
+	return jsonValue{s}, nil
+}
+
+func (f *fakeGraph) ExecuteWorkflow(_ context.Context, opts client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error) {
+	f.started = append(f.started, startCall{opts, workflow, args})
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	return fakeRun{id: opts.ID, result: f.result}, nil
+}
+
+// ListWorkflow answers two executions a page, so that paging is exercised.
+func (f *fakeGraph) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	all, ok := f.lists[req.Query]
+	if !ok {
+		return nil, serviceerror.NewInvalidArgument("unexpected query: " + req.Query)
+	}
+	from := 0
+	if len(req.NextPageToken) > 0 {
+		from, _ = strconv.Atoi(string(req.NextPageToken))
+	}
+	to := min(from+2, len(all))
+	resp := &workflowservice.ListWorkflowExecutionsResponse{Executions: all[from:to]}
+	if to < len(all) {
+		resp.NextPageToken = []byte(strconv.Itoa(to))
+	}
+	return resp, nil
+}
+
+type fakeRun struct {
+	client.WorkflowRun
+	id, result string
+}
+
+func (r fakeRun) GetID() string { return r.id }
+
+func (r fakeRun) Get(_ context.Context, ptr any) error { return jsonValue{r.result}.Get(ptr) }
+
+func payload(t *testing.T, v any) *commonpb.Payload {
+	t.Helper()
+	p, err := converter.GetDefaultDataConverter().ToPayload(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// execution builds what Temporal says about one workflow. d, when set, goes in the
+// lineage memo; state, when set, is the SessionStatus search attribute.
+func execution(t *testing.T, id, typ string, status enumspb.WorkflowExecutionStatus, started int, d *lineage.Descriptor, state string) *workflowpb.WorkflowExecutionInfo {
+	t.Helper()
+	info := &workflowpb.WorkflowExecutionInfo{
+		Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run-" + id},
+		Type:      &commonpb.WorkflowType{Name: typ},
+		Status:    status,
+		StartTime: timestamppb.New(time.Date(2026, 1, 1, 0, started, 0, 0, time.UTC)),
+	}
+	if d != nil {
+		info.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{workflows.MemoLineage: payload(t, d)}}
+	}
+	if state != "" {
+		info.SearchAttributes = &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{workflows.AttrSessionStatus: payload(t, state)}}
+	}
+	return info
+}
+
+const (
+	wfRunning   = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	wfCompleted = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	wfFailed    = enumspb.WORKFLOW_EXECUTION_STATUS_FAILED
+)
+
+func TestParseBranchGood(t *testing.T) {
+	quiet(t)
+	tests := []struct {
+		name string
+		cmd  string
+		args []string
+		id   string // fork: "" means generated
+		want research.Request
+	}{
+		{
+			name: "continue with nothing changed sends an empty request",
+			cmd:  "continue", args: []string{"s-1"},
+		},
+		{
+			name: "continue changes only what is set",
+			cmd:  "continue", args: []string{"--goal", "  Why do cells age?  ", "s-1", "--max-hypotheses", "30", "--token-budget", "2M", "--scientist", " ada ", "--wait"},
+			want: research.Request{ResearchGoal: "Why do cells age?", ScientistID: "ada", Config: research.Config{MaxHypotheses: 30, TokenBudget: 2000000}},
+		},
+		{
+			name: "continue takes every config flag",
+			cmd:  "continue", args: []string{"s-1", "--time-limit", "2h", "--review-types", "full, tournament", "--safety-level", "strict",
+				"--provider", "openai", "--model", "m-1", "--convergence-rounds", "9", "--seed", "7"},
+			want: research.Request{Config: research.Config{TimeLimit: research.Duration(2 * time.Hour), ReviewTypes: []string{"full", "tournament"},
+				SafetyLevel: "strict", Provider: "openai", Model: "m-1", ConvergenceRounds: 9, Seed: 7}},
+		},
+		{
+			name: "fork from the latest checkpoint",
+			cmd:  "fork", args: []string{"s-1"},
+			want: research.Request{Lineage: &lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork}},
+		},
+		{
+			name: "fork from a checkpoint, with an id and a goal",
+			cmd:  "fork", args: []string{"s-1", "--checkpoint", "3", "--id", "my-fork", "--goal", "g2", "--watch"},
+			id:   "my-fork",
+			want: research.Request{ResearchGoal: "g2", Lineage: &lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork, Checkpoint: 3}},
+		},
+		{
+			name: "a goal the default screen refuses is left to the parent's level",
+			cmd:  "fork", args: []string{"s-1", "--goal", "toxins in shellfish"},
+			want: research.Request{ResearchGoal: "toxins in shellfish", Lineage: &lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseBranch(tt.cmd, tt.args)
+			if err != nil {
+				t.Fatalf("parseBranch: %v", err)
+			}
+			if o.parent != "s-1" {
+				t.Errorf("parent = %q", o.parent)
+			}
+			if got, want := mustJSON(t, o.req), mustJSON(t, tt.want); got != want {
+				t.Errorf("request\n got %s\nwant %s", got, want)
+			}
+			switch {
+			case tt.cmd == "continue" && o.id != "":
+				t.Errorf("continue chose an id %q; the parent's conversation does", o.id)
+			case tt.cmd == "fork" && tt.id != "" && o.id != tt.id:
+				t.Errorf("id = %q, want %q", o.id, tt.id)
+			case tt.cmd == "fork" && tt.id == "" && !regexp.MustCompile(`^s-1-fork-[0-9a-f]{8}$`).MatchString(o.id):
+				t.Errorf("generated fork id %q does not look like s-1-fork-8hex", o.id)
+			}
+		})
+	}
+}
+
+func TestParseBranchRefusesBeforeTheNetwork(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		cmd  string
+		args []string
+		want string // what the message must say ("": the flag package explains)
+	}{
+		{"continue", nil, "needs one session ID"},
+		{"fork", []string{"s-1", "s-2"}, "needs one session ID"},
+		{"continue", []string{"s-1", "--goal", "  "}, "--goal is empty"},
+		{"continue", []string{"s-1", "--goal", long(research.MaxGoalLength + 1)}, "research_goal"},
+		{"fork", []string{"s-1", "--goal", "Build a bioweapon"}, "safety screen"},
+		{"fork", []string{"s-1", "--goal", "toxins in shellfish", "--safety-level", "strict"}, "safety screen"},
+		{"continue", []string{"s-1", "--scientist", long(research.MaxScientistIDLength + 1)}, "--scientist"},
+		{"continue", []string{"s-1", "--max-hypotheses", "-1"}, "--max-hypotheses"},
+		{"fork", []string{"s-1", "--time-limit", "-1h"}, "--time-limit"},
+		{"continue", []string{"s-1", "--review-types", "vibes"}, "--review-types"},
+		{"continue", []string{"s-1", "--safety-level", "lax"}, "--safety-level"},
+		{"fork", []string{"s-1", "--provider", "nope"}, "--provider"},
+		{"continue", []string{"s-1", "--token-budget", "-1"}, "--token-budget"},
+		{"continue", []string{"s-1", "--convergence-rounds", "-2"}, "--convergence-rounds"},
+		{"fork", []string{"s-1", "--checkpoint", "-1"}, "--checkpoint is -1"},
+		{"fork", []string{"s-1", "--id", "my fork"}, "--id"},
+		{"continue", []string{"s-1", "--checkpoint", "2"}, ""}, // only fork takes a checkpoint
+		{"continue", []string{"s-1", "--id", "x"}, ""},         // continue's id is the conversation's
+		{"fork", []string{"s-1", "--token-budget", "plenty"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			_, errOut := quiet(t)
+			_, err := parseBranch(tt.cmd, tt.args)
+			var e *exitError
+			if !errors.As(err, &e) || e.code != 2 {
+				t.Fatalf("parseBranch = %v, want a usage error (exit 2)", err)
+			}
+			if !strings.Contains(e.msg, tt.want) {
+				t.Errorf("message %q does not say %q", e.msg, tt.want)
+			}
+			if tt.want == "" && errOut.Len() == 0 {
+				t.Error("the flag package said nothing about the bad flag")
+			}
+			// The whole command refuses with 2: had it dialled, it would have failed with 1.
+			t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+			if code := run(append([]string{tt.cmd}, tt.args...)); code != 2 {
+				t.Errorf("starter %s exited %d, want 2", tt.cmd, code)
+			}
+		})
+	}
+}
+
+func TestGraphCommandsHelp(t *testing.T) {
+	for cmd, flags := range map[string][]string{
+		"continue":  {"Usage: starter continue", "-goal", "-max-hypotheses", "-token-budget", "-scientist", "-wait", "-watch", "the parent session's"},
+		"fork":      {"Usage: starter fork", "-checkpoint", "-id", "-goal", "-review-types", "-watch"},
+		"tree":      {"Usage: starter tree", "*"},
+		"archive":   {"Usage: starter archive", "-reason"},
+		"heartbeat": {"Usage: starter heartbeat", "-top"},
+	} {
+		out, _ := quiet(t)
+		if code := run([]string{cmd, "-h"}); code != 0 {
+			t.Errorf("starter %s -h exited %d", cmd, code)
+		}
+		for _, f := range flags {
+			if !strings.Contains(out.String(), f) {
+				t.Errorf("starter %s -h does not mention %s:\n%s", cmd, f, out)
+			}
+		}
+	}
+	// start's own help still gives research's defaults.
+	out, _ := quiet(t)
+	if _, err := parseStart([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(default 12)", "(default: no limit)", "(default 4; a large value"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("start -h does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestContinueRequest(t *testing.T) {
+	quiet(t)
+	o, err := parseBranch("continue", []string{"s-1", "--goal", "g2", "--max-hypotheses", "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		parent string
+		d      lineage.Descriptor
+		id     string
+		want   lineage.Descriptor
+	}{
+		{"a root session starts its own conversation", "s-1", lineage.Descriptor{}, "s-1.2",
+			lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 2, Parent: "s-1", Relation: lineage.Continue}},
+		{"a continued session stays in its conversation", "s-1.3", lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 3, Parent: "s-1.2", Relation: lineage.Continue}, "s-1.4",
+			lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 4, Parent: "s-1.3", Relation: lineage.Continue}},
+		{"a fork is the first of its conversation", "s-1-fork-0a0b0c0d", lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork}, "s-1-fork-0a0b0c0d.2",
+			lineage.Descriptor{Type: lineage.User, Conversation: "s-1-fork-0a0b0c0d", Seq: 2, Parent: "s-1-fork-0a0b0c0d", Relation: lineage.Continue}},
+		{"continuing a cron session makes a user session", "review-1-2026", lineage.Descriptor{Type: lineage.Cron, Schedule: "review-1"}, "review-1-2026.2",
+			lineage.Descriptor{Type: lineage.User, Conversation: "review-1-2026", Seq: 2, Parent: "review-1-2026", Relation: lineage.Continue}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, req := continueRequest(o, tt.parent, tt.d)
+			if id != tt.id {
+				t.Errorf("id = %q, want %q", id, tt.id)
+			}
+			if req.Lineage == nil || *req.Lineage != tt.want {
+				t.Errorf("lineage = %+v, want %+v", req.Lineage, tt.want)
+			}
+			if err := req.Lineage.Validate(); err != nil {
+				t.Errorf("the session would refuse its lineage: %v", err)
+			}
+			if req.ResearchGoal != "g2" || req.Config.MaxHypotheses != 5 || req.Config.Provider != "" || req.ScientistID != "" {
+				t.Errorf("request %+v: want the goal and max hypotheses set, the rest the parent's", req)
+			}
+		})
+	}
+	if o.req.Lineage != nil {
+		t.Error("continueRequest changed the parsed options")
+	}
+}
+
+func TestBranchStartOptions(t *testing.T) {
+	req := research.Request{ResearchGoal: "g2", Config: research.Config{MaxHypotheses: 5},
+		Lineage: &lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork, Checkpoint: 3}}
+	opts := branchStartOptions("f-1", req, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+	if opts.ID != "f-1" || opts.TaskQueue != workflows.TaskQueue || opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE ||
+		opts.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL || !opts.WorkflowExecutionErrorWhenAlreadyStarted {
+		t.Errorf("options %+v", opts)
+	}
+	want := lineage.Descriptor{Type: lineage.User, Conversation: "f-1", Seq: 1, Parent: "s-1", Relation: lineage.Fork, Checkpoint: 3}
+	if got := opts.Memo[workflows.MemoLineage]; got != want {
+		t.Errorf("memo lineage %+v, want %+v", got, want)
+	}
+	var attrs []string
+	for k, v := range opts.TypedSearchAttributes.GetUntypedValues() {
+		attrs = append(attrs, k.GetName()+"="+strings.Trim(mustJSON(t, v), `"`))
+	}
+	slices.Sort(attrs)
+	if want := []string{"ConversationId=f-1", "ParentSession=s-1", "SessionStatus=initializing", "SessionType=user", "SourceCheckpoint=3"}; !slices.Equal(attrs, want) {
+		t.Errorf("search attributes %v, want %v", attrs, want)
+	}
+	for _, want := range []string{"Forked from** s-1 (checkpoint 3)", "g2", "--max-hypotheses 5", "**Scientist:** the parent session's"} {
+		if !strings.Contains(opts.StaticDetails, want) {
+			t.Errorf("details do not say %q:\n%s", want, opts.StaticDetails)
+		}
+	}
+	if opts.StaticSummary != "fork of s-1 from checkpoint 3: g2" {
+		t.Errorf("summary %q", opts.StaticSummary)
+	}
+}
+
+func TestContinueSession(t *testing.T) {
+	conv := &lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 2, Parent: "s-1", Relation: lineage.Continue}
+	tests := []struct {
+		name     string
+		parent   *workflowpb.WorkflowExecutionInfo
+		status   session.State
+		after    session.State
+		archive  *workflowpb.WorkflowExecutionInfo
+		startErr error
+		id       string // the session started; "" when refused
+		refusal  string
+	}{
+		{name: "a completed root session", parent: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"), id: "s-1.2"},
+		{name: "a completed continued session", parent: execution(t, "s-1.2", workflows.WorkflowType, wfCompleted, 0, conv, "completed"), id: "s-1.3"},
+		{name: "a failed session", parent: execution(t, "s-1", workflows.WorkflowType, wfFailed, 0, nil, "active"), id: "s-1.2"},
+		{name: "a suspended session hands over", parent: execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "suspended"), status: session.Suspended, id: "s-1.2"},
+		{name: "a session checkpointing before it suspends", parent: execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "checkpointing"),
+			status: session.Checkpointing, after: session.Suspended, id: "s-1.2"},
+		{name: "an active session", parent: execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "active"), status: session.Active,
+			refusal: "session s-1 is active: suspend it first (starter suspend s-1) or fork it (starter fork s-1)"},
+		{name: "a checkpointing session that stays active", parent: execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "checkpointing"),
+			status: session.Checkpointing, after: session.Active, refusal: "is active"},
+		{name: "an archived session", parent: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+			archive: execution(t, "archive:s-1", workflows.ArchiveWorkflow, wfCompleted, 5, nil, ""), refusal: "session s-1 is archived; fork it instead"},
+		{name: "a session whose archive failed is not archived", parent: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+			archive: execution(t, "archive:s-1", workflows.ArchiveWorkflow, wfFailed, 5, nil, ""), id: "s-1.2"},
+		{name: "a session continued already", parent: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+			startErr: serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", ""),
+			refusal:  "session s-1 was already continued as s-1.2: continue that one, or fork s-1 (starter fork s-1)"},
+		{name: "no such session", refusal: "no session s-1: list them with: starter list"},
+		{name: "not a session", parent: execution(t, "s-1", workflows.HeartbeatWorkflow, wfCompleted, 0, nil, ""), refusal: "s-1 is not a research session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			quiet(t)
+			f := &fakeGraph{execs: map[string]*workflowpb.WorkflowExecutionInfo{}, statuses: map[string]workflows.Status{}, startErr: tt.startErr}
+			parentID := "s-1"
+			if tt.parent != nil {
+				parentID = tt.parent.Execution.WorkflowId
+				f.execs[parentID] = tt.parent
+				f.statuses[parentID] = workflows.Status{SessionID: parentID, State: tt.status, After: tt.after}
+			}
+			if tt.archive != nil {
+				f.execs[tt.archive.Execution.WorkflowId] = tt.archive
+			}
+			o, err := parseBranch("continue", []string{parentID, "--goal", "g2"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := continueSession(context.Background(), f, o)
+			if tt.refusal != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refusal) {
+					t.Fatalf("continue = %q, %v; want refused with %q", id, err, tt.refusal)
+				}
+				var e *exitError
+				if errors.As(err, &e) && e.code != 1 {
+					t.Errorf("exit code %d, want 1", e.code)
+				}
+				if tt.startErr == nil && len(f.started) > 0 {
+					t.Errorf("a refused continue started %v", f.started)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("continue: %v", err)
+			}
+			if id != tt.id || len(f.started) != 1 {
+				t.Fatalf("continued as %q (started %d), want %q", id, len(f.started), tt.id)
+			}
+			s := f.started[0]
+			if s.opts.ID != tt.id || s.workflow != workflows.WorkflowType || s.opts.TaskQueue != workflows.TaskQueue ||
+				s.opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY ||
+				s.opts.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL {
+				t.Errorf("started %+v", s)
+			}
+			req := s.args[0].(research.Request)
+			if req.ResearchGoal != "g2" || req.Lineage.Parent != parentID || req.Lineage.Relation != lineage.Continue {
+				t.Errorf("request %+v, lineage %+v", req, req.Lineage)
+			}
+		})
+	}
+}
+
+func TestForkSession(t *testing.T) {
+	quiet(t)
+	f := &fakeGraph{execs: map[string]*workflowpb.WorkflowExecutionInfo{
+		"s-1": execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "active"), // a running session may be forked
+	}}
+	o, err := parseBranch("fork", []string{"s-1", "--checkpoint", "2", "--id", "f-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := forkSession(context.Background(), f, o); err != nil || id != "f-1" {
+		t.Fatalf("fork = %q, %v", id, err)
+	}
+	s := f.started[0]
+	if s.opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE || s.workflow != workflows.WorkflowType {
+		t.Errorf("started %+v", s)
+	}
+	if d := s.args[0].(research.Request).Lineage; *d != (lineage.Descriptor{Type: lineage.User, Parent: "s-1", Relation: lineage.Fork, Checkpoint: 2}) {
+		t.Errorf("lineage %+v: the conversation is left for the workflow to default", d)
+	}
+
+	f.startErr = serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", "")
+	if _, err := forkSession(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "session f-1 already exists: pick another --id") {
+		t.Errorf("fork onto an existing id: %v", err)
+	}
+	o.parent = "nope"
+	if _, err := forkSession(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "no session nope") {
+		t.Errorf("fork of a missing session: %v", err)
+	}
+}
+
+func TestLineageOf(t *testing.T) {
+	d := &lineage.Descriptor{Type: lineage.Subagent, Conversation: "s-1", Seq: 1, Parent: "s-1", Relation: lineage.Spawn, Name: "verify h-0007"}
+	if got := lineageOf(execution(t, "s-1-fork-1", workflows.SubagentWorkflow, wfRunning, 0, d, "")); got != *d {
+		t.Errorf("from the memo: %+v", got)
+	}
+	if got := lineageOf(execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "")); got != (lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 1}) {
+		t.Errorf("no lineage: %+v; want a root user session", got)
+	}
+	info := execution(t, "f-1", workflows.WorkflowType, wfRunning, 0, nil, "")
+	info.SearchAttributes = &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{
+		workflows.AttrParentSession: payload(t, "s-1"), workflows.AttrSourceCheckpoint: payload(t, 4), workflows.AttrSessionType: payload(t, "cron"),
+	}}
+	if got := lineageOf(info); got.Parent != "s-1" || got.Checkpoint != 4 || got.Type != lineage.Cron || got.Conversation != "f-1" {
+		t.Errorf("from search attributes: %+v", got)
+	}
+}
+
+// family is a small session graph:
+//
+//	root (completed, archived)
+//	├─ root.2 continue (suspended; ran twice: it continued as new)
+//	│  └─ root.2-fork-aa subagent
+//	└─ root-fork-1 fork from checkpoint 3 (terminated)
+func family(t *testing.T) *fakeGraph {
+	cont := &lineage.Descriptor{Type: lineage.User, Conversation: "root", Seq: 2, Parent: "root", Relation: lineage.Continue}
+	sub := &lineage.Descriptor{Type: lineage.Subagent, Conversation: "root", Seq: 1, Parent: "root.2", Relation: lineage.Spawn, Name: "verify h-0007"}
+	fork := &lineage.Descriptor{Type: lineage.User, Conversation: "root-fork-1", Seq: 1, Parent: "root", Relation: lineage.Fork, Checkpoint: 3}
+	execs := map[string]*workflowpb.WorkflowExecutionInfo{
+		"root":           execution(t, "root", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+		"root.2":         execution(t, "root.2", workflows.WorkflowType, wfRunning, 10, cont, "suspended"),
+		"root.2-fork-aa": execution(t, "root.2-fork-aa", workflows.SubagentWorkflow, wfRunning, 12, sub, "active"),
+		"root-fork-1":    execution(t, "root-fork-1", workflows.WorkflowType, enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, 5, fork, "active"),
+	}
+	oldRun := execution(t, "root.2", workflows.WorkflowType, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, 1, cont, "active")
+	return &fakeGraph{
+		execs: execs,
+		lists: map[string][]*workflowpb.WorkflowExecutionInfo{
+			childrenQuery("root"):           {execs["root.2"], execs["root-fork-1"], oldRun},
+			childrenQuery("root.2"):         {execs["root.2-fork-aa"]},
+			childrenQuery("root.2-fork-aa"): nil,
+			childrenQuery("root-fork-1"):    nil,
+			archivedQuery: {
+				execution(t, "archive:root", workflows.ArchiveWorkflow, wfCompleted, 20, nil, ""),
+				execution(t, "archive:gone", workflows.ArchiveWorkflow, wfCompleted, 21, nil, ""),
+				execution(t, "archive:other", workflows.ArchiveWorkflow, wfCompleted, 22, nil, ""),
+			},
+		},
+	}
+}
+
+const familyTree = `root  user  completed, archived
+├─ root-fork-1  user, fork from checkpoint 3  terminated
+└─ root.2  user, continue  suspended
+   └─ root.2-fork-aa  subagent "verify h-0007"  active  *
+`
+
+func TestBuildAndRenderTree(t *testing.T) {
+	for _, from := range []string{"root", "root.2", "root.2-fork-aa"} {
+		root, gone, err := buildTree(context.Background(), family(t), from)
+		if err != nil {
+			t.Fatalf("tree %s: %v", from, err)
+		}
+		if gone != "" {
+			t.Errorf("tree %s: parent %q gone", from, gone)
+		}
+		var b strings.Builder
+		if err := renderTree(&b, root, "root.2-fork-aa"); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != familyTree {
+			t.Errorf("tree from %s:\n%s\nwant\n%s", from, b.String(), familyTree)
+		}
+	}
+
+	// A parent Temporal no longer keeps: the tree starts at its child.
+	f := family(t)
+	delete(f.execs, "root")
+	root, gone, err := buildTree(context.Background(), f, "root.2")
+	if err != nil || gone != "root" || root.ID != "root.2" {
+		t.Errorf("tree without its root: %v, gone %q, %v", root, gone, err)
+	}
+	if _, _, err := buildTree(context.Background(), f, "nope"); err == nil || !strings.Contains(err.Error(), "no session nope") {
+		t.Errorf("tree of a missing session: %v", err)
+	}
+}
+
+func TestRenderTree(t *testing.T) {
+	leaf := func(id string, kids ...*treeNode) *treeNode {
+		return &treeNode{ID: id, Type: lineage.User, Relation: lineage.Fork, State: "active", Children: kids}
+	}
+	root := &treeNode{ID: "r", State: "completed", Children: []*treeNode{
+		leaf("a", leaf("a1", leaf("a1x")), leaf("a2")),
+		leaf("b", leaf("b1")),
+		{ID: "c", Type: lineage.Cron, Schedule: "review-1"},
+	}}
+	want := `r  user  completed  *
+├─ a  user, fork  active
+│  ├─ a1  user, fork  active
+│  │  └─ a1x  user, fork  active
+│  └─ a2  user, fork  active
+├─ b  user, fork  active
+│  └─ b1  user, fork  active
+└─ c  cron (schedule review-1)  -
+`
+	var b strings.Builder
+	if err := renderTree(&b, root, "r"); err != nil || b.String() != want {
+		t.Errorf("tree:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestArchive(t *testing.T) {
+	quiet(t)
+	tests := []struct {
+		name     string
+		session  *workflowpb.WorkflowExecutionInfo
+		archive  *workflowpb.WorkflowExecutionInfo
+		startErr error
+		path     string
+		code     int    // the exit code of an exitError; 1 for a plain error
+		refusal  string // "" when it archives
+	}{
+		{name: "an ended session", session: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"), path: "/data/s-1/archive.json"},
+		{name: "a running session", session: execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "suspended"), code: 1,
+			refusal: "session s-1 is still running: terminate it first"},
+		{name: "an archived session", session: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+			archive:  execution(t, "archive:s-1", workflows.ArchiveWorkflow, wfCompleted, 1, nil, ""),
+			startErr: serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", ""), code: 0, refusal: "session s-1 is already archived"},
+		{name: "an archive that failed", session: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"),
+			archive:  execution(t, "archive:s-1", workflows.ArchiveWorkflow, wfFailed, 1, nil, ""),
+			startErr: serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", ""), code: 1, refusal: "failed before"},
+		{name: "no session", code: 1, refusal: "no session s-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeGraph{execs: map[string]*workflowpb.WorkflowExecutionInfo{}, startErr: tt.startErr, result: tt.path}
+			if tt.session != nil {
+				f.execs["s-1"] = tt.session
+			}
+			if tt.archive != nil {
+				f.execs["archive:s-1"] = tt.archive
+			}
+			in, err := parseArchive([]string{"s-1", "--reason", " done "})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path, err := archive(context.Background(), f, in)
+			if tt.refusal != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refusal) {
+					t.Fatalf("archive = %q, %v; want %q", path, err, tt.refusal)
+				}
+				code := 1
+				if e := (*exitError)(nil); errors.As(err, &e) {
+					code = e.code
+				}
+				if code != tt.code {
+					t.Errorf("exit code %d, want %d", code, tt.code)
+				}
+				return
+			}
+			if err != nil || path != tt.path {
+				t.Fatalf("archive = %q, %v", path, err)
+			}
+			s := f.started[0]
+			if s.workflow != workflows.ArchiveWorkflow || s.opts.ID != "archive:s-1" || s.opts.TaskQueue != workflows.TaskQueue ||
+				s.opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE || !s.opts.WorkflowExecutionErrorWhenAlreadyStarted {
+				t.Errorf("started %+v", s)
+			}
+			if in := s.args[0].(workflows.ArchiveInput); in != (workflows.ArchiveInput{SessionID: "s-1", Reason: "done"}) {
+				t.Errorf("input %+v", in)
+			}
+		})
+	}
+}
+
+func TestHeartbeat(t *testing.T) {
+	quiet(t)
+	in, err := parseHeartbeat(nil)
+	if err != nil || in.Top != 3 {
+		t.Errorf("heartbeat = %+v, %v; want the top 3", in, err)
+	}
+	if in, err = parseHeartbeat([]string{"--top", "5"}); err != nil || in.Top != 5 {
+		t.Errorf("heartbeat --top 5 = %+v, %v", in, err)
+	}
+	for _, args := range [][]string{{"--top", "0"}, {"--top", "-1"}, {"s-1"}, {"--top", "x"}} {
+		var e *exitError
+		if _, err := parseHeartbeat(args); !errors.As(err, &e) || e.code != 2 {
+			t.Errorf("heartbeat %q: %v, want a usage error", args, err)
+		}
+	}
+
+	f := &fakeGraph{}
+	if err := startHeartbeat(context.Background(), f, workflows.HeartbeatInput{Top: 4}); err != nil {
+		t.Fatal(err)
+	}
+	s := f.started[0]
+	if s.workflow != workflows.HeartbeatWorkflow || s.opts.ID != workflows.HeartbeatID || s.opts.TaskQueue != workflows.TaskQueue ||
+		s.opts.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE ||
+		s.opts.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL || !s.opts.WorkflowExecutionErrorWhenAlreadyStarted ||
+		s.args[0] != (workflows.HeartbeatInput{Top: 4}) {
+		t.Errorf("started %+v", s)
+	}
+	f.startErr = serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", "")
+	if err := startHeartbeat(context.Background(), f, workflows.HeartbeatInput{Top: 3}); err == nil || !strings.Contains(err.Error(), "the heartbeat session is already running") {
+		t.Errorf("a second heartbeat: %v", err)
+	}
+}
+
+func TestArchivedSessions(t *testing.T) {
+	got, err := archivedSessions(context.Background(), family(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !got["root"] || !got["gone"] || !got["other"] {
+		t.Errorf("archived %v", got)
+	}
+}
+
+func TestQuote(t *testing.T) {
+	if got := quote(`it's a\b`); got != `'it\'s a\\b'` {
+		t.Errorf("quote = %s", got)
+	}
+	if got := childrenQuery("s-1"); got != "ParentSession = 's-1' AND ExecutionStatus != 'ContinuedAsNew'" {
+		t.Errorf("children query %s", got)
+	}
+}

@@ -1,0 +1,117 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+)
+
+// TestContinueAsNewAt2000Hypotheses runs a 2,000-hypothesis session through several
+// continue-as-new generations, the way the server would: each run is told, some way in,
+// that continuing as new is suggested. Feedback signals arrive every few minutes
+// throughout, across every boundary. Every one must be applied exactly once, the event
+// log must stay one gapless sequence, and the queries must answer in every run.
+var canHypotheses = 2000
+
+func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 hypotheses take about a minute")
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := goal(canHypotheses)
+	req.Config.ReviewTypes = []string{"initial"}
+	req.Config.ConvergenceRounds = 1000 // explore to the end
+	var carried *Carried
+	sent, runs := 0, 0
+	var res Result
+	for {
+		h := newHarnessOn(t, st, time.Second, nil)
+		h.env.SetTestTimeout(5 * time.Minute)
+		before := 0
+		if carried != nil {
+			before = len(carried.Entries)
+		}
+		// Queries answer at once in every run, with the carried session.
+		h.at(time.Millisecond, func() {
+			p := query[session.Progress](h, QueryProgress)
+			if p.HypothesesGenerated < before {
+				t.Errorf("run %d: progress says %d hypotheses; the previous run ended with %d", runs+1, p.HypothesesGenerated, before)
+			}
+			hist := query[HistoryView](h, QueryHistory, Page{Offset: 0, Limit: 5})
+			if hist.Total < hist.InStore || (carried != nil && hist.Total < carried.EventBase+len(carried.Events)) {
+				t.Errorf("run %d: history total %d, in store %d", runs+1, hist.Total, hist.InStore)
+			}
+		})
+		for k := 1; k <= 60; k++ {
+			h.at(time.Duration(k)*90*time.Second, func() {
+				sent++
+				h.env.SignalWorkflow(Feedback, map[string]any{"toward": fmt.Sprintf("signal %d", sent)})
+			})
+		}
+		// The server suggests continuing as new some way into each run.
+		h.at(20*time.Minute, func() { h.env.SetContinueAsNewSuggested(true) })
+		h.env.ExecuteWorkflow(ResearchSession, req, carried)
+		if !h.env.IsWorkflowCompleted() {
+			t.Fatal("a run did not complete")
+		}
+		runs++
+		var can *workflow.ContinueAsNewError
+		if err := h.env.GetWorkflowError(); errors.As(err, &can) {
+			carried = nil
+			if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &req, &carried); err != nil {
+				t.Fatal(err)
+			}
+			if size := can.Input.Size(); size > 1<<20 {
+				t.Errorf("run %d carries %d bytes; want under 1 MiB", runs, size)
+			}
+			size := func(v any) int { b, _ := json.Marshal(v); return len(b) }
+			t.Logf("run %d continued as new with %d hypotheses, %d events kept, %d bytes carried (entries %d, pairs %d, edges %d, events %d)",
+				runs, len(carried.Entries), len(carried.Events), can.Input.Size(), size(carried.Entries), size(carried.Played), size(carried.Edges), size(carried.Events))
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.env.GetWorkflowResult(&res); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	if runs < 4 {
+		t.Errorf("%d runs; want the session to continue as new several times", runs)
+	}
+	if res.Hypotheses < 2000 || res.StopReason != "reached max_hypotheses (2000)" {
+		t.Errorf("result: %d hypotheses, stop reason %q", res.Hypotheses, res.StopReason)
+	}
+	events, err := st.Events(res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for i, e := range events {
+		if e.Seq != i+1 {
+			t.Fatalf("event %d has seq %d: the log lost or repeated events across runs", i+1, e.Seq)
+		}
+		if e.Kind == session.EventCommand && e.Command == Feedback && e.Accepted != nil && *e.Accepted {
+			got[e.Detail]++
+		}
+	}
+	applied := 0
+	for _, n := range got {
+		applied += n
+	}
+	if applied != sent || len(got) != sent {
+		t.Errorf("%d feedback signals sent, %d applied (%d distinct)", sent, applied, len(got))
+	}
+	t.Logf("%d runs, %d hypotheses, %d events, %d signals", runs, res.Hypotheses, len(events), sent)
+}
