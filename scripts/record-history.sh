@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records the history of a steered session for workflows/replay_test.go: suspend, a
 # malformed signal, refine-goal, checkpoint, add-hypothesis, feedback, review and set-budget
-# while suspended, resume, then terminate after a few more rounds:
+# and a message from another session while suspended, resume, then terminate after a few
+# more rounds (by then the meta-review has forked a subagent or two):
 #   make server & make worker &   # then:
 #   scripts/record-history.sh session-steered
 # Run it against a worker built from the workflow code the history should pin. Histories
@@ -26,6 +27,7 @@ $t workflow update execute --workflow-id "$id" --name add-hypothesis --input \
 $t workflow signal --workflow-id "$id" --name feedback --input '{"toward": "in vivo models"}'
 $t workflow signal --workflow-id "$id" --name review --input '{"hypothesis_id": "h-0001", "score": 8, "critique": "Strong."}'
 $t workflow update execute --workflow-id "$id" --name set-budget --input '{"token_budget": 5000000}' >/dev/null
+$t workflow signal --workflow-id "$id" --name message --input '{"from": "a colleague", "type": "user", "text": "Look at astrocytes too."}'
 $t workflow update execute --workflow-id "$id" --name resume >/dev/null
 until $t workflow query --workflow-id "$id" --type progress | grep -q '"rounds":[3-9]'; do sleep 0.2; done
 $t workflow signal --workflow-id "$id" --name terminate --input '{"reason": "enough for the recording"}'

@@ -33,16 +33,17 @@ type startOptions struct {
 
 // flagOf names the flag that sets each field research.Validate may complain about.
 var flagOf = map[string]string{
-	"research_goal":             "--goal",
-	"scientist_id":              "--scientist",
-	"config.max_hypotheses":     "--max-hypotheses",
-	"config.time_limit":         "--time-limit",
-	"config.review_types":       "--review-types",
-	"config.safety_level":       "--safety-level",
-	"config.provider":           "--provider",
-	"config.model":              "--model",
-	"config.token_budget":       "--token-budget",
-	"config.convergence_rounds": "--convergence-rounds",
+	"research_goal":              "--goal",
+	"scientist_id":               "--scientist",
+	"config.max_hypotheses":      "--max-hypotheses",
+	"config.time_limit":          "--time-limit",
+	"config.review_types":        "--review-types",
+	"config.safety_level":        "--safety-level",
+	"config.provider":            "--provider",
+	"config.model":               "--model",
+	"config.token_budget":        "--token-budget",
+	"config.convergence_rounds":  "--convergence-rounds",
+	"config.checkpoint_interval": "--checkpoint-interval",
 }
 
 // maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
@@ -87,10 +88,11 @@ func parseStart(args []string) (startOptions, error) {
 // configFlags are the flags that configure a session; start, continue, fork and
 // schedule create take them.
 type configFlags struct {
-	c           research.Config
-	timeLimit   time.Duration
-	reviewTypes string
-	tokenBudget optInt
+	c                  research.Config
+	timeLimit          time.Duration
+	checkpointInterval time.Duration
+	reviewTypes        string
+	tokenBudget        optInt
 }
 
 // register adds the configuration flags to fs. With inherit, an unset flag keeps the
@@ -108,6 +110,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	c := &f.c
 	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, "stop after generating this many hypotheses "+def(strconv.Itoa(research.DefaultMaxHypotheses)))
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h "+def(": no limit"))
+	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", 0, "checkpoint at least this often while a round runs, e.g. 5m "+def(research.Duration(research.DefaultCheckpointInterval).String()))
 	fs.StringVar(&f.reviewTypes, "review-types", "", "comma-separated, from "+strings.Join(research.ReviewTypes, ",")+" "+def(research.ReviewInitial))
 	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" "+def("standard"))
 	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" "+def(research.DefaultProvider))
@@ -126,6 +129,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 func (f *configFlags) config() research.Config {
 	c := f.c
 	c.TimeLimit = research.Duration(f.timeLimit)
+	c.CheckpointInterval = research.Duration(f.checkpointInterval)
 	c.ReviewTypes = splitList(f.reviewTypes)
 	c.TokenBudget = f.tokenBudget.v
 	return c

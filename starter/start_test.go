@@ -40,7 +40,7 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"--goal", "  Why do cells age?  "},
 			want: research.Request{ResearchGoal: "Why do cells age?", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: research.DefaultMaxHypotheses, ReviewTypes: []string{research.ReviewInitial},
-				SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds,
+				SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
 			}},
 		},
 		{
@@ -52,7 +52,7 @@ func TestParseStartGood(t *testing.T) {
 			want: research.Request{ResearchGoal: "g", ScientistID: "ada", Config: research.Config{
 				MaxHypotheses: 30, TimeLimit: research.Duration(150 * time.Minute),
 				ReviewTypes: []string{"initial", "full", "tournament"}, SafetyLevel: "strict",
-				Provider: "offline", Model: "m-1", Seed: 42, TokenBudget: 500000, ConvergenceRounds: 9,
+				Provider: "offline", Model: "m-1", Seed: 42, TokenBudget: 500000, ConvergenceRounds: 9, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
 			}},
 		},
 		{
@@ -60,7 +60,7 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"-goal", "g", "-max-hypotheses", "1", "-watch"},
 			want: research.Request{ResearchGoal: "g", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: 1, ReviewTypes: []string{research.ReviewInitial}, SafetyLevel: "standard", Provider: research.DefaultProvider,
-				ConvergenceRounds: research.DefaultConvergenceRounds,
+				ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
 			}},
 		},
 	}

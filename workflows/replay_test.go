@@ -2,11 +2,14 @@ package workflows
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 // TestReplay replays histories recorded from real sessions on the dev server. A change to
@@ -23,10 +26,22 @@ func TestReplay(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			history, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
 			r := worker.NewWorkflowReplayer()
 			Register(r)
 			logger := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
-			if err := r.ReplayWorkflowHistoryFromJSONFile(logger, file); err != nil {
+			// The session's id names its subagents, so replay under the recorded id.
+			id := history.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
+			opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id, RunID: "replay"}}
+			if err := r.ReplayWorkflowHistoryWithOptions(logger, history, opts); err != nil {
 				t.Fatalf("replaying %s: %v", file, err)
 			}
 		})

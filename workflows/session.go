@@ -196,6 +196,7 @@ type Carried struct {
 	TopStable        int            `json:"top_stable"`
 	Checkpoints      int            `json:"checkpoints"`
 	LastCheckpoint   string         `json:"last_checkpoint,omitempty"`
+	LastCheckpointAt time.Time      `json:"last_checkpoint_at"`
 	CheckpointPath   string         `json:"checkpoint_path,omitempty"`
 	CheckpointWanted bool           `json:"checkpoint_wanted,omitempty"`
 	Usage            research.Usage `json:"usage"`
@@ -386,6 +387,7 @@ func (s *supervisor) round(ctx workflow.Context) {
 	} else {
 		s.Barren = 0
 	}
+	// A milestone: the round's evolution and tournament are done.
 	if err := s.checkpoint(ctx, fmt.Sprintf("round %d", s.Rounds)); err != nil && s.Life.Effective() == session.Active {
 		s.suspendBecause(ctx, "checkpoint failed: "+err.Error()+". Fix the session store, then resume")
 		return
@@ -853,6 +855,7 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	s.Checkpoints = seq
 	s.CheckpointPath = path
 	s.LastCheckpoint = session.Stamp(workflow.Now(ctx))
+	s.LastCheckpointAt = workflow.Now(ctx)
 	s.log(session.Event{Kind: session.EventCheckpoint, Detail: fmt.Sprintf("checkpoint %d (%s) written to %s", seq, why, path)})
 	return nil
 }
@@ -917,7 +920,11 @@ func (s *supervisor) wait(ctx workflow.Context, cond func() bool) {
 		if !s.CheckpointWanted {
 			return
 		}
-		_ = s.checkpoint(ctx, "requested")
+		why := "requested"
+		if s.graph && s.checkpointDue(ctx) {
+			why = "interval"
+		}
+		_ = s.checkpoint(ctx, why)
 	}
 }
 
@@ -978,7 +985,20 @@ func (s *supervisor) turn(ctx workflow.Context, agent, summary string, t activit
 	}
 	s.log(ev)
 	s.show(ctx)
+	if s.graph && s.checkpointDue(ctx) {
+		s.CheckpointWanted = true // written by the round's wait, between turns
+	}
 	return err
+}
+
+// checkpointDue says whether the session has researched for its checkpoint interval
+// since the last checkpoint (or its start).
+func (s *supervisor) checkpointDue(ctx workflow.Context) bool {
+	since := s.LastCheckpointAt
+	if since.IsZero() {
+		since = s.StartedAt
+	}
+	return workflow.Now(ctx).Sub(since) >= time.Duration(s.req.Config.CheckpointInterval)
 }
 
 func (s *supervisor) turnInput(turnID string) activities.Turn {

@@ -213,3 +213,56 @@ func TestHandOver(t *testing.T) {
 		t.Errorf("successor started from checkpoint %d; want the one handed over, 1", snap.Lineage.Checkpoint)
 	}
 }
+
+// TestCheckpointsAtAnInterval: besides one per round and one on request, a session whose
+// rounds are long is checkpointed at its interval while the round runs; every checkpoint
+// is a snapshot of its own in the store.
+func TestCheckpointsAtAnInterval(t *testing.T) {
+	const turn, interval = 20 * time.Second, time.Minute
+	h := newHarness(t, turn, nil)
+	req := goal(16)
+	req.Config.CheckpointInterval = research.Duration(interval)
+	res := h.run(req)
+	events, err := h.store.Events(res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []time.Time
+	byInterval := 0
+	for _, e := range events {
+		if e.Kind != session.EventCheckpoint || !strings.Contains(e.Detail, "written to") {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, e.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, at)
+		if strings.Contains(e.Detail, "(interval)") {
+			byInterval++
+		}
+	}
+	if byInterval == 0 {
+		t.Fatalf("no checkpoint at the interval among %d", len(times))
+	}
+	start, err := time.Parse(time.RFC3339Nano, events[0].Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range times {
+		prev := start
+		if i > 0 {
+			prev = times[i-1]
+		}
+		// A checkpoint waits for the turns in flight: at most one turn late.
+		if gap := at.Sub(prev); gap > interval+turn {
+			t.Errorf("checkpoint %d came %s after the previous one; the interval is %s", i+1, gap, interval)
+		}
+	}
+	// The log a checkpoint stores ends before that checkpoint's own record: the final
+	// checkpoint is the one more in the store.
+	snaps, err := h.store.Checkpoints(res.SessionID)
+	if err != nil || len(snaps) != len(times)+1 {
+		t.Errorf("%d checkpoints in the store, %d recorded in the stored log before the final one (%v)", len(snaps), len(times), err)
+	}
+}

@@ -30,6 +30,10 @@ const (
 	// converged; MaxConvergenceRounds bounds the setting.
 	DefaultConvergenceRounds = 4
 	MaxConvergenceRounds     = 1000
+	// The checkpoint interval's default and bounds.
+	DefaultCheckpointInterval = 10 * time.Minute
+	MinCheckpointInterval     = time.Minute
+	MaxCheckpointInterval     = 24 * time.Hour
 )
 
 // Review types a session can enable (the co-scientist's reflection agent).
@@ -80,6 +84,10 @@ type Config struct {
 	// for the session to stop as converged (default 4). A large value keeps a session
 	// exploring until max_hypotheses or its time limit.
 	ConvergenceRounds int `json:"convergence_rounds,omitempty"`
+	// CheckpointInterval is the most time between two checkpoints while turns run (default 10m):
+	// besides one at the end of every round and one on request, a long round is
+	// checkpointed while it runs.
+	CheckpointInterval Duration `json:"checkpoint_interval,omitempty"`
 }
 
 // Over returns base with every field c sets put over it: what a continued or forked
@@ -112,6 +120,9 @@ func (c Config) Over(base Config) Config {
 	if c.ConvergenceRounds != 0 {
 		base.ConvergenceRounds = c.ConvergenceRounds
 	}
+	if c.CheckpointInterval != 0 {
+		base.CheckpointInterval = c.CheckpointInterval
+	}
 	return base
 }
 
@@ -137,6 +148,9 @@ func (r Request) WithDefaults() Request {
 	}
 	if c.Provider == "" {
 		c.Provider = DefaultProvider
+	}
+	if c.CheckpointInterval == 0 {
+		c.CheckpointInterval = Duration(DefaultCheckpointInterval)
 	}
 	if c.ConvergenceRounds == 0 {
 		c.ConvergenceRounds = DefaultConvergenceRounds
@@ -189,6 +203,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.max_hypotheses", fmt.Sprintf("is %d; must be at least 1", c.MaxHypotheses)}
 	case c.MaxHypotheses > MaxHypothesesLimit:
 		return &FieldError{"config.max_hypotheses", fmt.Sprintf("is %d; at most %d per session", c.MaxHypotheses, MaxHypothesesLimit)}
+	case time.Duration(c.CheckpointInterval) < MinCheckpointInterval || time.Duration(c.CheckpointInterval) > MaxCheckpointInterval:
+		return &FieldError{"config.checkpoint_interval", fmt.Sprintf("is %s; between %s and %s", c.CheckpointInterval, Duration(MinCheckpointInterval), Duration(MaxCheckpointInterval))}
 	case c.TimeLimit < 0:
 		return &FieldError{"config.time_limit", fmt.Sprintf("is %s; must not be negative (0 means no limit)", c.TimeLimit)}
 	case time.Duration(c.TimeLimit) > MaxTimeLimit:

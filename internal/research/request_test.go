@@ -34,6 +34,8 @@ func TestValidate(t *testing.T) {
 		{"unknown provider", func(r *Request) { r.Config.Provider = "oracle" }, "config.provider", `"oracle" is not one of`},
 		{"negative convergence", func(r *Request) { r.Config.ConvergenceRounds = -1 }, "config.convergence_rounds", "from 1 to 1000"},
 		{"absurd convergence", func(r *Request) { r.Config.ConvergenceRounds = 5000 }, "config.convergence_rounds", "from 1 to 1000"},
+		{"checkpoint interval too short", func(r *Request) { r.Config.CheckpointInterval = Duration(time.Second) }, "config.checkpoint_interval", "between 1m0s and 24h0m0s"},
+		{"checkpoint interval too long", func(r *Request) { r.Config.CheckpointInterval = Duration(48 * time.Hour) }, "config.checkpoint_interval", "between"},
 		{"long scientist id", func(r *Request) { r.ScientistID = strings.Repeat("s", 129) }, "scientist_id", "at most 128"},
 	}
 	for _, tt := range tests {
@@ -62,7 +64,8 @@ func TestWithDefaults(t *testing.T) {
 	r := Request{ResearchGoal: "  goal  ", Config: Config{MaxHypotheses: 3}}.WithDefaults()
 	want := Request{ResearchGoal: "goal", ScientistID: DefaultScientistID, Config: Config{
 		MaxHypotheses: 3, ReviewTypes: []string{ReviewInitial}, SafetyLevel: "standard", Provider: DefaultProvider,
-		ConvergenceRounds: DefaultConvergenceRounds,
+		ConvergenceRounds:  DefaultConvergenceRounds,
+		CheckpointInterval: Duration(DefaultCheckpointInterval),
 	}}
 	got, _ := json.Marshal(r)
 	exp, _ := json.Marshal(want)
