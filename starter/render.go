@@ -352,6 +352,13 @@ func renderHistory(w io.Writer, h workflows.HistoryView) error {
 	if err := t.Flush(); err != nil {
 		return err
 	}
+	if h.InStore > h.Offset {
+		// A long session keeps only its latest events in memory (it continues as new).
+		fmt.Fprintf(w, "events 1-%d are in the session store's events.jsonl on the worker's machine; the session keeps the later ones (--offset %d)\n", h.InStore, h.InStore)
+		if len(h.Events) == 0 {
+			return nil
+		}
+	}
 	return pageFooter(w, "events", h.Offset, len(h.Events), h.Total)
 }
 

@@ -226,6 +226,9 @@ func TestRenderHistory(t *testing.T) {
 	checkContains(t, render(t, func(w *bytes.Buffer) error {
 		return renderHistory(w, workflows.HistoryView{Total: 3, Offset: 9})
 	}), "no events at offset 9 (there are 3)")
+	checkContains(t, render(t, func(w *bytes.Buffer) error {
+		return renderHistory(w, workflows.HistoryView{Total: 13212, InStore: 12709, Limit: 50})
+	}), "events 1-12709 are in the session store's events.jsonl on the worker's machine; the session keeps the later ones (--offset 12709)")
 }
 
 func TestRenderResult(t *testing.T) {
