@@ -47,11 +47,7 @@ func (p *pairSet) UnmarshalJSON(data []byte) error {
 	}
 	*p = make(pairSet, len(raw))
 	for _, r := range raw {
-		a, err := expandID(r[0])
-		if err != nil {
-			return err
-		}
-		b, err := expandID(r[1])
+		a, b, err := expandPair(r[0], r[1])
 		if err != nil {
 			return err
 		}
@@ -75,11 +71,7 @@ func (l *edgeList) UnmarshalJSON(data []byte) error {
 	}
 	*l = make(edgeList, len(raw))
 	for i, r := range raw {
-		a, err := expandID(r[0])
-		if err != nil {
-			return err
-		}
-		b, err := expandID(r[1])
+		a, b, err := expandPair(r[0], r[1])
 		if err != nil {
 			return err
 		}
@@ -163,4 +155,11 @@ func (l *entryList) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+func expandPair(x, y json.RawMessage) (a, b string, err error) {
+	if a, err = expandID(x); err == nil {
+		b, err = expandID(y)
+	}
+	return a, b, err
 }
