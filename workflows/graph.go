@@ -235,6 +235,7 @@ func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 	s.Runs++
 	s.note(fmt.Sprintf("continuing as new: run %d of the session starts with %d hypotheses", s.Runs+1, len(s.Entries)))
 	s.trimEvents(eventsCarried)
+	s.req.Lineage = &s.lineage // with the checkpoint a continued or forked session started from
 	return workflow.NewContinueAsNewError(ctx, ResearchSession, s.req, &s.Carried)
 }
 
