@@ -16,12 +16,14 @@ import (
 func TestEnsureSearchAttributes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	want := map[string]string{"CosciProbeKeyword": "Keyword", "CosciProbeInt": "Int", "SessionStatus": "Keyword"}
+	// Not an Int: the dev server's SQLite visibility allows 3 custom Int attributes, and
+	// cosci uses them all (HypothesisCount, TotalTokens, SourceCheckpoint).
+	want := map[string]string{"CosciProbeKeyword": "Keyword", "CosciProbeDouble": "Double", "SessionStatus": "Keyword"}
 	added, err := connection.EnsureSearchAttributes(ctx, temporalClient, "default", want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(added, []string{"CosciProbeInt", "CosciProbeKeyword"}) {
+	if !slices.Equal(added, []string{"CosciProbeDouble", "CosciProbeKeyword"}) {
 		t.Errorf("added %v; want the two probes, not SessionStatus, which the server has", added)
 	}
 	list, err := temporalClient.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
