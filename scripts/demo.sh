@@ -38,7 +38,11 @@ bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" >.data/worker.
 started+=($!)
 
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
-bin/starter start --watch \
+id="demo-$(date +%s)"
+bin/starter start --watch --id "$id" \
   --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
   --review-types initial,full
+echo
+echo "The session graph: the subagents the meta-review asked for (continue or fork it with \`go run ./starter continue|fork $id\`):"
+bin/starter tree "$id"
