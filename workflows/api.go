@@ -49,6 +49,8 @@ var Descriptions = map[string]string{
 	Review:        `Review a hypothesis yourself; your review weighs in its score. {"hypothesis_id", "score", "verdict", "critique"}`,
 	Feedback:      `Steer the agents toward or away from a direction. {"toward": "...", "away": "..."}`,
 	SetBudget:     `Set the token budget (0: no cap); a session suspended for budget can then resume. {"token_budget": N}`,
+	HandOver:      `Sent by the session that continues this one: end like a terminate, then tell it the final checkpoint. {"successor": "<id>"}`,
+	Message:       `A message from another session (a cron review, the heartbeat); it steers the next prompts. {"from", "type", "text"}`,
 	QueryStatus:   "State, reason, scientist, goal and timestamps.",
 	QueryProgress: "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
 	QueryState:    `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
