@@ -22,8 +22,7 @@ import (
 
 // Continue-as-new: a run hands over to the next when Temporal suggests it, or at these
 // sizes, well inside Temporal's limits (51,200 events, 50 MB) whatever the server suggests.
-// Variables, not constants, so tests can make runs short.
-var (
+const (
 	continueAsNewEvents = 10_000
 	continueAsNewBytes  = 10 << 20
 )
