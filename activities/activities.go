@@ -356,6 +356,18 @@ type CheckpointInput struct {
 	Base int `json:"base,omitempty"`
 }
 
+// LogInput is events to append to a session's event log.
+type LogInput struct {
+	SessionID string          `json:"session_id"`
+	Events    []session.Event `json:"events"`
+}
+
+// Log appends the events a session logged after its final checkpoint to its event log, so
+// the log in the store ends where the session did.
+func (a *Activities) Log(ctx context.Context, in LogInput) error {
+	return a.Store.PutEvents(in.SessionID, in.Events)
+}
+
 // Checkpoint writes an immutable snapshot to the session store and returns its path.
 func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string, error) {
 	return a.Store.PutCheckpointOver(in.Base, in.Snapshot, in.Events)

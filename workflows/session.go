@@ -767,6 +767,9 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	}
 	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.StopReason)
 	s.publish(ctx)
+	if workflow.GetVersion(ctx, versionFinalLog, workflow.DefaultVersion, 1) >= 1 {
+		s.logTail(ctx)
+	}
 	// Let any update still in its handler answer before the run closes.
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	return Result{
@@ -780,6 +783,24 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 		Usage:       s.Usage,
 		ContinuedAs: s.Successor,
 	}, nil
+}
+
+// versionFinalLog gates logTail for histories recorded before it.
+const versionFinalLog = "final-log"
+
+// logTail stores the events logged after the final checkpoint (its own record, the
+// report, the completion), so the store's event log holds the whole session.
+func (s *supervisor) logTail(ctx workflow.Context) {
+	upTo := len(s.Events)
+	if s.Persisted == upTo {
+		return
+	}
+	lctx := workflow.WithActivityOptions(ctx, storeOptions("log the session's last events"))
+	if err := workflow.ExecuteActivity(lctx, a.Log, activities.LogInput{SessionID: s.id, Events: s.Events[s.Persisted:upTo]}).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("the session's last events are not in its store log", "error", err)
+		return
+	}
+	s.Persisted = upTo
 }
 
 // overview asks the meta-review agent for the final research overview: the top hypotheses

@@ -259,10 +259,12 @@ func TestCheckpointsAtAnInterval(t *testing.T) {
 			t.Errorf("checkpoint %d came %s after the previous one; the interval is %s", i+1, gap, interval)
 		}
 	}
-	// The log a checkpoint stores ends before that checkpoint's own record: the final
-	// checkpoint is the one more in the store.
 	snaps, err := h.store.Checkpoints(res.SessionID)
-	if err != nil || len(snaps) != len(times)+1 {
-		t.Errorf("%d checkpoints in the store, %d recorded in the stored log before the final one (%v)", len(snaps), len(times), err)
+	if err != nil || len(snaps) != len(times) {
+		t.Errorf("%d checkpoints in the store, %d recorded in its log (%v)", len(snaps), len(times), err)
+	}
+	// The stored log ends where the session did.
+	if last := events[len(events)-1]; last.Kind != session.EventTransition || last.To != string(session.Completed) {
+		t.Errorf("the stored log ends with %+v; want the completion", last)
 	}
 }

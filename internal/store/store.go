@@ -336,6 +336,17 @@ func (s *Store) PutCheckpointOver(base int, snap session.Snapshot, newEvents []s
 	return path, nil
 }
 
+// PutEvents appends events to the session's event log outside a checkpoint: the records a
+// session makes after its final checkpoint (the report, its completion). Like
+// PutCheckpoint it skips events the log already holds, so a retry adds nothing twice.
+func (s *Store) PutEvents(sessionID string, events []session.Event) error {
+	dir, err := s.sessionDir(sessionID)
+	if err != nil {
+		return err
+	}
+	return appendEvents(filepath.Join(dir, eventsFile), events)
+}
+
 // checkpointName pads the number so that a directory listing sorts like the sequence.
 func checkpointName(seq int) string { return fmt.Sprintf("%06d.json", seq) }
 
