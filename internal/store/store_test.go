@@ -754,3 +754,26 @@ func TestPutFile(t *testing.T) {
 	}
 	noTemps(t, s.Root())
 }
+
+// TestPutEventsAppendsOnce: the events after a session's final checkpoint join its log
+// once, however often the activity that stores them is retried.
+func TestPutEventsAppendsOnce(t *testing.T) {
+	s := open(t)
+	first := []session.Event{{Seq: 1, Kind: session.EventNote, Detail: "a"}, {Seq: 2, Kind: session.EventNote, Detail: "b"}}
+	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 1}, first); err != nil {
+		t.Fatal(err)
+	}
+	tail := []session.Event{{Seq: 3, Kind: session.EventCheckpoint, Detail: "checkpoint 1"}, {Seq: 4, Kind: session.EventTransition, To: "completed"}}
+	for range 2 {
+		if err := s.PutEvents("s", tail); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Events("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[3].To != "completed" {
+		t.Errorf("log %+v; want 4 events ending with the completion", got)
+	}
+}
