@@ -851,7 +851,6 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	if s.graph && s.saved != nil {
 		// Incremental: only what changed since the last checkpoint; the store merges.
 		in.Base = s.Checkpoints
-		in.Snapshot.Hypotheses = nil
 		for i, e := range s.Entries {
 			if i >= len(s.saved) || !session.SameEntry(e, s.saved[i]) {
 				in.Snapshot.Hypotheses = append(in.Snapshot.Hypotheses, e)
@@ -859,6 +858,10 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 		}
 		in.Snapshot.Played = slices.Sorted(slices.Values(s.newPairs))
 		in.Snapshot.Edges = s.Edges[s.savedEdges:]
+	} else {
+		in.Snapshot.Hypotheses = s.ranked()
+		in.Snapshot.Played = workflow.DeterministicKeys(s.Played)
+		in.Snapshot.Edges = s.Edges
 	}
 	cctx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("checkpoint %d (%s)", seq, why)))
 	var path string
@@ -881,7 +884,8 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	return nil
 }
 
-// snapshot is the session as a checkpoint records it.
+// snapshot is the session as a checkpoint records it, without the lists that grow with
+// it (hypotheses, pairs, similarities): checkpoint adds them whole or as changes.
 func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 	state := s.Life.Effective()
 	p := s.progress(ctx)
@@ -896,7 +900,6 @@ func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 		Goal:        s.Goal,
 		Refinements: s.Refinements,
 		Config:      s.req.Config,
-		Hypotheses:  s.ranked(),
 		Progress:    p,
 		Usage:       s.Usage,
 		StartedAt:   session.Stamp(s.StartedAt),
@@ -906,8 +909,6 @@ func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 		Focus:         s.Focus,
 		Feedback:      s.Feedback,
 		MetaCritiques: s.MetaCritiques,
-		Played:        workflow.DeterministicKeys(s.Played),
-		Edges:         s.Edges,
 		NextID:        s.NextID,
 		ReviewsBy:     s.ReviewsBy,
 	}
