@@ -120,7 +120,7 @@ func decodeSignal(arg converter.RawValue, v any) error {
 func (s *supervisor) receive(m SessionMessage) {
 	text := strings.TrimSpace(m.Text)
 	if len(text) > maxMessage {
-		text = text[:maxMessage] + "…"
+		text = strings.ToValidUTF8(text[:maxMessage], "") + "…" // never half a character
 	}
 	s.Feedback = append(s.Feedback, "from "+orDefault(m.From, "another session")+": "+text)
 	s.log(session.Event{Kind: session.EventMessage, Session: m.From, Detail: text})

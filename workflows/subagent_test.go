@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/client"
@@ -266,5 +267,37 @@ func TestCheckpointsAtAnInterval(t *testing.T) {
 	// The stored log ends where the session did.
 	if last := events[len(events)-1]; last.Kind != session.EventTransition || last.To != string(session.Completed) {
 		t.Errorf("the stored log ends with %+v; want the completion", last)
+	}
+}
+
+// TestMessageFromAnotherSession: a message is recorded in the history and steers the next
+// prompts; a long one is cut to its bound without splitting a character; a malformed one
+// is recorded as rejected.
+func TestMessageFromAnotherSession(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	long := strings.Repeat("€", 700) // 2,100 bytes: the cut falls inside a character
+	h.at(5*time.Second, func() {
+		h.env.SignalWorkflow(Message, SessionMessage{From: "review-1", Type: lineage.Cron, Text: long})
+		h.env.SignalWorkflow(Message, "not an object")
+	})
+	h.run(goal(8))
+	var got []session.Event
+	rejected := false
+	for _, e := range h.history() {
+		if e.Kind == session.EventMessage {
+			got = append(got, e)
+		}
+		if e.Kind == session.EventCommand && e.Command == Message && e.Accepted != nil && !*e.Accepted {
+			rejected = true
+		}
+	}
+	if len(got) != 1 || got[0].Session != "review-1" {
+		t.Fatalf("messages recorded: %+v", got)
+	}
+	if d := got[0].Detail; !utf8.ValidString(d) || !strings.HasSuffix(d, "…") || len(d) > maxMessage+len("…") {
+		t.Errorf("the long message was kept as %d bytes, valid UTF-8 %v", len(d), utf8.ValidString(d))
+	}
+	if !rejected {
+		t.Error("the malformed message was not recorded as rejected")
 	}
 }
