@@ -138,7 +138,7 @@ type CompareResult struct {
 // The prompt carries the shared context in.Context names (plan, meta-review, steering).
 func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateResult, error) {
 	return runTurn(ctx, a, in.Turn, AgentGeneration, func(m Model) (GenerateResult, string, error) {
-		c, err := a.context(in.SessionID, in.Context)
+		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return GenerateResult{}, "", err
 		}
@@ -167,7 +167,7 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 		if err := h.Check(); err != nil {
 			return GenerateResult{}, req.Prompt, malformed(err)
 		}
-		stored, err := a.putHypothesis(in.SessionID, h)
+		stored, err := a.putHypothesis(ctx, in.SessionID, h)
 		if err != nil {
 			return GenerateResult{}, req.Prompt, err
 		}
@@ -178,11 +178,11 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 // Review runs a reflection turn on one hypothesis, in the shared context in.Context names.
 func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, error) {
 	return runTurn(ctx, a, in.Turn, AgentReflection, func(m Model) (ReviewResult, string, error) {
-		h, err := a.Store.Hypothesis(in.SessionID, in.HypothesisID)
+		h, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID)
 		if err != nil {
 			return ReviewResult{}, "", err
 		}
-		c, err := a.context(in.SessionID, in.Context)
+		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return ReviewResult{}, "", err
 		}
@@ -199,7 +199,7 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 		if in.Type == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
 			return ReviewResult{}, req.Prompt, malformed(errors.New("a deep verification review lists no assumptions"))
 		}
-		if err := a.Store.PutReview(in.SessionID, 0, r); err != nil {
+		if err := a.Store.PutReview(ctx, in.SessionID, 0, r); err != nil {
 			return ReviewResult{}, req.Prompt, err
 		}
 		failed := 0
@@ -218,7 +218,7 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 // Compare runs a ranking turn: one match between two hypotheses.
 func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResult, error) {
 	return runTurn(ctx, a, in.Turn, AgentRanking, func(m Model) (CompareResult, string, error) {
-		hs, err := a.Store.Hypotheses(in.SessionID, []string{in.A, in.B})
+		hs, err := a.Store.Hypotheses(ctx, in.SessionID, []string{in.A, in.B})
 		if err != nil {
 			return CompareResult{}, "", err
 		}
@@ -240,7 +240,7 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 // result before returning it. Storing last makes the turn record the commit point.
 func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, call func(Model) (R, string, error)) (R, error) {
 	var zero R
-	if done, ok, err := a.Store.Turn(t.SessionID, t.TurnID); err != nil {
+	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
 		return zero, err
 	} else if ok {
 		var r R
@@ -265,7 +265,7 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 	if err != nil {
 		return zero, err
 	}
-	err = a.Store.PutTurn(t.SessionID, store.Turn{
+	err = a.Store.PutTurn(ctx, t.SessionID, store.Turn{
 		ID: t.TurnID, Agent: agent, Prompt: promptText, Result: result,
 		Usage: usageOf(r), Finished: session.Stamp(time.Now()),
 	})
@@ -365,12 +365,12 @@ type LogInput struct {
 // Log appends the events a session logged after its final checkpoint to its event log, so
 // the log in the store ends where the session did.
 func (a *Activities) Log(ctx context.Context, in LogInput) error {
-	return a.Store.PutEvents(in.SessionID, in.Events)
+	return a.Store.PutEvents(ctx, in.SessionID, in.Events)
 }
 
 // Checkpoint writes an immutable snapshot to the session store and returns its path.
 func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string, error) {
-	return a.Store.PutCheckpointOver(in.Base, in.Snapshot, in.Events)
+	return a.Store.PutCheckpointOver(ctx, in.Base, in.Snapshot, in.Events)
 }
 
 // ReportInput names the checkpoint a report is written from, and the latest meta-review.
@@ -385,11 +385,11 @@ type ReportInput struct {
 // the texts in the store, and returns the Markdown report's path. A text missing from the
 // store renders as missing rather than failing the report.
 func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error) {
-	snap, err := a.Store.Checkpoint(in.SessionID, in.Checkpoint)
+	snap, err := a.Store.Checkpoint(ctx, in.SessionID, in.Checkpoint)
 	if err != nil {
 		return "", err
 	}
-	history, err := a.Store.Checkpoints(in.SessionID)
+	history, err := a.Store.Checkpoints(ctx, in.SessionID)
 	if err != nil {
 		return "", err
 	}
@@ -397,27 +397,27 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 	for i, e := range snap.Hypotheses {
 		ids[i] = e.ID
 	}
-	hyps, err := a.Store.Hypotheses(in.SessionID, ids)
+	hyps, err := a.Store.Hypotheses(ctx, in.SessionID, ids)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	reviews := make(map[string][]research.Review, len(ids))
 	for _, id := range ids {
-		rs, err := a.Store.Reviews(in.SessionID, id)
+		rs, err := a.Store.Reviews(ctx, in.SessionID, id)
 		if err != nil {
 			return "", err
 		}
 		reviews[id] = rs
 	}
 	input := report.Input{Final: snap, History: history, Hypotheses: hyps, Reviews: reviews}
-	if input.Plan, err = optional(a.Store.Plan(in.SessionID)); err != nil {
+	if input.Plan, err = optional(a.Store.Plan(ctx, in.SessionID)); err != nil {
 		return "", err
 	}
-	if input.Overview, err = optional(a.Store.Overview(in.SessionID)); err != nil {
+	if input.Overview, err = optional(a.Store.Overview(ctx, in.SessionID)); err != nil {
 		return "", err
 	}
 	if in.MetaReviewRound > 0 {
-		if input.MetaReview, err = optional(a.Store.MetaReview(in.SessionID, in.MetaReviewRound)); err != nil {
+		if input.MetaReview, err = optional(a.Store.MetaReview(ctx, in.SessionID, in.MetaReviewRound)); err != nil {
 			return "", err
 		}
 	}
@@ -425,13 +425,13 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if _, err := a.Store.PutFile(in.SessionID, report.JSONFile, files.JSON); err != nil {
+	if _, err := a.Store.PutFile(ctx, in.SessionID, report.JSONFile, files.JSON); err != nil {
 		return "", err
 	}
-	if _, err := a.Store.PutFile(in.SessionID, report.ChartFile, files.Chart); err != nil {
+	if _, err := a.Store.PutFile(ctx, in.SessionID, report.ChartFile, files.Chart); err != nil {
 		return "", err
 	}
-	return a.Store.PutReport(in.SessionID, files.Markdown)
+	return a.Store.PutReport(ctx, in.SessionID, files.Markdown)
 }
 
 // optional turns a record the store may not have into a pointer: nil when it is absent.

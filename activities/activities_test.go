@@ -35,7 +35,7 @@ func (c *counting) Generate(ctx context.Context, req research.GenerateRequest) (
 
 func newActivities(t *testing.T, m Model) (*testsuite.TestActivityEnvironment, *Activities) {
 	t.Helper()
-	st, err := store.Open(t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +74,11 @@ func TestTurnIsIdempotent(t *testing.T) {
 	if first != second || first.HypothesisID != "h-0001" || first.Title == "" || first.Usage.Requests != 1 {
 		t.Fatalf("first %+v, second %+v", first, second)
 	}
-	h, err := a.Store.Hypothesis("s-1", "h-0001")
+	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0001")
 	if err != nil || h.Title != first.Title || h.Goal != "Find drug targets for tau propagation" {
 		t.Fatalf("stored hypothesis %+v, %v", h, err)
 	}
-	turn, ok, err := a.Store.Turn("s-1", "generate-h-0001")
+	turn, ok, err := a.Store.Turn(t.Context(), "s-1", "generate-h-0001")
 	if err != nil || !ok || !strings.Contains(turn.Prompt, "tau propagation") || turn.Agent != "generation" {
 		t.Fatalf("stored turn %+v, %v, %v", turn, ok, err)
 	}
@@ -92,13 +92,13 @@ func TestMalformedAnswerIsNotRetried(t *testing.T) {
 	if !errors.As(err, &app) || app.Type() != ErrMalformedAnswer || !app.NonRetryable() {
 		t.Fatalf("error %v; want a non-retryable %s", err, ErrMalformedAnswer)
 	}
-	if _, ok, _ := a.Store.Turn("s-1", "generate-h-0001"); ok {
+	if _, ok, _ := a.Store.Turn(t.Context(), "s-1", "generate-h-0001"); ok {
 		t.Error("a failed turn was stored as done")
 	}
 	if spent := SpentBy(err); spent.Requests != 1 || spent.Tokens() == 0 {
 		t.Errorf("the failure says the turn spent %+v; want the model call's tokens", spent)
 	}
-	if _, err := a.Store.Hypothesis("s-1", "h-0001"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0001"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a malformed hypothesis reached the store: %v", err)
 	}
 }

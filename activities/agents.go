@@ -26,17 +26,17 @@ const manualReviewOffset = 1000
 const maxCritique = 120
 
 // context loads the shared context a turn's ContextRef names.
-func (a *Activities) context(sessionID string, ref ContextRef) (research.Context, error) {
+func (a *Activities) context(ctx context.Context, sessionID string, ref ContextRef) (research.Context, error) {
 	c := research.Context{Focus: ref.Focus, Feedback: ref.Feedback}
 	if ref.Plan {
-		p, err := a.Store.Plan(sessionID)
+		p, err := a.Store.Plan(ctx, sessionID)
 		if err != nil {
 			return c, fmt.Errorf("load the research plan for the prompt: %w", err)
 		}
 		c.Plan = &p
 	}
 	if ref.MetaReviewRound > 0 {
-		m, err := a.Store.MetaReview(sessionID, ref.MetaReviewRound)
+		m, err := a.Store.MetaReview(ctx, sessionID, ref.MetaReviewRound)
 		if err != nil {
 			return c, fmt.Errorf("load the meta-review for the prompt: %w", err)
 		}
@@ -47,11 +47,11 @@ func (a *Activities) context(sessionID string, ref ContextRef) (research.Context
 
 // putHypothesis stores h and returns the hypothesis the store holds under its id: h, or
 // the one an earlier attempt of the same turn stored first.
-func (a *Activities) putHypothesis(sessionID string, h research.Hypothesis) (research.Hypothesis, error) {
-	if err := a.Store.PutHypothesis(sessionID, h); err != nil {
+func (a *Activities) putHypothesis(ctx context.Context, sessionID string, h research.Hypothesis) (research.Hypothesis, error) {
+	if err := a.Store.PutHypothesis(ctx, sessionID, h); err != nil {
 		return research.Hypothesis{}, err
 	}
-	return a.Store.Hypothesis(sessionID, h.ID)
+	return a.Store.Hypothesis(ctx, sessionID, h.ID)
 }
 
 // Plan runs the supervisor's planning turn: the research plan, made once per session from
@@ -67,10 +67,10 @@ func (a *Activities) Plan(ctx context.Context, in Turn) (PlanResult, error) {
 		if len(p.Criteria) == 0 || strings.TrimSpace(p.Summary) == "" {
 			return PlanResult{}, req.Prompt, malformed(errors.New("the plan has no evaluation criteria or no summary"))
 		}
-		if err := a.Store.PutPlan(in.SessionID, p); err != nil {
+		if err := a.Store.PutPlan(ctx, in.SessionID, p); err != nil {
 			return PlanResult{}, req.Prompt, err
 		}
-		stored, err := a.Store.Plan(in.SessionID)
+		stored, err := a.Store.Plan(ctx, in.SessionID)
 		if err != nil {
 			return PlanResult{}, req.Prompt, err
 		}
@@ -95,7 +95,7 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 		case in.Number < 1 || in.Number > in.Of:
 			return DebateResult{}, "", invalid("debate turn %d of %d does not exist; number turns from 1 to %d", in.Number, in.Of, in.Of)
 		}
-		d, err := a.Store.Debate(in.SessionID, in.DebateID)
+		d, err := a.Store.Debate(ctx, in.SessionID, in.DebateID)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			d = research.Debate{A: in.A, B: in.B}
@@ -107,7 +107,7 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 		if in.Number > len(d.Turns)+1 {
 			return DebateResult{}, "", invalid("debate %s has %d turns; turn %d cannot come before turn %d", in.DebateID, len(d.Turns), in.Number, len(d.Turns)+1)
 		}
-		hs, err := a.Store.Hypotheses(in.SessionID, []string{in.A, in.B})
+		hs, err := a.Store.Hypotheses(ctx, in.SessionID, []string{in.A, in.B})
 		if err != nil {
 			return DebateResult{}, "", err
 		}
@@ -148,7 +148,7 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 			d.Winner, d.Reasoning = ans.Winner, strings.TrimSpace(ans.Reasoning)
 			res.Winner = ans.Winner
 		}
-		if err := a.Store.PutDebate(in.SessionID, in.DebateID, d); err != nil {
+		if err := a.Store.PutDebate(ctx, in.SessionID, in.DebateID, d); err != nil {
 			return DebateResult{}, req.Prompt, err
 		}
 		res.Usage = usage
@@ -169,7 +169,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 		if slices.Contains(in.Parents, in.HypothesisID) {
 			return GenerateResult{}, "", invalid("hypothesis %s cannot be its own parent", in.HypothesisID)
 		}
-		found, err := a.Store.Hypotheses(in.SessionID, in.Parents)
+		found, err := a.Store.Hypotheses(ctx, in.SessionID, in.Parents)
 		if err != nil {
 			return GenerateResult{}, "", err
 		}
@@ -177,7 +177,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 		for i, id := range in.Parents {
 			parents[i] = found[id]
 		}
-		c, err := a.context(in.SessionID, in.Context)
+		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return GenerateResult{}, "", err
 		}
@@ -195,7 +195,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 		if err := h.Check(); err != nil {
 			return GenerateResult{}, req.Prompt, malformed(err)
 		}
-		stored, err := a.putHypothesis(in.SessionID, h)
+		stored, err := a.putHypothesis(ctx, in.SessionID, h)
 		if err != nil {
 			return GenerateResult{}, req.Prompt, err
 		}
@@ -213,7 +213,7 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 		}
 		var reviews []research.Review
 		for _, id := range in.Hypotheses {
-			rs, err := a.Store.Reviews(in.SessionID, id)
+			rs, err := a.Store.Reviews(ctx, in.SessionID, id)
 			if err != nil {
 				return MetaReviewResult{}, "", err
 			}
@@ -221,7 +221,7 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 		}
 		var debates []research.Debate
 		for _, id := range in.Debates {
-			d, err := a.Store.Debate(in.SessionID, id)
+			d, err := a.Store.Debate(ctx, in.SessionID, id)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -240,10 +240,10 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 		// Whatever the model (a parser that could not see the request, a test double), a
 		// delegation starts a subagent: keep only those on the round's hypotheses.
 		mr.Delegations = prompt.CheckDelegations(mr.Delegations, prompt.RoundHypotheses(req))
-		if err := a.Store.PutMetaReview(in.SessionID, mr); err != nil {
+		if err := a.Store.PutMetaReview(ctx, in.SessionID, mr); err != nil {
 			return MetaReviewResult{}, req.Prompt, err
 		}
-		stored, err := a.Store.MetaReview(in.SessionID, in.Round)
+		stored, err := a.Store.MetaReview(ctx, in.SessionID, in.Round)
 		if err != nil {
 			return MetaReviewResult{}, req.Prompt, err
 		}
@@ -264,7 +264,7 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		if len(in.Top) == 0 {
 			return OverviewResult{}, "", invalid("an overview needs at least one top hypothesis")
 		}
-		found, err := a.Store.Hypotheses(in.SessionID, in.Top)
+		found, err := a.Store.Hypotheses(ctx, in.SessionID, in.Top)
 		if err != nil {
 			return OverviewResult{}, "", err
 		}
@@ -272,7 +272,7 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		for i, id := range in.Top {
 			top[i] = found[id]
 		}
-		c, err := a.context(in.SessionID, ContextRef{MetaReviewRound: in.Context.MetaReviewRound})
+		c, err := a.context(ctx, in.SessionID, ContextRef{MetaReviewRound: in.Context.MetaReviewRound})
 		if err != nil {
 			return OverviewResult{}, "", err
 		}
@@ -293,10 +293,10 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 				}
 			}
 		}
-		if err := a.Store.PutOverview(in.SessionID, ov); err != nil {
+		if err := a.Store.PutOverview(ctx, in.SessionID, ov); err != nil {
 			return OverviewResult{}, req.Prompt, err
 		}
-		stored, err := a.Store.Overview(in.SessionID)
+		stored, err := a.Store.Overview(ctx, in.SessionID)
 		if err != nil {
 			return OverviewResult{}, req.Prompt, err
 		}
@@ -324,7 +324,7 @@ func (a *Activities) AddHypothesis(ctx context.Context, in AddHypothesisInput) (
 	if err := h.Check(); err != nil {
 		return GenerateResult{}, invalid("the scientist's hypothesis cannot compete: %v", err)
 	}
-	stored, err := a.putHypothesis(in.SessionID, h)
+	stored, err := a.putHypothesis(ctx, in.SessionID, h)
 	if err != nil {
 		return GenerateResult{}, err
 	}
@@ -366,7 +366,7 @@ func (a *Activities) ManualReview(ctx context.Context, in ManualReviewInput) (Re
 	if verdict == "" {
 		verdict = verdictOf(score)
 	}
-	if _, err := a.Store.Hypothesis(in.SessionID, in.HypothesisID); errors.Is(err, fs.ErrNotExist) {
+	if _, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID); errors.Is(err, fs.ErrNotExist) {
 		return ReviewResult{}, invalid("session %s has no hypothesis %s to review", in.SessionID, in.HypothesisID)
 	} else if err != nil {
 		return ReviewResult{}, err
@@ -383,7 +383,7 @@ func (a *Activities) ManualReview(ctx context.Context, in ManualReviewInput) (Re
 		Verdict:      verdict,
 		Reviewer:     reviewer,
 	}
-	if err := a.Store.PutReview(in.SessionID, in.Index+manualReviewOffset, r); err != nil {
+	if err := a.Store.PutReview(ctx, in.SessionID, in.Index+manualReviewOffset, r); err != nil {
 		return ReviewResult{}, err
 	}
 	return ReviewResult{HypothesisID: in.HypothesisID, Type: r.Type, Score: score, Safety: 10, Verdict: verdict}, nil

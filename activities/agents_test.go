@@ -89,7 +89,7 @@ func TestPlan(t *testing.T) {
 	var first, again PlanResult
 	must(t, run(t, env, a.Plan, turnOf("plan"), &first))
 	must(t, run(t, env, a.Plan, turnOf("plan"), &again))
-	p, err := a.Store.Plan("s-1")
+	p, err := a.Store.Plan(t.Context(), "s-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestPlan(t *testing.T) {
 	if len(p.Criteria) < 3 || !strings.Contains(strings.Join(p.Criteria, " "), "tau propagation") {
 		t.Errorf("stored plan %+v", p)
 	}
-	turn, ok, _ := a.Store.Turn("s-1", "plan")
+	turn, ok, _ := a.Store.Turn(t.Context(), "s-1", "plan")
 	if !ok || turn.Agent != AgentSupervisor || !strings.Contains(turn.Prompt, testGoal) {
 		t.Errorf("turn record %+v", turn)
 	}
@@ -115,9 +115,9 @@ func TestContextInPrompts(t *testing.T) {
 		must(t, run(t, env, a.Review, ReviewInput{Turn: turnOf("review-" + id), HypothesisID: id, Type: research.ReviewFull}, nil))
 	}
 	must(t, run(t, env, a.MetaReview, MetaReviewInput{Turn: turnOf("meta-1"), Round: 1, Hypotheses: ids}, nil))
-	plan, err := a.Store.Plan("s-1")
+	plan, err := a.Store.Plan(t.Context(), "s-1")
 	must(t, err)
-	meta, err := a.Store.MetaReview("s-1", 1)
+	meta, err := a.Store.MetaReview(t.Context(), "s-1", 1)
 	must(t, err)
 	if len(meta.Critiques) == 0 {
 		t.Fatal("the meta-review found no critique")
@@ -141,7 +141,7 @@ func TestContextInPrompts(t *testing.T) {
 	must(t, run(t, env, a.Review, bare, nil))
 
 	for _, turnID := range []string{"generate-h-0010", "review-h-0010"} {
-		turn, ok, err := a.Store.Turn("s-1", turnID)
+		turn, ok, err := a.Store.Turn(t.Context(), "s-1", turnID)
 		if err != nil || !ok {
 			t.Fatalf("turn %s: %v, %v", turnID, ok, err)
 		}
@@ -151,19 +151,19 @@ func TestContextInPrompts(t *testing.T) {
 			}
 		}
 	}
-	turn, _, _ := a.Store.Turn("s-1", "review-h-0010-bare")
+	turn, _, _ := a.Store.Turn(t.Context(), "s-1", "review-h-0010-bare")
 	for _, w := range wants[:2] {
 		if strings.Contains(turn.Prompt, w) {
 			t.Errorf("a review without context has %q in its prompt", w)
 		}
 	}
 	// The feedback strategy used the critique, and the review decomposed the hypothesis.
-	h, err := a.Store.Hypothesis("s-1", "h-0010")
+	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0010")
 	must(t, err)
 	if h.Strategy != research.StrategyFeedback || !strings.Contains(h.Rationale, "meta-review's feedback") {
 		t.Errorf("hypothesis from feedback: %+v", h)
 	}
-	reviews, err := a.Store.Reviews("s-1", "h-0010")
+	reviews, err := a.Store.Reviews(t.Context(), "s-1", "h-0010")
 	must(t, err)
 	i := slices.IndexFunc(reviews, func(r research.Review) bool { return r.Type == research.ReviewDeepVerification })
 	if i < 0 || len(reviews[i].Assumptions) < 3 || reviews[i].Reviewer != "agent" {
@@ -209,7 +209,7 @@ func TestDebate(t *testing.T) {
 	if m.calls != 3 {
 		t.Fatalf("%d model calls for 3 turns", m.calls)
 	}
-	d, err := a.Store.Debate("s-1", "d1")
+	d, err := a.Store.Debate(t.Context(), "s-1", "d1")
 	must(t, err)
 	var speakers []string
 	for i, turn := range d.Turns {
@@ -227,7 +227,7 @@ func TestDebate(t *testing.T) {
 	if results[0].Winner != "" || results[1].Winner != "" || results[0].Usage.Requests != 1 {
 		t.Errorf("advocate turns: %+v", results[:2])
 	}
-	if turn, ok, _ := a.Store.Turn("s-1", "debate-d1-2"); !ok || turn.Agent != AgentRanking || !strings.Contains(turn.Prompt, "Turn 1, advocate A") {
+	if turn, ok, _ := a.Store.Turn(t.Context(), "s-1", "debate-d1-2"); !ok || turn.Agent != AgentRanking || !strings.Contains(turn.Prompt, "Turn 1, advocate A") {
 		t.Errorf("turn record of turn 2: %+v", turn)
 	}
 
@@ -245,7 +245,7 @@ func TestDebate(t *testing.T) {
 	if m.calls != 3 || again != results[2] || last.Winner != d.Winner {
 		t.Errorf("re-run turns called the model %d times (want 3 in all); results %+v, %+v", m.calls, again, last)
 	}
-	if d2, _ := a.Store.Debate("s-1", "d1"); len(d2.Turns) != 3 || d2.Winner != d.Winner {
+	if d2, _ := a.Store.Debate(t.Context(), "s-1", "d1"); len(d2.Turns) != 3 || d2.Winner != d.Winner {
 		t.Errorf("re-running turns changed the transcript: %+v", d2)
 	}
 }
@@ -280,7 +280,7 @@ func TestDebateRefusals(t *testing.T) {
 	if typ, retry := errorType(err); typ != ErrMalformedAnswer || retry {
 		t.Errorf("a winner outside the debate: %v; want a non-retryable %s", err, ErrMalformedAnswer)
 	}
-	if d, _ := a.Store.Debate("s-1", "short"); len(d.Turns) != 1 || d.Winner != "" {
+	if d, _ := a.Store.Debate(t.Context(), "s-1", "short"); len(d.Turns) != 1 || d.Winner != "" {
 		t.Errorf("a malformed verdict reached the transcript: %+v", d)
 	}
 	// The same debate id between other hypotheses is refused.
@@ -296,7 +296,7 @@ func TestEvolve(t *testing.T) {
 	in := EvolveInput{Turn: turnOf("evolve-h-0003"), HypothesisID: "h-0003", Kind: research.EvolveCombination, Parents: []string{"h-0002", "h-0001"}}
 	var r GenerateResult
 	must(t, run(t, env, a.Evolve, in, &r))
-	h, err := a.Store.Hypothesis("s-1", "h-0003")
+	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0003")
 	must(t, err)
 	if r.HypothesisID != "h-0003" || r.Title != h.Title || r.Usage.Requests != 1 {
 		t.Errorf("result %+v", r)
@@ -307,12 +307,12 @@ func TestEvolve(t *testing.T) {
 	if !strings.Contains(h.Rationale, "h-0002") || !strings.Contains(h.Rationale, "h-0001") {
 		t.Errorf("rationale does not say what came from which parent: %s", h.Rationale)
 	}
-	turn, ok, _ := a.Store.Turn("s-1", "evolve-h-0003")
+	turn, ok, _ := a.Store.Turn(t.Context(), "s-1", "evolve-h-0003")
 	if !ok || turn.Agent != AgentEvolution || !strings.Contains(turn.Prompt, "Parent 1, hypothesis h-0002") {
 		t.Errorf("turn record %+v", turn)
 	}
 	for _, p := range []string{"h-0001", "h-0002"} {
-		if parent, _ := a.Store.Hypothesis("s-1", p); parent.Origin != "generation" || len(parent.Parents) != 0 {
+		if parent, _ := a.Store.Hypothesis(t.Context(), "s-1", p); parent.Origin != "generation" || len(parent.Parents) != 0 {
 			t.Errorf("evolution changed parent %s: %+v", p, parent)
 		}
 	}
@@ -342,7 +342,7 @@ func TestMetaReviewAndOverview(t *testing.T) {
 	}
 	var mr MetaReviewResult
 	must(t, run(t, env, a.MetaReview, MetaReviewInput{Turn: turnOf("meta-2"), Round: 2, Hypotheses: ids, Debates: []string{"d1", "never-started"}}, &mr))
-	stored, err := a.Store.MetaReview("s-1", 2)
+	stored, err := a.Store.MetaReview(t.Context(), "s-1", 2)
 	must(t, err)
 	if mr.Round != 2 || stored.Round != 2 || len(stored.Critiques) == 0 || stored.Feedback == "" || mr.Usage.Requests != 1 {
 		t.Fatalf("result %+v, stored %+v", mr, stored)
@@ -368,12 +368,12 @@ func TestMetaReviewAndOverview(t *testing.T) {
 	var ov OverviewResult
 	in := OverviewInput{Turn: turnOf("overview"), Top: ids, Clusters: [][]string{{ids[0], ids[2]}, {ids[1]}, {ids[3]}}, Context: ContextRef{MetaReviewRound: 2}}
 	must(t, run(t, env, a.Overview, in, &ov))
-	o, err := a.Store.Overview("s-1")
+	o, err := a.Store.Overview(t.Context(), "s-1")
 	must(t, err)
 	if ov.Themes != 3 || len(o.Themes) != 3 || !slices.Equal(o.Themes[0].Hypotheses, []string{ids[0], ids[2]}) || len(o.OpenQuestions) < 3 || len(o.Experiments) < 3 {
 		t.Errorf("result %+v, stored %+v", ov, o)
 	}
-	turn, _, _ := a.Store.Turn("s-1", "overview")
+	turn, _, _ := a.Store.Turn(t.Context(), "s-1", "overview")
 	if turn.Agent != AgentMetaReview || !strings.Contains(turn.Prompt, "Recurring critique from the last round: "+stored.Critiques[0]) {
 		t.Errorf("overview prompt lacks the meta-review:\n%s", turn.Prompt)
 	}
@@ -391,7 +391,7 @@ func TestAddHypothesis(t *testing.T) {
 	var r, again GenerateResult
 	must(t, run(t, env, a.AddHypothesis, in, &r))
 	must(t, run(t, env, a.AddHypothesis, in, &again))
-	h, err := a.Store.Hypothesis("s-1", "h-s1")
+	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-s1")
 	must(t, err)
 	if r != again || r.HypothesisID != "h-s1" || r.Title != in.Title || r.Usage != (research.Usage{}) {
 		t.Errorf("results %+v, %+v", r, again)
@@ -409,7 +409,7 @@ func TestAddHypothesis(t *testing.T) {
 			t.Errorf("%+v: error type %q, want a non-retryable %s", bad, typ, ErrInvalidInput)
 		}
 	}
-	if _, err := a.Store.Hypothesis("s-1", "h-s2"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := a.Store.Hypothesis(t.Context(), "s-1", "h-s2"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a hypothesis without a statement was stored: %v", err)
 	}
 }
@@ -456,7 +456,7 @@ func TestManualReview(t *testing.T) {
 			if r.Score != tt.wantScore || r.Verdict != tt.wantVerdict || r.Safety != 10 || r.Type != "scientist" || r.HypothesisID != "h-0001" {
 				t.Errorf("result %+v; want score %g, verdict %s, safety 10", r, tt.wantScore, tt.wantVerdict)
 			}
-			reviews, err := a.Store.Reviews("s-1", "h-0001")
+			reviews, err := a.Store.Reviews(t.Context(), "s-1", "h-0001")
 			must(t, err)
 			var mine []research.Review
 			for _, rv := range reviews {
@@ -474,7 +474,7 @@ func TestManualReview(t *testing.T) {
 	// A manual review never replaces an agent's review of the same index.
 	must(t, run(t, env, a.Review, ReviewInput{Turn: turnOf("review-h-0001"), HypothesisID: "h-0001", Type: research.ReviewInitial}, nil))
 	must(t, run(t, env, a.ManualReview, ManualReviewInput{SessionID: "s-1", HypothesisID: "h-0001", Scientist: "ada", Index: 0, Verdict: "reject"}, nil))
-	reviews, _ := a.Store.Reviews("s-1", "h-0001")
+	reviews, _ := a.Store.Reviews(t.Context(), "s-1", "h-0001")
 	if slices.IndexFunc(reviews, func(r research.Review) bool { return r.Type == research.ReviewInitial && r.Reviewer == "agent" }) < 0 {
 		t.Errorf("the agent's review is gone: %+v", reviews)
 	}
@@ -526,7 +526,7 @@ func TestMetaReviewDelegations(t *testing.T) {
 			}
 			var mr MetaReviewResult
 			must(t, run(t, env, a.MetaReview, MetaReviewInput{Turn: turnOf("meta-1"), Round: 1, Hypotheses: ids}, &mr))
-			stored, err := a.Store.MetaReview("s-1", 1)
+			stored, err := a.Store.MetaReview(t.Context(), "s-1", 1)
 			must(t, err)
 			if !slices.Equal(mr.Delegations, tt.want) || !slices.Equal(stored.Delegations, tt.want) {
 				t.Errorf("result %+v, stored %+v; want %+v", mr.Delegations, stored.Delegations, tt.want)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -51,9 +50,9 @@ func (a *Activities) Branch(ctx context.Context, in BranchInput) (session.Snapsh
 	case in.Checkpoint < 0:
 		return session.Snapshot{}, invalid("checkpoint %d does not exist; give a checkpoint of %q, or 0 for its latest", in.Checkpoint, in.From)
 	}
-	snap, err := a.Store.Branch(in.From, in.Checkpoint, in.To, in.Only...)
+	snap, err := a.Store.Branch(ctx, in.From, in.Checkpoint, in.To, in.Only...)
 	if errors.Is(err, fs.ErrNotExist) {
-		return snap, temporal.NewNonRetryableApplicationError(a.noCheckpoint(in.From, in.Checkpoint), ErrNoCheckpoint, err)
+		return snap, temporal.NewNonRetryableApplicationError(a.noCheckpoint(ctx, in.From, in.Checkpoint), ErrNoCheckpoint, err)
 	}
 	if in.Only != nil {
 		snap.Hypotheses = slices.DeleteFunc(snap.Hypotheses, func(e session.Entry) bool { return !slices.Contains(in.Only, e.ID) })
@@ -63,12 +62,12 @@ func (a *Activities) Branch(ctx context.Context, in BranchInput) (session.Snapsh
 }
 
 // noCheckpoint says which checkpoints a session has, so the scientist can pick one.
-func (a *Activities) noCheckpoint(sessionID string, seq int) string {
+func (a *Activities) noCheckpoint(ctx context.Context, sessionID string, seq int) string {
 	wanted := fmt.Sprintf("checkpoint %d", seq)
 	if seq == 0 {
 		wanted = "checkpoint"
 	}
-	snaps, err := a.Store.Checkpoints(sessionID)
+	snaps, err := a.Store.Checkpoints(ctx, sessionID)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("session %q has no %s (its checkpoints could not be listed: %v)", sessionID, wanted, err)
@@ -99,7 +98,7 @@ func (a *Activities) ImportHypothesis(ctx context.Context, in ImportInput) (Gene
 	if in.From == "" || in.FromID == "" || in.To == "" || in.ToID == "" {
 		return GenerateResult{}, invalid("an import needs both sessions and both hypothesis ids; got %q/%q into %q/%q", in.From, in.FromID, in.To, in.ToID)
 	}
-	src, err := a.Store.Hypothesis(in.From, in.FromID)
+	src, err := a.Store.Hypothesis(ctx, in.From, in.FromID)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The subagent's session holds every hypothesis it reported; a retry cannot help.
 		return GenerateResult{}, invalid("cannot import: %v", err)
@@ -107,7 +106,7 @@ func (a *Activities) ImportHypothesis(ctx context.Context, in ImportInput) (Gene
 	if err != nil {
 		return GenerateResult{}, err
 	}
-	h, err := a.Store.ImportHypothesis(in.From, in.FromID, in.To, in.ToID, in.Parents)
+	h, err := a.Store.ImportHypothesis(ctx, in.From, in.FromID, in.To, in.ToID, in.Parents)
 	if err != nil {
 		return GenerateResult{}, err
 	}
@@ -129,7 +128,7 @@ func (a *Activities) Archive(ctx context.Context, in ArchiveSessionInput) (strin
 	if in.SessionID == "" {
 		return "", invalid("name the session to archive")
 	}
-	err := a.Store.Archive(in.SessionID, store.Archived{Time: session.Stamp(time.Now()), Reason: in.Reason})
+	err := a.Store.Archive(ctx, in.SessionID, store.Archived{Time: session.Stamp(time.Now()), Reason: in.Reason})
 	var unfinished *store.NotFinishedError
 	switch {
 	case errors.As(err, &unfinished):
@@ -139,5 +138,5 @@ func (a *Activities) Archive(ctx context.Context, in ArchiveSessionInput) (strin
 	case err != nil:
 		return "", err
 	}
-	return filepath.Join(a.Store.SessionDir(in.SessionID), store.ArchiveFile), nil
+	return a.Store.Where(in.SessionID, store.ArchiveFile), nil
 }

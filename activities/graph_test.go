@@ -19,16 +19,16 @@ func finishedSession(t *testing.T, a *Activities, sid string, final session.Stat
 	var entries []session.Entry
 	for _, id := range []string{"h-0001", "h-0002", "h-0003"} {
 		h := research.Hypothesis{ID: id, Title: "title " + id, Statement: "statement " + id, Origin: "generation", Goal: testGoal}
-		must(t, a.Store.PutHypothesis(sid, h))
-		must(t, a.Store.PutReview(sid, 0, research.Review{HypothesisID: id, Type: research.ReviewTypes[0], Verdict: "accept"}))
+		must(t, a.Store.PutHypothesis(t.Context(), sid, h))
+		must(t, a.Store.PutReview(t.Context(), sid, 0, research.Review{HypothesisID: id, Type: research.ReviewTypes[0], Verdict: "accept"}))
 		entries = append(entries, session.Entry{ID: id, Title: h.Title, Elo: 1200})
 	}
-	must(t, a.Store.PutPlan(sid, research.Plan{Summary: "plan", Criteria: []string{"k"}}))
+	must(t, a.Store.PutPlan(t.Context(), sid, research.Plan{Summary: "plan", Criteria: []string{"k"}}))
 	for _, snap := range []session.Snapshot{
 		{SessionID: sid, Seq: 1, State: session.Active, Hypotheses: entries[:2]},
 		{SessionID: sid, Seq: 2, State: final, Hypotheses: entries},
 	} {
-		if _, err := a.Store.PutCheckpoint(snap, nil); err != nil {
+		if _, err := a.Store.PutCheckpoint(t.Context(), snap, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,11 +54,11 @@ func TestBranchActivity(t *testing.T) {
 				t.Errorf("Branch = checkpoint %d with %d hypotheses, want %d with %d", snap.Seq, len(snap.Hypotheses), tt.wantSeq, tt.hyps)
 			}
 			for _, e := range snap.Hypotheses {
-				if h, err := a.Store.Hypothesis(tt.in.To, e.ID); err != nil || h.Title != e.Title {
+				if h, err := a.Store.Hypothesis(t.Context(), tt.in.To, e.ID); err != nil || h.Title != e.Title {
 					t.Errorf("Hypothesis(%s, %s) = %+v, %v", tt.in.To, e.ID, h, err)
 				}
 			}
-			if _, err := a.Store.Plan(tt.in.To); err != nil {
+			if _, err := a.Store.Plan(t.Context(), tt.in.To); err != nil {
 				t.Errorf("Plan(%s): %v", tt.in.To, err)
 			}
 			// A retry changes nothing.
@@ -97,7 +97,7 @@ func TestBranchActivityErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(a.Store.SessionDir("s-2")); !os.IsNotExist(err) {
+	if _, err := os.Stat(a.Store.Backend().(*store.Dir).SessionDir("s-2")); !os.IsNotExist(err) {
 		t.Errorf("a refused branch created s-2: %v", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestImportHypothesisActivity(t *testing.T) {
 	if r != again || r.HypothesisID != "h-0042" || r.Title != "title h-0002" {
 		t.Errorf("results %+v, %+v", r, again)
 	}
-	h, err := a.Store.Hypothesis("s-1", "h-0042")
+	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0042")
 	if err != nil || h.ID != "h-0042" || h.Statement != "statement h-0002" || len(h.Parents) != 1 || h.Parents[0] != "h-0007" {
 		t.Errorf("imported %+v, %v", h, err)
 	}
@@ -128,7 +128,7 @@ func TestImportHypothesisActivity(t *testing.T) {
 			t.Errorf("%+v: error type %q (retryable %v), want a non-retryable %s", bad, typ, retry, ErrInvalidInput)
 		}
 	}
-	if h, _ := a.Store.Hypothesis("s-1", "h-0042"); h.Statement != "statement h-0002" {
+	if h, _ := a.Store.Hypothesis(t.Context(), "s-1", "h-0042"); h.Statement != "statement h-0002" {
 		t.Errorf("a refused import replaced h-0042: %+v", h)
 	}
 }
@@ -156,10 +156,10 @@ func TestArchiveActivity(t *testing.T) {
 	var path, again string
 	must(t, run(t, env, a.Archive, ArchiveSessionInput{SessionID: "done", Reason: "superseded"}, &path))
 	must(t, run(t, env, a.Archive, ArchiveSessionInput{SessionID: "done", Reason: "later"}, &again))
-	if want := filepath.Join(a.Store.SessionDir("done"), store.ArchiveFile); path != want || again != want {
+	if want := filepath.Join(a.Store.Backend().(*store.Dir).SessionDir("done"), store.ArchiveFile); path != want || again != want {
 		t.Errorf("paths %q, %q; want %q", path, again, want)
 	}
-	rec, found, err := a.Store.Archived("done")
+	rec, found, err := a.Store.Archived(t.Context(), "done")
 	if err != nil || !found || rec.Reason != "superseded" || rec.Time == "" {
 		t.Errorf("Archived = %+v, %v, %v; want the first record", rec, found, err)
 	}

@@ -27,7 +27,7 @@ const (
 // A hypothesis missing from the store is left out of the graph (and logged) rather than
 // failing the call: retrying would not bring it back, and the graph only guides pairing.
 func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (ProximityResult, error) {
-	hs, err := a.Store.Hypotheses(in.SessionID, in.All)
+	hs, err := a.Store.Hypotheses(ctx, in.SessionID, in.All)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return ProximityResult{}, err

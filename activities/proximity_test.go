@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func TestProximity(t *testing.T) {
-	st, err := store.Open(t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestProximity(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		id := fmt.Sprintf("h-%04d", i)
 		h := research.Hypothesis{ID: id, Title: texts[id], Statement: texts[id], Predictions: []string{"It should show."}}
-		if err := st.PutHypothesis("s-1", h); err != nil {
+		if err := st.PutHypothesis(t.Context(), "s-1", h); err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, id)

@@ -70,7 +70,7 @@ type LeadsResult struct {
 
 // Leads reads a session's latest checkpoint and returns its top competing hypotheses.
 func (a *Activities) Leads(ctx context.Context, in LeadsInput) (LeadsResult, error) {
-	snap, err := a.Store.LatestCheckpoint(in.SessionID)
+	snap, err := a.Store.LatestCheckpoint(ctx, in.SessionID)
 	if errors.Is(err, fs.ErrNotExist) {
 		return LeadsResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("session %s has no checkpoint yet", in.SessionID), ErrNoCheckpoint, err)
 	}

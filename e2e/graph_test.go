@@ -56,11 +56,11 @@ func list(t *testing.T, query string) []string {
 // sessionEvents reads a finished session's whole event log from the store.
 func sessionEvents(t *testing.T, storeDir, id string) []session.Event {
 	t.Helper()
-	st, err := store.Open(storeDir)
+	st, err := store.Open(context.Background(), storeDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := st.Events(id)
+	events, err := st.Events(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

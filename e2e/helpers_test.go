@@ -351,27 +351,24 @@ func decodeInput(t *testing.T, e *historypb.HistoryEvent, out any) {
 // storedHypotheses reads every hypothesis record of a session from the store, by id.
 func storedHypotheses(t *testing.T, storeDir, id string) map[string]research.Hypothesis {
 	t.Helper()
-	st, err := store.Open(storeDir)
+	st, err := store.Open(context.Background(), storeDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(st.SessionDir(id), "hypotheses")
-	entries, err := os.ReadDir(dir)
+	defer st.Close()
+	keys, err := st.Backend().List(t.Context(), id, "hypotheses/")
 	if err != nil {
 		t.Fatalf("hypotheses of %s: %v", id, err)
 	}
 	out := map[string]research.Hypothesis{}
-	for _, e := range entries {
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
-			continue // a temporary file a killed worker left behind is not a record
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+	for _, k := range keys {
+		b, err := st.Backend().Get(t.Context(), id, k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var h research.Hypothesis
 		if err := json.Unmarshal(b, &h); err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
+			t.Fatalf("%s: %v", k, err)
 		}
 		if _, dup := out[h.ID]; dup {
 			t.Errorf("two hypothesis files hold id %s", h.ID)

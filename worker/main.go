@@ -64,7 +64,7 @@ var credentials = []struct{ provider, env string }{
 }
 
 func run() error {
-	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store directory (env COSCI_STORE)")
+	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
 	latency := flag.Duration("offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	errorRate := flag.Float64("offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
 	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
@@ -85,10 +85,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(*storeDir)
+	st, err := store.Open(context.Background(), *storeDir)
 	if err != nil {
 		return fmt.Errorf("cannot open the session store: %w", err)
 	}
+	defer st.Close()
 	registry := &provider.Registry{
 		Offline: &provider.Offline{Latency: *latency, ErrorRate: *errorRate},
 		Env:     os.Getenv,
@@ -135,7 +136,7 @@ func run() error {
 
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
-		"slots", *slots, "rps", rpsText(*rps), "store", st.Root(),
+		"slots", *slots, "rps", rpsText(*rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices))
 	return sessions.Run(worker.InterruptCh())
 }

@@ -52,7 +52,7 @@ func TestEveryAgentAtWork(t *testing.T) {
 					t.Errorf("%s evolved from %s, which came later", e.ID, p)
 				}
 			}
-			body, err := h.store.Hypothesis(res.SessionID, e.ID)
+			body, err := h.store.Hypothesis(t.Context(), res.SessionID, e.ID)
 			if err != nil || !slices.Equal(body.Parents, e.Parents) {
 				t.Errorf("stored %s: parents %v, %v", e.ID, body.Parents, err)
 			}
@@ -70,7 +70,7 @@ func TestEveryAgentAtWork(t *testing.T) {
 	}
 
 	// Deep verification decomposed hypotheses into assumptions.
-	reviews, err := h.store.Reviews(res.SessionID, st.Hypotheses[0].ID)
+	reviews, err := h.store.Reviews(t.Context(), res.SessionID, st.Hypotheses[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestEveryAgentAtWork(t *testing.T) {
 	}
 
 	// The meta-review of a round reaches the prompts of the next one.
-	meta, err := h.store.MetaReview(res.SessionID, 1)
+	meta, err := h.store.MetaReview(t.Context(), res.SessionID, 1)
 	if err != nil || len(meta.Critiques) == 0 {
 		t.Fatalf("meta-review of round 1: %+v, %v", meta, err)
 	}
@@ -95,12 +95,12 @@ func TestEveryAgentAtWork(t *testing.T) {
 	if len(later) == 0 {
 		t.Fatal("no generation turn carried a meta-review")
 	}
-	turn, ok, err := h.store.Turn(res.SessionID, later[0].TurnID)
+	turn, ok, err := h.store.Turn(t.Context(), res.SessionID, later[0].TurnID)
 	if err != nil || !ok || !strings.Contains(turn.Prompt, meta.Critiques[0]) {
 		t.Errorf("the prompt of %s does not carry the critique %q:\n%s", later[0].TurnID, meta.Critiques[0], turn.Prompt)
 	}
 
-	if _, err := h.store.Overview(res.SessionID); err != nil {
+	if _, err := h.store.Overview(t.Context(), res.SessionID); err != nil {
 		t.Errorf("no research overview: %v", err)
 	}
 	report, err := os.ReadFile(res.ReportPath)
@@ -148,7 +148,7 @@ type copycat struct {
 	*provider.Offline
 	copy, of string
 	st       interface {
-		Hypothesis(string, string) (research.Hypothesis, error)
+		Hypothesis(context.Context, string, string) (research.Hypothesis, error)
 	}
 	session string
 }
@@ -156,7 +156,7 @@ type copycat struct {
 func (m copycat) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
 	h, u, err := m.Offline.Generate(ctx, req)
 	if req.HypothesisID == m.copy {
-		orig, oerr := m.st.Hypothesis(m.session, m.of)
+		orig, oerr := m.st.Hypothesis(ctx, m.session, m.of)
 		if oerr != nil {
 			return h, u, oerr
 		}
@@ -290,7 +290,7 @@ func TestScientistCommands(t *testing.T) {
 	if mine.Title != "Microglial pruning spreads tau" || mine.Reviews == 0 || mine.Wins+mine.Losses == 0 {
 		t.Errorf("the scientist's hypothesis %+v: want it reviewed and played like any other", mine)
 	}
-	reviews, err := h.store.Reviews(res.SessionID, "h-0001")
+	reviews, err := h.store.Reviews(t.Context(), res.SessionID, "h-0001")
 	if err != nil || !slices.ContainsFunc(reviews, func(r research.Review) bool { return r.Reviewer == "ada" && r.Critique == "Strong mechanism." }) {
 		t.Errorf("the scientist's review of h-0001 is not stored: %+v, %v", reviews, err)
 	}

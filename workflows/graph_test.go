@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2,000 hypotheses take about a minute")
 	}
-	st, err := store.Open(t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 	if res.Hypotheses < 2000 || res.StopReason != "reached max_hypotheses (2000)" {
 		t.Errorf("result: %d hypotheses, stop reason %q", res.Hypotheses, res.StopReason)
 	}
-	events, err := st.Events(res.SessionID)
+	events, err := st.Events(t.Context(), res.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ type started struct {
 
 func newHarness(t *testing.T, turn time.Duration, model activities.Model) *harness {
 	t.Helper()
-	st, err := store.Open(t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestSessionRunsToMaxHypotheses(t *testing.T) {
 	if !strings.Contains(string(report), "tau propagation") || !strings.Contains(string(report), res.Top[0].ID) {
 		t.Errorf("report lacks the goal or the winner:\n%s", report)
 	}
-	snap, err := h.store.LatestCheckpoint(res.SessionID)
+	snap, err := h.store.LatestCheckpoint(t.Context(), res.SessionID)
 	if err != nil || snap.State != session.Completed || len(snap.Hypotheses) != 10 {
 		t.Errorf("final checkpoint: %+v, %v", snap, err)
 	}
@@ -437,7 +437,7 @@ func TestRefineGoalReachesNextPrompt(t *testing.T) {
 		if in.Goal != newGoal || !slices.Equal(in.Focus, []string{"TREM2 signalling"}) {
 			t.Errorf("turn %s after the refinement saw goal %q focus %v", in.TurnID, in.Goal, in.Focus)
 		}
-		turn, ok, err := h.store.Turn(res.SessionID, in.TurnID)
+		turn, ok, err := h.store.Turn(t.Context(), res.SessionID, in.TurnID)
 		if err != nil || !ok {
 			t.Fatalf("turn %s not stored: %v", in.TurnID, err)
 		}

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"slices"
@@ -42,7 +43,7 @@ func TestSubagentsMergeOnceAtTheirForkPoint(t *testing.T) {
 	h := newHarness(t, time.Second, nil)
 	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "tau-1"})
 	res := h.run(goal(40))
-	events, err := h.store.Events(res.SessionID)
+	events, err := h.store.Events(t.Context(), res.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestSubagentsMergeOnceAtTheirForkPoint(t *testing.T) {
 	}
 	// The subagents wrote in sessions of their own, from a copy of the parent's context.
 	for _, f := range forks {
-		if _, err := h.store.Hypothesis(f.Session, f.Hypothesis); err != nil {
+		if _, err := h.store.Hypothesis(t.Context(), f.Session, f.Hypothesis); err != nil {
 			t.Errorf("subagent %s has no copy of %s: %v", f.Session, f.Hypothesis, err)
 		}
 	}
@@ -93,7 +94,7 @@ func TestFailedSubagentDoesNotFailTheParent(t *testing.T) {
 	if res.State != session.Completed {
 		t.Fatalf("parent ended %s", res.State)
 	}
-	events, err := h.store.Events(res.SessionID)
+	events, err := h.store.Events(t.Context(), res.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +113,14 @@ func TestFailedSubagentDoesNotFailTheParent(t *testing.T) {
 // checkpoint, in the same conversation, with the ranking, the pairs that met and the
 // plan, and goes on numbering hypotheses; a fork starts from any checkpoint.
 func TestContinueAndFork(t *testing.T) {
-	st, err := store.Open(t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	parent := newHarnessOn(t, st, time.Second, nil)
 	parent.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "tau"})
 	first := parent.run(goal(12))
-	final, err := st.LatestCheckpoint("tau")
+	final, err := st.LatestCheckpoint(t.Context(), "tau")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestContinueAndFork(t *testing.T) {
 	if next.Hypotheses < first.Hypotheses+8 {
 		t.Errorf("continued session has %d hypotheses; want the parent's %d and 8 more", next.Hypotheses, first.Hypotheses)
 	}
-	snap, err := st.LatestCheckpoint("tau.2")
+	snap, err := st.LatestCheckpoint(t.Context(), "tau.2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestContinueAndFork(t *testing.T) {
 		t.Errorf("continued with %d pairs played (parent %d), plan %q", len(snap.Played), len(final.Played), snap.Plan)
 	}
 	for _, e := range final.Hypotheses {
-		if _, err := st.Hypothesis("tau.2", e.ID); err != nil {
+		if _, err := st.Hypothesis(t.Context(), "tau.2", e.ID); err != nil {
 			t.Errorf("tau.2 cannot read the parent's %s: %v", e.ID, err)
 		}
 	}
@@ -161,11 +162,11 @@ func TestContinueAndFork(t *testing.T) {
 		Config:       research.Config{MaxHypotheses: 4},
 		Lineage:      &lineage.Descriptor{Parent: "tau", Relation: lineage.Fork, Checkpoint: 1},
 	})
-	first1, err := st.Checkpoint("tau", 1)
+	first1, err := st.Checkpoint(t.Context(), "tau", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsnap, err := st.LatestCheckpoint("tau-fork-00000001")
+	fsnap, err := st.LatestCheckpoint(t.Context(), "tau-fork-00000001")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestHandOver(t *testing.T) {
 	if res.ContinuedAs != "tau.2" || res.StopReason != "terminated by the scientist: continued as tau.2" {
 		t.Errorf("result %+v", res)
 	}
-	final, err := h.store.LatestCheckpoint("tau")
+	final, err := h.store.LatestCheckpoint(t.Context(), "tau")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestHandOver(t *testing.T) {
 	succ.at(time.Minute, func() { succ.env.SignalWorkflow(HandedOver, HandedOverNotice{Session: "tau", Checkpoint: 1}) })
 	next := succ.run(research.Request{Config: research.Config{MaxHypotheses: 4},
 		Lineage: &lineage.Descriptor{Conversation: "tau", Seq: 2, Parent: "tau", Relation: lineage.Continue}})
-	snap, err := h.store.LatestCheckpoint(next.SessionID)
+	snap, err := h.store.LatestCheckpoint(t.Context(), next.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestCheckpointsAtAnInterval(t *testing.T) {
 	req := goal(16)
 	req.Config.CheckpointInterval = research.Duration(interval)
 	res := h.run(req)
-	events, err := h.store.Events(res.SessionID)
+	events, err := h.store.Events(t.Context(), res.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestCheckpointsAtAnInterval(t *testing.T) {
 			t.Errorf("checkpoint %d came %s after the previous one; the interval is %s", i+1, gap, interval)
 		}
 	}
-	snaps, err := h.store.Checkpoints(res.SessionID)
+	snaps, err := h.store.Checkpoints(t.Context(), res.SessionID)
 	if err != nil || len(snaps) != len(times) {
 		t.Errorf("%d checkpoints in the store, %d recorded in its log (%v)", len(snaps), len(times), err)
 	}

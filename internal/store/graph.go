@@ -1,11 +1,11 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,14 +15,11 @@ import (
 )
 
 // The session graph (see internal/lineage) in the store. A session that continues or
-// forks another gets its own directory, holding links to the texts it inherited; a
+// forks another gets its own records, sharing the texts it inherited; a
 // subagent's result is imported into its parent; a finished session may be archived.
 
 // ArchiveFile is the archive record in a session's directory (see Archive).
 const ArchiveFile = "archived.json"
-
-// link makes a hard link; tests replace it to take the copying path.
-var link = os.Link
 
 // Branch prepares session dst to start from checkpoint seq of session src (0: src's
 // latest) and returns that checkpoint. dst receives the texts its model turns read under
@@ -32,17 +29,16 @@ var link = os.Link
 // the report are not copied: dst makes its own.
 //
 // Every record is immutable once written (a debate is replaced, never edited in place),
-// so a hard link is a free copy; where linking fails (dst on another file system) the
-// file is copied through the store's atomic write. A record dst already holds is kept, so
-// Branch may be retried after a crash. A text src itself lacks is not copied either: dst
-// is exactly as complete as src.
+// so the backend may share rather than copy (a Dir makes hard links). A record dst
+// already holds is kept, so Branch may be retried after a crash. A text src itself lacks
+// is not copied either: dst is exactly as complete as src.
 //
 // A missing checkpoint gives an error that wraps fs.ErrNotExist and names src and seq.
 //
 // With only, Branch copies just those hypotheses (and their reviews), the plan and the
 // meta-reviews: what a subagent working on them needs, at a cost that does not grow with
 // the session.
-func (s *Store) Branch(src string, seq int, dst string, only ...string) (session.Snapshot, error) {
+func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, only ...string) (session.Snapshot, error) {
 	var snap session.Snapshot
 	switch {
 	case seq < 0:
@@ -50,18 +46,14 @@ func (s *Store) Branch(src string, seq int, dst string, only ...string) (session
 	case src == dst:
 		return snap, fmt.Errorf("store: session %q cannot branch from itself; give the new session another id", src)
 	}
-	from, err := s.sessionDir(src)
-	if err != nil {
+	if _, err := escape("session id", dst); err != nil {
 		return snap, err
 	}
-	to, err := s.sessionDir(dst)
-	if err != nil {
-		return snap, err
-	}
+	var err error
 	if seq == 0 {
-		snap, err = s.LatestCheckpoint(src)
+		snap, err = s.LatestCheckpoint(ctx, src)
 	} else {
-		snap, err = s.Checkpoint(src, seq)
+		snap, err = s.Checkpoint(ctx, src, seq)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if seq == 0 {
@@ -73,129 +65,66 @@ func (s *Store) Branch(src string, seq int, dst string, only ...string) (session
 		return snap, err
 	}
 
-	// Collect the records as paths relative to a session directory: escaping depends on
-	// the id only, so a record has the same relative path in src and in dst.
-	var rels []string
+	// Keys depend on the ids only, so a record has the same key in src and in dst.
+	var keys []string
 	ids := make(map[string]bool, len(snap.Hypotheses))
 	for _, e := range snap.Hypotheses {
 		if only != nil && !slices.Contains(only, e.ID) {
 			continue
 		}
 		ids[e.ID] = true
-		h, err := escape("hypothesis id", e.ID)
+		h, err := key(src, hypothesesDir, ".json", "hypothesis id", e.ID)
 		if err != nil {
 			return snap, err
 		}
-		rels = append(rels, filepath.Join(hypothesesDir, h+".json"))
-		reviews, err := records(from, filepath.Join(reviewsDir, h))
+		keys = append(keys, h)
+		dir, _ := key(src, reviewsDir, "", "hypothesis id", e.ID)
+		reviews, err := s.b.List(ctx, src, dir+"/")
 		if err != nil {
 			return snap, err
 		}
-		rels = append(rels, reviews...)
+		keys = append(keys, reviews...)
 	}
-	rels = append(rels, planFile)
-	metas, err := records(from, metaReviewsDir)
+	keys = append(keys, planFile)
+	metas, err := s.b.List(ctx, src, metaReviewsDir+"/")
 	if err != nil {
 		return snap, err
 	}
-	for _, rel := range metas {
+	for _, k := range metas {
 		// Rounds, not names: past 9999 the padding no longer orders them.
-		round, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(rel), ".json"))
+		round, err := strconv.Atoi(strings.TrimSuffix(path.Base(k), ".json"))
 		if err == nil && round <= snap.Progress.MetaReviews {
-			rels = append(rels, rel)
+			keys = append(keys, k)
 		}
 	}
 	// A debate's id is "debate-A-B", but ids may hold '-': read who debated instead.
 	var debates []string
 	if only == nil {
-		debates, err = records(from, debatesDir)
-		if err != nil {
+		if debates, err = s.b.List(ctx, src, debatesDir+"/"); err != nil {
 			return snap, err
 		}
 	}
-	for _, rel := range debates {
+	for _, k := range debates {
 		var d research.Debate
-		if err := getJSON(filepath.Join(from, rel), &d); err != nil {
+		if err := s.get(ctx, src, k, &d); err != nil {
 			return snap, err
 		}
 		if ids[d.A] && ids[d.B] {
-			rels = append(rels, rel)
+			keys = append(keys, k)
 		}
 	}
-
-	dirs := make(map[string]bool) // directories that gained a link, to sync once each
-	for _, rel := range rels {
-		linked, err := linkOrCopy(filepath.Join(from, rel), filepath.Join(to, rel))
-		if err != nil {
-			return snap, fmt.Errorf("store: branch %q from checkpoint %d of %q: %w", dst, snap.Seq, src, err)
-		}
-		if linked {
-			dirs[filepath.Dir(filepath.Join(to, rel))] = true
-		}
-	}
-	for dir := range dirs {
-		if err := syncDir(dir); err != nil {
-			return snap, err
-		}
+	if err := s.b.Copy(ctx, src, dst, keys); err != nil {
+		return snap, fmt.Errorf("store: branch %q from checkpoint %d of %q: %w", dst, snap.Seq, src, err)
 	}
 	return snap, nil
-}
-
-// records lists the record files of one directory of a session, as paths relative to
-// the session's directory. Temporary files are skipped; a missing directory has none.
-func records(sessionDir, sub string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(sessionDir, sub))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	var rels []string
-	for _, e := range entries {
-		if e.IsDir() || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		rels = append(rels, filepath.Join(sub, e.Name()))
-	}
-	return rels, nil
-}
-
-// linkOrCopy gives path to the record at from: a hard link, or a copy written atomically
-// where linking fails. An existing path is kept, and a missing from is skipped. linked
-// says a link was made, whose directory the caller must sync to make it durable.
-func linkOrCopy(from, to string) (linked bool, err error) {
-	if _, err := os.Lstat(to); err == nil {
-		return false, nil // an earlier attempt made it, or dst wrote its own: keep it
-	}
-	if err := mkdirs(filepath.Dir(to)); err != nil {
-		return false, err
-	}
-	err = link(from, to)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrExist):
-		return false, nil // a concurrent attempt was first
-	}
-	// Another file system, or one without hard links: copy. This also tells a missing
-	// source apart from a failed link.
-	data, err := os.ReadFile(from)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return false, writeFile(to, data, true)
 }
 
 // ImportHypothesis copies hypothesis srcID of session src into session dst as dstID: a
 // subagent's result entering its parent's tournament. The copy's ID is dstID, and its
 // Parents become parents unless that is nil. Like PutHypothesis it writes once: if dst
 // already holds dstID, that hypothesis is kept. It returns the hypothesis dst holds.
-func (s *Store) ImportHypothesis(src, srcID, dst, dstID string, parents []string) (research.Hypothesis, error) {
-	h, err := s.Hypothesis(src, srcID)
+func (s *Store) ImportHypothesis(ctx context.Context, src, srcID, dst, dstID string, parents []string) (research.Hypothesis, error) {
+	h, err := s.Hypothesis(ctx, src, srcID)
 	if err != nil {
 		return research.Hypothesis{}, err
 	}
@@ -203,10 +132,10 @@ func (s *Store) ImportHypothesis(src, srcID, dst, dstID string, parents []string
 	if parents != nil {
 		h.Parents = parents
 	}
-	if err := s.PutHypothesis(dst, h); err != nil {
+	if err := s.PutHypothesis(ctx, dst, h); err != nil {
 		return research.Hypothesis{}, err
 	}
-	return s.Hypothesis(dst, dstID)
+	return s.Hypothesis(ctx, dst, dstID)
 }
 
 // Archived is a session's archive record.
@@ -228,22 +157,18 @@ func (e *NotFinishedError) Error() string {
 }
 
 // Archive marks a finished session archived: a soft delete, which writes ArchiveFile in
-// the session's directory and nothing else, so everything stays readable. It refuses a
-// session without a checkpoint (the error wraps fs.ErrNotExist) and one whose latest
-// checkpoint is not Completed (a *NotFinishedError). Archiving twice keeps the first
-// record and returns nil.
-func (s *Store) Archive(sessionID string, a Archived) error {
+// the session and marks its index row, and nothing else, so everything stays readable. It
+// refuses a session without a checkpoint (the error wraps fs.ErrNotExist) and one whose
+// latest checkpoint is not Completed (a *NotFinishedError). Archiving twice keeps the
+// first record and returns nil.
+func (s *Store) Archive(ctx context.Context, sessionID string, a Archived) error {
 	if a.Time == "" {
 		return errors.New("store: the archive record has no time; stamp it with session.Stamp")
 	}
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+	if _, done, err := s.Archived(ctx, sessionID); err != nil || done {
 		return err
 	}
-	if _, done, err := s.Archived(sessionID); err != nil || done {
-		return err
-	}
-	snap, err := s.LatestCheckpoint(sessionID)
+	snap, err := s.LatestCheckpoint(ctx, sessionID)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: session %q has no checkpoint, so it never ran or never finished; only a completed session can be archived: %w", sessionID, fs.ErrNotExist)
 	}
@@ -253,17 +178,22 @@ func (s *Store) Archive(sessionID string, a Archived) error {
 	if snap.State != session.Completed {
 		return &NotFinishedError{SessionID: sessionID, Checkpoint: snap.Seq, State: snap.State}
 	}
-	return putJSON(filepath.Join(dir, ArchiveFile), a, true)
+	data, err := encode(ArchiveFile, a)
+	if err != nil {
+		return err
+	}
+	row := summaryOf(snap)
+	row.Archived = a.Time
+	return s.b.Commit(ctx, Commit{SessionID: sessionID, Key: ArchiveFile, Data: data, Index: &row})
 }
 
 // Archived returns a session's archive record; found is false, with a nil error, if the
 // session is not archived.
-func (s *Store) Archived(sessionID string) (a Archived, found bool, err error) {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+func (s *Store) Archived(ctx context.Context, sessionID string) (a Archived, found bool, err error) {
+	if _, err := escape("session id", sessionID); err != nil {
 		return a, false, err
 	}
-	if err := getJSON(filepath.Join(dir, ArchiveFile), &a); err != nil {
+	if err := s.get(ctx, sessionID, ArchiveFile, &a); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Archived{}, false, nil
 		}

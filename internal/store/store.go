@@ -1,41 +1,51 @@
-// Package store keeps a research session's texts on local disk. Workflow state holds only
-// ids and scores (the claim-check pattern); hypotheses, reviews, provider turns,
-// checkpoints, the event log and the report live here, one directory per session:
+// Package store keeps research sessions' texts: hypotheses, reviews, provider turns,
+// checkpoints, the event log and the report. Workflow state holds only ids and scores (the
+// claim-check pattern); everything that grows with text lives here.
 //
-//	<root>/<session id>/hypotheses/<hypothesis id>.json
-//	<root>/<session id>/reviews/<hypothesis id>/<review type>-<n>.json
-//	<root>/<session id>/turns/<turn id>.json
-//	<root>/<session id>/checkpoints/000001.json
-//	<root>/<session id>/events.jsonl
-//	<root>/<session id>/plan.json
-//	<root>/<session id>/debates/<debate id>.json
-//	<root>/<session id>/metareviews/0001.json
-//	<root>/<session id>/overview.json
-//	<root>/<session id>/report.md, and other report artefacts (PutFile)
+// A Store is the sessions' records as the activities and the starter read and write them. It
+// keeps them in a Backend, a small interface with two implementations that pass the same
+// contract tests (store_test.go):
 //
-// Ids may hold any character; each is escaped into a single file name.
+//   - Dir, a directory on local disk (the embedded default, `make demo`): one directory per
+//     session, one file per record, readable with any tool;
+//   - Postgres, a PostgreSQL database (production): any worker host reads what another
+//     wrote, so a host may die or lose its disk and its sessions carry on elsewhere.
 //
-// Every write is atomic: a crash leaves the old file or the new one, never a torn one.
+// Open picks one from a location: a postgres:// URL or a directory.
+//
+// Records are named by keys relative to their session, the same for both backends:
+//
+//	hypotheses/<hypothesis id>.json
+//	reviews/<hypothesis id>/<review type>-<n>.json
+//	turns/<turn id>.json
+//	checkpoints/000001.json
+//	plan.json, overview.json, archived.json
+//	debates/<debate id>.json
+//	metareviews/0001.json
+//	report.md, and other report artefacts (PutFile)
+//
+// plus the session's event log and its row in the session index (Sessions). Ids may hold
+// any character; each is escaped into a single key segment.
+//
 // Hypotheses, reviews, turns, checkpoints, the plan, meta-reviews and the overview are
 // written once: activities are retried, and a retry must never change what an earlier
-// attempt stored, so a second Put of the same key keeps the first record and returns nil.
-// A debate's transcript grows turn by turn, so it is replaced; so are the report artefacts.
+// attempt stored, so a second Put of the same key keeps the first record and returns nil,
+// even when two writers race. A debate's transcript grows turn by turn, so it is replaced;
+// so are the report artefacts. A checkpoint, the events before it and the session's index
+// row are committed together.
 //
-// A Store is safe for concurrent use. Several processes may share a root, provided only
+// A Store is safe for concurrent use, by several processes on several hosts, provided only
 // one of them writes a given session's checkpoints at a time, as a workflow ensures.
 package store
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,13 +54,14 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-// Names inside a session directory.
+// Names inside a session.
 const (
 	hypothesesDir  = "hypotheses"
 	reviewsDir     = "reviews"
 	turnsDir       = "turns"
 	checkpointsDir = "checkpoints"
-	eventsFile     = "events.jsonl"
+	eventsFile     = "events.jsonl" // the event log, in a Dir
+	indexFile      = "session.json" // the session's index row, in a Dir
 	reportFile     = "report.md"
 	planFile       = "plan.json"
 	debatesDir     = "debates"
@@ -58,56 +69,102 @@ const (
 	overviewFile   = "overview.json"
 )
 
-// Store is a directory of research sessions.
-type Store struct {
-	root string // absolute, so every path the store returns is too
+// Backend keeps a store's records: byte strings under a session id and a key (see the
+// package comment), each session's event log, and the session index. Keys are made by the
+// Store, already escaped; a Backend checks nothing about them.
+type Backend interface {
+	// Get returns a record; a missing one gives an error wrapping fs.ErrNotExist.
+	Get(ctx context.Context, sessionID, key string) ([]byte, error)
+	// List returns the keys directly under dir (a key prefix ending in "/"), sorted.
+	List(ctx context.Context, sessionID, dir string) ([]string, error)
+	// Put writes a record. With once, an existing record wins and Put returns nil; of two
+	// concurrent writers exactly one writes.
+	Put(ctx context.Context, sessionID, key string, data []byte, once bool) error
+	// Copy gives session to the records of session from with the given keys, written once;
+	// a key from lacks is skipped.
+	Copy(ctx context.Context, from, to string, keys []string) error
+	// Commit appends c.Events to the session's log, skipping those whose Seq is not above
+	// its last (a retry adds nothing twice), writes c.Data under c.Key once (if c.Key is
+	// set) and updates the session's index row (if c.Index is set) unless the index holds a
+	// later checkpoint. Postgres does all of it in one transaction; Dir in that order, so a
+	// record on disk implies the events before it are too.
+	Commit(ctx context.Context, c Commit) error
+	// Events returns the session's event log in Seq order.
+	Events(ctx context.Context, sessionID string) ([]session.Event, error)
+	// Sessions returns the session index, one row per session that has checkpointed.
+	Sessions(ctx context.Context) ([]Summary, error)
+	// Where says where a record is, for a person: a path, or the database and the key.
+	Where(sessionID, key string) string
+	Close()
 }
 
-// Open returns the store rooted at root, creating the directory if it is missing.
-func Open(root string) (*Store, error) {
-	if root == "" {
-		return nil, errors.New("store: root directory is empty; name the directory that should hold session data")
+// Commit is what Backend.Commit writes together.
+type Commit struct {
+	SessionID string
+	Events    []session.Event
+	Key       string
+	Data      []byte
+	Index     *Summary
+}
+
+// Store is a set of research sessions.
+type Store struct {
+	b        Backend
+	location string // for messages, without a password
+}
+
+// Open opens the store at location: a postgres:// (or postgresql://) URL, or a directory,
+// which is created if missing. A database's schema is brought up to date. The location's
+// password, if any, appears in no message; prefer PGPASSWORD in the environment to one in
+// the URL.
+func Open(ctx context.Context, location string) (*Store, error) {
+	if IsDatabase(location) {
+		b, err := OpenPostgres(ctx, location)
+		if err != nil {
+			return nil, err
+		}
+		return New(b, Redact(location)), nil
 	}
-	abs, err := filepath.Abs(root)
+	b, err := OpenDir(location)
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	if err := mkdirs(abs); err != nil {
 		return nil, err
 	}
-	return &Store{root: abs}, nil
+	return New(b, b.Root()), nil
 }
 
-// Root returns the store's absolute root directory.
-func (s *Store) Root() string { return s.root }
+// IsDatabase says whether a store location names a PostgreSQL database.
+func IsDatabase(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+}
 
-// SessionDir returns the directory that holds a session: the root joined with the escaped
-// session id. It returns "" for an id that cannot name a directory ("", "." or ".." or
-// one too long); the methods that write or read a session report why.
-func (s *Store) SessionDir(sessionID string) string {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+// New is a Store over a backend; location names it in messages.
+func New(b Backend, location string) *Store { return &Store{b: b, location: location} }
+
+// Location names the store for a person: a directory, or a database URL without its password.
+func (s *Store) Location() string { return s.location }
+
+// Backend returns the store's backend.
+func (s *Store) Backend() Backend { return s.b }
+
+// Close releases the store's connections, if any.
+func (s *Store) Close() { s.b.Close() }
+
+// Where says where a session's record is: its path in a Dir, its database and key in
+// Postgres. It returns "" for an id that cannot name a session.
+func (s *Store) Where(sessionID, key string) string {
+	if _, err := escape("session id", sessionID); err != nil {
 		return ""
 	}
-	return dir
+	return s.b.Where(sessionID, key)
 }
 
-func (s *Store) sessionDir(sessionID string) (string, error) {
-	name, err := escape("session id", sessionID)
-	if err != nil {
+// key checks a session id and joins a directory and escaped ids into a record's key, then
+// appends suffix. kindIDs alternates what an id is (for error messages) with the id itself.
+func key(sessionID, dir, suffix string, kindIDs ...string) (string, error) {
+	if _, err := escape("session id", sessionID); err != nil {
 		return "", err
 	}
-	return filepath.Join(s.root, name), nil
-}
-
-// path joins a session's directory, a subdirectory and escaped ids, then appends suffix.
-// kindIDs alternates what an id is (for error messages) with the id itself.
-func (s *Store) path(sessionID, sub, suffix string, kindIDs ...string) (string, error) {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return "", err
-	}
-	elems := []string{dir, sub}
+	elems := []string{dir}
 	for i := 0; i+1 < len(kindIDs); i += 2 {
 		name, err := escape(kindIDs[i], kindIDs[i+1])
 		if err != nil {
@@ -116,27 +173,57 @@ func (s *Store) path(sessionID, sub, suffix string, kindIDs ...string) (string, 
 		elems = append(elems, name)
 	}
 	elems[len(elems)-1] += suffix
-	return filepath.Join(elems...), nil
+	return path.Join(elems...), nil
+}
+
+// put writes v as indented JSON, which a scientist can read with any tool.
+func (s *Store) put(ctx context.Context, sessionID, key string, v any, once bool) error {
+	b, err := encode(key, v)
+	if err != nil {
+		return err
+	}
+	return s.b.Put(ctx, sessionID, key, b, once)
+}
+
+func encode(key string, v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("store: encode %s: %w", path.Base(key), err)
+	}
+	return append(b, '\n'), nil
+}
+
+// get reads a record into v. A missing record gives an error wrapping fs.ErrNotExist; a
+// damaged one says which record and what to do.
+func (s *Store) get(ctx context.Context, sessionID, key string, v any) error {
+	b, err := s.b.Get(ctx, sessionID, key)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("store: %s is not a valid record (%v); it was changed outside the store: restore it from a backup or remove it", s.b.Where(sessionID, key), err)
+	}
+	return nil
 }
 
 // PutHypothesis stores a hypothesis under its ID. If the session already holds a
 // hypothesis with that ID, PutHypothesis keeps it and returns nil.
-func (s *Store) PutHypothesis(sessionID string, h research.Hypothesis) error {
-	path, err := s.path(sessionID, hypothesesDir, ".json", "hypothesis id", h.ID)
+func (s *Store) PutHypothesis(ctx context.Context, sessionID string, h research.Hypothesis) error {
+	k, err := key(sessionID, hypothesesDir, ".json", "hypothesis id", h.ID)
 	if err != nil {
 		return err
 	}
-	return putJSON(path, h, true)
+	return s.put(ctx, sessionID, k, h, true)
 }
 
 // Hypothesis returns a stored hypothesis. If there is none, the error wraps fs.ErrNotExist.
-func (s *Store) Hypothesis(sessionID, id string) (research.Hypothesis, error) {
+func (s *Store) Hypothesis(ctx context.Context, sessionID, id string) (research.Hypothesis, error) {
 	var h research.Hypothesis
-	path, err := s.path(sessionID, hypothesesDir, ".json", "hypothesis id", id)
+	k, err := key(sessionID, hypothesesDir, ".json", "hypothesis id", id)
 	if err != nil {
 		return h, err
 	}
-	if err := getJSON(path, &h); err != nil {
+	if err := s.get(ctx, sessionID, k, &h); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return h, fmt.Errorf("store: session %q has no hypothesis %q: %w", sessionID, id, fs.ErrNotExist)
 		}
@@ -148,14 +235,14 @@ func (s *Store) Hypothesis(sessionID, id string) (research.Hypothesis, error) {
 // Hypotheses returns the stored hypotheses with the given ids, keyed by id. If some are
 // missing it returns the others together with an error that wraps fs.ErrNotExist and
 // names the missing ids, so a caller that can do without them (a report) may go on.
-func (s *Store) Hypotheses(sessionID string, ids []string) (map[string]research.Hypothesis, error) {
+func (s *Store) Hypotheses(ctx context.Context, sessionID string, ids []string) (map[string]research.Hypothesis, error) {
 	found := make(map[string]research.Hypothesis, len(ids))
 	var missing []string
 	for _, id := range ids {
 		if _, ok := found[id]; ok {
 			continue
 		}
-		h, err := s.Hypothesis(sessionID, id)
+		h, err := s.Hypothesis(ctx, sessionID, id)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !slices.Contains(missing, id) {
@@ -189,41 +276,38 @@ func quoteAll(ss []string) []string {
 // PutReview stores the n-th review of type r.Type of hypothesis r.HypothesisID. The index
 // lets a scientist add reviews of a type the session already ran. If the session already
 // holds that review, PutReview keeps it and returns nil.
-func (s *Store) PutReview(sessionID string, n int, r research.Review) error {
+func (s *Store) PutReview(ctx context.Context, sessionID string, n int, r research.Review) error {
 	if n < 0 {
 		return fmt.Errorf("store: review index %d is negative; number reviews from 0", n)
 	}
-	path, err := s.path(sessionID, reviewsDir, "-"+strconv.Itoa(n)+".json",
+	k, err := key(sessionID, reviewsDir, "-"+strconv.Itoa(n)+".json",
 		"hypothesis id", r.HypothesisID, "review type", r.Type)
 	if err != nil {
 		return err
 	}
-	return putJSON(path, r, true)
+	return s.put(ctx, sessionID, k, r, true)
 }
 
 // Reviews returns every stored review of one hypothesis, ordered by review type (in the
 // order of research.ReviewTypes, then other types by name) and then by index. A hypothesis
 // without reviews yields an empty list and no error.
-func (s *Store) Reviews(sessionID, hypothesisID string) ([]research.Review, error) {
-	dir, err := s.path(sessionID, reviewsDir, "", "hypothesis id", hypothesisID)
+func (s *Store) Reviews(ctx context.Context, sessionID, hypothesisID string) ([]research.Review, error) {
+	dir, err := key(sessionID, reviewsDir, "/", "hypothesis id", hypothesisID)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	keys, err := s.b.List(ctx, sessionID, dir+"/")
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	type indexed struct {
 		n int
 		r research.Review
 	}
 	var all []indexed
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || strings.HasPrefix(name, tempPrefix) {
+	for _, k := range keys {
+		name, ok := strings.CutSuffix(path.Base(k), ".json")
+		if !ok {
 			continue
 		}
 		// The index follows the last '-': escaped types may hold '-', indexes cannot.
@@ -232,7 +316,7 @@ func (s *Store) Reviews(sessionID, hypothesisID string) ([]research.Review, erro
 			continue // not a review record
 		}
 		var r research.Review
-		if err := getJSON(filepath.Join(dir, e.Name()), &r); err != nil {
+		if err := s.get(ctx, sessionID, k, &r); err != nil {
 			return nil, err
 		}
 		all = append(all, indexed{n, r})
@@ -271,21 +355,21 @@ type Turn struct {
 
 // PutTurn stores a finished turn under t.ID. If the session already holds that turn,
 // PutTurn keeps it and returns nil.
-func (s *Store) PutTurn(sessionID string, t Turn) error {
-	path, err := s.path(sessionID, turnsDir, ".json", "turn id", t.ID)
+func (s *Store) PutTurn(ctx context.Context, sessionID string, t Turn) error {
+	k, err := key(sessionID, turnsDir, ".json", "turn id", t.ID)
 	if err != nil {
 		return err
 	}
-	return putJSON(path, t, true)
+	return s.put(ctx, sessionID, k, t, true)
 }
 
 // Turn returns a stored turn. found is false, with a nil error, if there is none.
-func (s *Store) Turn(sessionID, turnID string) (t Turn, found bool, err error) {
-	path, err := s.path(sessionID, turnsDir, ".json", "turn id", turnID)
+func (s *Store) Turn(ctx context.Context, sessionID, turnID string) (t Turn, found bool, err error) {
+	k, err := key(sessionID, turnsDir, ".json", "turn id", turnID)
 	if err != nil {
 		return t, false, err
 	}
-	if err := getJSON(path, &t); err != nil {
+	if err := s.get(ctx, sessionID, k, &t); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Turn{}, false, nil
 		}
@@ -294,23 +378,22 @@ func (s *Store) Turn(sessionID, turnID string) (t Turn, found bool, err error) {
 	return t, true, nil
 }
 
-// PutCheckpoint writes snap as checkpoint number snap.Seq and appends newEvents to the
-// session's event log. It returns the checkpoint's path.
+// PutCheckpoint writes snap as checkpoint number snap.Seq, appends newEvents to the
+// session's event log and updates the session's index row. It returns where the
+// checkpoint is (see Where).
 //
-// Both halves survive retries: events whose Seq is not above the last one in the log are
-// skipped (so newEvents must be in Seq order), and an existing checkpoint with the same
-// number is kept. The events are written first, so a checkpoint on disk implies the
-// events before it are too.
-func (s *Store) PutCheckpoint(snap session.Snapshot, newEvents []session.Event) (path string, err error) {
-	return s.PutCheckpointOver(0, snap, newEvents)
+// It survives retries: events whose Seq is not above the last one in the log are skipped
+// (so newEvents must be in Seq order), and an existing checkpoint with the same number is
+// kept.
+func (s *Store) PutCheckpoint(ctx context.Context, snap session.Snapshot, newEvents []session.Event) (where string, err error) {
+	return s.PutCheckpointOver(ctx, 0, snap, newEvents)
 }
 
 // PutCheckpointOver is PutCheckpoint for an incremental snapshot: when base is above 0,
 // snap's Hypotheses, Played and Edges hold only what changed since checkpoint base, and
 // the checkpoint written is whole (session.Merge), so every checkpoint reads on its own.
-func (s *Store) PutCheckpointOver(base int, snap session.Snapshot, newEvents []session.Event) (path string, err error) {
-	dir, err := s.sessionDir(snap.SessionID)
-	if err != nil {
+func (s *Store) PutCheckpointOver(ctx context.Context, base int, snap session.Snapshot, newEvents []session.Event) (where string, err error) {
+	if _, err := escape("session id", snap.SessionID); err != nil {
 		return "", err
 	}
 	if snap.Seq < 0 {
@@ -320,100 +403,70 @@ func (s *Store) PutCheckpointOver(base int, snap session.Snapshot, newEvents []s
 		if base >= snap.Seq {
 			return "", fmt.Errorf("store: checkpoint %d cannot build on checkpoint %d, which is not before it", snap.Seq, base)
 		}
-		prev, err := s.Checkpoint(snap.SessionID, base)
+		prev, err := s.Checkpoint(ctx, snap.SessionID, base)
 		if err != nil {
 			return "", fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", snap.Seq, base, err)
 		}
 		snap = session.Merge(prev, snap)
 	}
-	if err := appendEvents(filepath.Join(dir, eventsFile), newEvents); err != nil {
+	k := checkpointKey(snap.Seq)
+	data, err := encode(k, snap)
+	if err != nil {
 		return "", err
 	}
-	path = filepath.Join(dir, checkpointsDir, checkpointName(snap.Seq))
-	if err := putJSON(path, snap, true); err != nil {
+	sum := summaryOf(snap)
+	err = s.b.Commit(ctx, Commit{SessionID: snap.SessionID, Events: newEvents, Key: k, Data: data, Index: &sum})
+	if err != nil {
 		return "", err
 	}
-	return path, nil
+	return s.b.Where(snap.SessionID, k), nil
 }
 
 // PutEvents appends events to the session's event log outside a checkpoint: the records a
 // session makes after its final checkpoint (the report, its completion). Like
 // PutCheckpoint it skips events the log already holds, so a retry adds nothing twice.
-func (s *Store) PutEvents(sessionID string, events []session.Event) error {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+func (s *Store) PutEvents(ctx context.Context, sessionID string, events []session.Event) error {
+	if _, err := escape("session id", sessionID); err != nil {
 		return err
 	}
-	return appendEvents(filepath.Join(dir, eventsFile), events)
-}
-
-// checkpointName pads the number so that a directory listing sorts like the sequence.
-func checkpointName(seq int) string { return fmt.Sprintf("%06d.json", seq) }
-
-// appendEvents adds events to a JSON-lines log. It rewrites the whole file through
-// writeFile rather than appending in place, so a crash can never leave a torn last line.
-func appendEvents(path string, events []session.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	defer lock(path)()
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: %w", err)
-	}
-	last, err := lastSeq(path, old)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(old) + 256*len(events))
-	buf.Write(old)
-	if len(old) > 0 && old[len(old)-1] != '\n' {
-		buf.WriteByte('\n') // the file was edited by hand; keep lines apart
-	}
-	added := false
-	for _, e := range events {
-		if e.Seq <= last {
-			continue // already logged by an earlier attempt
-		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("store: encode event %d: %w", e.Seq, err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-		last, added = e.Seq, true
-	}
-	if !added {
-		return nil
-	}
-	return writeFile(path, buf.Bytes(), false)
+	return s.b.Commit(ctx, Commit{SessionID: sessionID, Events: events})
 }
 
-// lastSeq returns the Seq of the last event in a log. An empty log has no last event,
-// so it returns math.MinInt: every event is new, even one numbered 0.
-func lastSeq(path string, log []byte) (int, error) {
-	log = bytes.TrimRight(log, " \t\r\n")
-	if len(log) == 0 {
-		return math.MinInt, nil
+// checkpointKey pads the number so that a listing sorts like the sequence.
+func checkpointKey(seq int) string { return fmt.Sprintf("%s/%06d.json", checkpointsDir, seq) }
+
+// checkpointSeqs lists the numbers of a session's checkpoints, in order.
+func (s *Store) checkpointSeqs(ctx context.Context, sessionID string) ([]int, error) {
+	keys, err := s.b.List(ctx, sessionID, checkpointsDir+"/")
+	if err != nil {
+		return nil, err
 	}
-	line := log[bytes.LastIndexByte(log, '\n')+1:]
-	var e session.Event
-	if err := json.Unmarshal(line, &e); err != nil {
-		return 0, fmt.Errorf("store: the last line of %s is not an event (%v); it was changed outside the store: repair or remove that line", path, err)
+	var seqs []int
+	for _, k := range keys {
+		name, ok := strings.CutSuffix(path.Base(k), ".json")
+		if !ok || !allDigits(name) {
+			continue
+		}
+		if n, err := strconv.Atoi(name); err == nil {
+			seqs = append(seqs, n)
+		}
 	}
-	return e.Seq, nil
+	// Sort numbers, not names: past 999999 the padding no longer orders them.
+	slices.Sort(seqs)
+	return seqs, nil
 }
 
 // Checkpoint returns checkpoint number seq. If there is none, the error wraps
 // fs.ErrNotExist.
-func (s *Store) Checkpoint(sessionID string, seq int) (session.Snapshot, error) {
+func (s *Store) Checkpoint(ctx context.Context, sessionID string, seq int) (session.Snapshot, error) {
 	var snap session.Snapshot
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+	if _, err := escape("session id", sessionID); err != nil {
 		return snap, err
 	}
-	if err := getJSON(filepath.Join(dir, checkpointsDir, checkpointName(seq)), &snap); err != nil {
+	if err := s.get(ctx, sessionID, checkpointKey(seq), &snap); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return snap, fmt.Errorf("store: session %q has no checkpoint %d: %w", sessionID, seq, fs.ErrNotExist)
 		}
@@ -424,31 +477,19 @@ func (s *Store) Checkpoint(sessionID string, seq int) (session.Snapshot, error) 
 
 // LatestCheckpoint returns the session's checkpoint with the highest number. If there is
 // none, the error wraps fs.ErrNotExist.
-func (s *Store) LatestCheckpoint(sessionID string) (session.Snapshot, error) {
-	dir, err := s.sessionDir(sessionID)
+func (s *Store) LatestCheckpoint(ctx context.Context, sessionID string) (session.Snapshot, error) {
+	if _, err := escape("session id", sessionID); err != nil {
+		return session.Snapshot{}, err
+	}
+	seqs, err := s.checkpointSeqs(ctx, sessionID)
 	if err != nil {
 		return session.Snapshot{}, err
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, checkpointsDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return session.Snapshot{}, fmt.Errorf("store: %w", err)
-	}
-	latest := -1
-	for _, e := range entries {
-		// Compare numbers, not names: past 999999 the padding no longer orders them.
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !allDigits(name) {
-			continue
-		}
-		if n, err := strconv.Atoi(name); err == nil && n > latest {
-			latest = n
-		}
-	}
-	if latest < 0 {
+	if len(seqs) == 0 {
 		return session.Snapshot{}, fmt.Errorf("store: session %q has no checkpoint yet (none in %s): %w",
-			sessionID, filepath.Join(dir, checkpointsDir), fs.ErrNotExist)
+			sessionID, s.b.Where(sessionID, checkpointsDir), fs.ErrNotExist)
 	}
-	return s.Checkpoint(sessionID, latest)
+	return s.Checkpoint(ctx, sessionID, seqs[len(seqs)-1])
 }
 
 func allDigits(s string) bool {
@@ -460,193 +501,19 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// Events returns the session's event log in the order it was written. A session that has
-// logged nothing yields an empty list and no error.
-func (s *Store) Events(sessionID string) ([]session.Event, error) {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, eventsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer f.Close()
-	var events []session.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20) // a Detail may be long; don't fail on lines past 64 KiB
-	for line := 1; sc.Scan(); line++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var e session.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("store: %s:%d is not an event (%v); it was changed outside the store: repair or remove that line", path, line, err)
-		}
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("store: read %s: %w", path, err)
-	}
-	return events, nil
-}
-
-// PutReport writes the session's Markdown report, replacing any earlier one, and returns
-// its absolute path.
-func (s *Store) PutReport(sessionID string, markdown []byte) (path string, err error) {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return "", err
-	}
-	path = filepath.Join(dir, reportFile)
-	if err := writeFile(path, markdown, false); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// PutPlan stores the session's research plan. If the session already has one, PutPlan
-// keeps it and returns nil.
-func (s *Store) PutPlan(sessionID string, p research.Plan) error {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return err
-	}
-	return putJSON(filepath.Join(dir, planFile), p, true)
-}
-
-// Plan returns the session's research plan. If there is none, the error wraps
-// fs.ErrNotExist.
-func (s *Store) Plan(sessionID string) (research.Plan, error) {
-	var p research.Plan
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return p, err
-	}
-	err = getJSON(filepath.Join(dir, planFile), &p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("store: session %q has no research plan: %w", sessionID, fs.ErrNotExist)
-	}
-	return p, err
-}
-
-// PutDebate stores a debate's transcript under its id, replacing any earlier version: a
-// debate grows by one turn at a time, and each version is written atomically.
-func (s *Store) PutDebate(sessionID, debateID string, d research.Debate) error {
-	path, err := s.path(sessionID, debatesDir, ".json", "debate id", debateID)
-	if err != nil {
-		return err
-	}
-	return putJSON(path, d, false)
-}
-
-// Debate returns a debate's transcript so far. If there is none, the error wraps
-// fs.ErrNotExist.
-func (s *Store) Debate(sessionID, debateID string) (research.Debate, error) {
-	var d research.Debate
-	path, err := s.path(sessionID, debatesDir, ".json", "debate id", debateID)
-	if err != nil {
-		return d, err
-	}
-	err = getJSON(path, &d)
-	if errors.Is(err, fs.ErrNotExist) {
-		return d, fmt.Errorf("store: session %q has no debate %q: %w", sessionID, debateID, fs.ErrNotExist)
-	}
-	return d, err
-}
-
-// metaReviewName pads the round so that a directory listing sorts like the rounds.
-func metaReviewName(round int) string { return fmt.Sprintf("%04d.json", round) }
-
-// PutMetaReview stores the meta-review of round m.Round. If the session already holds
-// that round's meta-review, PutMetaReview keeps it and returns nil.
-func (s *Store) PutMetaReview(sessionID string, m research.MetaReview) error {
-	if m.Round < 0 {
-		return fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", m.Round)
-	}
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return err
-	}
-	return putJSON(filepath.Join(dir, metaReviewsDir, metaReviewName(m.Round)), m, true)
-}
-
-// MetaReview returns the meta-review of one round. If there is none, the error wraps
-// fs.ErrNotExist.
-func (s *Store) MetaReview(sessionID string, round int) (research.MetaReview, error) {
-	var m research.MetaReview
-	if round < 0 {
-		return m, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
-	}
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return m, err
-	}
-	err = getJSON(filepath.Join(dir, metaReviewsDir, metaReviewName(round)), &m)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("store: session %q has no meta-review of round %d: %w", sessionID, round, fs.ErrNotExist)
-	}
-	return m, err
-}
-
-// PutOverview stores the session's research overview. If the session already has one,
-// PutOverview keeps it and returns nil.
-func (s *Store) PutOverview(sessionID string, o research.Overview) error {
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return err
-	}
-	return putJSON(filepath.Join(dir, overviewFile), o, true)
-}
-
-// Overview returns the session's research overview. If there is none, the error wraps
-// fs.ErrNotExist.
-func (s *Store) Overview(sessionID string) (research.Overview, error) {
-	var o research.Overview
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
-		return o, err
-	}
-	err = getJSON(filepath.Join(dir, overviewFile), &o)
-	if errors.Is(err, fs.ErrNotExist) {
-		return o, fmt.Errorf("store: session %q has no research overview: %w", sessionID, fs.ErrNotExist)
-	}
-	return o, err
-}
-
 // Checkpoints returns every checkpoint of the session, in the order of their numbers. A
 // session without checkpoints yields an empty list and no error.
-func (s *Store) Checkpoints(sessionID string) ([]session.Snapshot, error) {
-	dir, err := s.sessionDir(sessionID)
+func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]session.Snapshot, error) {
+	if _, err := escape("session id", sessionID); err != nil {
+		return nil, err
+	}
+	seqs, err := s.checkpointSeqs(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, checkpointsDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	var seqs []int
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !allDigits(name) {
-			continue
-		}
-		if n, err := strconv.Atoi(name); err == nil {
-			seqs = append(seqs, n)
-		}
-	}
-	// Sort numbers, not names: past 999999 the padding no longer orders them.
-	slices.Sort(seqs)
 	snaps := make([]session.Snapshot, 0, len(seqs))
 	for _, n := range seqs {
-		snap, err := s.Checkpoint(sessionID, n)
+		snap, err := s.Checkpoint(ctx, sessionID, n)
 		if err != nil {
 			return nil, err
 		}
@@ -655,36 +522,190 @@ func (s *Store) Checkpoints(sessionID string) ([]session.Snapshot, error) {
 	return snaps, nil
 }
 
-// reservedNames are the names of the store's own records in a session directory, which a
-// report artefact must not replace.
+// Events returns the session's event log in the order it was written. A session that has
+// logged nothing yields an empty list and no error.
+func (s *Store) Events(ctx context.Context, sessionID string) ([]session.Event, error) {
+	if _, err := escape("session id", sessionID); err != nil {
+		return nil, err
+	}
+	return s.b.Events(ctx, sessionID)
+}
+
+// PutReport writes the session's Markdown report, replacing any earlier one, and returns
+// where it is (see Where).
+func (s *Store) PutReport(ctx context.Context, sessionID string, markdown []byte) (where string, err error) {
+	if _, err := escape("session id", sessionID); err != nil {
+		return "", err
+	}
+	if err := s.b.Put(ctx, sessionID, reportFile, markdown, false); err != nil {
+		return "", err
+	}
+	return s.b.Where(sessionID, reportFile), nil
+}
+
+// Report returns the session's Markdown report. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Report(ctx context.Context, sessionID string) ([]byte, error) {
+	return s.File(ctx, sessionID, reportFile)
+}
+
+// PutPlan stores the session's research plan. If the session already has one, PutPlan
+// keeps it and returns nil.
+func (s *Store) PutPlan(ctx context.Context, sessionID string, p research.Plan) error {
+	if _, err := escape("session id", sessionID); err != nil {
+		return err
+	}
+	return s.put(ctx, sessionID, planFile, p, true)
+}
+
+// Plan returns the session's research plan. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Plan(ctx context.Context, sessionID string) (research.Plan, error) {
+	var p research.Plan
+	if _, err := escape("session id", sessionID); err != nil {
+		return p, err
+	}
+	err := s.get(ctx, sessionID, planFile, &p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("store: session %q has no research plan: %w", sessionID, fs.ErrNotExist)
+	}
+	return p, err
+}
+
+// PutDebate stores a debate's transcript under its id, replacing any earlier version: a
+// debate grows by one turn at a time, and each version is written atomically.
+func (s *Store) PutDebate(ctx context.Context, sessionID, debateID string, d research.Debate) error {
+	k, err := key(sessionID, debatesDir, ".json", "debate id", debateID)
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, sessionID, k, d, false)
+}
+
+// Debate returns a debate's transcript so far. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Debate(ctx context.Context, sessionID, debateID string) (research.Debate, error) {
+	var d research.Debate
+	k, err := key(sessionID, debatesDir, ".json", "debate id", debateID)
+	if err != nil {
+		return d, err
+	}
+	err = s.get(ctx, sessionID, k, &d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, fmt.Errorf("store: session %q has no debate %q: %w", sessionID, debateID, fs.ErrNotExist)
+	}
+	return d, err
+}
+
+// metaReviewKey pads the round so that a listing sorts like the rounds.
+func metaReviewKey(round int) string { return fmt.Sprintf("%s/%04d.json", metaReviewsDir, round) }
+
+// PutMetaReview stores the meta-review of round m.Round. If the session already holds
+// that round's meta-review, PutMetaReview keeps it and returns nil.
+func (s *Store) PutMetaReview(ctx context.Context, sessionID string, m research.MetaReview) error {
+	if m.Round < 0 {
+		return fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", m.Round)
+	}
+	if _, err := escape("session id", sessionID); err != nil {
+		return err
+	}
+	return s.put(ctx, sessionID, metaReviewKey(m.Round), m, true)
+}
+
+// MetaReview returns the meta-review of one round. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) MetaReview(ctx context.Context, sessionID string, round int) (research.MetaReview, error) {
+	var m research.MetaReview
+	if round < 0 {
+		return m, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
+	}
+	if _, err := escape("session id", sessionID); err != nil {
+		return m, err
+	}
+	err := s.get(ctx, sessionID, metaReviewKey(round), &m)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, fmt.Errorf("store: session %q has no meta-review of round %d: %w", sessionID, round, fs.ErrNotExist)
+	}
+	return m, err
+}
+
+// PutOverview stores the session's research overview. If the session already has one,
+// PutOverview keeps it and returns nil.
+func (s *Store) PutOverview(ctx context.Context, sessionID string, o research.Overview) error {
+	if _, err := escape("session id", sessionID); err != nil {
+		return err
+	}
+	return s.put(ctx, sessionID, overviewFile, o, true)
+}
+
+// Overview returns the session's research overview. If there is none, the error wraps
+// fs.ErrNotExist.
+func (s *Store) Overview(ctx context.Context, sessionID string) (research.Overview, error) {
+	var o research.Overview
+	if _, err := escape("session id", sessionID); err != nil {
+		return o, err
+	}
+	err := s.get(ctx, sessionID, overviewFile, &o)
+	if errors.Is(err, fs.ErrNotExist) {
+		return o, fmt.Errorf("store: session %q has no research overview: %w", sessionID, fs.ErrNotExist)
+	}
+	return o, err
+}
+
+// reservedNames are the names of the store's own records in a session, which a report
+// artefact must not replace.
 var reservedNames = []string{
-	hypothesesDir, reviewsDir, turnsDir, checkpointsDir, eventsFile,
+	hypothesesDir, reviewsDir, turnsDir, checkpointsDir, eventsFile, indexFile,
 	planFile, debatesDir, metaReviewsDir, overviewFile, ArchiveFile,
 }
 
-// PutFile writes a report artefact (report.json, elo.svg, ...) into the session's
-// directory, replacing any earlier version, and returns its absolute path. name must be
-// a plain file name: no directory, not hidden, and not one of the store's own records.
-func (s *Store) PutFile(sessionID, name string, data []byte) (path string, err error) {
+// checkFileName refuses a report artefact's name that is not a plain file name of its own.
+func checkFileName(name string) error {
 	switch {
 	case name == "" || name == "." || name == "..":
-		return "", fmt.Errorf("store: file name %q is not a file name; give one such as report.json", name)
-	case strings.ContainsAny(name, `/\`+"\x00") || filepath.Base(name) != name:
-		return "", fmt.Errorf("store: file name %q holds a path separator; give a plain file name such as report.json", name)
+		return fmt.Errorf("store: file name %q is not a file name; give one such as report.json", name)
+	case strings.ContainsAny(name, `/\`+"\x00"):
+		return fmt.Errorf("store: file name %q holds a path separator; give a plain file name such as report.json", name)
 	case strings.HasPrefix(name, "."):
-		return "", fmt.Errorf("store: file name %q starts with a dot; report files are not hidden", name)
+		return fmt.Errorf("store: file name %q starts with a dot; report files are not hidden", name)
 	case len(name) > maxName:
-		return "", fmt.Errorf("store: file name %.40q... is %d bytes; at most %d", name, len(name), maxName)
+		return fmt.Errorf("store: file name %.40q... is %d bytes; at most %d", name, len(name), maxName)
 	case slices.Contains(reservedNames, name):
-		return "", fmt.Errorf("store: %q is the store's own record; choose another name for a report file", name)
+		return fmt.Errorf("store: %q is the store's own record; choose another name for a report file", name)
 	}
-	dir, err := s.sessionDir(sessionID)
-	if err != nil {
+	return nil
+}
+
+// PutFile writes a report artefact (report.json, elo.svg, ...) into the session, replacing
+// any earlier version, and returns where it is (see Where). name must be a plain file
+// name: no directory, not hidden, and not one of the store's own records.
+func (s *Store) PutFile(ctx context.Context, sessionID, name string, data []byte) (where string, err error) {
+	if err := checkFileName(name); err != nil {
 		return "", err
 	}
-	path = filepath.Join(dir, name)
-	if err := writeFile(path, data, false); err != nil {
+	if _, err := escape("session id", sessionID); err != nil {
 		return "", err
 	}
-	return path, nil
+	if err := s.b.Put(ctx, sessionID, name, data, false); err != nil {
+		return "", err
+	}
+	return s.b.Where(sessionID, name), nil
+}
+
+// File returns a report artefact written by PutFile (or the report). If there is none, the
+// error wraps fs.ErrNotExist.
+func (s *Store) File(ctx context.Context, sessionID, name string) ([]byte, error) {
+	if name != reportFile {
+		if err := checkFileName(name); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := escape("session id", sessionID); err != nil {
+		return nil, err
+	}
+	b, err := s.b.Get(ctx, sessionID, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("store: session %q has no %s in %s: %w", sessionID, name, s.location, fs.ErrNotExist)
+	}
+	return b, err
 }

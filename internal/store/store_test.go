@@ -16,15 +16,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-func open(t testing.TB) *Store {
-	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "root", "nested"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func hyp(id, title string) research.Hypothesis {
 	q := 0.73
 	return research.Hypothesis{
@@ -50,22 +41,22 @@ func noTemps(t *testing.T, dir string) {
 
 func TestOpen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
-	s, err := Open(dir)
+	s, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		t.Fatalf("Open did not create %s: %v", dir, err)
 	}
-	if !filepath.IsAbs(s.Root()) {
-		t.Errorf("Root() = %q, want an absolute path", s.Root())
+	if !filepath.IsAbs(s.Location()) {
+		t.Errorf("Location() = %q, want an absolute path", s.Location())
 	}
-	if _, err := Open(""); err == nil {
+	if _, err := Open(t.Context(), ""); err == nil {
 		t.Error(`Open("") succeeded, want an error`)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	if _, err := Open(file); err == nil {
+	if _, err := Open(t.Context(), file); err == nil {
 		t.Error("Open(a regular file) succeeded, want an error")
 	}
 }
@@ -115,28 +106,29 @@ func TestSessionDir(t *testing.T) {
 	}
 	// The methods say why an id is refused.
 	for _, id := range []string{"", ".", ".."} {
-		if err := s.PutHypothesis(id, hyp("h1", "t")); err == nil {
+		if err := s.PutHypothesis(tctx(t), id, hyp("h1", "t")); err == nil {
 			t.Errorf("PutHypothesis(session %q) succeeded, want an error", id)
 		}
-		if _, err := s.PutCheckpoint(session.Snapshot{SessionID: id, Seq: 1}, nil); err == nil {
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: id, Seq: 1}, nil); err == nil {
 			t.Errorf("PutCheckpoint(session %q) succeeded, want an error", id)
 		}
-		if _, err := s.PutReport(id, nil); err == nil {
+		if _, err := s.PutReport(tctx(t), id, nil); err == nil {
 			t.Errorf("PutReport(session %q) succeeded, want an error", id)
 		}
 	}
 }
 
-func TestHypothesisRoundTrip(t *testing.T) {
-	s := open(t)
+func TestHypothesisRoundTrip(t *testing.T) { eachStore(t, testHypothesisRoundTrip) }
+
+func testHypothesisRoundTrip(t *testing.T, s *Store) {
 	ids := []string{"h1", "gen/3/7", "a b", "%2F", ".x", "ü/∑", `q"uote`}
 	for _, sid := range []string{"s1", "wf/run:1"} {
 		for _, id := range ids {
 			want := hyp(id, "title "+id)
-			if err := s.PutHypothesis(sid, want); err != nil {
+			if err := s.PutHypothesis(tctx(t), sid, want); err != nil {
 				t.Fatalf("PutHypothesis(%q, %q): %v", sid, id, err)
 			}
-			got, err := s.Hypothesis(sid, id)
+			got, err := s.Hypothesis(tctx(t), sid, id)
 			if err != nil {
 				t.Fatalf("Hypothesis(%q, %q): %v", sid, id, err)
 			}
@@ -144,81 +136,79 @@ func TestHypothesisRoundTrip(t *testing.T) {
 				t.Errorf("Hypothesis(%q, %q) = %+v, want %+v", sid, id, got, want)
 			}
 		}
-		// One file per id, all in one directory: "/" never made a subdirectory.
-		entries, err := os.ReadDir(filepath.Join(s.SessionDir(sid), hypothesesDir))
+		// One record per id, all directly under hypotheses/: "/" never made a subdirectory.
+		keys, err := s.Backend().List(tctx(t), sid, hypothesesDir+"/")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) != len(ids) {
-			t.Errorf("session %q: %d entries in hypotheses/, want %d", sid, len(entries), len(ids))
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				t.Errorf("session %q: hypotheses/%s is a directory", sid, e.Name())
-			}
+		if all := files(t, s, sid); len(keys) != len(ids) || len(all) != len(ids) {
+			t.Errorf("session %q: %d records under hypotheses/ and %v in all, want %d", sid, len(keys), all, len(ids))
 		}
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 
-	if err := s.PutHypothesis("s1", research.Hypothesis{Title: "no id"}); err == nil {
+	if err := s.PutHypothesis(tctx(t), "s1", research.Hypothesis{Title: "no id"}); err == nil {
 		t.Error("PutHypothesis without an ID succeeded, want an error")
 	}
 }
 
 func TestHypotheses(t *testing.T) {
-	s := open(t)
-	s.PutHypothesis("s", hyp("a", "A"))
-	s.PutHypothesis("s", hyp("b/c", "BC"))
+	eachStore(t, func(t *testing.T, s *Store) {
+		s.PutHypothesis(tctx(t), "s", hyp("a", "A"))
+		s.PutHypothesis(tctx(t), "s", hyp("b/c", "BC"))
 
-	got, err := s.Hypotheses("s", []string{"a", "b/c", "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got["a"].Title != "A" || got["b/c"].Title != "BC" {
-		t.Errorf("Hypotheses = %v", got)
-	}
+		got, err := s.Hypotheses(tctx(t), "s", []string{"a", "b/c", "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got["a"].Title != "A" || got["b/c"].Title != "BC" {
+			t.Errorf("Hypotheses = %v", got)
+		}
 
-	got, err = s.Hypotheses("s", []string{"a", "gone"})
-	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `"gone"`) {
-		t.Errorf("Hypotheses with a missing id: err = %v, want one naming it and wrapping fs.ErrNotExist", err)
-	}
-	if len(got) != 1 || got["a"].Title != "A" {
-		t.Errorf("Hypotheses with a missing id returned %v, want the one found", got)
-	}
+		got, err = s.Hypotheses(tctx(t), "s", []string{"a", "gone"})
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `"gone"`) {
+			t.Errorf("Hypotheses with a missing id: err = %v, want one naming it and wrapping fs.ErrNotExist", err)
+		}
+		if len(got) != 1 || got["a"].Title != "A" {
+			t.Errorf("Hypotheses with a missing id returned %v, want the one found", got)
+		}
+	})
 }
 
 func TestNotFound(t *testing.T) {
-	s := open(t)
-	s.PutHypothesis("s", hyp("h1", "t"))
-	tests := []struct {
-		name string
-		err  error
-	}{
-		{"Hypothesis in an unknown session", func() error { _, err := s.Hypothesis("nobody", "h1"); return err }()},
-		{"Hypothesis with an unknown id", func() error { _, err := s.Hypothesis("s", "h2"); return err }()},
-		{"Checkpoint", func() error { _, err := s.Checkpoint("s", 1); return err }()},
-		{"LatestCheckpoint", func() error { _, err := s.LatestCheckpoint("s"); return err }()},
-	}
-	for _, tt := range tests {
-		if !errors.Is(tt.err, fs.ErrNotExist) {
-			t.Errorf("%s: err = %v, want one wrapping fs.ErrNotExist", tt.name, tt.err)
+	eachStore(t, func(t *testing.T, s *Store) {
+		s.PutHypothesis(tctx(t), "s", hyp("h1", "t"))
+		tests := []struct {
+			name string
+			err  error
+		}{
+			{"Hypothesis in an unknown session", func() error { _, err := s.Hypothesis(tctx(t), "nobody", "h1"); return err }()},
+			{"Hypothesis with an unknown id", func() error { _, err := s.Hypothesis(tctx(t), "s", "h2"); return err }()},
+			{"Checkpoint", func() error { _, err := s.Checkpoint(tctx(t), "s", 1); return err }()},
+			{"LatestCheckpoint", func() error { _, err := s.LatestCheckpoint(tctx(t), "s"); return err }()},
 		}
-	}
+		for _, tt := range tests {
+			if !errors.Is(tt.err, fs.ErrNotExist) {
+				t.Errorf("%s: err = %v, want one wrapping fs.ErrNotExist", tt.name, tt.err)
+			}
+		}
 
-	// Absent turns, reviews and events are not errors: callers expect them.
-	if _, found, err := s.Turn("s", "t1"); found || err != nil {
-		t.Errorf("Turn(absent) = found %v, err %v; want false, nil", found, err)
-	}
-	if rs, err := s.Reviews("s", "h1"); len(rs) != 0 || err != nil {
-		t.Errorf("Reviews(none) = %v, %v; want empty, nil", rs, err)
-	}
-	if evs, err := s.Events("s"); len(evs) != 0 || err != nil {
-		t.Errorf("Events(none) = %v, %v; want empty, nil", evs, err)
-	}
+		// Absent turns, reviews and events are not errors: callers expect them.
+		if _, found, err := s.Turn(tctx(t), "s", "t1"); found || err != nil {
+			t.Errorf("Turn(absent) = found %v, err %v; want false, nil", found, err)
+		}
+		if rs, err := s.Reviews(tctx(t), "s", "h1"); len(rs) != 0 || err != nil {
+			t.Errorf("Reviews(none) = %v, %v; want empty, nil", rs, err)
+		}
+		if evs, err := s.Events(tctx(t), "s"); len(evs) != 0 || err != nil {
+			t.Errorf("Events(none) = %v, %v; want empty, nil", evs, err)
+		}
+	})
 }
 
-func TestWrittenOnce(t *testing.T) {
-	s := open(t)
+func TestWrittenOnce(t *testing.T) { eachStore(t, testWrittenOnce) }
+
+func testWrittenOnce(t *testing.T, s *Store) {
 	tests := []struct {
 		name        string
 		first, then func() error
@@ -226,20 +216,20 @@ func TestWrittenOnce(t *testing.T) {
 	}{
 		{
 			"hypothesis",
-			func() error { return s.PutHypothesis("s", hyp("h1", "first")) },
-			func() error { return s.PutHypothesis("s", hyp("h1", "second")) },
-			func() (string, error) { h, err := s.Hypothesis("s", "h1"); return h.Title, err },
+			func() error { return s.PutHypothesis(tctx(t), "s", hyp("h1", "first")) },
+			func() error { return s.PutHypothesis(tctx(t), "s", hyp("h1", "second")) },
+			func() (string, error) { h, err := s.Hypothesis(tctx(t), "s", "h1"); return h.Title, err },
 		},
 		{
 			"review",
 			func() error {
-				return s.PutReview("s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "first"})
+				return s.PutReview(tctx(t), "s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "first"})
 			},
 			func() error {
-				return s.PutReview("s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "second"})
+				return s.PutReview(tctx(t), "s", 0, research.Review{HypothesisID: "h1", Type: "full", Critique: "second"})
 			},
 			func() (string, error) {
-				rs, err := s.Reviews("s", "h1")
+				rs, err := s.Reviews(tctx(t), "s", "h1")
 				if len(rs) != 1 {
 					return fmt.Sprint(len(rs), " reviews"), err
 				}
@@ -248,21 +238,25 @@ func TestWrittenOnce(t *testing.T) {
 		},
 		{
 			"turn",
-			func() error { return s.PutTurn("s", Turn{ID: "t/1", Prompt: "first", Result: json.RawMessage(`{}`)}) },
-			func() error { return s.PutTurn("s", Turn{ID: "t/1", Prompt: "second", Result: json.RawMessage(`{}`)}) },
-			func() (string, error) { tr, _, err := s.Turn("s", "t/1"); return tr.Prompt, err },
+			func() error {
+				return s.PutTurn(tctx(t), "s", Turn{ID: "t/1", Prompt: "first", Result: json.RawMessage(`{}`)})
+			},
+			func() error {
+				return s.PutTurn(tctx(t), "s", Turn{ID: "t/1", Prompt: "second", Result: json.RawMessage(`{}`)})
+			},
+			func() (string, error) { tr, _, err := s.Turn(tctx(t), "s", "t/1"); return tr.Prompt, err },
 		},
 		{
 			"checkpoint",
 			func() error {
-				_, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 3, Goal: "first"}, nil)
+				_, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: 3, Goal: "first"}, nil)
 				return err
 			},
 			func() error {
-				_, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 3, Goal: "second"}, nil)
+				_, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: 3, Goal: "second"}, nil)
 				return err
 			},
-			func() (string, error) { snap, err := s.Checkpoint("s", 3); return snap.Goal, err },
+			func() (string, error) { snap, err := s.Checkpoint(tctx(t), "s", 3); return snap.Goal, err },
 		},
 	}
 	for _, tt := range tests {
@@ -282,11 +276,12 @@ func TestWrittenOnce(t *testing.T) {
 			}
 		})
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 }
 
-func TestConcurrentPutHypothesis(t *testing.T) {
-	s := open(t)
+func TestConcurrentPutHypothesis(t *testing.T) { eachStore(t, testConcurrentPutHypothesis) }
+
+func testConcurrentPutHypothesis(t *testing.T, s *Store) {
 	const writers = 8
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
@@ -297,7 +292,7 @@ func TestConcurrentPutHypothesis(t *testing.T) {
 			// Different content per writer, long enough that a torn file would show.
 			h := hyp("h/1", fmt.Sprintf("writer %d", i))
 			h.Rationale = strings.Repeat(fmt.Sprint(i), 64<<10)
-			errs[i] = s.PutHypothesis("s", h)
+			errs[i] = s.PutHypothesis(tctx(t), "s", h)
 		}()
 	}
 	wg.Wait()
@@ -306,19 +301,10 @@ func TestConcurrentPutHypothesis(t *testing.T) {
 			t.Errorf("writer %d: %v", i, err)
 		}
 	}
-	dir := filepath.Join(s.SessionDir("s"), hypothesesDir)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	if keys := files(t, s, "s"); len(keys) != 1 {
+		t.Fatalf("session holds %v, want exactly one record", keys)
 	}
-	if len(entries) != 1 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Fatalf("hypotheses/ holds %v, want exactly one file", names)
-	}
-	h, err := s.Hypothesis("s", "h/1")
+	h, err := s.Hypothesis(tctx(t), "s", "h/1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,86 +318,88 @@ func TestConcurrentPutHypothesis(t *testing.T) {
 }
 
 func TestReviewsOrder(t *testing.T) {
-	s := open(t)
-	put := []struct {
-		n    int
-		typ  string
-		crit string
-	}{
-		{10, research.ReviewFull, "full 10"},
-		{0, "scientist-note", "scientist 0"}, // unknown types sort after known ones
-		{2, research.ReviewFull, "full 2"},
-		{0, research.ReviewInitial, "initial 0"},
-		{0, research.ReviewTournament, "tournament 0"},
-		{1, "a/b", "a/b 1"},
-	}
-	for _, p := range put {
-		r := research.Review{HypothesisID: "gen/1", Type: p.typ, Critique: p.crit, Verdict: "accept",
-			Scores: research.Scores{Novelty: 7, Plausibility: 6, Testability: 8, Safety: 9}}
-		if err := s.PutReview("s", p.n, r); err != nil {
-			t.Fatalf("PutReview(%d, %q): %v", p.n, p.typ, err)
+	eachStore(t, func(t *testing.T, s *Store) {
+		put := []struct {
+			n    int
+			typ  string
+			crit string
+		}{
+			{10, research.ReviewFull, "full 10"},
+			{0, "scientist-note", "scientist 0"}, // unknown types sort after known ones
+			{2, research.ReviewFull, "full 2"},
+			{0, research.ReviewInitial, "initial 0"},
+			{0, research.ReviewTournament, "tournament 0"},
+			{1, "a/b", "a/b 1"},
 		}
-	}
-	s.PutReview("s", 0, research.Review{HypothesisID: "other", Type: "full", Critique: "other"})
-
-	got, err := s.Reviews("s", "gen/1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crits []string
-	for _, r := range got {
-		crits = append(crits, r.Critique)
-	}
-	want := []string{"initial 0", "full 2", "full 10", "tournament 0", "a/b 1", "scientist 0"}
-	if !reflect.DeepEqual(crits, want) {
-		t.Errorf("Reviews order = %q\nwant             %q", crits, want)
-	}
-	if got[0].Scores.Novelty != 7 {
-		t.Errorf("scores did not round-trip: %+v", got[0].Scores)
-	}
-
-	bad := []struct {
-		name string
-		n    int
-		r    research.Review
-	}{
-		{"no hypothesis id", 0, research.Review{Type: "full"}},
-		{"no type", 0, research.Review{HypothesisID: "h"}},
-		{"negative index", -1, research.Review{HypothesisID: "h", Type: "full"}},
-	}
-	for _, b := range bad {
-		if err := s.PutReview("s", b.n, b.r); err == nil {
-			t.Errorf("PutReview with %s succeeded, want an error", b.name)
+		for _, p := range put {
+			r := research.Review{HypothesisID: "gen/1", Type: p.typ, Critique: p.crit, Verdict: "accept",
+				Scores: research.Scores{Novelty: 7, Plausibility: 6, Testability: 8, Safety: 9}}
+			if err := s.PutReview(tctx(t), "s", p.n, r); err != nil {
+				t.Fatalf("PutReview(%d, %q): %v", p.n, p.typ, err)
+			}
 		}
-	}
+		s.PutReview(tctx(t), "s", 0, research.Review{HypothesisID: "other", Type: "full", Critique: "other"})
+
+		got, err := s.Reviews(tctx(t), "s", "gen/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crits []string
+		for _, r := range got {
+			crits = append(crits, r.Critique)
+		}
+		want := []string{"initial 0", "full 2", "full 10", "tournament 0", "a/b 1", "scientist 0"}
+		if !reflect.DeepEqual(crits, want) {
+			t.Errorf("Reviews order = %q\nwant             %q", crits, want)
+		}
+		if got[0].Scores.Novelty != 7 {
+			t.Errorf("scores did not round-trip: %+v", got[0].Scores)
+		}
+
+		bad := []struct {
+			name string
+			n    int
+			r    research.Review
+		}{
+			{"no hypothesis id", 0, research.Review{Type: "full"}},
+			{"no type", 0, research.Review{HypothesisID: "h"}},
+			{"negative index", -1, research.Review{HypothesisID: "h", Type: "full"}},
+		}
+		for _, b := range bad {
+			if err := s.PutReview(tctx(t), "s", b.n, b.r); err == nil {
+				t.Errorf("PutReview with %s succeeded, want an error", b.name)
+			}
+		}
+	})
 }
 
 func TestTurnRoundTrip(t *testing.T) {
-	s := open(t)
-	want := Turn{
-		ID: "gen/h-3/attempt:1", Agent: "generation", Prompt: "Propose...",
-		Result:   json.RawMessage(`{"title":"x"}`),
-		Usage:    research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 1},
-		Finished: "2026-01-02T03:04:05Z",
-	}
-	if err := s.PutTurn("s", want); err != nil {
-		t.Fatal(err)
-	}
-	got, found, err := s.Turn("s", want.ID)
-	if err != nil || !found {
-		t.Fatalf("Turn = found %v, err %v", found, err)
-	}
-	// MarshalIndent re-indents the raw result; compare it as JSON.
-	var a, b any
-	json.Unmarshal(got.Result, &a)
-	json.Unmarshal(want.Result, &b)
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("Result = %s, want %s", got.Result, want.Result)
-	}
-	got.Result, want.Result = nil, nil
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Turn = %+v, want %+v", got, want)
-	}
+	eachStore(t, func(t *testing.T, s *Store) {
+		want := Turn{
+			ID: "gen/h-3/attempt:1", Agent: "generation", Prompt: "Propose...",
+			Result:   json.RawMessage(`{"title":"x"}`),
+			Usage:    research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 1},
+			Finished: "2026-01-02T03:04:05Z",
+		}
+		if err := s.PutTurn(tctx(t), "s", want); err != nil {
+			t.Fatal(err)
+		}
+		got, found, err := s.Turn(tctx(t), "s", want.ID)
+		if err != nil || !found {
+			t.Fatalf("Turn = found %v, err %v", found, err)
+		}
+		// MarshalIndent re-indents the raw result; compare it as JSON.
+		var a, b any
+		json.Unmarshal(got.Result, &a)
+		json.Unmarshal(want.Result, &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("Result = %s, want %s", got.Result, want.Result)
+		}
+		got.Result, want.Result = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Turn = %+v, want %+v", got, want)
+		}
+	})
 }
 
 func events(from, to int) []session.Event {
@@ -422,8 +410,9 @@ func events(from, to int) []session.Event {
 	return evs
 }
 
-func TestCheckpointEvents(t *testing.T) {
-	s := open(t)
+func TestCheckpointEvents(t *testing.T) { eachStore(t, testCheckpointEvents) }
+
+func testCheckpointEvents(t *testing.T, s *Store) {
 	steps := []struct {
 		name    string
 		seq     int
@@ -438,14 +427,18 @@ func TestCheckpointEvents(t *testing.T) {
 		{"duplicates within a batch", 4, append(events(6, 6), events(6, 7)...), 7},
 	}
 	for _, st := range steps {
-		path, err := s.PutCheckpoint(session.Snapshot{SessionID: "wf/1", Seq: st.seq}, st.events)
+		path, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "wf/1", Seq: st.seq}, st.events)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		if want := filepath.Join(s.SessionDir("wf/1"), checkpointsDir, fmt.Sprintf("%06d.json", st.seq)); path != want {
+		want := s.Where("wf/1", fmt.Sprintf("checkpoints/%06d.json", st.seq))
+		if d, ok := s.Backend().(*Dir); ok {
+			want = filepath.Join(d.SessionDir("wf/1"), checkpointsDir, fmt.Sprintf("%06d.json", st.seq))
+		}
+		if path != want {
 			t.Errorf("%s: path = %s, want %s", st.name, path, want)
 		}
-		got, err := s.Events("wf/1")
+		got, err := s.Events(tctx(t), "wf/1")
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -458,37 +451,41 @@ func TestCheckpointEvents(t *testing.T) {
 			t.Errorf("%s: log holds %d events, want %d", st.name, len(got), st.wantLog)
 		}
 	}
-	got, _ := s.Events("wf/1")
+	got, _ := s.Events(tctx(t), "wf/1")
 	if !reflect.DeepEqual(got, events(1, 7)) {
 		t.Errorf("Events = %+v, want %+v", got, events(1, 7))
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 
 	// A log may number its events from 0: the first event is never taken for a repeat.
-	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "zero", Seq: 1}, events(0, 1)); err != nil {
+	if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "zero", Seq: 1}, events(0, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Events("zero"); !reflect.DeepEqual(got, events(0, 1)) {
+	if got, _ := s.Events(tctx(t), "zero"); !reflect.DeepEqual(got, events(0, 1)) {
 		t.Errorf("Events = %+v, want %+v", got, events(0, 1))
 	}
 }
 
-func TestLatestCheckpoint(t *testing.T) {
-	s := open(t)
+func TestLatestCheckpoint(t *testing.T) { eachStore(t, testLatestCheckpoint) }
+
+func testLatestCheckpoint(t *testing.T, s *Store) {
 	// 2 and 10 sort as "2" > "10" lexically; 1000000 outgrows the padding.
 	for _, seqs := range [][]int{{2, 10}, {10, 2}, {2, 10, 999999, 1000000}} {
 		sid := fmt.Sprint(seqs)
 		for _, seq := range seqs {
-			if _, err := s.PutCheckpoint(session.Snapshot{SessionID: sid, Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+			if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: sid, Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		// A leftover temporary file and a stray file must not count.
-		dir := filepath.Join(s.SessionDir(sid), checkpointsDir)
-		os.WriteFile(filepath.Join(dir, tempPrefix+"99999999"), []byte("{"), 0o644)
-		os.WriteFile(filepath.Join(dir, "notes.json"), []byte("{"), 0o644)
+		// A leftover temporary file and a stray record must not count.
+		if d, ok := s.Backend().(*Dir); ok {
+			os.WriteFile(filepath.Join(d.SessionDir(sid), checkpointsDir, tempPrefix+"99999999"), []byte("{"), 0o644)
+		}
+		if err := s.Backend().Put(tctx(t), sid, "checkpoints/notes.json", []byte("{"), false); err != nil {
+			t.Fatal(err)
+		}
 
-		snap, err := s.LatestCheckpoint(sid)
+		snap, err := s.LatestCheckpoint(tctx(t), sid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,46 +500,56 @@ func TestLatestCheckpoint(t *testing.T) {
 }
 
 func TestCheckpointRoundTrip(t *testing.T) {
-	s := open(t)
-	want := bigSnapshot("s", 1, 3)
-	if _, err := s.PutCheckpoint(want, nil); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Checkpoint("s", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Checkpoint = %+v\nwant %+v", got, want)
-	}
-	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: -1}, nil); err == nil {
-		t.Error("PutCheckpoint with a negative seq succeeded, want an error")
-	}
-}
-
-func TestPutReport(t *testing.T) {
-	s := open(t)
-	for _, md := range []string{"# draft\n", "# final\n"} {
-		path, err := s.PutReport("s/1", []byte(md))
+	eachStore(t, func(t *testing.T, s *Store) {
+		want := bigSnapshot("s", 1, 3)
+		if _, err := s.PutCheckpoint(tctx(t), want, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Checkpoint(tctx(t), "s", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !filepath.IsAbs(path) || path != filepath.Join(s.SessionDir("s/1"), "report.md") {
-			t.Errorf("PutReport path = %q", path)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Checkpoint = %+v\nwant %+v", got, want)
 		}
-		if b, _ := os.ReadFile(path); string(b) != md {
-			t.Errorf("report.md = %q, want %q (the later report replaces the earlier)", b, md)
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: -1}, nil); err == nil {
+			t.Error("PutCheckpoint with a negative seq succeeded, want an error")
 		}
-	}
-	noTemps(t, s.Root())
+	})
 }
 
-func TestDamagedRecord(t *testing.T) {
-	s := open(t)
-	s.PutHypothesis("s", hyp("h1", "t"))
-	path := filepath.Join(s.SessionDir("s"), hypothesesDir, "h1.json")
-	os.WriteFile(path, []byte("{not json"), 0o644)
-	_, err := s.Hypothesis("s", "h1")
+func TestPutReport(t *testing.T) { eachStore(t, testPutReport) }
+
+func testPutReport(t *testing.T, s *Store) {
+	for _, md := range []string{"# draft\n", "# final\n"} {
+		path, err := s.PutReport(tctx(t), "s/1", []byte(md))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path != s.Where("s/1", "report.md") {
+			t.Errorf("PutReport path = %q, want %q", path, s.Where("s/1", "report.md"))
+		}
+		if d, ok := s.Backend().(*Dir); ok {
+			if b, _ := os.ReadFile(path); !filepath.IsAbs(path) || path != filepath.Join(d.SessionDir("s/1"), "report.md") || string(b) != md {
+				t.Errorf("report.md at %q = %q, want %q", path, b, md)
+			}
+		}
+		if b, err := s.Report(tctx(t), "s/1"); err != nil || string(b) != md {
+			t.Errorf("Report = %q, %v; want %q (the later report replaces the earlier)", b, err, md)
+		}
+	}
+	noDirTemps(t, s)
+}
+
+func TestDamagedRecord(t *testing.T) { eachStore(t, testDamagedRecord) }
+
+func testDamagedRecord(t *testing.T, s *Store) {
+	s.PutHypothesis(tctx(t), "s", hyp("h1", "t"))
+	path := s.Where("s", "hypotheses/h1.json")
+	if err := s.Backend().Put(tctx(t), "s", "hypotheses/h1.json", []byte("{not json"), false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Hypothesis(tctx(t), "s", "h1")
 	if err == nil || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), path) {
 		t.Errorf("damaged record: err = %v, want one naming %s", err, path)
 	}
@@ -574,7 +581,7 @@ func BenchmarkPutCheckpoint(b *testing.B) {
 	for b.Loop() {
 		seq++
 		snap.Seq = seq
-		if _, err := s.PutCheckpoint(snap, events(seq*10-9, seq*10)); err != nil {
+		if _, err := s.PutCheckpoint(tctx(b), snap, events(seq*10-9, seq*10)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -589,38 +596,40 @@ func BenchmarkPutHypothesis(b *testing.B) {
 	for b.Loop() {
 		i++
 		h.ID = fmt.Sprintf("gen/%d", i)
-		if err := s.PutHypothesis("bench", h); err != nil {
+		if err := s.PutHypothesis(tctx(b), "bench", h); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func TestPlanRoundTrip(t *testing.T) {
-	s := open(t)
-	if _, err := s.Plan("s"); !errors.Is(err, fs.ErrNotExist) {
+func TestPlanRoundTrip(t *testing.T) { eachStore(t, testPlanRoundTrip) }
+
+func testPlanRoundTrip(t *testing.T, s *Store) {
+	if _, err := s.Plan(tctx(t), "s"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Plan before PutPlan: err = %v, want fs.ErrNotExist", err)
 	}
 	first := research.Plan{Preferences: []string{"p"}, Constraints: []string{"c"}, Criteria: []string{"k"}, Summary: "first"}
 	second := first
 	second.Summary = "second"
 	for _, p := range []research.Plan{first, second} {
-		if err := s.PutPlan("s", p); err != nil {
+		if err := s.PutPlan(tctx(t), "s", p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.Plan("s")
+	got, err := s.Plan(tctx(t), "s")
 	if err != nil || !reflect.DeepEqual(got, first) {
 		t.Errorf("Plan = %+v, %v; want the first plan %+v (written once)", got, err, first)
 	}
-	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "plan.json")); err != nil {
+	if _, err := s.Backend().Get(tctx(t), "s", "plan.json"); err != nil {
 		t.Errorf("plan.json: %v", err)
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 }
 
-func TestDebateIsReplaced(t *testing.T) {
-	s := open(t)
-	if _, err := s.Debate("s", "d/1"); !errors.Is(err, fs.ErrNotExist) {
+func TestDebateIsReplaced(t *testing.T) { eachStore(t, testDebateIsReplaced) }
+
+func testDebateIsReplaced(t *testing.T, s *Store) {
+	if _, err := s.Debate(tctx(t), "s", "d/1"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Debate before PutDebate: err = %v, want fs.ErrNotExist", err)
 	}
 	d := research.Debate{A: "h1", B: "h2"}
@@ -629,89 +638,94 @@ func TestDebateIsReplaced(t *testing.T) {
 		if speaker == "judge" {
 			d.Winner, d.Reasoning = "h2", "B is testable"
 		}
-		if err := s.PutDebate("s", "d/1", d); err != nil {
+		if err := s.PutDebate(tctx(t), "s", "d/1", d); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Debate("s", "d/1")
+		got, err := s.Debate(tctx(t), "s", "d/1")
 		if err != nil || !reflect.DeepEqual(got, d) {
 			t.Fatalf("after turn %d: Debate = %+v, %v; want %+v", i+1, got, err, d)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "debates", "d%2F1.json")); err != nil {
+	if _, err := s.Backend().Get(tctx(t), "s", "debates/d%2F1.json"); err != nil {
 		t.Errorf("debate file: %v", err)
 	}
-	if err := s.PutDebate("s", "", d); err == nil {
+	if err := s.PutDebate(tctx(t), "s", "", d); err == nil {
 		t.Error("PutDebate with an empty id succeeded, want an error")
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 }
 
-func TestMetaReviewRoundTrip(t *testing.T) {
-	s := open(t)
+func TestMetaReviewRoundTrip(t *testing.T) { eachStore(t, testMetaReviewRoundTrip) }
+
+func testMetaReviewRoundTrip(t *testing.T, s *Store) {
 	for _, round := range []int{1, 2, 12} {
 		m := research.MetaReview{Round: round, Critiques: []string{fmt.Sprint("critique of ", round)}, Strengths: []string{"s"}, Feedback: "f"}
-		if err := s.PutMetaReview("s", m); err != nil {
+		if err := s.PutMetaReview(tctx(t), "s", m); err != nil {
 			t.Fatal(err)
 		}
 		// Written once: a second meta-review of the same round is ignored.
-		if err := s.PutMetaReview("s", research.MetaReview{Round: round, Feedback: "later"}); err != nil {
+		if err := s.PutMetaReview(tctx(t), "s", research.MetaReview{Round: round, Feedback: "later"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, round := range []int{1, 2, 12} {
-		got, err := s.MetaReview("s", round)
+		got, err := s.MetaReview(tctx(t), "s", round)
 		if err != nil || got.Round != round || got.Feedback != "f" || got.Critiques[0] != fmt.Sprint("critique of ", round) {
 			t.Errorf("MetaReview(%d) = %+v, %v", round, got, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(s.SessionDir("s"), "metareviews", "0012.json")); err != nil {
+	if _, err := s.Backend().Get(tctx(t), "s", "metareviews/0012.json"); err != nil {
 		t.Errorf("metareviews/0012.json: %v", err)
 	}
-	if _, err := s.MetaReview("s", 3); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.MetaReview(tctx(t), "s", 3); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("MetaReview(absent) err = %v, want fs.ErrNotExist", err)
 	}
-	if err := s.PutMetaReview("s", research.MetaReview{Round: -1}); err == nil {
+	if err := s.PutMetaReview(tctx(t), "s", research.MetaReview{Round: -1}); err == nil {
 		t.Error("PutMetaReview with a negative round succeeded, want an error")
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 }
 
 func TestOverviewRoundTrip(t *testing.T) {
-	s := open(t)
-	if _, err := s.Overview("s"); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Overview before PutOverview: err = %v, want fs.ErrNotExist", err)
-	}
-	o := research.Overview{
-		Summary:       "first",
-		Themes:        []research.OverviewTheme{{Title: "tau", Hypotheses: []string{"h1", "h2"}, Note: "n"}},
-		OpenQuestions: []string{"q"},
-		Experiments:   []string{"e"},
-	}
-	if err := s.PutOverview("s", o); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutOverview("s", research.Overview{Summary: "second"}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Overview("s")
-	if err != nil || !reflect.DeepEqual(got, o) {
-		t.Errorf("Overview = %+v, %v; want the first %+v", got, err, o)
-	}
+	eachStore(t, func(t *testing.T, s *Store) {
+		if _, err := s.Overview(tctx(t), "s"); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Overview before PutOverview: err = %v, want fs.ErrNotExist", err)
+		}
+		o := research.Overview{
+			Summary:       "first",
+			Themes:        []research.OverviewTheme{{Title: "tau", Hypotheses: []string{"h1", "h2"}, Note: "n"}},
+			OpenQuestions: []string{"q"},
+			Experiments:   []string{"e"},
+		}
+		if err := s.PutOverview(tctx(t), "s", o); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutOverview(tctx(t), "s", research.Overview{Summary: "second"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Overview(tctx(t), "s")
+		if err != nil || !reflect.DeepEqual(got, o) {
+			t.Errorf("Overview = %+v, %v; want the first %+v", got, err, o)
+		}
+	})
 }
 
-func TestCheckpoints(t *testing.T) {
-	s := open(t)
-	if snaps, err := s.Checkpoints("s"); len(snaps) != 0 || err != nil {
+func TestCheckpoints(t *testing.T) { eachStore(t, testCheckpoints) }
+
+func testCheckpoints(t *testing.T, s *Store) {
+	if snaps, err := s.Checkpoints(tctx(t), "s"); len(snaps) != 0 || err != nil {
 		t.Fatalf("Checkpoints(none) = %v, %v; want empty, nil", snaps, err)
 	}
 	for _, seq := range []int{3, 1, 1000000, 2} {
-		if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A stray file in the directory is not a checkpoint.
-	os.WriteFile(filepath.Join(s.SessionDir("s"), "checkpoints", "notes.txt"), []byte("x"), 0o644)
-	snaps, err := s.Checkpoints("s")
+	// A stray record among them is not a checkpoint.
+	if err := s.Backend().Put(tctx(t), "s", "checkpoints/notes.txt", []byte("x"), false); err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := s.Checkpoints(tctx(t), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -727,53 +741,57 @@ func TestCheckpoints(t *testing.T) {
 	}
 }
 
-func TestPutFile(t *testing.T) {
-	s := open(t)
+func TestPutFile(t *testing.T) { eachStore(t, testPutFile) }
+
+func testPutFile(t *testing.T, s *Store) {
 	for _, body := range []string{`{"v":1}`, `{"v":2}`} {
-		path, err := s.PutFile("s/1", "report.json", []byte(body))
+		path, err := s.PutFile(tctx(t), "s/1", "report.json", []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if path != filepath.Join(s.SessionDir("s/1"), "report.json") {
+		if path != s.Where("s/1", "report.json") {
 			t.Errorf("PutFile path = %q", path)
 		}
-		if b, _ := os.ReadFile(path); string(b) != body {
-			t.Errorf("report.json = %q, want %q (overwritten)", b, body)
+		if b, err := s.File(tctx(t), "s/1", "report.json"); err != nil || string(b) != body {
+			t.Errorf("report.json = %q, %v; want %q (overwritten)", b, err, body)
 		}
 	}
-	if _, err := s.PutFile("s/1", "elo.svg", []byte("<svg/>")); err != nil {
+	if _, err := s.PutFile(tctx(t), "s/1", "elo.svg", []byte("<svg/>")); err != nil {
 		t.Errorf("PutFile(elo.svg): %v", err)
 	}
 	for _, bad := range []string{"", ".", "..", "../x.json", "a/b.json", `a\b.json`, ".hidden", ".tmp-123", "plan.json", "hypotheses", "events.jsonl", "nul\x00.json", strings.Repeat("x", 300)} {
-		if path, err := s.PutFile("s/1", bad, []byte("x")); err == nil {
+		if path, err := s.PutFile(tctx(t), "s/1", bad, []byte("x")); err == nil {
 			t.Errorf("PutFile(%q) wrote %s, want an error", bad, path)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(s.Root(), "x.json")); err == nil {
-		t.Error("PutFile escaped the session directory")
+	if d, ok := s.Backend().(*Dir); ok {
+		if _, err := os.Stat(filepath.Join(d.Root(), "x.json")); err == nil {
+			t.Error("PutFile escaped the session directory")
+		}
 	}
-	noTemps(t, s.Root())
+	noDirTemps(t, s)
 }
 
 // TestPutEventsAppendsOnce: the events after a session's final checkpoint join its log
 // once, however often the activity that stores them is retried.
 func TestPutEventsAppendsOnce(t *testing.T) {
-	s := open(t)
-	first := []session.Event{{Seq: 1, Kind: session.EventNote, Detail: "a"}, {Seq: 2, Kind: session.EventNote, Detail: "b"}}
-	if _, err := s.PutCheckpoint(session.Snapshot{SessionID: "s", Seq: 1}, first); err != nil {
-		t.Fatal(err)
-	}
-	tail := []session.Event{{Seq: 3, Kind: session.EventCheckpoint, Detail: "checkpoint 1"}, {Seq: 4, Kind: session.EventTransition, To: "completed"}}
-	for range 2 {
-		if err := s.PutEvents("s", tail); err != nil {
+	eachStore(t, func(t *testing.T, s *Store) {
+		first := []session.Event{{Seq: 1, Kind: session.EventNote, Detail: "a"}, {Seq: 2, Kind: session.EventNote, Detail: "b"}}
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: 1}, first); err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := s.Events("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 4 || got[3].To != "completed" {
-		t.Errorf("log %+v; want 4 events ending with the completion", got)
-	}
+		tail := []session.Event{{Seq: 3, Kind: session.EventCheckpoint, Detail: "checkpoint 1"}, {Seq: 4, Kind: session.EventTransition, To: "completed"}}
+		for range 2 {
+			if err := s.PutEvents(tctx(t), "s", tail); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Events(tctx(t), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 || got[3].To != "completed" {
+			t.Errorf("log %+v; want 4 events ending with the completion", got)
+		}
+	})
 }
