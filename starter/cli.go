@@ -60,6 +60,8 @@ Run 'starter <command> -h' for a command's flags.
 
 Environment:
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE  which Temporal server (default 127.0.0.1:7233)
+  COSCI_STORE                                          the workers' session store: a directory or a postgres:// URL
+                                                       (password in PGPASSWORD; default .data/sessions)
   COSCI_UI_URL                                         Web UI base (default http://localhost:8233)
   COSCI_DEBUG=1                                        debug logs on stderr
 `)
@@ -86,6 +88,7 @@ var errUsage = &exitError{code: 2}
 func newFlagSet(name, args, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.StringVar(&storeFlag, "store", "", "the workers' session store, for reports and sessions Temporal no longer keeps: a directory or a postgres:// URL (env COSCI_STORE, default "+defaultStore+")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Run 'starter %s -h' for its usage.\n", name)
 	}
@@ -205,7 +208,7 @@ func explain(err error, id string) error {
 		if strings.Contains(notFound.Message, "already completed") {
 			return fmt.Errorf("session %s has ended and takes no more commands: see its result with: starter result %s", id, id)
 		}
-		return fmt.Errorf("no session %s: list them with: starter list", id)
+		return &notInTemporal{id}
 	case workerDown(err):
 		return fmt.Errorf("session %s has no worker answering: start one with: make worker (or go run ./worker)", id)
 	case errors.As(err, &queryFailed):

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/store"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -638,6 +640,10 @@ func cmdTree(ctx context.Context, args []string) error {
 	}
 	defer c.Close()
 	root, gone, err := buildTree(ctx, c, id)
+	if isNotInTemporal(err) {
+		// Temporal's retention may have deleted the session; the session index keeps its lineage.
+		root, err = fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) (*treeNode, error) { return storedTree(ctx, st, id) })
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cosci-dev/cosci/internal/store"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -76,7 +78,11 @@ func inspect[T any](ctx context.Context, args []string, name, summary string, pa
 		qargs = []any{f.page}
 	}
 	var v T
-	if err := query(ctx, c, id, name, &v, qargs...); err != nil {
+	if err := query(ctx, c, id, name, &v, qargs...); isNotInTemporal(err) {
+		if v, err = fromStore(ctx, id, err, storedAnswer[T](name, f.page, id)); err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	if f.json {
@@ -168,7 +174,8 @@ func cmdResult(ctx context.Context, args []string) error {
 }
 
 func cmdReport(ctx context.Context, args []string) error {
-	id, err := sessionArg(newFlagSet("report", "<session-id>", "Print the report an ended session wrote (or its path, if it is not on this machine)."), args)
+	id, err := sessionArg(newFlagSet("report", "<session-id> [--store S]", "Print the report an ended session wrote, from the session store "+
+		"(or its path, if the store is a directory not on this machine)."), args)
 	if err != nil {
 		return err
 	}
@@ -178,12 +185,29 @@ func cmdReport(ctx context.Context, args []string) error {
 	}
 	defer c.Close()
 	open, err := running(ctx, c, id)
-	if err != nil {
+	switch {
+	case isNotInTemporal(err):
+		// Temporal's retention may have deleted the session; its report is in the store.
+		text, err := fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) ([]byte, error) { return st.Report(ctx, id) })
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(text)
 		return err
-	}
-	if open {
+	case err != nil:
+		return err
+	case open:
 		return fmt.Errorf("session is still running; the report is written when it ends (follow it with: starter watch %s)", id)
 	}
+	if st, serr := openStore(ctx); serr == nil {
+		text, rerr := st.Report(ctx, id)
+		st.Close()
+		if rerr == nil {
+			_, err = stdout.Write(text)
+			return err
+		}
+	}
+	// No store here (a directory on the worker's machine): the path the session reported.
 	r, err := result(ctx, c, id)
 	if err != nil {
 		return err
@@ -194,7 +218,7 @@ func cmdReport(ctx context.Context, args []string) error {
 	text, err := os.ReadFile(r.ReportPath)
 	if err != nil {
 		fmt.Fprintln(stdout, r.ReportPath)
-		fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is on the worker's machine at the path above\n", unwrapPathError(err))
+		fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is in the workers' session store at the place above (set --store or COSCI_STORE to read it)\n", unwrapPathError(err))
 		return nil
 	}
 	_, err = stdout.Write(text)

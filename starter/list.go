@@ -20,7 +20,8 @@ import (
 type listOptions struct {
 	query    string // the visibility query
 	limit    int
-	archived bool // show archived sessions too
+	archived bool   // show archived sessions too
+	status   string // only sessions in this state
 }
 
 // parseList reads `starter list [--status S] [--limit N] [--archived]` into a visibility query.
@@ -49,6 +50,7 @@ func parseList(args []string) (listOptions, error) {
 	// A session that continued as new has a closed run per continuation; its latest run
 	// stands for it.
 	o.query = fmt.Sprintf("WorkflowType='%s' AND ExecutionStatus!='ContinuedAsNew'", workflows.WorkflowType)
+	o.status = *status
 	if *status != "" {
 		o.query += fmt.Sprintf(" AND %s='%s'", workflows.AttrSessionStatus, *status)
 	}
@@ -97,6 +99,17 @@ func cmdList(ctx context.Context, args []string) error {
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
+		}
+	}
+	// Sessions Temporal no longer keeps (its retention deleted them) are still in the
+	// session index, when this machine reaches the workers' store.
+	if len(rows) < o.limit {
+		known := make(map[string]bool, len(rows))
+		for _, r := range rows {
+			known[r.ID] = true
+		}
+		if stored, h, err := storedRows(ctx, known, o.status, o.archived); err == nil {
+			rows, hidden = append(rows, stored...), hidden+h
 		}
 	}
 	if len(rows) == 0 {

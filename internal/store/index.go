@@ -20,6 +20,8 @@ type Summary struct {
 	Parent       string        `json:"parent_session_id,omitempty"`
 	Conversation string        `json:"conversation_id"`
 	Type         lineage.Type  `json:"session_type"`
+	// Relation is how the session started from its parent (continue, fork, subagent).
+	Relation lineage.Relation `json:"relation,omitempty"`
 	Status       session.State `json:"status"`
 	StopReason   string        `json:"stop_reason,omitempty"`
 	Goal         string        `json:"goal"`
@@ -63,7 +65,7 @@ func summaryOf(snap session.Snapshot) Summary {
 		Updated:          snap.Time,
 	}
 	if d := snap.Lineage; d != nil {
-		sum.Parent = d.Parent
+		sum.Parent, sum.Relation = d.Parent, d.Relation
 		if d.Conversation != "" {
 			sum.Conversation = d.Conversation
 		}

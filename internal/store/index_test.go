@@ -28,7 +28,7 @@ func testSessionIndex(t *testing.T, s *Store) {
 	child := session.Snapshot{
 		SessionID: "root-fork-1", Seq: 1, State: session.Completed, StopReason: "max_hypotheses", Goal: "Why do cells age?",
 		StartedAt: "2026-01-02T00:00:00Z", Time: "2026-01-02T00:01:00Z",
-		Lineage: &lineage.Descriptor{Type: lineage.Subagent, Conversation: "root", Parent: "root"},
+		Lineage: &lineage.Descriptor{Type: lineage.Subagent, Conversation: "root", Parent: "root", Relation: lineage.Spawn},
 	}
 	for _, snap := range []session.Snapshot{root, child} {
 		if _, err := s.PutCheckpoint(tctx(t), snap, nil); err != nil {
@@ -51,7 +51,7 @@ func testSessionIndex(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	want := []Summary{
-		{SessionID: "root-fork-1", Parent: "root", Conversation: "root", Type: lineage.Subagent, Status: session.Completed,
+		{SessionID: "root-fork-1", Parent: "root", Conversation: "root", Type: lineage.Subagent, Relation: lineage.Spawn, Status: session.Completed,
 			StopReason: "max_hypotheses", Goal: "Why do cells age?", Checkpoint: 1,
 			Created: "2026-01-02T00:00:00Z", Updated: "2026-01-02T00:01:00Z"},
 		{SessionID: "root", Conversation: "root", Type: lineage.User, Status: session.Completed, Goal: "Why do cells age?",

@@ -95,6 +95,7 @@ CREATE TABLE cosci_sessions (
 	parent_id         text,
 	conversation_id   text NOT NULL,
 	session_type      text NOT NULL,
+	relation          text,
 	status            text NOT NULL,
 	stop_reason       text,
 	goal              text NOT NULL,
@@ -284,11 +285,12 @@ func upsertIndex(ctx context.Context, tx pgx.Tx, r Summary) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO cosci_sessions (session_id, parent_id, conversation_id, session_type, status, stop_reason,
 			goal, scientist_id, hypotheses, prompt_tokens, completion_tokens, requests, cost_usd,
-			duration_seconds, checkpoint, created_at, updated_at, archived_at)
-		VALUES ($1, NULLIF($2, ''), $3, $4, $5, NULLIF($6, ''), $7, NULLIF($8, ''), $9, $10, $11, $12, $13, $14, $15, NULLIF($16, '')::timestamptz, NULLIF($17, '')::timestamptz, NULLIF($18, '')::timestamptz)
+			duration_seconds, checkpoint, created_at, updated_at, archived_at, relation)
+		VALUES ($1, NULLIF($2, ''), $3, $4, $5, NULLIF($6, ''), $7, NULLIF($8, ''), $9, $10, $11, $12, $13, $14, $15,
+			NULLIF($16, '')::timestamptz, NULLIF($17, '')::timestamptz, NULLIF($18, '')::timestamptz, NULLIF($19, ''))
 		ON CONFLICT (session_id) DO UPDATE SET
 			parent_id = EXCLUDED.parent_id, conversation_id = EXCLUDED.conversation_id,
-			session_type = EXCLUDED.session_type, status = EXCLUDED.status, stop_reason = EXCLUDED.stop_reason,
+			session_type = EXCLUDED.session_type, relation = EXCLUDED.relation, status = EXCLUDED.status, stop_reason = EXCLUDED.stop_reason,
 			goal = EXCLUDED.goal, scientist_id = EXCLUDED.scientist_id, hypotheses = EXCLUDED.hypotheses,
 			prompt_tokens = EXCLUDED.prompt_tokens, completion_tokens = EXCLUDED.completion_tokens,
 			requests = EXCLUDED.requests, cost_usd = EXCLUDED.cost_usd, duration_seconds = EXCLUDED.duration_seconds,
@@ -297,7 +299,7 @@ func upsertIndex(ctx context.Context, tx pgx.Tx, r Summary) error {
 		WHERE cosci_sessions.checkpoint <= EXCLUDED.checkpoint`,
 		r.SessionID, r.Parent, r.Conversation, string(r.Type), string(r.Status), r.StopReason,
 		r.Goal, r.ScientistID, r.Hypotheses, r.PromptTokens, r.CompletionTokens, r.Requests, r.CostUSD,
-		r.DurationSeconds, r.Checkpoint, r.Created, r.Updated, r.Archived)
+		r.DurationSeconds, r.Checkpoint, r.Created, r.Updated, r.Archived, string(r.Relation))
 	return err
 }
 
@@ -326,7 +328,7 @@ func (p *Postgres) Sessions(ctx context.Context) ([]Summary, error) {
 	rows, err := p.pool.Query(ctx, `
 		SELECT session_id, coalesce(parent_id, ''), conversation_id, session_type, status, coalesce(stop_reason, ''),
 			goal, coalesce(scientist_id, ''), hypotheses, prompt_tokens, completion_tokens, requests, cost_usd,
-			duration_seconds, checkpoint, created_at, updated_at, archived_at
+			duration_seconds, checkpoint, created_at, updated_at, archived_at, coalesce(relation, '')
 		FROM cosci_sessions`)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the session index in %s: %w", p.location, err)
@@ -336,7 +338,7 @@ func (p *Postgres) Sessions(ctx context.Context) ([]Summary, error) {
 		var created, updated, archived *time.Time
 		err := row.Scan(&r.SessionID, &r.Parent, &r.Conversation, &r.Type, &r.Status, &r.StopReason,
 			&r.Goal, &r.ScientistID, &r.Hypotheses, &r.PromptTokens, &r.CompletionTokens, &r.Requests, &r.CostUSD,
-			&r.DurationSeconds, &r.Checkpoint, &created, &updated, &archived)
+			&r.DurationSeconds, &r.Checkpoint, &created, &updated, &archived, &r.Relation)
 		r.Created, r.Updated, r.Archived = stamp(created), stamp(updated), stamp(archived)
 		return r, err
 	})

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// The session store, as the starter reads it: reports, and every session that Temporal no
+// longer keeps (its retention deleted the workflow) but the store still does. The worker
+// and the starter name it the same way: --store, else COSCI_STORE, else the directory the
+// local worker uses.
+
+// storeFlag is --store, which every command takes.
+var storeFlag string
+
+const defaultStore = ".data/sessions"
+
+func storeLocation() string {
+	switch {
+	case storeFlag != "":
+		return storeFlag
+	case os.Getenv("COSCI_STORE") != "":
+		return os.Getenv("COSCI_STORE")
+	}
+	return defaultStore
+}
+
+// openStore opens the session store for reading. A directory that does not exist is not
+// created: this machine has no store there.
+func openStore(ctx context.Context) (*store.Store, error) {
+	loc := storeLocation()
+	if !store.IsDatabase(loc) {
+		if _, err := os.Stat(loc); err != nil {
+			return nil, fmt.Errorf("no session store at %s on this machine: name the workers' store with --store or COSCI_STORE (a postgres:// URL, password in PGPASSWORD)", loc)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	return store.Open(ctx, loc)
+}
+
+// notInTemporal is Temporal's answer for a session it does not know (or no longer keeps).
+type notInTemporal struct{ id string }
+
+func (e *notInTemporal) Error() string {
+	return fmt.Sprintf("no session %s: list them with: starter list", e.id)
+}
+
+func isNotInTemporal(err error) bool {
+	var n *notInTemporal
+	return errors.As(err, &n)
+}
+
+// fromStore answers for a session Temporal does not know, from the store. What it
+// returns, if the store has the session, replaces Temporal's "not found"; otherwise the
+// original error stands, with where the starter looked.
+func fromStore[T any](ctx context.Context, id string, gone error, answer func(context.Context, *store.Store) (T, error)) (T, error) {
+	var zero T
+	st, err := openStore(ctx)
+	if err != nil {
+		return zero, fmt.Errorf("%w (and %v)", gone, err)
+	}
+	defer st.Close()
+	v, err := answer(ctx, st)
+	if errors.Is(err, fs.ErrNotExist) {
+		return zero, fmt.Errorf("%w (nor in the session store at %s)", gone, st.Location())
+	}
+	if err != nil {
+		return zero, err
+	}
+	fmt.Fprintf(stderr, "session %s is no longer kept by Temporal; this is its last checkpoint in the session store at %s\n", id, st.Location())
+	return v, nil
+}
+
+// storedAnswer is a query's answer from a session's latest checkpoint and event log.
+func storedAnswer[T any](name string, page workflows.Page, id string) func(context.Context, *store.Store) (T, error) {
+	return func(ctx context.Context, st *store.Store) (T, error) {
+		var out T
+		if name == workflows.QueryHistory {
+			events, err := st.Events(ctx, id)
+			if err == nil && len(events) == 0 {
+				err = fmt.Errorf("session %s has no event log: %w", id, fs.ErrNotExist)
+			}
+			if err != nil {
+				return out, err
+			}
+			return any(workflows.StoredHistory(events, page)).(T), nil
+		}
+		snap, err := st.LatestCheckpoint(ctx, id)
+		if err != nil {
+			return out, err
+		}
+		var v any
+		switch name {
+		case workflows.QueryStatus:
+			v = workflows.StoredStatus(snap)
+		case workflows.QueryProgress:
+			v = workflows.StoredProgress(snap)
+		case workflows.QueryState:
+			v = workflows.StoredState(snap, page)
+		default:
+			return out, fmt.Errorf("the session store cannot answer the %s query", name)
+		}
+		return v.(T), nil
+	}
+}
+
+// storedStart parses an index row's creation time.
+func storedStart(s store.Summary) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s.Created)
+	return t
+}
+
+// storedTree is id's lineage from the session index: the tree of a session Temporal no
+// longer keeps.
+func storedTree(ctx context.Context, st *store.Store, id string) (*treeNode, error) {
+	rows, err := st.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Summary, len(rows))
+	for _, r := range rows {
+		byID[r.SessionID] = r
+	}
+	if _, ok := byID[id]; !ok {
+		return nil, fmt.Errorf("session %s is not in the session index: %w", id, fs.ErrNotExist)
+	}
+	node := func(r store.Summary) *treeNode {
+		return &treeNode{ID: r.SessionID, Type: r.Type, Relation: r.Relation, State: string(r.Status),
+			Archived: r.Archived != "", Started: storedStart(r), Parent: r.Parent}
+	}
+	root := byID[id]
+	seen := map[string]bool{id: true}
+	for p, ok := byID[root.Parent]; ok && !seen[p.SessionID] && len(seen) < maxTreeDepth; p, ok = byID[root.Parent] {
+		root = p
+		seen[p.SessionID] = true
+	}
+	// rows are newest first; children read oldest first.
+	kids := map[string][]store.Summary{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		kids[rows[i].Parent] = append(kids[rows[i].Parent], rows[i])
+	}
+	seen = map[string]bool{root.SessionID: true}
+	var grow func(n *treeNode)
+	grow = func(n *treeNode) {
+		for _, k := range kids[n.ID] {
+			if !seen[k.SessionID] {
+				seen[k.SessionID] = true
+				child := node(k)
+				n.Children = append(n.Children, child)
+				grow(child)
+			}
+		}
+	}
+	top := node(root)
+	grow(top)
+	return top, nil
+}
+
+// storedRows are the list rows of the sessions in the index that Temporal's list lacks.
+func storedRows(ctx context.Context, known map[string]bool, status string, archived bool) ([]listRow, int, error) {
+	st, err := openStore(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer st.Close()
+	sums, err := st.Sessions(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var rows []listRow
+	hidden := 0
+	for _, s := range sums {
+		if known[s.SessionID] || (status != "" && string(s.Status) != status) {
+			continue
+		}
+		r := listRow{ID: s.SessionID, Started: storedStart(s), Scientist: s.ScientistID, Status: string(s.Status) + ", store only"}
+		n := int64(s.Hypotheses)
+		r.Hypotheses = &n
+		if s.Archived != "" {
+			if !archived {
+				hidden++
+				continue
+			}
+			r.Status += ", archived"
+		}
+		rows = append(rows, r)
+	}
+	return rows, hidden, nil
+}
