@@ -3,6 +3,12 @@
 
 TEMPORAL_VERSION := v1.5.1
 TEMPORAL         := bin/temporal
+# The Temporal server inside CLI v1.5.1, built on its own with its SQL tool and schemas, for
+# the tests that run Temporal on PostgreSQL (e2e/temporalpg) as production does.
+TEMPORAL_SERVER_VERSION := v1.29.1
+TEMPORAL_SERVER         := bin/temporal-server
+TEMPORAL_SQL_TOOL       := bin/temporal-sql-tool
+TEMPORAL_SCHEMA         := bin/temporal-schema
 SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
                     --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
                     --search-attribute TotalTokens=Int --search-attribute SessionType=Keyword \
@@ -10,13 +16,39 @@ SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute 
                     --search-attribute SourceCheckpoint=Int
 WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: tools server worker build demo test check clean
+.PHONY: tools server-tools server worker build demo test check clean
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
 $(TEMPORAL):
 	@echo "Building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (about 6 minutes the first time)..."
 	GOBIN=$(CURDIR)/bin go install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+# The Temporal server and its SQL tool, built from the Go module proxy once (about 5 minutes
+# the first time), and the module's PostgreSQL schemas and sample config copied out of the
+# module cache, so that tests need no network (without the module's Go files: bin/ is inside
+# this module, and `go test ./...` would take them for a package of cosci). `go install`
+# names the binaries after their directories (server, sql): they are built into a scratch
+# directory and renamed.
+server-tools: $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA)
+$(TEMPORAL_SERVER):
+	@echo "Building the Temporal server $(TEMPORAL_SERVER_VERSION) into bin/ (about 5 minutes the first time)..."
+	@rm -rf bin/.gobin-server && mkdir -p bin/.gobin-server
+	GOBIN=$(CURDIR)/bin/.gobin-server go install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION)
+	mv bin/.gobin-server/server $@ && rmdir bin/.gobin-server
+$(TEMPORAL_SQL_TOOL):
+	@echo "Building the Temporal SQL tool $(TEMPORAL_SERVER_VERSION) into bin/..."
+	@rm -rf bin/.gobin-sql && mkdir -p bin/.gobin-sql
+	GOBIN=$(CURDIR)/bin/.gobin-sql go install go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
+	mv bin/.gobin-sql/sql $@ && rmdir bin/.gobin-sql
+$(TEMPORAL_SCHEMA):
+	@dir=$$(go mod download -json go.temporal.io/server@$(TEMPORAL_SERVER_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	if [ -z "$$dir" ]; then echo "cannot download go.temporal.io/server@$(TEMPORAL_SERVER_VERSION)"; exit 1; fi; \
+	rm -rf $@.tmp && mkdir -p $@.tmp && \
+	cp -R "$$dir/schema/postgresql" $@.tmp/ && \
+	cp "$$dir/config/development-postgres12.yaml" $@.tmp/ && \
+	chmod -R u+w $@.tmp && find $@.tmp -name '*.go' -delete && mv $@.tmp $@ && \
+	echo "Copied the PostgreSQL schemas of go.temporal.io/server@$(TEMPORAL_SERVER_VERSION) into $@"
 
 # A persistent dev server: state in .data/temporal.db, Web UI on http://localhost:8233.
 server: $(TEMPORAL)
@@ -36,8 +68,8 @@ demo: $(TEMPORAL) build
 	@scripts/demo.sh
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
-# dev server started from bin/temporal.
-test: $(TEMPORAL) check
+# dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
+test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) check
 	go test -count=1 -timeout 30m ./...
 
 # Static checks: vet, and workflowcheck for non-determinism in workflow code.
