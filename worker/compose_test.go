@@ -1,6 +1,8 @@
 package main
 
 import (
+	"maps"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -9,67 +11,334 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cosci-dev/cosci/e2e/temporalpg"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-// TestComposeFile checks docker-compose.yml against the code, since no Docker engine runs
-// where the tests do: the server registers every search attribute the workflow sets, the
-// worker reaches it by service name, and the Dockerfile builds this worker.
-func TestComposeFile(t *testing.T) {
-	raw, err := os.ReadFile("../docker-compose.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var compose struct {
-		Services map[string]struct {
-			Image       string            `yaml:"image"`
-			Build       string            `yaml:"build"`
-			Command     []string          `yaml:"command"`
-			Ports       []string          `yaml:"ports"`
-			Environment map[string]string `yaml:"environment"`
-			DependsOn   map[string]any    `yaml:"depends_on"`
-		} `yaml:"services"`
-	}
-	if err := yaml.Unmarshal(raw, &compose); err != nil {
+// composeService is the part of a docker-compose.yml service the tests read.
+type composeService struct {
+	Image       string            `yaml:"image"`
+	Build       string            `yaml:"build"`
+	Entrypoint  []string          `yaml:"entrypoint"`
+	Command     []string          `yaml:"command"`
+	Ports       []string          `yaml:"ports"`
+	Environment map[string]string `yaml:"environment"`
+	DependsOn   map[string]struct {
+		Condition string `yaml:"condition"`
+	} `yaml:"depends_on"`
+	Healthcheck *struct {
+		Test    []string `yaml:"test"`
+		Disable bool     `yaml:"disable"`
+	} `yaml:"healthcheck"`
+	Restart string   `yaml:"restart"`
+	Volumes []string `yaml:"volumes"`
+}
+
+type composeFile struct {
+	Services map[string]composeService `yaml:"services"`
+	Volumes  map[string]any            `yaml:"volumes"`
+}
+
+func readCompose(t *testing.T) composeFile {
+	t.Helper()
+	var compose composeFile
+	if err := yaml.Unmarshal(mustRead(t, "../docker-compose.yml"), &compose); err != nil {
 		t.Fatalf("docker-compose.yml is not valid YAML: %v", err)
 	}
-	server, ok := compose.Services["temporal"]
-	if !ok {
-		t.Fatal("no temporal service")
+	return compose
+}
+
+// The services docker-compose.yml runs besides the workers, and the one-shot jobs among them.
+const (
+	svcPostgres  = "postgres"
+	svcSchema    = "temporal-schema"
+	svcTemporal  = "temporal"
+	svcNamespace = "temporal-namespace"
+	svcUI        = "temporal-ui"
+)
+
+var oneShot = []string{svcSchema, svcNamespace}
+
+// passwordRef is how every password in docker-compose.yml is written: a reference to the
+// environment that `docker compose` refuses to run without.
+var passwordRef = regexp.MustCompile(`^\$\{POSTGRES_PASSWORD:\?[^}]+\}$`)
+
+// workers are the services built from this repository (the cosci worker image).
+func workers(compose composeFile) []string {
+	var names []string
+	for name, svc := range compose.Services {
+		if svc.Build != "" {
+			names = append(names, name)
+		}
 	}
-	if !strings.HasPrefix(server.Image, "temporalio/temporal:") || !slices.Contains(server.Command, "start-dev") {
-		t.Errorf("temporal service runs %s %v; want the official CLI's dev server", server.Image, server.Command)
+	slices.Sort(names)
+	return names
+}
+
+// TestComposeServices: docker-compose.yml is the production shape: PostgreSQL, the schema
+// job, the Temporal server on PostgreSQL, the namespace job, the Web UI and two or more cosci
+// workers, each with the environment it needs.
+func TestComposeServices(t *testing.T) {
+	compose := readCompose(t)
+	for _, name := range []string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI} {
+		if _, ok := compose.Services[name]; !ok {
+			t.Fatalf("docker-compose.yml has no %s service (it has %v)", name, slices.Sorted(maps.Keys(compose.Services)))
+		}
+	}
+	ws := workers(compose)
+	if len(ws) < 2 {
+		t.Errorf("docker-compose.yml builds %d cosci workers (%v); want two or more", len(ws), ws)
+	}
+	for name := range compose.Services {
+		if name != svcPostgres && name != svcSchema && name != svcTemporal && name != svcNamespace && name != svcUI && !slices.Contains(ws, name) {
+			t.Errorf("unexpected service %s: add it to the checks of worker/compose_test.go", name)
+		}
+	}
+
+	pg := compose.Services[svcPostgres]
+	wantEnv(t, svcPostgres, pg, "POSTGRES_USER", "POSTGRES_DB", "POSTGRES_PASSWORD")
+	user, db := pg.Environment["POSTGRES_USER"], pg.Environment["POSTGRES_DB"]
+
+	// The schema job: the harness's plugin, databases and schema versions.
+	schema := compose.Services[svcSchema]
+	wantEnv(t, svcSchema, schema, "SQL_PLUGIN", "SQL_HOST", "SQL_PORT", "SQL_USER", "SQL_PASSWORD")
+	if schema.Environment["SQL_PLUGIN"] != temporalpg.Plugin || schema.Environment["SQL_HOST"] != svcPostgres ||
+		schema.Environment["SQL_PORT"] != "5432" || schema.Environment["SQL_USER"] != user {
+		t.Errorf("%s connects with %v; want plugin %s, %s:5432 as %s", svcSchema, schema.Environment, temporalpg.Plugin, svcPostgres, user)
+	}
+	script := strings.Join(schema.Command, "\n")
+	for _, d := range []struct{ db, dir string }{{temporalpg.PersistenceDB, "temporal"}, {temporalpg.VisibilityDB, "visibility"}} {
+		for _, step := range []string{
+			"--db " + d.db + " --quiet create",
+			"--db " + d.db + " setup-schema -v 0.0",
+			"--db " + d.db + " update-schema -d /etc/temporal/schema/" + temporalpg.SchemaDir + "/" + d.dir + "/versioned",
+		} {
+			if !strings.Contains(script, "temporal-sql-tool "+step) {
+				t.Errorf("%s does not run temporal-sql-tool %s (e2e/temporalpg does the same)", svcSchema, step)
+			}
+		}
+	}
+
+	// The server: the harness's release, on both databases.
+	server := compose.Services[svcTemporal]
+	wantEnv(t, svcTemporal, server, "DB", "DB_PORT", "POSTGRES_SEEDS", "POSTGRES_USER", "POSTGRES_PWD", "DBNAME", "VISIBILITY_DBNAME", "NUM_HISTORY_SHARDS", "BIND_ON_IP")
+	for key, want := range map[string]string{
+		"DB": temporalpg.Plugin, "DB_PORT": "5432", "POSTGRES_SEEDS": svcPostgres, "POSTGRES_USER": user,
+		"DBNAME": temporalpg.PersistenceDB, "VISIBILITY_DBNAME": temporalpg.VisibilityDB,
+	} {
+		if got := server.Environment[key]; got != want {
+			t.Errorf("%s: %s=%q, want %q", svcTemporal, key, got, want)
+		}
+	}
+	if !slices.Contains(server.Ports, "7233:7233") {
+		t.Errorf("%s publishes %v; want 7233:7233 for the starter and the CLI", svcTemporal, server.Ports)
+	}
+
+	// The namespace job registers every search attribute the workflows set.
+	ns := compose.Services[svcNamespace]
+	wantEnv(t, svcNamespace, ns, "TEMPORAL_ADDRESS")
+	if ns.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" {
+		t.Errorf("%s: TEMPORAL_ADDRESS=%q", svcNamespace, ns.Environment["TEMPORAL_ADDRESS"])
+	}
+	script = strings.Join(ns.Command, "\n")
+	if !strings.Contains(script, "temporal operator namespace create --namespace "+temporalpg.Namespace) {
+		t.Errorf("%s does not create namespace %s", svcNamespace, temporalpg.Namespace)
+	}
+	if !strings.Contains(script, "temporal operator search-attribute create --namespace "+temporalpg.Namespace) {
+		t.Errorf("%s does not create search attributes in namespace %s", svcNamespace, temporalpg.Namespace)
 	}
 	for name, typ := range workflows.SearchAttributes {
-		if !slices.Contains(server.Command, "--search-attribute="+name+"="+typ) {
-			t.Errorf("the server does not register search attribute %s=%s", name, typ)
+		if !strings.Contains(script, "--name "+name+" --type "+typ) {
+			t.Errorf("%s does not register search attribute %s=%s", svcNamespace, name, typ)
 		}
 	}
-	for _, port := range []string{"7233:7233", "8233:8233"} {
-		if !slices.Contains(server.Ports, port) {
-			t.Errorf("the server does not publish %s", port)
+	if got := strings.Count(script, "--name "); got != len(workflows.SearchAttributes) {
+		t.Errorf("%s registers %d search attributes; the workflows set %d", svcNamespace, got, len(workflows.SearchAttributes))
+	}
+
+	ui := compose.Services[svcUI]
+	wantEnv(t, svcUI, ui, "TEMPORAL_ADDRESS")
+	if ui.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" || !slices.Contains(ui.Ports, "8233:8080") {
+		t.Errorf("%s: TEMPORAL_ADDRESS=%q, ports %v; want temporal:7233 and 8233:8080", svcUI, ui.Environment["TEMPORAL_ADDRESS"], ui.Ports)
+	}
+
+	// The workers: the server by service name, the session store on the postgres service.
+	for _, name := range ws {
+		w := compose.Services[name]
+		wantEnv(t, name, w, "TEMPORAL_ADDRESS", "COSCI_STORE", "PGPASSWORD",
+			"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+		if w.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" {
+			t.Errorf("%s: TEMPORAL_ADDRESS=%q, want temporal:7233", name, w.Environment["TEMPORAL_ADDRESS"])
+		}
+		if ns := w.Environment["TEMPORAL_NAMESPACE"]; ns != "" && ns != temporalpg.Namespace {
+			t.Errorf("%s: TEMPORAL_NAMESPACE=%q, but the namespace job sets up %s", name, ns, temporalpg.Namespace)
+		}
+		store, err := url.Parse(w.Environment["COSCI_STORE"])
+		if err != nil || store.Scheme != "postgres" || store.Hostname() != svcPostgres || store.Port() != "5432" ||
+			store.User.Username() != user || strings.TrimPrefix(store.Path, "/") != db {
+			t.Errorf("%s: COSCI_STORE=%q; want postgres://%s@%s:5432/%s (the database the postgres service creates)", name, w.Environment["COSCI_STORE"], user, svcPostgres, db)
+		} else if _, ok := store.User.Password(); ok {
+			t.Errorf("%s: COSCI_STORE carries a password; it belongs in PGPASSWORD", name)
+		}
+		for _, key := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+			if w.Environment[key] != "${"+key+":-}" {
+				t.Errorf("%s: %s=%q; want it passed through from the host (${%s:-})", name, key, w.Environment[key], key)
+			}
 		}
 	}
-	worker, ok := compose.Services["worker"]
-	if !ok {
-		t.Fatal("no worker service")
+}
+
+// TestComposeSecrets: no secret is written in docker-compose.yml; every password comes from
+// the environment, which `docker compose` requires to be set.
+func TestComposeSecrets(t *testing.T) {
+	compose := readCompose(t)
+	secret := regexp.MustCompile(`(?i)(PASSWORD|PWD|SECRET|TOKEN|API_KEY)$`)
+	passwords := 0
+	for name, svc := range compose.Services {
+		for key, value := range svc.Environment {
+			if !secret.MatchString(key) {
+				continue
+			}
+			if !strings.HasPrefix(value, "${") || !strings.HasSuffix(value, "}") {
+				t.Errorf("%s: %s is written in the file; take it from the environment", name, key)
+			}
+			if strings.Contains(key, "PASSWORD") || strings.HasSuffix(key, "PWD") {
+				passwords++
+				if !passwordRef.MatchString(value) {
+					t.Errorf("%s: %s=%q; want ${POSTGRES_PASSWORD:?...}, so that compose stops when it is not set", name, key, value)
+				}
+			}
+		}
 	}
-	if worker.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" || worker.Environment["COSCI_STORE"] == "" {
-		t.Errorf("worker environment %v", worker.Environment)
+	if passwords == 0 {
+		t.Error("no service takes the PostgreSQL password from the environment")
 	}
-	if _, ok := worker.DependsOn["temporal"]; !ok {
-		t.Error("the worker does not wait for the server")
+}
+
+// TestComposeImages: every image is pinned to a release; Temporal's are the release the
+// tests run (e2e/temporalpg, built by `make server-tools`).
+func TestComposeImages(t *testing.T) {
+	compose := readCompose(t)
+	for name, svc := range compose.Services {
+		if svc.Image == "" {
+			if svc.Build == "" {
+				t.Errorf("%s has neither an image nor a build", name)
+			}
+			continue
+		}
+		repo, tag, ok := strings.Cut(strings.SplitN(svc.Image, "@", 2)[0], ":")
+		if strings.Contains(tag, "/") { // a registry port, not a tag
+			ok = false
+		}
+		if !ok || tag == "" || tag == "latest" || repo == "" {
+			t.Errorf("%s: image %q is not pinned to a release", name, svc.Image)
+		}
 	}
-	dockerfile, err := os.ReadFile("../" + strings.TrimSuffix(worker.Build, "/") + "/Dockerfile")
-	if err != nil {
-		t.Fatalf("worker build: %v", err)
+	for name, prefix := range map[string]string{
+		svcPostgres:  "postgres:",
+		svcSchema:    "temporalio/admin-tools:" + temporalpg.ServerVersion + "-",
+		svcNamespace: "temporalio/admin-tools:" + temporalpg.ServerVersion + "-",
+		svcTemporal:  "temporalio/server:" + temporalpg.ServerVersion,
+		svcUI:        "temporalio/ui:",
+	} {
+		if img := compose.Services[name].Image; !strings.HasPrefix(img, prefix) {
+			t.Errorf("%s runs %q; want %s...", name, img, prefix)
+		}
 	}
-	if !regexp.MustCompile(`go build -o \S+ \./worker`).Match(dockerfile) {
-		t.Error("the Dockerfile does not build ./worker")
+	if img := compose.Services[svcTemporal].Image; img != "temporalio/server:"+temporalpg.ServerVersion {
+		t.Errorf("%s runs %q; want temporalio/server:%s, the release e2e/temporalpg tests", svcTemporal, img, temporalpg.ServerVersion)
 	}
-	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mustRead(t, "../go.mod"))
-	if goVersion == nil || !strings.Contains(string(dockerfile), "golang:"+string(goVersion[1])) {
-		t.Error("the Dockerfile's Go image does not match go.mod's Go version")
+}
+
+// TestComposeStartup: services start in order (depends_on with conditions), long-running
+// ones have health checks and restart, one-shot jobs retry on failure, and PostgreSQL keeps
+// its data in a volume.
+func TestComposeStartup(t *testing.T) {
+	compose := readCompose(t)
+	want := map[string]map[string]string{
+		svcSchema:    {svcPostgres: "service_healthy"},
+		svcTemporal:  {svcSchema: "service_completed_successfully"},
+		svcNamespace: {svcTemporal: "service_healthy"},
+		svcUI:        {svcTemporal: "service_healthy"},
+	}
+	for _, w := range workers(compose) {
+		want[w] = map[string]string{
+			svcPostgres:  "service_healthy",
+			svcTemporal:  "service_healthy",
+			svcNamespace: "service_completed_successfully",
+		}
+	}
+	for name, deps := range want {
+		got := compose.Services[name].DependsOn
+		for dep, cond := range deps {
+			if got[dep].Condition != cond {
+				t.Errorf("%s depends on %s with condition %q; want %s", name, dep, got[dep].Condition, cond)
+			}
+		}
+	}
+	for name, svc := range compose.Services {
+		for dep, d := range svc.DependsOn {
+			target, ok := compose.Services[dep]
+			switch {
+			case !ok:
+				t.Errorf("%s depends on %s, which is no service", name, dep)
+			case d.Condition == "":
+				t.Errorf("%s depends on %s without a condition", name, dep)
+			case d.Condition == "service_healthy" && (target.Healthcheck == nil || target.Healthcheck.Disable):
+				t.Errorf("%s waits for %s to be healthy, which has no health check", name, dep)
+			case d.Condition == "service_completed_successfully" && !slices.Contains(oneShot, dep):
+				t.Errorf("%s waits for %s to complete, which is no one-shot job", name, dep)
+			}
+		}
+		if slices.Contains(oneShot, name) {
+			if !strings.HasPrefix(svc.Restart, "on-failure") {
+				t.Errorf("one-shot %s: restart %q; want on-failure[:n]", name, svc.Restart)
+			}
+			if len(svc.Entrypoint) == 0 || len(svc.Command) == 0 {
+				t.Errorf("one-shot %s does not replace the admin-tools image's entrypoint (which sleeps forever)", name)
+			}
+			continue
+		}
+		if svc.Restart != "unless-stopped" {
+			t.Errorf("%s: restart %q; want unless-stopped", name, svc.Restart)
+		}
+	}
+	for name, probe := range map[string]string{
+		svcPostgres: "pg_isready",
+		svcTemporal: "temporal operator cluster health",
+		svcUI:       "/healthz",
+	} {
+		hc := compose.Services[name].Healthcheck
+		if hc == nil || hc.Disable || !strings.Contains(strings.Join(hc.Test, " "), probe) {
+			t.Errorf("%s: health check %+v; want one with %s", name, hc, probe)
+		}
+	}
+	pg := compose.Services[svcPostgres]
+	var dataVolume string
+	for _, v := range pg.Volumes {
+		if src, dst, _ := strings.Cut(v, ":"); dst == "/var/lib/postgresql/data" {
+			dataVolume = src
+		}
+	}
+	if _, ok := compose.Volumes[dataVolume]; dataVolume == "" || !ok {
+		t.Errorf("%s keeps its data (volumes %v) outside a named volume declared in the file", svcPostgres, pg.Volumes)
+	}
+}
+
+// TestComposeWorkerImage: the workers are built by the repository's Dockerfile, which builds
+// this worker with go.mod's Go.
+func TestComposeWorkerImage(t *testing.T) {
+	compose := readCompose(t)
+	for _, name := range workers(compose) {
+		build := compose.Services[name].Build
+		dockerfile := mustRead(t, "../"+strings.TrimSuffix(build, "/")+"/Dockerfile")
+		if !regexp.MustCompile(`go build -o \S+ \./worker`).Match(dockerfile) {
+			t.Errorf("%s: the Dockerfile in %q does not build ./worker", name, build)
+		}
+		goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mustRead(t, "../go.mod"))
+		if goVersion == nil || !strings.Contains(string(dockerfile), "golang:"+string(goVersion[1])) {
+			t.Errorf("%s: the Dockerfile's Go image does not match go.mod's Go version", name)
+		}
 	}
 }
 
@@ -83,6 +352,20 @@ func TestMakefileRegistersSearchAttributes(t *testing.T) {
 				t.Errorf("%s does not register %s=%s", file, name, typ)
 			}
 		}
+	}
+}
+
+// wantEnv checks that a service sets each of keys.
+func wantEnv(t *testing.T, name string, svc composeService, keys ...string) {
+	t.Helper()
+	var missing []string
+	for _, k := range keys {
+		if _, ok := svc.Environment[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s does not set %s", name, strings.Join(missing, ", "))
 	}
 }
 
