@@ -88,6 +88,14 @@ func startWorker(t testing.TB, storeDir string, flags ...string) *workerProc {
 // provider's credentials.
 func startWorkerEnv(t testing.TB, storeDir string, env []string, flags ...string) *workerProc {
 	t.Helper()
+	return startWorkerOn(t, serverAddress, "", storeDir, env, flags...)
+}
+
+// startWorkerOn starts a cosci worker on the Temporal server at address, in working
+// directory dir ("" for this one), with its session store at store (a directory or a
+// postgres:// URL).
+func startWorkerOn(t testing.TB, address, dir, storeDir string, env []string, flags ...string) *workerProc {
+	t.Helper()
 	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
 	logPath := filepath.Join(buildDir, safeName(t.Name())+"-"+name+".log")
 	logFile, err := os.Create(logPath)
@@ -95,7 +103,8 @@ func startWorkerEnv(t testing.TB, storeDir string, env []string, flags ...string
 		t.Fatal(err)
 	}
 	cmd := exec.Command(workerBinary, flags...)
-	cmd.Env = append(append(cleanEnv(serverAddress), "COSCI_STORE="+storeDir), env...)
+	cmd.Env = append(append(cleanEnv(address), "COSCI_STORE="+storeDir), env...)
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
@@ -107,7 +116,7 @@ func startWorkerEnv(t testing.TB, storeDir string, env []string, flags ...string
 		logFile.Close()
 		close(w.done)
 	}()
-	t.Logf("started %s (pid %d, store %s, flags %q, %d extra environment variables, log %s)", name, cmd.Process.Pid, storeDir, flags, len(env), logPath)
+	t.Logf("started %s (pid %d, server %s, store %s, flags %q, %d extra environment variables, log %s)", name, cmd.Process.Pid, address, storeDir, flags, len(env), logPath)
 	t.Cleanup(func() {
 		w.Stop(t)
 		if t.Failed() {

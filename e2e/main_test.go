@@ -91,6 +91,9 @@ func runMain(m *testing.M) int {
 	serverAddress = server.FrontendHostPort()
 
 	code := m.Run()
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
 
 	temporalClient.Close()
 	if err := server.Stop(); err != nil {
@@ -101,6 +104,10 @@ func runMain(m *testing.M) int {
 	}
 	return code
 }
+
+// cleanups run after every test, last added first: what tests started for the whole
+// package (the production server) stops there.
+var cleanups []func()
 
 // goBuild builds a package of this module (a path relative to the e2e directory).
 func goBuild(out, pkg string) ([]byte, error) {

@@ -27,10 +27,18 @@ func (r starterRun) output() string { return r.stdout + r.stderr }
 // runStarter runs the starter binary with the given Temporal address and arguments.
 func runStarter(t *testing.T, bin, address string, args ...string) starterRun {
 	t.Helper()
+	return runStarterIn(t, bin, address, "", nil, args...)
+}
+
+// runStarterIn is runStarter in a working directory of its own (dir; "" for this one),
+// with extra environment variables (KEY=value).
+func runStarterIn(t *testing.T, bin, address, dir string, env []string, args ...string) starterRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = cleanEnv(address)
+	cmd.Env = append(cleanEnv(address), env...)
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

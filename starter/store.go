@@ -75,7 +75,7 @@ func fromStore[T any](ctx context.Context, id string, gone error, answer func(co
 	if err != nil {
 		return zero, err
 	}
-	fmt.Fprintf(stderr, "session %s is no longer kept by Temporal; this is its last checkpoint in the session store at %s\n", id, st.Location())
+	fmt.Fprintf(stderr, "session %s is no longer kept by Temporal; answered from the session store at %s (as of its last checkpoint)\n", id, st.Location())
 	return v, nil
 }
 

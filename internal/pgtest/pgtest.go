@@ -51,11 +51,19 @@ func binDir() (string, error) {
 	return "", errors.New("pgtest: no PostgreSQL server binaries (initdb) on this machine: install Debian's postgresql package (apt-get install postgresql), which the tests of the PostgreSQL store and of Temporal on PostgreSQL need")
 }
 
-// Start creates a cluster under dir (which must exist and be empty) and starts it.
+// Start creates a cluster under dir (which must exist and be empty) and starts it. With dir
+// "", it makes a directory of its own in the system's temporary directory, which Close
+// removes. Run as root, the postgres user must be able to reach dir: a directory under a
+// private temporary directory (such as t.TempDir's) will not do.
 func Start(dir string) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "cosci-pg-"); err != nil {
+			return nil, fmt.Errorf("pgtest: %w", err)
+		}
 	}
 	s := &Server{Dir: dir, bin: bin}
 	if os.Geteuid() == 0 {

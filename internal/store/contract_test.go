@@ -18,15 +18,9 @@ var pg *pgtest.Server
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cosci-store-pg-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	pg, err = pgtest.Start(dir)
-	if err != nil {
+	var err error
+	if pg, err = pgtest.Start(""); err != nil {
 		fmt.Fprintln(os.Stderr, "store tests:", err)
-		os.RemoveAll(dir)
 		return 1
 	}
 	code := m.Run()
