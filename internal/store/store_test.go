@@ -574,32 +574,71 @@ func bigSnapshot(sid string, seq, n int) session.Snapshot {
 	return snap
 }
 
+// eachStoreB runs a benchmark once per backend, in one run so the two compare.
+func eachStoreB(b *testing.B, bench func(b *testing.B, s *Store)) {
+	b.Run("dir", func(b *testing.B) { bench(b, open(b).Store) })
+	b.Run("postgres", func(b *testing.B) { bench(b, openPostgres(b)) })
+}
+
+// BenchmarkPutCheckpoint: a whole checkpoint of a 1,000-hypothesis session with the ten
+// events before it.
 func BenchmarkPutCheckpoint(b *testing.B) {
-	s := open(b)
-	snap := bigSnapshot("bench", 0, 1000)
-	seq := 0
-	for b.Loop() {
-		seq++
-		snap.Seq = seq
-		if _, err := s.PutCheckpoint(tctx(b), snap, events(seq*10-9, seq*10)); err != nil {
-			b.Fatal(err)
+	eachStoreB(b, func(b *testing.B, s *Store) {
+		snap := bigSnapshot("bench", 0, 1000)
+		seq := 0
+		for b.Loop() {
+			seq++
+			snap.Seq = seq
+			if _, err := s.PutCheckpoint(tctx(b), snap, events(seq*10-9, seq*10)); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
 
 func BenchmarkPutHypothesis(b *testing.B) {
-	s := open(b)
-	h := hyp("", "A hypothesis of typical length")
-	h.Statement = strings.Repeat("statement ", 100)
-	h.Rationale = strings.Repeat("rationale ", 200)
-	i := 0
-	for b.Loop() {
-		i++
-		h.ID = fmt.Sprintf("gen/%d", i)
-		if err := s.PutHypothesis(tctx(b), "bench", h); err != nil {
-			b.Fatal(err)
+	eachStoreB(b, func(b *testing.B, s *Store) {
+		h := hyp("", "A hypothesis of typical length")
+		h.Statement = strings.Repeat("statement ", 100)
+		h.Rationale = strings.Repeat("rationale ", 200)
+		i := 0
+		for b.Loop() {
+			i++
+			h.ID = fmt.Sprintf("gen/%d", i)
+			if err := s.PutHypothesis(tctx(b), "bench", h); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+}
+
+// BenchmarkTurn is the store's share of one generation turn: look for an earlier
+// attempt's record, store the hypothesis, read back the one that stands, store the turn.
+func BenchmarkTurn(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, s *Store) {
+		h := hyp("", "A hypothesis of typical length")
+		h.Statement = strings.Repeat("statement ", 100)
+		h.Rationale = strings.Repeat("rationale ", 200)
+		result, _ := json.Marshal(map[string]string{"hypothesis_id": "x", "title": h.Title})
+		i := 0
+		for b.Loop() {
+			i++
+			h.ID = fmt.Sprintf("h-%04d", i)
+			turnID := "generate-" + h.ID
+			if _, found, err := s.Turn(tctx(b), "bench", turnID); err != nil || found {
+				b.Fatal(err, found)
+			}
+			if err := s.PutHypothesis(tctx(b), "bench", h); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Hypothesis(tctx(b), "bench", h.ID); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.PutTurn(tctx(b), "bench", Turn{ID: turnID, Agent: "generation", Prompt: h.Statement, Result: result}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func TestPlanRoundTrip(t *testing.T) { eachStore(t, testPlanRoundTrip) }
