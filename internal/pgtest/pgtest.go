@@ -104,9 +104,14 @@ func (s *Server) run(prog string, args ...string) ([]byte, error) {
 }
 
 // Start starts the server (again, after Stop or Kill) and waits until it accepts
-// connections.
+// connections. Tests need no durability across a machine crash, so the server does not
+// fsync; PGTEST_FSYNC=on makes it, for benchmarks of what a durable write costs.
 func (s *Server) Start() error {
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300", s.Port, s.Dir)
+	fsync := "off"
+	if os.Getenv("PGTEST_FSYNC") == "on" {
+		fsync = "on"
+	}
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=%s -c max_connections=300", s.Port, s.Dir, fsync)
 	if out, err := s.run(filepath.Join(s.bin, "pg_ctl"), "-D", s.data(), "-o", opts,
 		"-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "start"); err != nil {
 		return fmt.Errorf("pgtest: start the server: %w\n%s\n%s", err, out, s.Log())
