@@ -1,6 +1,9 @@
 // Command worker runs cosci's workflows and activities. It connects to Temporal as
 // configured by the environment (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, or
-// a temporal.toml profile), and keeps session texts in a store on local disk.
+// a temporal.toml profile), and keeps session texts in the session store that --store or
+// COSCI_STORE names: a directory on this machine (the default, .data/sessions), or a
+// PostgreSQL database that every worker host shares (postgres://...; the password in
+// PGPASSWORD), so that any host may die and its sessions carry on elsewhere.
 //
 // One process runs two Temporal workers:
 //
