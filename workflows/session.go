@@ -12,10 +12,10 @@ import (
 
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/policy"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
-	policy "github.com/cosci-dev/cosci/internal/supervisor"
 	"github.com/cosci-dev/cosci/internal/tournament"
 )
 

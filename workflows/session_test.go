@@ -20,11 +20,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/policy"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
-	policy "github.com/cosci-dev/cosci/internal/supervisor"
 )
 
 // harness is one workflow test environment with the real activities, the offline provider

@@ -1,8 +1,8 @@
-// Package supervisor is the co-scientist supervisor's policy: after each round it reads the
+// Package policy is the co-scientist supervisor's policy: after each round it reads the
 // session's statistics and decides the next round's work (how many hypotheses to generate
 // and by which strategies, how many to evolve and how, how many tournament matches) and
 // whether to stop. Pure and deterministic, so the workflow can run it and replay it.
-package supervisor
+package policy
 
 import (
 	"fmt"
