@@ -10,15 +10,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
 // counting wraps the offline simulator and counts the model calls that reach it.
 type counting struct {
-	provider.Offline
+	simulator.Offline
 	calls int
 	// title, when set, replaces the generated title (an empty one makes a malformed answer).
 	title *string
@@ -115,7 +115,7 @@ func TestUnknownProviderIsNotRetried(t *testing.T) {
 }
 
 func TestTransientFailureIsRetryable(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{ErrorRate: 1})
+	env, a := newActivities(t, &simulator.Offline{ErrorRate: 1})
 	_, err := env.ExecuteActivity(a.Generate, generateInput("generate-h-0001"))
 	var app *temporal.ApplicationError
 	if err == nil || (errors.As(err, &app) && app.NonRetryable()) {
@@ -125,7 +125,7 @@ func TestTransientFailureIsRetryable(t *testing.T) {
 
 // TestReviewCompareCheckpointReport runs the other activities over one stored session.
 func TestReviewCompareCheckpointReport(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	for _, id := range []string{"h-0001", "h-0002"} {
 		in := generateInput("generate-" + id)
 		in.HypothesisID = id

@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 const testGoal = "Find drug targets for tau propagation"
@@ -22,7 +22,7 @@ const testGoal = "Find drug targets for tau propagation"
 // debating wraps the offline simulator, counts its debate turns, and can name a winner
 // that was not in the debate.
 type debating struct {
-	provider.Offline
+	simulator.Offline
 	calls     int
 	badWinner bool
 }
@@ -85,7 +85,7 @@ func seed(t *testing.T, env *testsuite.TestActivityEnvironment, a *Activities, n
 }
 
 func TestPlan(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	var first, again PlanResult
 	must(t, run(t, env, a.Plan, turnOf("plan"), &first))
 	must(t, run(t, env, a.Plan, turnOf("plan"), &again))
@@ -108,7 +108,7 @@ func TestPlan(t *testing.T) {
 // TestContextInPrompts: Generate and Review put the plan and the latest meta-review in
 // their prompts when ContextRef asks for them, and leave them out when it does not.
 func TestContextInPrompts(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	ids := seed(t, env, a, 3)
 	must(t, run(t, env, a.Plan, turnOf("plan"), nil))
 	for _, id := range ids {
@@ -181,7 +181,7 @@ func TestContextInPrompts(t *testing.T) {
 }
 
 func TestMissingContextIsAnError(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	in := generateInput("generate-h-0001")
 	in.Context = ContextRef{Plan: true}
 	err := run(t, env, a.Generate, in, nil)
@@ -291,7 +291,7 @@ func TestDebateRefusals(t *testing.T) {
 }
 
 func TestEvolve(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	seed(t, env, a, 2)
 	in := EvolveInput{Turn: turnOf("evolve-h-0003"), HypothesisID: "h-0003", Kind: research.EvolveCombination, Parents: []string{"h-0002", "h-0001"}}
 	var r GenerateResult
@@ -330,7 +330,7 @@ func TestEvolve(t *testing.T) {
 }
 
 func TestMetaReviewAndOverview(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	ids := seed(t, env, a, 4)
 	for _, id := range ids {
 		for _, typ := range []string{research.ReviewInitial, research.ReviewDeepVerification} {
@@ -383,7 +383,7 @@ func TestMetaReviewAndOverview(t *testing.T) {
 }
 
 func TestAddHypothesis(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	in := AddHypothesisInput{
 		SessionID: "s-1", HypothesisID: "h-s1", Scientist: "ada", Goal: testGoal,
 		Title: "Microglia prune tau", Statement: "Microglia prune tau-laden synapses.", Predictions: []string{"Depleting microglia slows spread."},
@@ -439,7 +439,7 @@ func TestManualReview(t *testing.T) {
 		{"negative score", score(-1), "", 0, "", true},
 		{"unknown verdict", nil, "maybe", 0, "", true},
 	}
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	seed(t, env, a, 1)
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -487,7 +487,7 @@ func TestManualReview(t *testing.T) {
 // delegating wraps the offline simulator and replaces its meta-review's delegations, as
 // a model whose answer was parsed without the request could.
 type delegating struct {
-	provider.Offline
+	simulator.Offline
 	delegations []research.Delegation
 }
 

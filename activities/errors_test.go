@@ -13,11 +13,12 @@ import (
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // failing is a model whose generation turns fail with err.
 type failing struct {
-	provider.Offline
+	simulator.Offline
 	err   error
 	calls int
 }

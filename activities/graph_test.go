@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
@@ -35,7 +35,7 @@ func finishedSession(t *testing.T, a *Activities, sid string, final session.Stat
 }
 
 func TestBranchActivity(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	finishedSession(t, a, "s-1", session.Completed)
 	tests := []struct {
 		name    string
@@ -72,7 +72,7 @@ func TestBranchActivity(t *testing.T) {
 }
 
 func TestBranchActivityErrors(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	finishedSession(t, a, "s-1", session.Completed)
 	tests := []struct {
 		name    string
@@ -103,7 +103,7 @@ func TestBranchActivityErrors(t *testing.T) {
 }
 
 func TestImportHypothesisActivity(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	finishedSession(t, a, "sub", session.Completed)
 	in := ImportInput{From: "sub", FromID: "h-0002", To: "s-1", ToID: "h-0042", Parents: []string{"h-0007"}}
 	var r, again GenerateResult
@@ -134,7 +134,7 @@ func TestImportHypothesisActivity(t *testing.T) {
 }
 
 func TestArchiveActivity(t *testing.T) {
-	env, a := newActivities(t, &provider.Offline{})
+	env, a := newActivities(t, &simulator.Offline{})
 	finishedSession(t, a, "running", session.Suspended)
 	finishedSession(t, a, "done", session.Completed)
 	for _, tt := range []struct {

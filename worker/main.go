@@ -48,6 +48,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/connection"
 	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -94,7 +95,7 @@ func run() error {
 	}
 	defer st.Close()
 	registry := &provider.Registry{
-		Offline: &provider.Offline{Latency: *latency, ErrorRate: *errorRate},
+		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate},
 		Env:     os.Getenv,
 		Prices:  prices,
 	}

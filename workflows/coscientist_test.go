@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/activities"
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // TestEveryAgentAtWork runs a session long enough for every agent to act, and checks each
@@ -111,7 +111,7 @@ func TestEveryAgentAtWork(t *testing.T) {
 
 // unsafeModel gives one hypothesis a failing safety mark in every review.
 type unsafeModel struct {
-	*provider.Offline
+	*simulator.Offline
 	victim string
 }
 
@@ -124,7 +124,7 @@ func (m unsafeModel) Review(ctx context.Context, req research.ReviewRequest) (re
 }
 
 func TestUnsafeHypothesisExcluded(t *testing.T) {
-	h := newHarness(t, 0, unsafeModel{&provider.Offline{}, "h-0002"})
+	h := newHarness(t, 0, unsafeModel{&simulator.Offline{}, "h-0002"})
 	res := h.run(goal(12))
 	st := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
 	i := slices.IndexFunc(st.Hypotheses, func(e session.Entry) bool { return e.ID == "h-0002" })
@@ -145,7 +145,7 @@ func TestUnsafeHypothesisExcluded(t *testing.T) {
 
 // copycat makes one hypothesis a word-for-word copy of another.
 type copycat struct {
-	*provider.Offline
+	*simulator.Offline
 	copy, of string
 	st       interface {
 		Hypothesis(context.Context, string, string) (research.Hypothesis, error)
@@ -168,7 +168,7 @@ func (m copycat) Generate(ctx context.Context, req research.GenerateRequest) (re
 
 func TestNearDuplicateExcluded(t *testing.T) {
 	h := newHarness(t, 0, nil)
-	h.acts.Models["offline"] = copycat{Offline: &provider.Offline{}, copy: "h-0006", of: "h-0001", st: h.store, session: "default-test-workflow-id"}
+	h.acts.Models["offline"] = copycat{Offline: &simulator.Offline{}, copy: "h-0006", of: "h-0001", st: h.store, session: "default-test-workflow-id"}
 	h.run(goal(8))
 	st := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
 	i := slices.IndexFunc(st.Hypotheses, func(e session.Entry) bool { return e.ID == "h-0006" })
@@ -222,7 +222,7 @@ func TestBudgetSuspendsAndResumes(t *testing.T) {
 
 // favourite is a judge with a fixed taste: the lower id always wins, so the top of the
 // ranking settles and the session converges.
-type favourite struct{ *provider.Offline }
+type favourite struct{ *simulator.Offline }
 
 func (m favourite) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
 	c, u, err := m.Offline.Compare(ctx, req)
@@ -239,7 +239,7 @@ func (m favourite) Debate(ctx context.Context, req research.DebateRequest) (rese
 }
 
 func TestConvergence(t *testing.T) {
-	h := newHarness(t, 0, favourite{&provider.Offline{}})
+	h := newHarness(t, 0, favourite{&simulator.Offline{}})
 	res := h.run(goal(400))
 	if !strings.HasPrefix(res.StopReason, "converged: the top 5 did not change for 4 rounds") {
 		t.Fatalf("stop reason %q", res.StopReason)
@@ -348,7 +348,7 @@ func TestUnsafeGoalRefused(t *testing.T) {
 }
 
 // refused is a provider that refuses the worker's key on every turn.
-type refused struct{ *provider.Offline }
+type refused struct{ *simulator.Offline }
 
 func (refused) Plan(context.Context, research.PlanRequest) (research.Plan, research.Usage, error) {
 	return research.Plan{}, research.Usage{}, temporal.NewNonRetryableApplicationError(
@@ -358,13 +358,13 @@ func (refused) Plan(context.Context, research.PlanRequest) (research.Plan, resea
 // TestProviderAuthSuspends: a provider that refuses the credentials suspends the session
 // with its message, at once (no retries); after the fix, resume carries on.
 func TestProviderAuthSuspends(t *testing.T) {
-	h := newHarness(t, 0, refused{&provider.Offline{}})
+	h := newHarness(t, 0, refused{&simulator.Offline{}})
 	h.at(time.Hour, func() {
 		st := query[Status](h, QueryStatus)
 		if st.State != session.Suspended || !strings.Contains(st.Reason, "refused the worker's credentials: openai: 401") {
 			t.Errorf("status %+v; want suspended for the credentials", st)
 		}
-		h.acts.Models["offline"] = &provider.Offline{} // the key is fixed
+		h.acts.Models["offline"] = &simulator.Offline{} // the key is fixed
 		h.mustUpdate(Resume, nil)
 	})
 	res := h.run(goal(8))

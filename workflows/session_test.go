@@ -21,9 +21,9 @@ import (
 
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/policy"
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
@@ -63,7 +63,7 @@ func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activ
 	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := suite.NewTestWorkflowEnvironment()
 	if model == nil {
-		model = &provider.Offline{}
+		model = &simulator.Offline{}
 	}
 	h := &harness{t: t, env: env, store: st, acts: &activities.Activities{Store: st, Models: map[string]activities.Model{"offline": model}}}
 	Register(env)
@@ -483,7 +483,7 @@ func TestMaxHypothesesNotMultipleOfBatch(t *testing.T) {
 }
 
 // failing is a model whose every turn fails as a provider outage would.
-type failing struct{ *provider.Offline }
+type failing struct{ *simulator.Offline }
 
 func (failing) Generate(context.Context, research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
 	// A failed call can still have cost tokens (a provider that answered badly).
@@ -494,7 +494,7 @@ func (failing) Generate(context.Context, research.GenerateRequest) (research.Hyp
 // TestFailingProviderSuspends: turns that keep failing never fail the session; after a few
 // barren rounds it suspends with the reason, and can still be terminated cleanly.
 func TestFailingProviderSuspends(t *testing.T) {
-	h := newHarness(t, 0, failing{&provider.Offline{}})
+	h := newHarness(t, 0, failing{&simulator.Offline{}})
 	h.at(time.Hour, func() {
 		st := query[Status](h, QueryStatus)
 		if st.State != session.Suspended || !strings.Contains(st.Reason, "no hypothesis came out of 3 rounds") || !strings.Contains(st.Reason, "provider unavailable") {

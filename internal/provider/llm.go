@@ -1,3 +1,8 @@
+// Package provider holds the models cosci can talk to: OpenAI-compatible servers (OpenAI,
+// Ollama, vLLM, llama.cpp, OpenRouter) and Anthropic through their official SDKs, the
+// registry that resolves a turn's provider and model from the worker's environment, the
+// price table, and the mapping of provider errors onto what Temporal retries. The offline
+// simulator, the embedded default, is package simulator.
 package provider
 
 import (
@@ -9,10 +14,11 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // Model is a full cosci model: one method per agent task. Its method set is
-// activities.Model's; Offline and LLM implement it.
+// activities.Model's; simulator.Offline and LLM implement it.
 type Model interface {
 	Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error)
 	Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error)
@@ -25,7 +31,7 @@ type Model interface {
 }
 
 var (
-	_ Model = (*Offline)(nil)
+	_ Model = (*simulator.Offline)(nil)
 	_ Model = (*LLM)(nil)
 )
 

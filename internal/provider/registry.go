@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // Default model names, used when a session names none.
@@ -29,7 +30,7 @@ const (
 //   - ANTHROPIC_API_KEY: required for provider "anthropic".
 //   - ANTHROPIC_BASE_URL: optional.
 type Registry struct {
-	Offline    *Offline            // the "offline" model; nil means a zero Offline
+	Offline    *simulator.Offline  // the "offline" model; nil means a zero Offline
 	Env        func(string) string // os.Getenv in production
 	Prices     Prices              // for the cost of real models' turns
 	HTTPClient *http.Client        // for real models; nil means a new client each
@@ -86,7 +87,7 @@ func (r *Registry) build(provider, model string) (Model, error) {
 		if r.Offline != nil {
 			return r.Offline, nil
 		}
-		return &Offline{}, nil
+		return &simulator.Offline{}, nil
 	}
 	env := r.Env
 	if env == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 func envOf(m map[string]string) func(string) string {
@@ -79,7 +80,7 @@ func TestRegistryAnthropicBaseURL(t *testing.T) {
 }
 
 func TestRegistryCachesAndIsSafeForConcurrentUse(t *testing.T) {
-	r := &Registry{Offline: &Offline{}, Env: envOf(map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y"}), HTTPClient: &http.Client{}}
+	r := &Registry{Offline: &simulator.Offline{}, Env: envOf(map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y"}), HTTPClient: &http.Client{}}
 	var wg sync.WaitGroup
 	got := make([]Model, 16)
 	for i := range got {

@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 var (
@@ -173,7 +173,7 @@ func TestClusters(t *testing.T) {
 // hypotheses from one template for one goal. None may count as a duplicate, and the
 // clusters must stay small (a low threshold chains them all into one).
 func TestOfflineHypotheses(t *testing.T) {
-	var o provider.Offline
+	var o simulator.Offline
 	all := map[string]Signature{}
 	var ids []string
 	for i := range 200 {
@@ -205,7 +205,7 @@ func TestOfflineHypotheses(t *testing.T) {
 }
 
 func BenchmarkNeighbours(b *testing.B) {
-	var o provider.Offline
+	var o simulator.Offline
 	all := map[string]Signature{}
 	var fresh []string
 	for i := range 1000 {

@@ -16,16 +16,16 @@ import (
 // Temporal's retention: a finished session's status, lineage and report stay answerable
 // from the store after Temporal has deleted its workflow.
 type Summary struct {
-	SessionID    string        `json:"session_id"`
-	Parent       string        `json:"parent_session_id,omitempty"`
-	Conversation string        `json:"conversation_id"`
-	Type         lineage.Type  `json:"session_type"`
+	SessionID    string       `json:"session_id"`
+	Parent       string       `json:"parent_session_id,omitempty"`
+	Conversation string       `json:"conversation_id"`
+	Type         lineage.Type `json:"session_type"`
 	// Relation is how the session started from its parent (continue, fork, subagent).
-	Relation lineage.Relation `json:"relation,omitempty"`
-	Status       session.State `json:"status"`
-	StopReason   string        `json:"stop_reason,omitempty"`
-	Goal         string        `json:"goal"`
-	ScientistID  string        `json:"scientist_id,omitempty"`
+	Relation    lineage.Relation `json:"relation,omitempty"`
+	Status      session.State    `json:"status"`
+	StopReason  string           `json:"stop_reason,omitempty"`
+	Goal        string           `json:"goal"`
+	ScientistID string           `json:"scientist_id,omitempty"`
 	// The run summary.
 	Hypotheses       int     `json:"hypotheses"`
 	PromptTokens     int     `json:"prompt_tokens"`

@@ -1,5 +1,5 @@
-// Package provider holds the models cosci can talk to. Offline, the embedded default, is
-// a simulator for demos, tests and benchmarks: it needs no network or credentials, and it
+// Package simulator is cosci's offline model, the embedded default provider ("offline"):
+// a simulator for demos, tests and benchmarks. It needs no network or credentials, and it
 // answers every agent in the same JSON shapes a real model must, parsed by the same
 // parsers, so a session run offline exercises everything but the model itself.
 //
@@ -27,7 +27,7 @@
 // sharper 1/(1+exp(-1.5(qa-qb))). About 3% of hypotheses (chosen by a hash of the
 // session seed and the hypothesis id, so every review of one agrees) are unsafe: every
 // review gives them a safety mark below 3 and names the concern.
-package provider
+package simulator
 
 import (
 	"context"
