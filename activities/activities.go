@@ -50,9 +50,10 @@ type Activities struct {
 	Models map[string]Model
 	// Providers resolves every other (provider, model): the worker's provider registry.
 	Providers Resolver
-	// Heartbeat is how often a turn in progress tells Temporal it is alive (default 2 s), so
-	// a turn on a dead worker is retried after the heartbeat timeout, not the turn timeout.
-	Heartbeat time.Duration
+	// AliveEvery is how often a turn in progress tells Temporal it is alive (an activity
+	// heartbeat; default 2 s), so a turn on a dead worker is retried after the activity's
+	// heartbeat timeout, not its whole timeout. (The heartbeat session is another thing.)
+	AliveEvery time.Duration
 	// Sessions finds sessions through Temporal's visibility (the worker's client), to route
 	// a message to the most recent foreground session.
 	Sessions Lister
@@ -236,7 +237,7 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 }
 
 // runTurn is the turn lifecycle every provider turn shares: return the stored result if
-// this turn already succeeded; otherwise call the model while heartbeating, and store the
+// this turn already succeeded; otherwise call the model while keeping the activity alive, and store the
 // result before returning it. Storing last makes the turn record the commit point.
 func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, call func(Model) (R, string, error)) (R, error) {
 	var zero R
@@ -255,7 +256,7 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 		return zero, err
 	}
 	metered := &meter{Model: m}
-	stop := a.heartbeat(ctx)
+	stop := a.keepAlive(ctx)
 	r, promptText, err := call(metered)
 	stop()
 	if err != nil {
@@ -290,9 +291,9 @@ func (a *Activities) model(t Turn) (Model, error) {
 	return m, nil
 }
 
-// heartbeat records a heartbeat now and then until stop is called.
-func (a *Activities) heartbeat(ctx context.Context) (stop func()) {
-	every := a.Heartbeat
+// keepAlive records an activity heartbeat every AliveEvery until stop is called.
+func (a *Activities) keepAlive(ctx context.Context) (stop func()) {
+	every := a.AliveEvery
 	if every <= 0 {
 		every = 2 * time.Second
 	}

@@ -100,9 +100,9 @@ func run() error {
 		Prices:  prices,
 	}
 	acts := &activities.Activities{
-		Store:     st,
-		Providers: registry,
-		Heartbeat: 2 * time.Second,
+		Store:      st,
+		Providers:  registry,
+		AliveEvery: 2 * time.Second,
 	}
 
 	c, err := connection.Dial(logger)
