@@ -338,3 +338,18 @@ func TestUILink(t *testing.T) {
 		t.Errorf("uiLink = %q", got)
 	}
 }
+
+// TestEveryCommandIsASubcommand: each command of session.Commands is a starter subcommand
+// with a synopsis of its flags and the table's summary.
+func TestEveryCommandIsASubcommand(t *testing.T) {
+	for _, c := range session.Commands {
+		i := slices.IndexFunc(commands, func(sc command) bool { return sc.name == c.Name })
+		if i < 0 {
+			t.Errorf("%s is not a starter subcommand", c.Name)
+			continue
+		}
+		if sc := commands[i]; sc.args == "" || sc.summary != c.Summary {
+			t.Errorf("subcommand %s: args %q, summary %q; want a synopsis and %q", c.Name, sc.args, sc.summary, c.Summary)
+		}
+	}
+}

@@ -23,19 +23,6 @@ import (
 // stdin is where --predictions-file - reads; tests swap it.
 var stdin io.Reader = os.Stdin
 
-// commandSummaries describe the scientist's commands for their -h.
-var commandSummaries = map[string]string{
-	workflows.Suspend:       "Pause a session: no new work starts until it is resumed.",
-	workflows.Resume:        "Continue a suspended session.",
-	workflows.RefineGoal:    "Change a session's goal, add a focus, change its token budget, or several; the session checkpoints the change.",
-	workflows.Checkpoint:    "Write a snapshot of the session now.",
-	workflows.Terminate:     "End a session gracefully: it finishes in-flight work, writes a final checkpoint and report, then completes.",
-	workflows.AddHypothesis: "Add your own hypothesis: it is reviewed and enters the tournament like the agents' ones.",
-	workflows.Review:        "Review a hypothesis yourself: a score from 0 to 10, a verdict, a critique, or several.",
-	workflows.Feedback:      "Steer the agents: what to explore more (toward) and what to leave (away).",
-	workflows.SetBudget:     "Set the session's token budget (0: no cap). A session that spent its budget suspends; raise it, then resume.",
-}
-
 // commandArgs is each command's argument synopsis, for the usage text and its -h.
 var commandArgs = map[string]string{
 	workflows.Suspend:       "<id> [--reason R]",
@@ -76,7 +63,8 @@ var payloadFields = []string{"research_goal", "reason", "goal", "focus", "token_
 // payload (nil when it has none). The payload is checked with session.ParseCommand, the way
 // the session checks it, so a mistake is refused before anything is sent.
 func parseCommand(name string, args []string) (string, map[string]any, error) {
-	fs := newFlagSet(name, commandArgs[name], commandSummaries[name])
+	spec, _ := session.LookupCommand(name)
+	fs := newFlagSet(name, commandArgs[name], spec.Help)
 	var (
 		reason, goal, focus           string
 		title, statement, rationale   string

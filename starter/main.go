@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // command is one subcommand: its name, what it takes, and a one-line description.
@@ -32,22 +34,19 @@ func init() {
 		{"watch", "<id>", "follow a session live until it ends (Ctrl-C stops watching only)", cmdWatch},
 		{"result", "<id>", "wait for a session to end and print its result", cmdResult},
 		{"report", "<id>", "print the report an ended session wrote", cmdReport},
-		{"suspend", commandArgs["suspend"], "pause a session", cmdUpdate("suspend")},
-		{"resume", commandArgs["resume"], "continue a suspended session", cmdUpdate("resume")},
-		{"refine-goal", commandArgs["refine-goal"], "change the goal, add a focus or change the token budget", cmdUpdate("refine-goal")},
-		{"checkpoint", commandArgs["checkpoint"], "write a snapshot of the session now", cmdUpdate("checkpoint")},
-		{"terminate", commandArgs["terminate"], "end a session gracefully: it finishes, checkpoints and reports", cmdUpdate("terminate")},
-		{"add-hypothesis", commandArgs["add-hypothesis"], "add your own hypothesis; it enters the tournament", cmdUpdate("add-hypothesis")},
-		{"review", commandArgs["review"], "review a hypothesis yourself: score, verdict, critique", cmdUpdate("review")},
-		{"feedback", commandArgs["feedback"], "steer the agents toward or away from a direction", cmdUpdate("feedback")},
-		{"set-budget", commandArgs["set-budget"], "set the token budget (0: no cap); resume a session that spent it", cmdUpdate("set-budget")},
+	}
+	// The scientist's commands, from the table that also names and parses them for the workflow.
+	for _, c := range session.Commands {
+		commands = append(commands, command{c.Name, commandArgs[c.Name], c.Summary, cmdUpdate(c.Name)})
+	}
+	commands = append(commands, []command{
 		{"continue", continueArgs, "start the next session of a conversation from a finished or suspended one", cmdBranch("continue")},
 		{"fork", forkArgs, "start a new conversation from any checkpoint of a session", cmdBranch("fork")},
 		{"tree", treeArgs, "show a session's lineage: its root and every session started from it", cmdTree},
 		{"archive", archiveArgs, "archive an ended session: hidden from list, still readable", cmdArchive},
 		{"schedule", scheduleArgs, "recurring reviews: create, list, delete or trigger a schedule", cmdSchedule},
 		{"heartbeat", heartbeatArgs, "start the heartbeat session that verifies the latest session's leads", cmdHeartbeat},
-	}
+	}...)
 }
 
 func main() { os.Exit(run(os.Args[1:])) }

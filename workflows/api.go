@@ -21,40 +21,49 @@ const (
 
 // Commands: each is both a signal and an update of the same name. The signal is
 // fire-and-forget (a rejected one is recorded in the session's history); the update answers
-// at once with the new status or a clear rejection.
+// at once with the new status or a clear rejection. Their payloads and descriptions are in
+// session.Commands.
 const (
-	Suspend    = "suspend"     // {"reason": "..."}
-	Resume     = "resume"      // {}
-	RefineGoal = "refine-goal" // {"goal": "...", "focus": "...", "token_budget": N}
-	Checkpoint = "checkpoint"  // {}
-	Terminate  = "terminate"   // {"reason": "..."}
-	// The scientist in the loop.
-	AddHypothesis = "add-hypothesis" // {"title", "statement", "rationale", "testable_predictions": [...]}
-	Review        = "review"         // {"hypothesis_id", "score", "verdict", "critique"}
-	Feedback      = "feedback"       // {"toward": "...", "away": "..."}
-	SetBudget     = "set-budget"     // {"token_budget": N}
+	Suspend       = "suspend"
+	Resume        = "resume"
+	RefineGoal    = "refine-goal"
+	Checkpoint    = "checkpoint"
+	Terminate     = "terminate"
+	AddHypothesis = "add-hypothesis" // the scientist in the loop, from here on
+	Review        = "review"
+	Feedback      = "feedback"
+	SetBudget     = "set-budget"
 )
 
-// Commands lists every command name.
-var Commands = []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget}
+// Commands lists every command name, in the order of session.Commands, the table that
+// names, describes and parses them.
+var Commands = commandNames()
 
-// Descriptions of the commands and queries, shown by the Web UI and `temporal workflow metadata`.
-var Descriptions = map[string]string{
-	Suspend:       `Pause the session: no new model turn starts until resume. {"reason": "..."}`,
-	Resume:        "Continue a suspended session where it stopped.",
-	RefineGoal:    `Refine the goal, add a focus, or change the token budget; applies from the next turn. {"goal", "focus", "token_budget"}`,
-	Checkpoint:    "Write a checkpoint of the session now.",
-	Terminate:     `End the session gracefully: in-flight turns finish, then the overview, a final checkpoint and the report. {"reason": "..."}`,
-	AddHypothesis: `Add your own hypothesis; it is reviewed and competes like any other. {"title", "statement", "rationale", "testable_predictions": [...]}`,
-	Review:        `Review a hypothesis yourself; your review weighs in its score. {"hypothesis_id", "score", "verdict", "critique"}`,
-	Feedback:      `Steer the agents toward or away from a direction. {"toward": "...", "away": "..."}`,
-	SetBudget:     `Set the token budget (0: no cap); a session suspended for budget can then resume. {"token_budget": N}`,
-	HandOver:      `Sent by the session that continues this one: end like a terminate, then tell it the final checkpoint. {"successor": "<id>"}`,
-	Message:       `A message from another session (a cron review, the heartbeat); it steers the next prompts. {"from", "type", "text"}`,
-	QueryStatus:   "State, reason, scientist, goal and timestamps.",
-	QueryProgress: "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
-	QueryState:    `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
-	QueryHistory:  `A page of the session's own event log. {"offset", "limit"}`,
+func commandNames() []string {
+	names := make([]string, len(session.Commands))
+	for i, c := range session.Commands {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// Descriptions of the commands and queries, shown by the Web UI and `temporal workflow
+// metadata`. The commands' come from session.Commands.
+var Descriptions = descriptions()
+
+func descriptions() map[string]string {
+	d := map[string]string{
+		HandOver:      `Sent by the session that continues this one: end like a terminate, then tell it the final checkpoint. {"successor": "<id>"}`,
+		Message:       `A message from another session (a cron review, the heartbeat); it steers the next prompts. {"from", "type", "text"}`,
+		QueryStatus:   "State, reason, scientist, goal and timestamps.",
+		QueryProgress: "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
+		QueryState:    `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
+		QueryHistory:  `A page of the session's own event log. {"offset", "limit"}`,
+	}
+	for _, c := range session.Commands {
+		d[c.Name] = c.Describe()
+	}
+	return d
 }
 
 // Queries.

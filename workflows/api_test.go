@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/session"
@@ -18,6 +19,20 @@ func TestEveryCommandIsDescribedAndParsed(t *testing.T) {
 	for _, name := range Commands {
 		if _, err := session.ParseCommand(name, []byte(`{"nonsense": 1}`)); err == nil || err.Error() == `unknown command "`+name+`"` {
 			t.Errorf("%s: the session package does not know its payload (%v)", name, err)
+		}
+	}
+}
+
+// TestCommandsAreTheTable: the exported command names are session.Commands' names, each
+// once, and each has a description with its payload for the Web UI.
+func TestCommandsAreTheTable(t *testing.T) {
+	consts := []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget}
+	if !slices.Equal(Commands, consts) {
+		t.Errorf("Commands = %v, want the constants %v in the table's order", Commands, consts)
+	}
+	for _, c := range session.Commands {
+		if d := Descriptions[c.Name]; d == "" || (c.Example != "{}" && !strings.Contains(d, c.Example)) {
+			t.Errorf("description of %s = %q; want its description and payload %s", c.Name, d, c.Example)
 		}
 	}
 }

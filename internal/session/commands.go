@@ -45,33 +45,84 @@ const (
 	MaxTextLength   = 4000
 )
 
-// fields lists what each command accepts, so a typo ("reasn") is refused, not ignored.
-var fields = map[string][]string{
-	"suspend":        {"reason"},
-	"resume":         {},
-	"refine-goal":    {"goal", "focus", "token_budget"},
-	"checkpoint":     {},
-	"terminate":      {"reason"},
-	"add-hypothesis": {"title", "statement", "rationale", "testable_predictions"},
-	"review":         {"hypothesis_id", "score", "verdict", "critique"},
-	"feedback":       {"toward", "away"},
-	"set-budget":     {"token_budget"},
+// Spec is one command of the scientist's, as every part of cosci knows it: the workflow's
+// signal and update of that name, its parser here, its description in the Web UI, and the
+// starter's subcommand.
+type Spec struct {
+	Name string
+	// Fields are the payload's JSON fields, so a typo ("reasn") is refused, not ignored.
+	Fields []string
+	// Example is a payload, shown in error messages and the Web UI ("{}": none).
+	Example string
+	// Summary is one line for a list of commands; Help says more, for a command's -h.
+	Summary, Help string
+	// Description is what the Web UI and `temporal workflow metadata` show.
+	Description string
 }
 
-// examples show each command's payload in error messages.
-var examples = map[string]string{
-	"suspend":        `{"reason": "..."}`,
-	"terminate":      `{"reason": "..."}`,
-	"refine-goal":    `{"goal": "...", "focus": "...", "token_budget": 200000}`,
-	"add-hypothesis": `{"title": "...", "statement": "...", "rationale": "...", "testable_predictions": ["..."]}`,
-	"review":         `{"hypothesis_id": "h-0003", "score": 7.5, "verdict": "accept", "critique": "..."}`,
-	"feedback":       `{"toward": "...", "away": "..."}`,
-	"set-budget":     `{"token_budget": 500000}`,
+// Commands are the scientist's commands, in the order a person meets them.
+var Commands = []Spec{
+	{Name: "suspend", Fields: []string{"reason"}, Example: `{"reason": "..."}`,
+		Summary:     "pause a session",
+		Help:        "Pause a session: no new work starts until it is resumed.",
+		Description: "Pause the session: no new model turn starts until resume."},
+	{Name: "resume", Example: "{}",
+		Summary:     "continue a suspended session",
+		Help:        "Continue a suspended session.",
+		Description: "Continue a suspended session where it stopped."},
+	{Name: "refine-goal", Fields: []string{"goal", "focus", "token_budget"}, Example: `{"goal": "...", "focus": "...", "token_budget": 200000}`,
+		Summary:     "change the goal, add a focus or change the token budget",
+		Help:        "Change a session's goal, add a focus, change its token budget, or several; the session checkpoints the change.",
+		Description: "Refine the goal, add a focus, or change the token budget; applies from the next turn."},
+	{Name: "checkpoint", Example: "{}",
+		Summary:     "write a snapshot of the session now",
+		Help:        "Write a snapshot of the session now.",
+		Description: "Write a checkpoint of the session now."},
+	{Name: "terminate", Fields: []string{"reason"}, Example: `{"reason": "..."}`,
+		Summary:     "end a session gracefully: it finishes, checkpoints and reports",
+		Help:        "End a session gracefully: it finishes in-flight work, writes a final checkpoint and report, then completes.",
+		Description: "End the session gracefully: in-flight turns finish, then the overview, a final checkpoint and the report."},
+	{Name: "add-hypothesis", Fields: []string{"title", "statement", "rationale", "testable_predictions"},
+		Example:     `{"title": "...", "statement": "...", "rationale": "...", "testable_predictions": ["..."]}`,
+		Summary:     "add your own hypothesis; it enters the tournament",
+		Help:        "Add your own hypothesis: it is reviewed and enters the tournament like the agents' ones.",
+		Description: "Add your own hypothesis; it is reviewed and competes like any other."},
+	{Name: "review", Fields: []string{"hypothesis_id", "score", "verdict", "critique"},
+		Example:     `{"hypothesis_id": "h-0003", "score": 7.5, "verdict": "accept", "critique": "..."}`,
+		Summary:     "review a hypothesis yourself: score, verdict, critique",
+		Help:        "Review a hypothesis yourself: a score from 0 to 10, a verdict, a critique, or several.",
+		Description: "Review a hypothesis yourself; your review weighs in its score."},
+	{Name: "feedback", Fields: []string{"toward", "away"}, Example: `{"toward": "...", "away": "..."}`,
+		Summary:     "steer the agents toward or away from a direction",
+		Help:        "Steer the agents: what to explore more (toward) and what to leave (away).",
+		Description: "Steer the agents toward or away from a direction."},
+	{Name: "set-budget", Fields: []string{"token_budget"}, Example: `{"token_budget": 500000}`,
+		Summary:     "set the token budget (0: no cap); resume a session that spent it",
+		Help:        "Set the session's token budget (0: no cap). A session that spent its budget suspends; raise it, then resume.",
+		Description: "Set the token budget (0: no cap); a session suspended for budget can then resume."},
+}
+
+// LookupCommand returns the command of that name.
+func LookupCommand(name string) (Spec, bool) {
+	for _, c := range Commands {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Describe is the command's description with its payload, for the Web UI.
+func (c Spec) Describe() string {
+	if c.Example == "{}" {
+		return c.Description
+	}
+	return c.Description + " " + c.Example
 }
 
 func example(name string) string {
-	if e, ok := examples[name]; ok {
-		return e
+	if c, ok := LookupCommand(name); ok {
+		return c.Example
 	}
 	return "{}"
 }
@@ -79,10 +130,11 @@ func example(name string) string {
 // ParseCommand decodes a command's payload. Empty input and JSON null mean "no arguments".
 // Anything else must be a JSON object holding only the fields the command takes.
 func ParseCommand(name string, payload []byte) (Command, error) {
-	allowed, ok := fields[name]
+	spec, ok := LookupCommand(name)
 	if !ok {
 		return Command{}, fmt.Errorf("unknown command %q", name)
 	}
+	allowed := spec.Fields
 	cmd := Command{Name: name}
 	payload = bytes.TrimSpace(payload)
 	if len(payload) == 0 || string(payload) == "null" {
