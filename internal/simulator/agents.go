@@ -233,7 +233,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		}
 	case research.EvolveInspiration:
 		a = hypothesisAnswer{
-			Title:     capitalise(fmt.Sprintf("%s %s %s %s", mech, effect, x, ctx)),
+			Title:     claimTitle(mech, effect, x, ctx),
 			Statement: fmt.Sprintf("We hypothesise that %s, mediated by %s %s, %s %s %s: a mechanism suggested by, but distinct from, that of %s.", mech, article(med), med, effect, x, ctx, strings.Join(ids, " and ")),
 			Rationale: fmt.Sprintf("Evolved by inspiration from %s: it takes from %s (%q) the idea that %s matters, and explores %s, which none of the parents considered.",
 				strings.Join(ids, ", "), p.ID, p.Title, x, mech),

@@ -93,21 +93,32 @@ func TestStrategyLatent(t *testing.T) {
 		if mean != tt.mean || sd != tt.sd {
 			t.Errorf("strategyLatent(%s) = N(%g, %g), want N(%g, %g)", tt.strategy, mean, sd, tt.mean, tt.sd)
 		}
-		var sum, sq float64
-		for i := range n {
+		m, s := meanSD(t, n, func(i int) (research.Hypothesis, error) {
 			req := genReq(fmt.Sprint("latent-", i))
 			req.Strategy, req.Context = tt.strategy, tt.context
 			h, _, err := o.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum, sq = sum+*h.Latent, sq+*h.Latent**h.Latent
-		}
-		m := sum / n
-		if s := math.Sqrt(sq/n - m*m); math.Abs(m-tt.mean) > 0.06 || math.Abs(s-tt.sd) > 0.06 {
+			return h, err
+		})
+		if math.Abs(m-tt.mean) > 0.06 || math.Abs(s-tt.sd) > 0.06 {
 			t.Errorf("%s: latent quality has mean %.3f and sd %.3f, want about %g and %g", tt.strategy, m, s, tt.mean, tt.sd)
 		}
 	}
+}
+
+// meanSD returns the mean and standard deviation of the latent quality of n hypotheses,
+// the i-th returned by next(i), failing the test on any error.
+func meanSD(t *testing.T, n int, next func(i int) (research.Hypothesis, error)) (mean, sd float64) {
+	t.Helper()
+	var sum, sq float64
+	for i := range n {
+		h, err := next(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, sq = sum+*h.Latent, sq+*h.Latent**h.Latent
+	}
+	mean = sum / float64(n)
+	return mean, math.Sqrt(sq/float64(n) - mean*mean)
 }
 
 func TestDeepVerification(t *testing.T) {
@@ -311,16 +322,11 @@ func TestEvolvedLatent(t *testing.T) {
 	}
 	const n = 2000
 	for _, tt := range tests {
-		var sum, sq float64
-		for i := range n {
+		m, s := meanSD(t, n, func(i int) (research.Hypothesis, error) {
 			h, _, err := o.Evolve(context.Background(), research.EvolveRequest{TurnID: fmt.Sprint("ev-", i), Goal: goal, Kind: tt.kind, Parents: []research.Hypothesis{pa, pb}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum, sq = sum+*h.Latent, sq+*h.Latent**h.Latent
-		}
-		m := sum / n
-		if s := math.Sqrt(sq/n - m*m); math.Abs(m-tt.mean) > 0.05 || math.Abs(s-tt.sd) > 0.05 {
+			return h, err
+		})
+		if math.Abs(m-tt.mean) > 0.05 || math.Abs(s-tt.sd) > 0.05 {
 			t.Errorf("%s: latent mean %.3f sd %.3f, want about %.3f and %.2f", tt.kind, m, s, tt.mean, tt.sd)
 		}
 	}
@@ -333,8 +339,9 @@ func TestPlan(t *testing.T) {
 		n       int // items per list
 		mention string
 	}{
-		{goal, 5, "tau pathology spread"},
+		{goal, 5, "the spread of tau pathology"},
 		{"Explain antimicrobial resistance in soil", 4, "antimicrobial resistance"},
+		{"Why do naked mole-rats resist cancer?", 3, "cancer resistance in naked mole-rats"},
 		{"Why is it so?", 3, "the system under study"},
 	}
 	for _, tt := range tests {
