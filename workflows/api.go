@@ -4,6 +4,7 @@
 package workflows
 
 import (
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -116,42 +117,7 @@ type HeartbeatInput struct {
 }
 
 // ArchiveInput names the session to archive.
-type ArchiveInput struct {
-	SessionID string `json:"session_id"`
-	Reason    string `json:"reason,omitempty"`
-}
-
-// Custom search attributes the workflow maintains; the dev server must have them registered
-// (`make server` does).
-const (
-	AttrSessionStatus   = "SessionStatus"   // Keyword
-	AttrScientistID     = "ScientistId"     // Keyword
-	AttrHypothesisCount = "HypothesisCount" // Int
-	AttrTopElo          = "TopElo"          // Double
-	AttrTotalTokens     = "TotalTokens"     // Int: prompt plus completion tokens so far
-	// Lineage, set once at start: `temporal workflow list --query "ParentSession='X'"`.
-	AttrSessionType      = "SessionType"      // Keyword: user, cron, heartbeat, subagent
-	AttrConversation     = "ConversationId"   // Keyword
-	AttrParentSession    = "ParentSession"    // Keyword
-	AttrSourceCheckpoint = "SourceCheckpoint" // Int: the parent's checkpoint it started from
-)
-
-// MemoLineage is the memo key that holds a session's lineage.Descriptor.
-const MemoLineage = "lineage"
-
-// SearchAttributes maps each custom search attribute to its type, in the form
-// `temporal server start-dev --search-attribute NAME=TYPE` takes.
-var SearchAttributes = map[string]string{
-	AttrSessionStatus:    "Keyword",
-	AttrScientistID:      "Keyword",
-	AttrHypothesisCount:  "Int",
-	AttrTopElo:           "Double",
-	AttrTotalTokens:      "Int",
-	AttrSessionType:      "Keyword",
-	AttrConversation:     "Keyword",
-	AttrParentSession:    "Keyword",
-	AttrSourceCheckpoint: "Int",
-}
+type ArchiveInput = activities.ArchiveSessionInput
 
 // Page selects a slice of a long list in the state and history queries.
 type Page struct {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
@@ -58,30 +57,6 @@ func (s *supervisor) placeInGraph(ctx workflow.Context) error {
 	}
 	return showLineage(ctx, s.lineage)
 }
-
-func showLineage(ctx workflow.Context, d lineage.Descriptor) error {
-	updates := []temporal.SearchAttributeUpdate{
-		keySessionType.ValueSet(string(d.Type)),
-		keyConversation.ValueSet(d.Conversation),
-	}
-	if d.Parent != "" {
-		updates = append(updates, keyParent.ValueSet(d.Parent))
-	}
-	if d.Checkpoint > 0 {
-		updates = append(updates, keySourceCheckpoint.ValueSet(int64(d.Checkpoint)))
-	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
-		return err
-	}
-	return workflow.UpsertMemo(ctx, map[string]any{MemoLineage: d})
-}
-
-var (
-	keySessionType      = temporal.NewSearchAttributeKeyKeyword(AttrSessionType)
-	keyConversation     = temporal.NewSearchAttributeKeyKeyword(AttrConversation)
-	keyParent           = temporal.NewSearchAttributeKeyKeyword(AttrParentSession)
-	keySourceCheckpoint = temporal.NewSearchAttributeKeyInt64(AttrSourceCheckpoint)
-)
 
 // restore starts a continued or forked session from its parent's checkpoint: the parent
 // hands over first if it is still suspended, then the store gives this session a copy of
@@ -213,8 +188,8 @@ func (s *supervisor) tellSuccessor(ctx workflow.Context) {
 	}
 }
 
-// continueAsNewDue says whether this run's history is long enough to hand over to a new run.
-func (s *supervisor) continueAsNewDue(ctx workflow.Context) bool {
+// runFull says whether this run's history is long enough to hand over to a new run.
+func (s *supervisor) runFull(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= continueAsNewEvents ||
 		info.GetCurrentHistorySize() >= continueAsNewBytes
@@ -255,18 +230,6 @@ func (s *supervisor) drainSignals(ctx workflow.Context) {
 			return
 		}
 	}
-}
-
-// trimEvents forgets the oldest events beyond keep that the store's log already holds,
-// so memory and the continue-as-new input stay bounded however long the session runs.
-func (s *supervisor) trimEvents(keep int) {
-	drop := s.Persisted - keep
-	if drop <= 0 {
-		return
-	}
-	s.Events = slices.Clone(s.Events[drop:])
-	s.Persisted -= drop
-	s.EventBase += drop
 }
 
 func sessionMessageSent(to, text string) session.Event {

@@ -130,12 +130,3 @@ func (s *supervisor) tellForeground(ctx workflow.Context) {
 	}
 	s.log(sessionMessageSent(fg, text))
 }
-
-// ArchiveSession marks a finished session archived in the session store. Its workflow id
-// is ArchiveID(session), so Temporal refuses a second archive of the same session.
-func ArchiveSession(ctx workflow.Context, in ArchiveInput) (string, error) {
-	var path string
-	actx := workflow.WithActivityOptions(ctx, storeOptions("archive "+in.SessionID))
-	err := workflow.ExecuteActivity(actx, a.Archive, activities.ArchiveSessionInput{SessionID: in.SessionID, Reason: in.Reason}).Get(ctx, &path)
-	return path, err
-}

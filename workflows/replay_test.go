@@ -18,6 +18,9 @@ import (
 //
 // testdata/session-steered.json: 16 hypotheses, suspended by update, a malformed resume
 // signal, refine-goal and checkpoint signals while suspended, resumed, then terminated.
+// testdata/session-before-reshape.json: 14 hypotheses with the code just before workflows/
+// was split by concern (commit c6a41aa): a scientist's hypothesis, feedback, suspend and
+// resume by update, subagents; the reshape must not change what the workflow does.
 // Recorded with `temporal workflow show --workflow-id <id> -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

@@ -312,11 +312,3 @@ func childOptions(ctx workflow.Context, id, summary string) workflow.Context {
 		StaticSummary:         summary,
 	})
 }
-
-// Register registers every workflow of a cosci worker.
-func Register(r interface{ RegisterWorkflow(any) }) {
-	r.RegisterWorkflow(ResearchSession)
-	r.RegisterWorkflow(Subagent)
-	r.RegisterWorkflow(Heartbeat)
-	r.RegisterWorkflow(ArchiveSession)
-}

@@ -1,5 +1,8 @@
 package workflows
 
+// The scientist's commands, as signals and as updates: decoding, validation, and applying
+// them to the session's lifecycle; and the session's own event log.
+
 import (
 	"encoding/json"
 	"fmt"
@@ -12,23 +15,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
-
-// registerQueries installs the query handlers, first of all, so that even a session
-// refused at start can be asked why.
-func (s *supervisor) registerQueries(ctx workflow.Context) error {
-	queries := map[string]any{
-		QueryStatus:   func() (Status, error) { return s.status(), nil },
-		QueryProgress: func() (session.Progress, error) { return s.progress(ctx), nil },
-		QueryState:    func(p Page) (StateView, error) { return s.stateView(p), nil },
-		QueryHistory:  func(p Page) (HistoryView, error) { return s.history(p), nil },
-	}
-	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory} {
-		if err := workflow.SetQueryHandlerWithOptions(ctx, name, queries[name], workflow.QueryHandlerOptions{Description: Descriptions[name]}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // registerCommands installs every command as an update (with a validator) and as a signal.
 func (s *supervisor) registerCommands(ctx workflow.Context) error {
@@ -222,7 +208,7 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 			s.req.Config.TokenBudget = *cmd.TokenBudget
 			detail += fmt.Sprintf("; token budget: %d", *cmd.TokenBudget)
 		}
-		// The spec's mid-session interaction: checkpoint the state the refinement applies to.
+		// A refined goal is a turning point: checkpoint the state the refinement applies to.
 		s.CheckpointWanted = true
 	case Checkpoint:
 		s.CheckpointWanted = true
@@ -284,186 +270,4 @@ func (s *supervisor) log(e session.Event) {
 	e.Seq = s.EventBase + len(s.Events) + 1
 	e.Time = session.Stamp(s.now())
 	s.Events = append(s.Events, e)
-}
-
-func (s *supervisor) status() Status {
-	return Status{
-		SessionID:   s.id,
-		State:       s.Life.State,
-		After:       s.Life.After,
-		Reason:      s.Reason,
-		ScientistID: s.req.ScientistID,
-		Goal:        s.Goal,
-		StartedAt:   session.Stamp(s.StartedAt),
-		UpdatedAt:   session.Stamp(s.UpdatedAt),
-	}
-}
-
-func (s *supervisor) progress(ctx workflow.Context) session.Progress {
-	elapsed := workflow.Now(ctx).Sub(s.StartedAt)
-	return session.Progress{
-		HypothesesGenerated: len(s.Entries),
-		MaxHypotheses:       s.req.Config.MaxHypotheses,
-		ReviewsCompleted:    s.Reviews,
-		MatchesPlayed:       s.Matches,
-		Debates:             s.Debates,
-		Evolved:             s.Evolved,
-		Added:               s.ScientistAdded,
-		Excluded:            len(s.Entries) - len(s.competing()),
-		MetaReviews:         s.MetaRound,
-		TokensUsed:          s.Usage.PromptTokens + s.Usage.CompletionTokens,
-		Rounds:              s.Rounds,
-		TurnsFailed:         s.TurnsFailed,
-		Elapsed:             elapsed.Round(1e7).String(),
-		ElapsedSeconds:      elapsed.Seconds(),
-		LastCheckpoint:      s.LastCheckpoint,
-		Checkpoints:         s.Checkpoints,
-		State:               s.Life.State,
-	}
-}
-
-func (s *supervisor) stateView(p Page) StateView {
-	ranked := s.ranked()
-	lo, hi, limit := p.bounds(len(ranked))
-	return StateView{
-		SessionID:   s.id,
-		State:       s.Life.State,
-		Goal:        s.Goal,
-		Refinements: s.Refinements,
-		ScientistID: s.req.ScientistID,
-		Config:      s.req.Config,
-		Hypotheses:  ranked[lo:hi],
-		Total:       len(ranked),
-		Offset:      lo,
-		Limit:       limit,
-		Agents:      s.Agents,
-		TopShare:    s.topShare(),
-		Plan:        s.Plan,
-		MetaReview:  s.MetaCritiques,
-		Usage:       s.Usage,
-		TokenBudget: s.req.Config.TokenBudget,
-		StopReason:  s.StopReason,
-	}
-}
-
-// topShare counts where the current top 10 came from.
-func (s *supervisor) topShare() map[string]int {
-	share := map[string]int{"generation": 0, "evolution": 0, "scientist": 0}
-	for _, e := range s.top(10) {
-		share[e.Origin]++
-	}
-	return share
-}
-
-// history pages over the whole session's numbering; the part of a page older than what
-// the run keeps in memory comes back empty, and InStore says where it is.
-func (s *supervisor) history(p Page) HistoryView {
-	total := s.EventBase + len(s.Events)
-	lo, hi, limit := p.bounds(total)
-	from, to := max(lo, s.EventBase)-s.EventBase, max(hi, s.EventBase)-s.EventBase
-	return HistoryView{Events: s.Events[from:to], Total: total, Offset: lo, Limit: limit, InStore: s.EventBase}
-}
-
-// bounds clamps a page to a list of n items.
-func (p Page) bounds(n int) (lo, hi, limit int) {
-	limit = p.Limit
-	if limit <= 0 {
-		limit = DefaultPageLimit
-	}
-	limit = min(limit, MaxPageLimit)
-	lo = min(max(p.Offset, 0), n)
-	return lo, min(lo+limit, n), limit
-}
-
-// searchAttrs is what the session shows to visibility (`temporal workflow list --query`).
-type searchAttrs struct {
-	Status string  `json:"status,omitempty"`
-	Count  int64   `json:"count,omitempty"`
-	TopElo float64 `json:"top_elo,omitempty"`
-	Tokens int64   `json:"tokens,omitempty"`
-}
-
-// show refreshes what the Web UI shows after every step: the live details and, when it
-// changed, the SessionStatus search attribute. While a checkpoint is written, visibility
-// keeps the state the session returns to: checkpointing lasts milliseconds and is not worth
-// two visibility updates.
-func (s *supervisor) show(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, s.details(ctx))
-	if string(s.Life.Effective()) != s.Shown.Status {
-		s.publish(ctx)
-	}
-}
-
-// publish updates every search attribute that changed. Counters move with every turn, so
-// they are published once a round (and with every state change), not per turn: each
-// update is an event in the session's history.
-func (s *supervisor) publish(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, s.details(ctx))
-	now := searchAttrs{Status: string(s.Life.Effective()), Count: int64(len(s.Entries)), Tokens: int64(s.Usage.Tokens())}
-	if top := s.top(1); len(top) > 0 {
-		now.TopElo = top[0].Elo
-	}
-	if now == s.Shown {
-		return
-	}
-	updates := []temporal.SearchAttributeUpdate{
-		keyStatus.ValueSet(now.Status),
-		keyCount.ValueSet(now.Count),
-		keyTopElo.ValueSet(now.TopElo),
-		keyTokens.ValueSet(now.Tokens),
-	}
-	if s.Shown.Status == "" {
-		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
-	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
-		workflow.GetLogger(ctx).Warn("cannot update search attributes", "error", err)
-		return
-	}
-	s.Shown = now
-}
-
-var (
-	keyStatus    = temporal.NewSearchAttributeKeyKeyword(AttrSessionStatus)
-	keyScientist = temporal.NewSearchAttributeKeyKeyword(AttrScientistID)
-	keyCount     = temporal.NewSearchAttributeKeyInt64(AttrHypothesisCount)
-	keyTopElo    = temporal.NewSearchAttributeKeyFloat64(AttrTopElo)
-	keyTokens    = temporal.NewSearchAttributeKeyInt64(AttrTotalTokens)
-)
-
-// details is the live Markdown the Web UI shows for the running session.
-func (s *supervisor) details(ctx workflow.Context) string {
-	p := s.progress(ctx)
-	var b strings.Builder
-	b.WriteString("**" + string(s.Life.State) + "**")
-	if s.Reason != "" {
-		b.WriteString(" — " + s.Reason)
-	}
-	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
-	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
-		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
-	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
-	for _, st := range s.Agents {
-		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))
-	}
-	if s.Plan != "" {
-		b.WriteString("\n**Plan:** " + s.Plan + "\n")
-	}
-	if len(s.MetaCritiques) > 0 {
-		b.WriteString(fmt.Sprintf("\n**Meta-review (round %d):** %s\n", s.MetaRound, strings.Join(s.MetaCritiques, "; ")))
-	}
-	if top := s.top(5); len(top) > 0 {
-		b.WriteString("\n| rank | hypothesis | origin | Elo | W-L |\n|---|---|---|---|---|\n")
-		for i, e := range top {
-			b.WriteString(fmt.Sprintf("| %d | %s %s | %s/%s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"),
-				e.Origin, e.Strategy, e.Elo, e.Wins, e.Losses))
-		}
-	}
-	return b.String()
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,0 +1,433 @@
+package workflows
+
+// A round of the session, agent by agent: the plan once, then generation, evolution,
+// proximity, reflection, the tournament and the meta-review; and the research overview at
+// the end. Each agent step is one or more provider turns (turns.go).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/policy"
+	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/tournament"
+	"go.temporal.io/sdk/workflow"
+)
+
+// themeThreshold is the similarity at which two top hypotheses share a theme in the research
+// overview (the session's clusters use proximity.ClusterThreshold).
+const themeThreshold = 0.35
+
+// round is one pass of the research loop, as the supervisor planned it.
+func (s *supervisor) round(ctx workflow.Context) {
+	work := policy.Allocate(s.stats())
+	s.Rounds++
+	if s.Plan == "" {
+		s.makePlan(ctx)
+	}
+	fresh := s.storeAdded(ctx)
+	fresh = append(fresh, s.storeImports(ctx)...)
+	fresh = append(fresh, s.generate(ctx, work.Generate)...)
+	fresh = append(fresh, s.evolve(ctx, work.Evolve)...)
+	s.proximity(ctx, fresh)
+	reviewed := s.review(ctx, fresh)
+	s.storeManualReviews(ctx)
+	debates := s.tournament(ctx, fresh, work.Matches)
+	delegations := s.metaReview(ctx, reviewed, debates)
+	s.watchTop()
+	s.publish(ctx)
+
+	if work.NewHypotheses() > 0 && len(fresh) == 0 {
+		s.Barren++
+		if s.Barren >= maxBarrenRounds && s.Life.Effective() == session.Active {
+			s.suspendBecause(ctx, fmt.Sprintf("no hypothesis came out of %d rounds; last error: %s. Fix the provider, then resume", s.Barren, s.LastError))
+			s.Barren = 0
+		}
+	} else {
+		s.Barren = 0
+	}
+	// A milestone: the round's evolution and tournament are done.
+	if err := s.checkpoint(ctx, fmt.Sprintf("round %d", s.Rounds)); err != nil && s.Life.Effective() == session.Active {
+		s.suspendBecause(ctx, "checkpoint failed: "+err.Error()+". Fix the session store, then resume")
+		return
+	}
+	// Deferred work: subagents start only now that the turn that asked for them has
+	// completed, from the checkpoint just written.
+	if s.hasSubagents() {
+		s.delegate(ctx, delegations)
+	}
+}
+
+// makePlan asks the supervisor's one provider turn for the research plan: preferences,
+// constraints and evaluation criteria, which every later prompt carries.
+func (s *supervisor) makePlan(ctx workflow.Context) {
+	if !s.mayStart(ctx) {
+		return
+	}
+	in := s.turnInput("plan")
+	out, err := turn(ctx, s, activities.AgentSupervisor, "plan the research", in, "", a.Plan, in)
+	if err != nil {
+		return
+	}
+	s.Usage = s.Usage.Add(out.Usage)
+	s.Plan = out.Summary
+	if s.Plan == "" {
+		s.Plan = "(plan without summary)"
+	}
+	s.note("research plan: " + s.Plan)
+}
+
+// generate asks for new hypotheses by the strategies the supervisor chose.
+func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []string {
+	var strategies []string
+	for _, w := range work {
+		for range w.N {
+			strategies = append(strategies, w.Kind)
+		}
+	}
+	ids := make([]string, len(strategies))
+	s.parallel(ctx, len(strategies), func(ctx workflow.Context, i int) {
+		if !s.mayStart(ctx) {
+			return
+		}
+		id := s.newID()
+		in := activities.GenerateInput{
+			Turn:         s.turnInput("generate-" + id),
+			HypothesisID: id,
+			Focus:        s.recent(s.Focus),
+			Strategy:     strategies[i],
+			Context:      s.contextRef(),
+		}
+		summary := fmt.Sprintf("generate hypothesis %d/%d (%s, %s)", s.Generated+s.Evolved+i+1, s.req.Config.MaxHypotheses, id, strategies[i])
+		out, err := turn(ctx, s, activities.AgentGeneration, summary, in.Turn, id, a.Generate, in)
+		if err != nil {
+			return
+		}
+		s.Usage = s.Usage.Add(out.Usage)
+		s.add(session.Entry{ID: id, Title: out.Title, Origin: "generation", Strategy: strategies[i], Round: s.Rounds, Elo: tournament.InitialElo})
+		s.Generated++
+		ids[i] = id
+	})
+	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+}
+
+// evolve makes new hypotheses from the best ones. Evolution never edits a hypothesis: each
+// result is new, records its parents, and enters the tournament at 1200 like any other.
+func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []string {
+	var kinds []string
+	for _, w := range work {
+		for range w.N {
+			kinds = append(kinds, w.Kind)
+		}
+	}
+	best := s.top(3)
+	if len(best) == 0 {
+		return nil
+	}
+	ids := make([]string, len(kinds))
+	s.parallel(ctx, len(kinds), func(ctx workflow.Context, i int) {
+		parents := []string{best[i%len(best)].ID}
+		if (kinds[i] == research.EvolveCombination || kinds[i] == research.EvolveInspiration) && len(best) > 1 {
+			parents = append(parents, best[(i+1)%len(best)].ID)
+		}
+		if !s.mayStart(ctx) {
+			return
+		}
+		id := s.newID()
+		in := activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parents, Context: s.contextRef()}
+		summary := fmt.Sprintf("evolve %s by %s into %s", strings.Join(parents, " + "), kinds[i], id)
+		out, err := turn(ctx, s, activities.AgentEvolution, summary, in.Turn, id, a.Evolve, in)
+		if err != nil {
+			return
+		}
+		s.Usage = s.Usage.Add(out.Usage)
+		s.add(session.Entry{ID: id, Title: out.Title, Origin: "evolution", Strategy: kinds[i], Parents: parents, Round: s.Rounds, Elo: tournament.InitialElo})
+		s.Evolved++
+		ids[i] = id
+	})
+	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+}
+
+// storeAdded stores the hypotheses the scientist added since the last round; they enter
+// the tournament like any other.
+func (s *supervisor) storeAdded(ctx workflow.Context) []string {
+	var ids []string
+	for len(s.Added) > 0 {
+		ad := s.Added[0]
+		s.Added = s.Added[1:]
+		in := activities.AddHypothesisInput{
+			SessionID: s.id, HypothesisID: ad.ID, Scientist: s.req.ScientistID, Goal: s.Goal,
+			Title: ad.Cmd.Title, Statement: ad.Cmd.Statement, Rationale: ad.Cmd.Rationale, Predictions: ad.Cmd.Predictions,
+		}
+		var out activities.GenerateResult
+		actx := workflow.WithActivityOptions(ctx, storeOptions("store the scientist's hypothesis "+ad.ID))
+		if err := workflow.ExecuteActivity(actx, a.AddHypothesis, in).Get(ctx, &out); err != nil {
+			s.note(fmt.Sprintf("the scientist's hypothesis %s could not be stored: %s", ad.ID, errorText(err)))
+			continue
+		}
+		s.add(session.Entry{ID: ad.ID, Title: ad.Cmd.Title, Origin: "scientist", Strategy: "scientist", Round: s.Rounds, Elo: tournament.InitialElo})
+		s.ScientistAdded++
+		ids = append(ids, ad.ID)
+	}
+	return ids
+}
+
+// storeManualReviews stores the scientist's reviews and weighs each in like two agent
+// reviews: a scientist's judgement counts for more than one pass of the reflection agent.
+func (s *supervisor) storeManualReviews(ctx workflow.Context) {
+	for len(s.ManualReviews) > 0 {
+		cmd := s.ManualReviews[0]
+		s.ManualReviews = s.ManualReviews[1:]
+		s.ReviewsBy[cmd.HypothesisID]++
+		in := activities.ManualReviewInput{
+			SessionID: s.id, HypothesisID: cmd.HypothesisID, Scientist: s.req.ScientistID, Index: s.ReviewsBy[cmd.HypothesisID],
+			Score: cmd.Score, Verdict: cmd.Verdict, Critique: cmd.Critique,
+		}
+		var out activities.ReviewResult
+		actx := workflow.WithActivityOptions(ctx, storeOptions("store the scientist's review of "+cmd.HypothesisID))
+		if err := workflow.ExecuteActivity(actx, a.ManualReview, in).Get(ctx, &out); err != nil {
+			s.note(fmt.Sprintf("the scientist's review of %s could not be stored: %s", cmd.HypothesisID, errorText(err)))
+			continue
+		}
+		e := &s.Entries[s.index[cmd.HypothesisID]]
+		e.Score = (e.Score*float64(e.Reviews) + 2*out.Score) / float64(e.Reviews+2)
+		e.Reviews += 2
+		s.Reviews++
+	}
+}
+
+// proximity asks the proximity agent how the new hypotheses relate to the others, excludes
+// near-duplicates (the newer one goes) and re-clusters the session.
+func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
+	competing := s.competing()
+	if len(fresh) == 0 || len(competing) < 2 || !s.mayStart(ctx) {
+		return
+	}
+	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing}
+	t := activities.Turn{SessionID: s.id, TurnID: fmt.Sprintf("proximity-round-%d", s.Rounds)}
+	out, err := turn(ctx, s, activities.AgentProximity, fmt.Sprintf("proximity of %d new hypotheses", len(fresh)), t, "", a.Proximity, in)
+	if err != nil {
+		return
+	}
+	isFresh := func(id string) bool { return slices.Contains(fresh, id) }
+	for _, e := range out.Edges {
+		if _, seen := s.sim[pairKey(e.A, e.B)]; !seen {
+			s.Edges = append(s.Edges, e)
+		}
+		s.sim[pairKey(e.A, e.B)] = e.Sim
+		if e.Sim < proximity.DuplicateThreshold {
+			continue
+		}
+		// The newer of the two goes: the one made this round, or the later id.
+		newer, older := e.A, e.B
+		if !isFresh(newer) || (isFresh(older) && older > newer) {
+			newer, older = older, newer
+		}
+		if x := &s.Entries[s.index[newer]]; x.Excluded == "" && s.Entries[s.index[older]].Excluded == "" {
+			x.Excluded = fmt.Sprintf("near-duplicate of %s (similarity %.2f)", older, e.Sim)
+			s.note(newer + " excluded: " + x.Excluded)
+		}
+	}
+	s.cluster()
+}
+
+// cluster numbers the proximity clusters of the competing hypotheses, from 1.
+func (s *supervisor) cluster() {
+	ids := s.competing()
+	edges := slices.DeleteFunc(slices.Clone(s.Edges), func(e proximity.Edge) bool {
+		return s.Entries[s.index[e.A]].Excluded != "" || s.Entries[s.index[e.B]].Excluded != ""
+	})
+	for n, members := range proximity.Clusters(ids, edges, proximity.ClusterThreshold) {
+		for _, id := range members {
+			s.Entries[s.index[id]].Cluster = n + 1
+		}
+	}
+}
+
+// review runs every enabled review type on each new hypothesis, and excludes one whose
+// safety score falls below the session's safety floor. It returns the ids it reviewed.
+func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
+	ids := slices.DeleteFunc(slices.Clone(fresh), func(id string) bool { return s.Entries[s.index[id]].Excluded != "" })
+	types := s.req.Config.ReviewTypes
+	floor := research.SafetyFloor(s.req.Config.SafetyLevel)
+	s.parallel(ctx, len(ids)*len(types), func(ctx workflow.Context, i int) {
+		id, typ := ids[i/len(types)], types[i%len(types)]
+		if !s.mayStart(ctx) {
+			return
+		}
+		in := activities.ReviewInput{Turn: s.turnInput("review-" + id + "-" + typ), HypothesisID: id, Type: typ, Context: s.contextRef()}
+		out, err := turn(ctx, s, activities.AgentReflection, fmt.Sprintf("review %s (%s)", id, typ), in.Turn, id, a.Review, in)
+		if err != nil {
+			return
+		}
+		s.Usage = s.Usage.Add(out.Usage)
+		e := &s.Entries[s.index[id]]
+		e.Score = (e.Score*float64(e.Reviews) + out.Score) / float64(e.Reviews+1)
+		e.Reviews++
+		s.Reviews++
+		if out.Safety < floor && e.Excluded == "" {
+			e.Excluded = fmt.Sprintf("unsafe: the %s review scored its safety %.1f, below the %s floor %.1f",
+				typ, out.Safety, s.req.Config.SafetyLevel, floor)
+			s.note(id + " excluded: " + e.Excluded)
+		}
+	})
+	return ids
+}
+
+// tournament plays the round's matches: newcomers first, then pairs the scheduler finds
+// informative (close in Elo, similar, at the top). Top pairs debate over several turns;
+// the rest meet in single comparisons. Elo updates apply afterwards in the schedule's
+// order, so ratings do not depend on which match finished first. It returns the ids of
+// the debates played.
+func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int) []string {
+	var players []tournament.Player
+	for _, e := range s.Entries {
+		if e.Excluded == "" {
+			players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(fresh, e.ID)})
+		}
+	}
+	// Debates are for the top of the ranking: the top quarter, at least 2 and at most 10,
+	// so a young session does not turn every match into a multi-turn debate.
+	opts := tournament.Options{DebateTopK: max(2, min(10, len(players)/4))}
+	matches := tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[pairKey(x, y)] }, opts)
+	winners := make([]string, len(matches))
+	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
+		if matches[i].Debate {
+			winners[i] = s.debate(ctx, matches[i])
+		} else {
+			winners[i] = s.compare(ctx, matches[i])
+		}
+	})
+	var debates []string
+	for i, m := range matches {
+		if winners[i] == "" {
+			continue
+		}
+		s.Played[pairKey(m.A, m.B)] = true
+		s.newPairs = append(s.newPairs, pairKey(m.A, m.B))
+		x, y := &s.Entries[s.index[m.A]], &s.Entries[s.index[m.B]]
+		aWon := winners[i] == m.A
+		x.Elo, y.Elo = tournament.Update(x.Elo, y.Elo, aWon, tournament.K(x.Wins+x.Losses), tournament.K(y.Wins+y.Losses))
+		if aWon {
+			x.Wins++
+			y.Losses++
+		} else {
+			y.Wins++
+			x.Losses++
+		}
+		s.Matches++
+		if m.Debate {
+			s.Debates++
+			debates = append(debates, debateID(m))
+		}
+	}
+	return debates
+}
+
+func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
+	if !s.mayStart(ctx) {
+		return ""
+	}
+	in := activities.CompareInput{Turn: s.turnInput("match-" + m.A + "-" + m.B), A: m.A, B: m.B}
+	out, err := turn(ctx, s, activities.AgentRanking, fmt.Sprintf("match %s vs %s", m.A, m.B), in.Turn, m.A, a.Compare, in)
+	if err != nil {
+		return ""
+	}
+	s.Usage = s.Usage.Add(out.Usage)
+	return out.Winner
+}
+
+// debate plays a multi-turn debate, one durable turn at a time; the last turn judges. A
+// debate cut short (the session ending, a failed turn) has no winner and changes no rating.
+func (s *supervisor) debate(ctx workflow.Context, m tournament.Match) string {
+	id := debateID(m)
+	for n := 1; n <= m.Turns; n++ {
+		if !s.mayStart(ctx) {
+			return ""
+		}
+		in := activities.DebateInput{Turn: s.turnInput(fmt.Sprintf("%s-turn-%d", id, n)), DebateID: id, A: m.A, B: m.B, Number: n, Of: m.Turns}
+		summary := fmt.Sprintf("debate %s vs %s, turn %d/%d", m.A, m.B, n, m.Turns)
+		out, err := turn(ctx, s, activities.AgentRanking, summary, in.Turn, m.A, a.Debate, in)
+		if err != nil {
+			return ""
+		}
+		s.Usage = s.Usage.Add(out.Usage)
+		if n == m.Turns {
+			return out.Winner
+		}
+	}
+	return ""
+}
+
+func debateID(m tournament.Match) string { return "debate-" + m.A + "-" + m.B }
+
+// metaReview asks for the recurring critique of the round; the next round's generation and
+// reflection prompts carry it.
+func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string) []research.Delegation {
+	if len(reviewed) == 0 && len(debates) == 0 {
+		return nil
+	}
+	if !s.mayStart(ctx) {
+		return nil
+	}
+	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates}
+	out, err := turn(ctx, s, activities.AgentMetaReview, fmt.Sprintf("meta-review of round %d", s.Rounds), in.Turn, "", a.MetaReview, in)
+	if err != nil {
+		return nil
+	}
+	s.Usage = s.Usage.Add(out.Usage)
+	s.MetaRound = out.Round
+	s.MetaCritiques = out.Critiques
+	return out.Delegations
+}
+
+// watchTop counts the rounds the top stayed the same hypotheses (in any order: ratings
+// inside the top keep moving): the supervisor's convergence signal.
+func (s *supervisor) watchTop() {
+	var top []string
+	for _, e := range s.top(policy.TopK) {
+		top = append(top, e.ID)
+	}
+	slices.Sort(top)
+	if len(top) == policy.TopK && slices.Equal(top, s.LastTop) {
+		s.TopStable++
+	} else {
+		s.TopStable = 0
+	}
+	s.LastTop = top
+}
+
+// overview asks the meta-review agent for the final research overview: the top hypotheses
+// by cluster, open questions, suggested experiments. It runs even for a terminated session,
+// since it is what the scientist reads; a spent budget or a failure leaves the report's own
+// fallback overview.
+func (s *supervisor) overview(ctx workflow.Context) {
+	top := s.top(10)
+	if len(top) == 0 || s.budgetSpent() {
+		return
+	}
+	var ids []string
+	for _, e := range top {
+		ids = append(ids, e.ID)
+	}
+	// Themes group the top hypotheses among themselves, more loosely than the session's
+	// clusters: the overview is about which ideas belong together, not near-duplicates.
+	edges := slices.DeleteFunc(slices.Clone(s.Edges), func(e proximity.Edge) bool {
+		return !slices.Contains(ids, e.A) || !slices.Contains(ids, e.B)
+	})
+	clusters := proximity.Clusters(ids, edges, themeThreshold)
+	rank := func(id string) int { return slices.Index(ids, id) }
+	for _, c := range clusters {
+		slices.SortFunc(c, func(x, y string) int { return rank(x) - rank(y) })
+	}
+	slices.SortStableFunc(clusters, func(x, y []string) int { return rank(x[0]) - rank(y[0]) })
+	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Clusters: clusters, Context: s.contextRef()}
+	out, err := turn(ctx, s, activities.AgentMetaReview, "write the research overview", in.Turn, "", a.Overview, in)
+	if err == nil {
+		s.Usage = s.Usage.Add(out.Usage)
+	}
+}

@@ -1,0 +1,162 @@
+package workflows
+
+// Search attributes, the memo and the Web UI's details: every key the workflow shows
+// Temporal's visibility, the lineage ones included.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cosci-dev/cosci/internal/lineage"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// searchAttrs is what the session shows to visibility (`temporal workflow list --query`).
+type searchAttrs struct {
+	Status string  `json:"status,omitempty"`
+	Count  int64   `json:"count,omitempty"`
+	TopElo float64 `json:"top_elo,omitempty"`
+	Tokens int64   `json:"tokens,omitempty"`
+}
+
+// show refreshes what the Web UI shows after every step: the live details and, when it
+// changed, the SessionStatus search attribute. While a checkpoint is written, visibility
+// keeps the state the session returns to: checkpointing lasts milliseconds and is not worth
+// two visibility updates.
+func (s *supervisor) show(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, s.details(ctx))
+	if string(s.Life.Effective()) != s.Shown.Status {
+		s.publish(ctx)
+	}
+}
+
+// publish updates every search attribute that changed. Counters move with every turn, so
+// they are published once a round (and with every state change), not per turn: each
+// update is an event in the session's history.
+func (s *supervisor) publish(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, s.details(ctx))
+	now := searchAttrs{Status: string(s.Life.Effective()), Count: int64(len(s.Entries)), Tokens: int64(s.Usage.Tokens())}
+	if top := s.top(1); len(top) > 0 {
+		now.TopElo = top[0].Elo
+	}
+	if now == s.Shown {
+		return
+	}
+	updates := []temporal.SearchAttributeUpdate{
+		keyStatus.ValueSet(now.Status),
+		keyCount.ValueSet(now.Count),
+		keyTopElo.ValueSet(now.TopElo),
+		keyTokens.ValueSet(now.Tokens),
+	}
+	if s.Shown.Status == "" {
+		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
+		workflow.GetLogger(ctx).Warn("cannot update search attributes", "error", err)
+		return
+	}
+	s.Shown = now
+}
+
+// details is the live Markdown the Web UI shows for the running session.
+func (s *supervisor) details(ctx workflow.Context) string {
+	p := s.progress(ctx)
+	var b strings.Builder
+	b.WriteString("**" + string(s.Life.State) + "**")
+	if s.Reason != "" {
+		b.WriteString(" — " + s.Reason)
+	}
+	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
+		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
+	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
+	for _, st := range s.Agents {
+		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))
+	}
+	if s.Plan != "" {
+		b.WriteString("\n**Plan:** " + s.Plan + "\n")
+	}
+	if len(s.MetaCritiques) > 0 {
+		b.WriteString(fmt.Sprintf("\n**Meta-review (round %d):** %s\n", s.MetaRound, strings.Join(s.MetaCritiques, "; ")))
+	}
+	if top := s.top(5); len(top) > 0 {
+		b.WriteString("\n| rank | hypothesis | origin | Elo | W-L |\n|---|---|---|---|---|\n")
+		for i, e := range top {
+			b.WriteString(fmt.Sprintf("| %d | %s %s | %s/%s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"),
+				e.Origin, e.Strategy, e.Elo, e.Wins, e.Losses))
+		}
+	}
+	return b.String()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Custom search attributes the workflow maintains; the dev server must have them registered
+// (`make server` does).
+const (
+	AttrSessionStatus   = "SessionStatus"   // Keyword
+	AttrScientistID     = "ScientistId"     // Keyword
+	AttrHypothesisCount = "HypothesisCount" // Int
+	AttrTopElo          = "TopElo"          // Double
+	AttrTotalTokens     = "TotalTokens"     // Int: prompt plus completion tokens so far
+	// Lineage, set once at start: `temporal workflow list --query "ParentSession='X'"`.
+	AttrSessionType      = "SessionType"      // Keyword: user, cron, heartbeat, subagent
+	AttrConversation     = "ConversationId"   // Keyword
+	AttrParentSession    = "ParentSession"    // Keyword
+	AttrSourceCheckpoint = "SourceCheckpoint" // Int: the parent's checkpoint it started from
+)
+
+// MemoLineage is the memo key that holds a session's lineage.Descriptor.
+const MemoLineage = "lineage"
+
+// SearchAttributes maps each custom search attribute to its type, in the form
+// `temporal server start-dev --search-attribute NAME=TYPE` takes.
+var SearchAttributes = map[string]string{
+	AttrSessionStatus:    "Keyword",
+	AttrScientistID:      "Keyword",
+	AttrHypothesisCount:  "Int",
+	AttrTopElo:           "Double",
+	AttrTotalTokens:      "Int",
+	AttrSessionType:      "Keyword",
+	AttrConversation:     "Keyword",
+	AttrParentSession:    "Keyword",
+	AttrSourceCheckpoint: "Int",
+}
+
+var (
+	keyStatus    = temporal.NewSearchAttributeKeyKeyword(AttrSessionStatus)
+	keyScientist = temporal.NewSearchAttributeKeyKeyword(AttrScientistID)
+	keyCount     = temporal.NewSearchAttributeKeyInt64(AttrHypothesisCount)
+	keyTopElo    = temporal.NewSearchAttributeKeyFloat64(AttrTopElo)
+	keyTokens    = temporal.NewSearchAttributeKeyInt64(AttrTotalTokens)
+)
+
+func showLineage(ctx workflow.Context, d lineage.Descriptor) error {
+	updates := []temporal.SearchAttributeUpdate{
+		keySessionType.ValueSet(string(d.Type)),
+		keyConversation.ValueSet(d.Conversation),
+	}
+	if d.Parent != "" {
+		updates = append(updates, keyParent.ValueSet(d.Parent))
+	}
+	if d.Checkpoint > 0 {
+		updates = append(updates, keySourceCheckpoint.ValueSet(int64(d.Checkpoint)))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
+		return err
+	}
+	return workflow.UpsertMemo(ctx, map[string]any{MemoLineage: d})
+}
+
+var (
+	keySessionType      = temporal.NewSearchAttributeKeyKeyword(AttrSessionType)
+	keyConversation     = temporal.NewSearchAttributeKeyKeyword(AttrConversation)
+	keyParent           = temporal.NewSearchAttributeKeyKeyword(AttrParentSession)
+	keySourceCheckpoint = temporal.NewSearchAttributeKeyInt64(AttrSourceCheckpoint)
+)
