@@ -44,10 +44,10 @@ func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (Proximit
 		sigs[id] = proximity.Sign(h)
 	}
 	edges := proximity.Neighbours(in.New, sigs, ProximityNeighbours, ProximityFloor)
-	out := ProximityResult{Edges: make([]Edge, len(edges))}
-	for i, e := range edges {
+	for i := range edges {
 		// Four decimals are plenty to rank and threshold by, and keep the history small.
-		out.Edges[i] = Edge{A: e.A, B: e.B, Sim: math.Round(e.Sim*1e4) / 1e4}
+		edges[i].Sim = math.Round(edges[i].Sim*1e4) / 1e4
 	}
+	out := ProximityResult{Edges: edges}
 	return out, nil
 }

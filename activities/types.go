@@ -1,6 +1,9 @@
 package activities
 
-import "github.com/cosci-dev/cosci/internal/research"
+import (
+	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/research"
+)
 
 // Agents, as they appear in turn records, statistics and the Web UI.
 const (
@@ -62,17 +65,10 @@ type ProximityInput struct {
 	All       []string `json:"all"` // every hypothesis still competing, New included
 }
 
-// Edge is a similarity between two hypotheses, from 0 (unrelated) to 1 (the same).
-type Edge struct {
-	A   string  `json:"a"`
-	B   string  `json:"b"`
-	Sim float64 `json:"sim"`
-}
-
 // ProximityResult holds each new hypothesis' nearest neighbours (a bounded number, above a
 // floor), so the graph stays small however large the session grows.
 type ProximityResult struct {
-	Edges []Edge `json:"edges"`
+	Edges []proximity.Edge `json:"edges"`
 }
 
 // MetaReviewInput asks for the recurring critique of one round.

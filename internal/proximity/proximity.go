@@ -148,10 +148,11 @@ func hash(seed uint64, a, b string) uint64 {
 	return h
 }
 
-// Edge is a similarity between two hypotheses.
+// Edge is a similarity between two hypotheses, from 0 (unrelated) to 1 (the same).
 type Edge struct {
-	A, B string
-	Sim  float64
+	A   string  `json:"a"`
+	B   string  `json:"b"`
+	Sim float64 `json:"sim"`
 }
 
 // Neighbours returns, for each id in newIDs (in sorted order), its k most similar other
