@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -251,7 +250,7 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 		// stored must start the subagents that attempt asked for, not a new answer's.
 		res := MetaReviewResult{Round: stored.Round, Critiques: []string{}, Delegations: stored.Delegations, Usage: usage}
 		for _, c := range stored.Critiques[:min(3, len(stored.Critiques))] {
-			res.Critiques = append(res.Critiques, shorten(c, maxCritique))
+			res.Critiques = append(res.Critiques, research.Shorten(c, maxCritique))
 		}
 		return res, req.Prompt, nil
 	})
@@ -364,7 +363,7 @@ func (a *Activities) ManualReview(ctx context.Context, in ManualReviewInput) (Re
 		return ReviewResult{}, invalid("a manual review needs a score, a verdict or both")
 	}
 	if verdict == "" {
-		verdict = verdictOf(score)
+		verdict = research.VerdictOf(score)
 	}
 	if _, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID); errors.Is(err, fs.ErrNotExist) {
 		return ReviewResult{}, invalid("session %s has no hypothesis %s to review", in.SessionID, in.HypothesisID)
@@ -387,29 +386,4 @@ func (a *Activities) ManualReview(ctx context.Context, in ManualReviewInput) (Re
 		return ReviewResult{}, err
 	}
 	return ReviewResult{HypothesisID: in.HypothesisID, Type: r.Type, Score: score, Safety: 10, Verdict: verdict}, nil
-}
-
-// verdictOf is the verdict a score implies, by the thresholds reviews use.
-func verdictOf(score float64) string {
-	switch {
-	case score >= 6.5:
-		return "accept"
-	case score >= 4:
-		return "revise"
-	}
-	return "reject"
-}
-
-// shorten truncates s to at most n characters, at a word boundary when there is one, and
-// marks the cut with "…".
-func shorten(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	if i := strings.LastIndexByte(string(r), ' '); i > 0 {
-		return strings.TrimRight(string(r)[:i], " ,;:") + "…"
-	}
-	return string(r) + "…"
 }

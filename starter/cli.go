@@ -235,3 +235,18 @@ func printJSON(w io.Writer, v any) error {
 	_, err = fmt.Fprintln(w, string(b))
 	return err
 }
+
+// withTemporal runs a command that talks to Temporal once its command line has parsed
+// (parseErr is nil), so a usage error never waits for the network: it dials, runs the
+// command and closes the client.
+func withTemporal(parseErr error, run func(c client.Client, namespace string) error) error {
+	if parseErr != nil {
+		return parseErr
+	}
+	c, namespace, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return run(c, namespace)
+}

@@ -300,20 +300,14 @@ func (o *optFloat) Set(s string) error {
 func cmdUpdate(name string) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
 		id, arg, err := parseCommand(name, args)
-		if err != nil {
-			return err
-		}
-		c, _, err := dial()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		s, err := update(ctx, c, id, name, arg)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, commandOutcome(name, arg, s))
-		return nil
+		return withTemporal(err, func(c client.Client, _ string) error {
+			s, err := update(ctx, c, id, name, arg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, commandOutcome(name, arg, s))
+			return nil
+		})
 	}
 }
 
@@ -358,7 +352,7 @@ func commandOutcome(name string, arg map[string]any, s workflows.Status) string 
 	case workflows.Checkpoint:
 		msg += "; a checkpoint will be written shortly"
 	case workflows.RefineGoal:
-		msg += "; goal: " + shorten(s.Goal, 120)
+		msg += "; goal: " + research.Shorten(s.Goal, 120)
 		if _, ok := arg["token_budget"]; ok {
 			msg += "; " + budget()
 		}
@@ -367,7 +361,7 @@ func commandOutcome(name string, arg map[string]any, s workflows.Status) string 
 	case workflows.Suspend:
 		msg += fmt.Sprintf(" (resume it with: starter resume %s)", s.SessionID)
 	case workflows.AddHypothesis:
-		title := fmt.Sprintf("%q", shorten(fmt.Sprint(arg["title"]), 60))
+		title := fmt.Sprintf("%q", research.Shorten(fmt.Sprint(arg["title"]), 60))
 		if added, ok := strings.CutPrefix(s.Detail, "added as "); ok {
 			id, _, _ := strings.Cut(added, ";")
 			title += " (" + id + ")"

@@ -137,14 +137,16 @@ func validateOverrides(r research.Request) error {
 }
 
 // randomHex is n random bytes in hex.
+// randomHex is n random bytes in hex.
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return hex.EncodeToString(b)
 }
 
-// forkID names a scientist's fork of a session.
-func forkID(parent string) string { return parent + "-fork-" + randomHex(4) }
+// forkID names a scientist's fork of a session the way every fork is named
+// (lineage.ForkID), keyed by a random string: a scientist may fork the same checkpoint twice.
+func forkID(parent string) string { return lineage.ForkID(parent, rand.Text()) }
 
 // continueRequest is the request that continues the session parent, whose lineage is d:
 // the next session of d's conversation, with the id every client computes alike.
@@ -185,7 +187,7 @@ func branchStartOptions(id string, req research.Request, reuse enumspb.WorkflowI
 		WorkflowIDReusePolicy:                    reuse,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:                            shorten(summary, 90),
+		StaticSummary:                            research.Shorten(summary, 90),
 		StaticDetails:                            branchDetails(req, d),
 		Memo:                                     map[string]any{workflows.MemoLineage: d},
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
@@ -378,31 +380,25 @@ func forkSession(ctx context.Context, c client.Client, o branchOptions) (string,
 func cmdBranch(name string) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
 		o, err := parseBranch(name, args)
-		if err != nil {
-			return err
-		}
-		c, namespace, err := dial()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		start := continueSession
-		if name == "fork" {
-			start = forkSession
-		}
-		id, err := start(ctx, c, o)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, id)
-		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, id))
-		switch {
-		case o.watch:
-			return watch(ctx, c, namespace, id)
-		case o.wait:
-			return awaitResult(ctx, c, namespace, id)
-		}
-		return nil
+		return withTemporal(err, func(c client.Client, namespace string) error {
+			start := continueSession
+			if name == "fork" {
+				start = forkSession
+			}
+			id, err := start(ctx, c, o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, id)
+			fmt.Fprintln(stderr, "web UI:", uiLink(namespace, id))
+			switch {
+			case o.watch:
+				return watch(ctx, c, namespace, id)
+			case o.wait:
+				return awaitResult(ctx, c, namespace, id)
+			}
+			return nil
+		})
 	}
 }
 
@@ -612,7 +608,7 @@ func treeLine(n *treeNode, focus string) string {
 		kind += " from checkpoint " + strconv.Itoa(n.Checkpoint)
 	}
 	if n.Name != "" {
-		kind += fmt.Sprintf(" %q", shorten(n.Name, 60))
+		kind += fmt.Sprintf(" %q", research.Shorten(n.Name, 60))
 	}
 	if n.Schedule != "" {
 		kind += " (schedule " + n.Schedule + ")"
@@ -631,26 +627,20 @@ func treeLine(n *treeNode, focus string) string {
 func cmdTree(ctx context.Context, args []string) error {
 	id, err := sessionArg(newFlagSet("tree", treeArgs, "Show a session's lineage: its root, and every session continued, forked or spawned from it, "+
 		"with how each started and its state. The session asked for is marked with *."), args)
-	if err != nil {
-		return err
-	}
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	root, gone, err := buildTree(ctx, c, id)
-	if isNotInTemporal(err) {
-		// Temporal's retention may have deleted the session; the session index keeps its lineage.
-		root, err = fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) (*treeNode, error) { return storedTree(ctx, st, id) })
-	}
-	if err != nil {
-		return err
-	}
-	if gone != "" {
-		fmt.Fprintf(stderr, "%s started from %s, which Temporal no longer keeps; the tree starts at %s\n", root.ID, gone, root.ID)
-	}
-	return renderTree(stdout, root, id)
+	return withTemporal(err, func(c client.Client, _ string) error {
+		root, gone, err := buildTree(ctx, c, id)
+		if isNotInTemporal(err) {
+			// Temporal's retention may have deleted the session; the session index keeps its lineage.
+			root, err = fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) (*treeNode, error) { return storedTree(ctx, st, id) })
+		}
+		if err != nil {
+			return err
+		}
+		if gone != "" {
+			fmt.Fprintf(stderr, "%s started from %s, which Temporal no longer keeps; the tree starts at %s\n", root.ID, gone, root.ID)
+		}
+		return renderTree(stdout, root, id)
+	})
 }
 
 // archiveWait bounds how long starter waits for an archive to be written.
@@ -731,23 +721,17 @@ func archive(ctx context.Context, c client.Client, in workflows.ArchiveInput) (s
 
 func cmdArchive(ctx context.Context, args []string) error {
 	in, err := parseArchive(args)
-	if err != nil {
-		return err
-	}
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	path, err := archive(ctx, c, in)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "archived %s (it stays readable: starter status/report/tree still work)\n", in.SessionID)
-	if path != "" {
-		fmt.Fprintln(stderr, "archive record:", path)
-	}
-	return nil
+	return withTemporal(err, func(c client.Client, _ string) error {
+		path, err := archive(ctx, c, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "archived %s (it stays readable: starter status/report/tree still work)\n", in.SessionID)
+		if path != "" {
+			fmt.Fprintln(stderr, "archive record:", path)
+		}
+		return nil
+	})
 }
 
 // parseHeartbeat reads `starter heartbeat [--top N]`.
@@ -797,18 +781,12 @@ func startHeartbeat(ctx context.Context, c client.Client, in workflows.Heartbeat
 
 func cmdHeartbeat(ctx context.Context, args []string) error {
 	in, err := parseHeartbeat(args)
-	if err != nil {
-		return err
-	}
-	c, namespace, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := startHeartbeat(ctx, c, in); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, workflows.HeartbeatID)
-	fmt.Fprintln(stderr, "web UI:", uiLink(namespace, workflows.HeartbeatID))
-	return nil
+	return withTemporal(err, func(c client.Client, namespace string) error {
+		if err := startHeartbeat(ctx, c, in); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, workflows.HeartbeatID)
+		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, workflows.HeartbeatID))
+		return nil
+	})
 }

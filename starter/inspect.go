@@ -65,30 +65,24 @@ func parseInspect(name, summary string, paged bool, args []string) (string, insp
 // inspect runs one query command: parse, dial, query, print.
 func inspect[T any](ctx context.Context, args []string, name, summary string, paged bool, render func(*T) error) error {
 	id, f, err := parseInspect(name, summary, paged, args)
-	if err != nil {
-		return err
-	}
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var qargs []any
-	if paged {
-		qargs = []any{f.page}
-	}
-	var v T
-	if err := query(ctx, c, id, name, &v, qargs...); isNotInTemporal(err) {
-		if v, err = fromStore(ctx, id, err, storedAnswer[T](name, f.page, id)); err != nil {
+	return withTemporal(err, func(c client.Client, _ string) error {
+		var qargs []any
+		if paged {
+			qargs = []any{f.page}
+		}
+		var v T
+		if err := query(ctx, c, id, name, &v, qargs...); isNotInTemporal(err) {
+			if v, err = fromStore(ctx, id, err, storedAnswer[T](name, f.page, id)); err != nil {
+				return err
+			}
+		} else if err != nil {
 			return err
 		}
-	} else if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(stdout, v)
-	}
-	return render(&v)
+		if f.json {
+			return printJSON(stdout, v)
+		}
+		return render(&v)
+	})
 }
 
 func cmdStatus(ctx context.Context, args []string) error {
@@ -162,67 +156,55 @@ func awaitResult(ctx context.Context, c client.Client, namespace, id string) err
 
 func cmdResult(ctx context.Context, args []string) error {
 	id, err := sessionArg(newFlagSet("result", "<session-id>", "Wait for a session to end and print its result."), args)
-	if err != nil {
-		return err
-	}
-	c, namespace, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return awaitResult(ctx, c, namespace, id)
+	return withTemporal(err, func(c client.Client, namespace string) error {
+		return awaitResult(ctx, c, namespace, id)
+	})
 }
 
 func cmdReport(ctx context.Context, args []string) error {
 	id, err := sessionArg(newFlagSet("report", "<session-id> [--store S]", "Print the report an ended session wrote, from the session store "+
 		"(or its path, if the store is a directory not on this machine)."), args)
-	if err != nil {
-		return err
-	}
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	open, err := running(ctx, c, id)
-	switch {
-	case isNotInTemporal(err):
-		// Temporal's retention may have deleted the session; its report is in the store.
-		text, err := fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) ([]byte, error) { return st.Report(ctx, id) })
+	return withTemporal(err, func(c client.Client, _ string) error {
+		open, err := running(ctx, c, id)
+		switch {
+		case isNotInTemporal(err):
+			// Temporal's retention may have deleted the session; its report is in the store.
+			text, err := fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) ([]byte, error) { return st.Report(ctx, id) })
+			if err != nil {
+				return err
+			}
+			_, err = stdout.Write(text)
+			return err
+		case err != nil:
+			return err
+		case open:
+			return fmt.Errorf("session is still running; the report is written when it ends (follow it with: starter watch %s)", id)
+		}
+		if st, serr := openStore(ctx); serr == nil {
+			text, rerr := st.Report(ctx, id)
+			st.Close()
+			if rerr == nil {
+				_, err = stdout.Write(text)
+				return err
+			}
+		}
+		// No store here (a directory on the worker's machine): the path the session reported.
+		r, err := result(ctx, c, id)
 		if err != nil {
 			return err
 		}
+		if r.ReportPath == "" {
+			return fmt.Errorf("session %s ended without writing a report", id)
+		}
+		text, err := os.ReadFile(r.ReportPath)
+		if err != nil {
+			fmt.Fprintln(stdout, r.ReportPath)
+			fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is in the workers' session store at the place above (set --store or COSCI_STORE to read it)\n", unwrapPathError(err))
+			return nil
+		}
 		_, err = stdout.Write(text)
 		return err
-	case err != nil:
-		return err
-	case open:
-		return fmt.Errorf("session is still running; the report is written when it ends (follow it with: starter watch %s)", id)
-	}
-	if st, serr := openStore(ctx); serr == nil {
-		text, rerr := st.Report(ctx, id)
-		st.Close()
-		if rerr == nil {
-			_, err = stdout.Write(text)
-			return err
-		}
-	}
-	// No store here (a directory on the worker's machine): the path the session reported.
-	r, err := result(ctx, c, id)
-	if err != nil {
-		return err
-	}
-	if r.ReportPath == "" {
-		return fmt.Errorf("session %s ended without writing a report", id)
-	}
-	text, err := os.ReadFile(r.ReportPath)
-	if err != nil {
-		fmt.Fprintln(stdout, r.ReportPath)
-		fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is in the workers' session store at the place above (set --store or COSCI_STORE to read it)\n", unwrapPathError(err))
-		return nil
-	}
-	_, err = stdout.Write(text)
-	return err
+	})
 }
 
 func unwrapPathError(err error) error {

@@ -10,6 +10,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/cosci-dev/cosci/internal/session"
@@ -59,68 +60,62 @@ func parseList(args []string) (listOptions, error) {
 
 func cmdList(ctx context.Context, args []string) error {
 	o, err := parseList(args)
-	if err != nil {
-		return err
-	}
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	return withTemporal(err, func(c client.Client, _ string) error {
 
-	archived, err := archivedSessions(ctx, c)
-	if err != nil {
-		return err
-	}
-	var rows []listRow
-	var token []byte
-	hidden := 0
-	for len(rows) < o.limit {
-		lctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-		resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{
-			PageSize:      int32(min(o.limit-len(rows), 1000)),
-			NextPageToken: token,
-			Query:         o.query,
-		})
-		cancel()
+		archived, err := archivedSessions(ctx, c)
 		if err != nil {
-			return fmt.Errorf("cannot list sessions: %w", explain(err, ""))
+			return err
 		}
-		for _, e := range resp.GetExecutions() {
-			r := rowOf(e)
-			if archived[r.ID] {
-				if !o.archived {
-					hidden++
-					continue
-				}
-				r.Status += ", archived"
+		var rows []listRow
+		var token []byte
+		hidden := 0
+		for len(rows) < o.limit {
+			lctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+			resp, err := c.ListWorkflow(lctx, &workflowservice.ListWorkflowExecutionsRequest{
+				PageSize:      int32(min(o.limit-len(rows), 1000)),
+				NextPageToken: token,
+				Query:         o.query,
+			})
+			cancel()
+			if err != nil {
+				return fmt.Errorf("cannot list sessions: %w", explain(err, ""))
 			}
-			rows = append(rows, r)
+			for _, e := range resp.GetExecutions() {
+				r := rowOf(e)
+				if archived[r.ID] {
+					if !o.archived {
+						hidden++
+						continue
+					}
+					r.Status += ", archived"
+				}
+				rows = append(rows, r)
+			}
+			if token = resp.GetNextPageToken(); len(token) == 0 {
+				break
+			}
 		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
-			break
+		// Sessions Temporal no longer keeps (its retention deleted them) are still in the
+		// session index, when this machine reaches the workers' store.
+		if len(rows) < o.limit {
+			known := make(map[string]bool, len(rows))
+			for _, r := range rows {
+				known[r.ID] = true
+			}
+			if stored, h, err := storedRows(ctx, known, o.status, o.archived); err == nil {
+				rows, hidden = append(rows, stored...), hidden+h
+			}
 		}
-	}
-	// Sessions Temporal no longer keeps (its retention deleted them) are still in the
-	// session index, when this machine reaches the workers' store.
-	if len(rows) < o.limit {
-		known := make(map[string]bool, len(rows))
-		for _, r := range rows {
-			known[r.ID] = true
-		}
-		if stored, h, err := storedRows(ctx, known, o.status, o.archived); err == nil {
-			rows, hidden = append(rows, stored...), hidden+h
-		}
-	}
-	if len(rows) == 0 {
-		if hidden > 0 {
-			fmt.Fprintf(stdout, "no sessions found but %d archived ones (show them with: starter list --archived)\n", hidden)
+		if len(rows) == 0 {
+			if hidden > 0 {
+				fmt.Fprintf(stdout, "no sessions found but %d archived ones (show them with: starter list --archived)\n", hidden)
+				return nil
+			}
+			fmt.Fprintln(stdout, `no sessions found; start one with: starter start --goal "..."`)
 			return nil
 		}
-		fmt.Fprintln(stdout, `no sessions found; start one with: starter start --goal "..."`)
-		return nil
-	}
-	return renderList(stdout, rows[:min(len(rows), o.limit)])
+		return renderList(stdout, rows[:min(len(rows), o.limit)])
+	})
 }
 
 // rowOf reads one execution's search attributes into a list row.

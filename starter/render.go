@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -20,15 +19,6 @@ import (
 // tested without a server.
 
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
-
-// shorten makes s one line of at most n characters.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return strings.TrimSpace(string([]rune(s)[:n-1])) + "…"
-}
 
 // when shows a session's RFC 3339 time to the second, in UTC.
 func when(stamp string) string {
@@ -74,7 +64,7 @@ func renderStatus(w io.Writer, s workflows.Status) error {
 		fmt.Fprintf(t, "reason\t%s\n", s.Reason)
 	}
 	fmt.Fprintf(t, "scientist\t%s\n", s.ScientistID)
-	fmt.Fprintf(t, "goal\t%s\n", shorten(s.Goal, 200))
+	fmt.Fprintf(t, "goal\t%s\n", research.Shorten(s.Goal, 200))
 	fmt.Fprintf(t, "started\t%s\n", when(s.StartedAt))
 	fmt.Fprintf(t, "updated\t%s\n", when(s.UpdatedAt))
 	return t.Flush()
@@ -142,27 +132,27 @@ func renderState(w io.Writer, v workflows.StateView) error {
 	t := newTable(w)
 	fmt.Fprintf(t, "session\t%s (%s)\n", v.SessionID, v.State)
 	fmt.Fprintf(t, "scientist\t%s\n", v.ScientistID)
-	fmt.Fprintf(t, "goal\t%s\n", shorten(v.Goal, 300))
+	fmt.Fprintf(t, "goal\t%s\n", research.Shorten(v.Goal, 300))
 	for _, r := range v.Refinements {
 		var parts []string
 		if r.Goal != "" {
-			parts = append(parts, "goal: "+shorten(r.Goal, 120))
+			parts = append(parts, "goal: "+research.Shorten(r.Goal, 120))
 		}
 		if r.Focus != "" {
-			parts = append(parts, "focus: "+shorten(r.Focus, 120))
+			parts = append(parts, "focus: "+research.Shorten(r.Focus, 120))
 		}
 		fmt.Fprintf(t, "refined\t%s  %s\n", when(r.Time), strings.Join(parts, "; "))
 	}
 	fmt.Fprintf(t, "config\t%s\n", configText(v.Config))
 	if v.Plan != "" {
-		fmt.Fprintf(t, "plan\t%s\n", shorten(v.Plan, 300))
+		fmt.Fprintf(t, "plan\t%s\n", research.Shorten(v.Plan, 300))
 	}
 	for i, c := range v.MetaReview {
 		label := ""
 		if i == 0 {
 			label = "meta-review"
 		}
-		fmt.Fprintf(t, "%s\t- %s\n", label, shorten(c, 200))
+		fmt.Fprintf(t, "%s\t- %s\n", label, research.Shorten(c, 200))
 	}
 	if share := topShareText(v.TopShare); share != "" {
 		fmt.Fprintf(t, "top 10\t%s\n", share)
@@ -305,7 +295,7 @@ func renderRanking(w io.Writer, entries []session.Entry, offset int, full bool) 
 		} else {
 			fmt.Fprintf(t, "%s\t", originText(e))
 		}
-		title := shorten(e.Title, 70)
+		title := research.Shorten(e.Title, 70)
 		if e.Excluded != "" {
 			title = "[excluded] " + title
 			excluded = append(excluded, e)
@@ -316,7 +306,7 @@ func renderRanking(w io.Writer, entries []session.Entry, offset int, full bool) 
 		return err
 	}
 	for _, e := range excluded {
-		if _, err := fmt.Fprintf(w, "excluded: %s %s\n", e.ID, shorten(e.Excluded, 200)); err != nil {
+		if _, err := fmt.Fprintf(w, "excluded: %s %s\n", e.ID, research.Shorten(e.Excluded, 200)); err != nil {
 			return err
 		}
 	}
@@ -400,7 +390,7 @@ func eventText(e session.Event) string {
 		}
 		s = strings.Join(parts, " ")
 	}
-	return strings.TrimSpace(shorten(s, 300))
+	return strings.TrimSpace(research.Shorten(s, 300))
 }
 
 // renderResult prints how a session ended and what it found.

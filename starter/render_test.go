@@ -285,13 +285,7 @@ func TestSessionStatus(t *testing.T) {
 	}
 }
 
-func TestShortenAndWhen(t *testing.T) {
-	if got := shorten("a  b\n c", 10); got != "a b c" {
-		t.Errorf("shorten = %q", got)
-	}
-	if got := shorten("abcdefghij", 5); got != "abcd…" {
-		t.Errorf("shorten = %q", got)
-	}
+func TestWhen(t *testing.T) {
 	if got := when("not a time"); got != "not a time" {
 		t.Errorf("when = %q", got)
 	}

@@ -101,7 +101,7 @@ func scheduleCreateOptions(o scheduleOptions) client.ScheduleOptions {
 			Workflow:      workflows.WorkflowType,
 			Args:          []any{o.req},
 			TaskQueue:     workflows.TaskQueue,
-			StaticSummary: "review: " + shorten(o.req.ResearchGoal, 80),
+			StaticSummary: "review: " + research.Shorten(o.req.ResearchGoal, 80),
 			StaticDetails: staticDetails(o.req),
 			TypedSearchAttributes: temporal.NewSearchAttributes(
 				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
@@ -198,12 +198,7 @@ func cmdSchedule(ctx context.Context, args []string) error {
 
 // withSchedules dials Temporal and runs f with its schedule client.
 func withSchedules(f func(client.ScheduleClient) error) error {
-	c, _, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return f(c.ScheduleClient())
+	return withTemporal(nil, func(c client.Client, _ string) error { return f(c.ScheduleClient()) })
 }
 
 // scheduleError explains what went wrong with an existing schedule.

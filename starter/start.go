@@ -217,7 +217,7 @@ func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:                            "research: " + shorten(o.req.ResearchGoal, 80),
+		StaticSummary:                            "research: " + research.Shorten(o.req.ResearchGoal, 80),
 		StaticDetails:                            staticDetails(o.req),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
@@ -255,31 +255,25 @@ func tokenBudgetText(n int) string {
 
 func cmdStart(ctx context.Context, args []string) error {
 	o, err := parseStart(args)
-	if err != nil {
-		return err
-	}
-	c, namespace, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	return withTemporal(err, func(c client.Client, namespace string) error {
 
-	sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-	defer cancel()
-	if _, err := c.ExecuteWorkflow(sctx, startWorkflowOptions(o), workflows.WorkflowType, o.req); err != nil {
-		var exists *serviceerror.WorkflowExecutionAlreadyStarted
-		if errors.As(err, &exists) {
-			return fmt.Errorf("session %s already exists: pick another --id, or look at it with: starter status %s", o.id, o.id)
+		sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+		defer cancel()
+		if _, err := c.ExecuteWorkflow(sctx, startWorkflowOptions(o), workflows.WorkflowType, o.req); err != nil {
+			var exists *serviceerror.WorkflowExecutionAlreadyStarted
+			if errors.As(err, &exists) {
+				return fmt.Errorf("session %s already exists: pick another --id, or look at it with: starter status %s", o.id, o.id)
+			}
+			return fmt.Errorf("cannot start session %s: %w", o.id, explain(err, o.id))
 		}
-		return fmt.Errorf("cannot start session %s: %w", o.id, explain(err, o.id))
-	}
-	fmt.Fprintln(stdout, o.id)
-	fmt.Fprintln(stderr, "web UI:", uiLink(namespace, o.id))
-	switch {
-	case o.watch:
-		return watch(ctx, c, namespace, o.id)
-	case o.wait:
-		return awaitResult(ctx, c, namespace, o.id)
-	}
-	return nil
+		fmt.Fprintln(stdout, o.id)
+		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, o.id))
+		switch {
+		case o.watch:
+			return watch(ctx, c, namespace, o.id)
+		case o.wait:
+			return awaitResult(ctx, c, namespace, o.id)
+		}
+		return nil
+	})
 }

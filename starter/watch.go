@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -24,15 +25,9 @@ const (
 
 func cmdWatch(ctx context.Context, args []string) error {
 	id, err := sessionArg(newFlagSet("watch", "<session-id>", "Follow a session live until it ends, then print its result. Ctrl-C stops watching; the session keeps running."), args)
-	if err != nil {
-		return err
-	}
-	c, namespace, err := dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return watch(ctx, c, namespace, id)
+	return withTemporal(err, func(c client.Client, namespace string) error {
+		return watch(ctx, c, namespace, id)
+	})
 }
 
 // watch follows a session until it ends: it polls the progress query and shows it, while
@@ -70,7 +65,7 @@ func watch(ctx context.Context, c client.Client, namespace, id string) error {
 				d.finish("", -1)
 				return o.err
 			}
-			d.finish(string(o.r.State)+" · "+shorten(o.r.StopReason, 50), o.r.Hypotheses)
+			d.finish(string(o.r.State)+" · "+research.Shorten(o.r.StopReason, 50), o.r.Hypotheses)
 			fmt.Fprintln(stdout)
 			return renderResult(stdout, o.r, uiLink(namespace, id))
 		case <-tick.C:
@@ -117,7 +112,7 @@ func (w *watcher) poll(ctx context.Context) error {
 	case workerDown(err):
 		w.d.note("no worker answering: start one with: make worker")
 	default:
-		w.d.note("cannot read progress: " + shorten(explain(err, w.id).Error(), 60))
+		w.d.note("cannot read progress: " + research.Shorten(explain(err, w.id).Error(), 60))
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
@@ -117,7 +118,7 @@ func drawChart(v *view, canvas vg.CanvasSizer) error {
 		line.Color, line.Width = c, vg.Points(1.5)
 		points.Color, points.Shape, points.Radius = c, plotutil.Shape(i), vg.Points(3)
 		p.Add(line, points)
-		legend.Add(shorten(e.ID, legendIDChars), line, points)
+		legend.Add(research.Shorten(e.ID, legendIDChars), line, points)
 	}
 
 	padRanges(p)

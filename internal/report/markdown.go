@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -28,7 +27,7 @@ func renderMarkdown(v *view) []byte {
 	snap := v.snap
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
-	w("# Research report: %s\n\n", shorten(snap.Goal, titleLength))
+	w("# Research report: %s\n\n", research.Shorten(snap.Goal, titleLength))
 	summary(&b, v)
 
 	w("## Research goal\n\n")
@@ -655,19 +654,6 @@ func thousands(n int) string {
 
 // oneLine collapses all whitespace, newlines included, to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// shorten makes s one line of at most n characters, cutting at a word if it can.
-func shorten(s string, n int) string {
-	s = oneLine(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	cut := []rune(s)[:n-1]
-	if i := strings.LastIndexByte(string(cut), ' '); i > n/2 {
-		return strings.TrimRight(string(cut)[:i], " ,;:") + "…"
-	}
-	return string(cut) + "…"
-}
 
 // cell makes s safe inside a table cell: a newline would end the row and a "|" would end
 // the cell. Backslashes are doubled first so that an "\" in the text cannot combine with

@@ -854,8 +854,8 @@ func TestShorten(t *testing.T) {
 		{"ééééééé", 4, "ééé…"},
 	}
 	for _, tt := range tests {
-		if got := shorten(tt.in, tt.n); got != tt.want {
-			t.Errorf("shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		if got := research.Shorten(tt.in, tt.n); got != tt.want {
+			t.Errorf("research.Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package research
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
 // Hypothesis is one candidate answer to the research goal, as stored in the session store.
 // Hypotheses are immutable: refinement and evolution add new ones that must compete.
@@ -297,4 +301,40 @@ type CompareRequest struct {
 	A, B   Hypothesis
 	Prompt string
 	Seed   int64
+}
+
+// The review score (0 to 10) at which a verdict turns: at AcceptAt and above a hypothesis
+// is accepted, at ReviseAt and above it is sent back for revision, below it is rejected.
+const (
+	AcceptAt = 6.5
+	ReviseAt = 4
+)
+
+// VerdictOf is the verdict a review score implies.
+func VerdictOf(score float64) string {
+	switch {
+	case score >= AcceptAt:
+		return "accept"
+	case score >= ReviseAt:
+		return "revise"
+	}
+	return "reject"
+}
+
+// Shorten makes s one line of at most n characters: whitespace collapses to single
+// spaces, and a longer text is cut at a word boundary in its second half (else mid-word)
+// and marked with "…".
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	cut := string([]rune(s)[:n-1])
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = strings.TrimRight(cut[:i], " ,;:")
+	}
+	return cut + "…"
 }

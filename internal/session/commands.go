@@ -142,7 +142,7 @@ func ParseCommand(name string, payload []byte) (Command, error) {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &raw); err != nil {
-		return cmd, fmt.Errorf("%s takes a JSON object such as %s, not %s", name, example(name), abbreviate(string(payload), 60))
+		return cmd, fmt.Errorf("%s takes a JSON object such as %s, not %s", name, example(name), research.Shorten(string(payload), 60))
 	}
 	// Sorted, so the same bad payload always gets the same answer (this runs in workflow code).
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
@@ -248,11 +248,4 @@ func (c Command) check() error {
 		}
 	}
 	return nil
-}
-
-func abbreviate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

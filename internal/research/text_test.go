@@ -1,0 +1,33 @@
+package research
+
+import "testing"
+
+func TestShorten(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a  b\n c", 10, "a b c"},                           // one line
+		{"abcdefghij", 5, "abcd…"},                          // no space: cut mid-word
+		{"tau spreads along synapses", 16, "tau spreads…"},  // at the last word that fits
+		{"tau spreads, along synapses", 17, "tau spreads…"}, // no dangling comma
+		{"a verylongwordindeed", 12, "a verylongw…"},        // a space too early: mid-word
+		{"ünïcödé text", 5, "ünïc…"},                        // runes, not bytes
+		{"short", 5, "short"},
+		{"anything", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := Shorten(tt.in, tt.n); got != tt.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestVerdictOf(t *testing.T) {
+	for score, want := range map[float64]string{10: "accept", AcceptAt: "accept", 6.4: "revise", ReviseAt: "revise", 3.9: "reject", 0: "reject"} {
+		if got := VerdictOf(score); got != want {
+			t.Errorf("VerdictOf(%v) = %q, want %q", score, got, want)
+		}
+	}
+}
