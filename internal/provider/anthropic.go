@@ -42,22 +42,10 @@ type Anthropic struct {
 // NewAnthropic returns an Anthropic completer. It reads nothing from the environment or
 // the SDK's profile files: the key and the base URL come from cfg alone.
 func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, keyMissing("anthropic", "ANTHROPIC_API_KEY", "")
-	}
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, &RequestError{Provider: "anthropic", Message: "no model named; name one, e.g. claude-3-5-haiku-latest"}
-	}
-	if err := checkBaseURL("anthropic", "ANTHROPIC_BASE_URL", cfg.BaseURL); err != nil {
+	base, hc, err := endpoint{"anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "", "claude-3-5-haiku-latest", AnthropicDefaultBaseURL}.
+		check(cfg.APIKey, cfg.Model, cfg.BaseURL, cfg.HTTPClient)
+	if err != nil {
 		return nil, err
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = AnthropicDefaultBaseURL
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(), // no ANTHROPIC_* variables, profiles or federation

@@ -183,3 +183,33 @@ func quote(text, secret string) string {
 	}
 	return text
 }
+
+// endpoint names what a provider's client is configured with, for the checks every
+// provider makes alike.
+type endpoint struct {
+	provider, keyVar, urlVar string
+	keyHint                  string // appended to the missing-key message
+	exampleModel             string
+	defaultBase              string
+}
+
+// check refuses a missing key or model and a malformed base URL, naming the variable to
+// fix, and fills in the default base URL and HTTP client.
+func (e endpoint) check(key, model, base string, hc *http.Client) (string, *http.Client, error) {
+	if strings.TrimSpace(key) == "" {
+		return "", nil, keyMissing(e.provider, e.keyVar, e.keyHint)
+	}
+	if strings.TrimSpace(model) == "" {
+		return "", nil, &RequestError{Provider: e.provider, Message: "no model named; name one, e.g. " + e.exampleModel}
+	}
+	if err := checkBaseURL(e.provider, e.urlVar, base); err != nil {
+		return "", nil, err
+	}
+	if base == "" {
+		base = e.defaultBase
+	}
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return base, hc, nil
+}

@@ -40,22 +40,10 @@ type OpenAI struct {
 // the SDK's chat completion service without the client's OPENAI_* defaults): the key and
 // the base URL come from cfg alone.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, keyMissing("openai", "OPENAI_API_KEY", " (a local server without auth accepts any value)")
-	}
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, &RequestError{Provider: "openai", Message: "no model named; name one, e.g. gpt-4o-mini"}
-	}
-	if err := checkBaseURL("openai", "OPENAI_BASE_URL", cfg.BaseURL); err != nil {
+	base, hc, err := endpoint{"openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", " (a local server without auth accepts any value)", "gpt-4o-mini", OpenAIDefaultBaseURL}.
+		check(cfg.APIKey, cfg.Model, cfg.BaseURL, cfg.HTTPClient)
+	if err != nil {
 		return nil, err
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = OpenAIDefaultBaseURL
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
 	}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(hc),
