@@ -12,10 +12,10 @@
 //   - on workflows.TurnsQueue ("cosci-turns"): the provider turns, every activity that
 //     calls a model (Plan, Generate, Evolve, Review, Compare, Debate, MetaReview, Overview).
 //
-// The turns worker is where the seeds' provider slots live, done by Temporal:
+// The turns worker holds the provider slots, which Temporal enforces:
 //
-//   - --slots N (default 4, like the seeds' multiplexer) is this worker's slot count: at
-//     most N turns run at once in this process (MaxConcurrentActivityExecutionSize).
+//   - --slots N (default 4) is this worker's slot count: at most N turns run at once in
+//     this process (MaxConcurrentActivityExecutionSize).
 //     Sessions beyond capacity do not fail: their turns wait in the task queue until a slot
 //     frees, on this worker or any other polling the queue.
 //   - --rps R (default 0, unlimited) caps the turns started per second on the queue
