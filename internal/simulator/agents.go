@@ -205,7 +205,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		}
 	case research.EvolveCombination:
 		a = hypothesisAnswer{
-			Title:     "Combined: " + shorten(p.Title, 42) + " + " + shorten(q.Title, 42),
+			Title:     "Combined: " + research.Shorten(p.Title, 42) + " + " + research.Shorten(q.Title, 42),
 			Statement: fmt.Sprintf("%s; moreover, %s.", trimDot(p.Statement), trimDot(lowerFirst(q.Statement))),
 			Rationale: fmt.Sprintf("Evolved by combination: it takes the mechanism of %s (%q) and joins it with that of %s (%q), so that each explains what the other leaves open; the predictions come from both.",
 				p.ID, p.Title, q.ID, q.Title),
@@ -601,14 +601,6 @@ var titleFiller = set("grounded feasible combined simplified evolved")
 func firstN(items []string, n int) []string { return slices.Clone(items[:min(n, len(items))]) }
 
 func trimDot(s string) string { return strings.TrimRight(s, ". ") }
-
-// shorten truncates s to at most n runes at a word boundary, marking the cut with "…".
-func shorten(s string, n int) string {
-	if t := truncate(s, n-1); t != s {
-		return t + "…"
-	}
-	return s
-}
 
 // countSuffix is the " (7 of 20 reviews)" a meta-review's critique ends with.
 var countSuffix = regexp.MustCompile(`\s*\(\d+ of \d+ [^)]*\)\s*$`)
