@@ -165,14 +165,8 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 		if in.Strategy != "" {
 			h.Strategy = in.Strategy
 		}
-		if err := h.Check(); err != nil {
-			return GenerateResult{}, req.Prompt, malformed(err)
-		}
-		stored, err := a.putHypothesis(ctx, in.SessionID, h)
-		if err != nil {
-			return GenerateResult{}, req.Prompt, err
-		}
-		return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, Usage: usage}, req.Prompt, nil
+		out, err := a.keep(ctx, in.SessionID, h, usage)
+		return out, req.Prompt, err
 	})
 }
 

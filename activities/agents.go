@@ -44,6 +44,19 @@ func (a *Activities) context(ctx context.Context, sessionID string, ref ContextR
 	return c, nil
 }
 
+// keep checks a new hypothesis, stores it, and returns what the workflow keeps of the one
+// the store holds: h, or the one an earlier attempt of the same turn stored first.
+func (a *Activities) keep(ctx context.Context, sessionID string, h research.Hypothesis, usage research.Usage) (GenerateResult, error) {
+	if err := h.Check(); err != nil {
+		return GenerateResult{}, malformed(err)
+	}
+	stored, err := a.putHypothesis(ctx, sessionID, h)
+	if err != nil {
+		return GenerateResult{}, err
+	}
+	return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, Usage: usage}, nil
+}
+
 // putHypothesis stores h and returns the hypothesis the store holds under its id: h, or
 // the one an earlier attempt of the same turn stored first.
 func (a *Activities) putHypothesis(ctx context.Context, sessionID string, h research.Hypothesis) (research.Hypothesis, error) {
@@ -191,14 +204,8 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 		}
 		h.ID, h.Goal, h.Origin, h.Strategy = in.HypothesisID, in.Goal, "evolution", in.Kind
 		h.Parents = slices.Clone(in.Parents)
-		if err := h.Check(); err != nil {
-			return GenerateResult{}, req.Prompt, malformed(err)
-		}
-		stored, err := a.putHypothesis(ctx, in.SessionID, h)
-		if err != nil {
-			return GenerateResult{}, req.Prompt, err
-		}
-		return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, Usage: usage}, req.Prompt, nil
+		out, err := a.keep(ctx, in.SessionID, h, usage)
+		return out, req.Prompt, err
 	})
 }
 

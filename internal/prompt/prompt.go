@@ -88,12 +88,9 @@ var HypothesisSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// ReviewSchema is the JSON schema of the reflection agent's answer, for every review type
-// but deep verification (see DeepVerificationSchema).
-var ReviewSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "scores": {
+// scoresProperty is the marks every review gives, 0 to 10 each: a property of ReviewSchema
+// and DeepVerificationSchema.
+const scoresProperty = `    "scores": {
       "type": "object",
       "properties": {
         "novelty": {"type": "number", "minimum": 0, "maximum": 10},
@@ -103,7 +100,14 @@ var ReviewSchema = json.RawMessage(`{
       },
       "required": ["novelty", "plausibility", "testability", "safety"],
       "additionalProperties": false
-    },
+    },`
+
+// ReviewSchema is the JSON schema of the reflection agent's answer, for every review type
+// but deep verification (see DeepVerificationSchema).
+var ReviewSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+` + scoresProperty + `
     "critique": {"type": "string", "description": "the main strengths and weaknesses, in a few sentences"},
     "verdict": {"type": "string", "enum": ["accept", "revise", "reject"]}
   },
@@ -116,17 +120,7 @@ var ReviewSchema = json.RawMessage(`{
 var DeepVerificationSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "scores": {
-      "type": "object",
-      "properties": {
-        "novelty": {"type": "number", "minimum": 0, "maximum": 10},
-        "plausibility": {"type": "number", "minimum": 0, "maximum": 10},
-        "testability": {"type": "number", "minimum": 0, "maximum": 10},
-        "safety": {"type": "number", "minimum": 0, "maximum": 10}
-      },
-      "required": ["novelty", "plausibility", "testability", "safety"],
-      "additionalProperties": false
-    },
+` + scoresProperty + `
     "critique": {"type": "string", "description": "the main strengths and weaknesses, naming any assumption that fails"},
     "verdict": {"type": "string", "enum": ["accept", "revise", "reject"]},
     "assumptions": {
