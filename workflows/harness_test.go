@@ -1,0 +1,159 @@
+package workflows
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// The workflow test harness: a session on the SDK's test environment with real activities
+// over a store in a temporary directory and a model of the test's choosing.
+
+// harness is one workflow test environment with the real activities, the offline provider
+// and a store in a temp dir. Turns can be given a duration on the workflow clock, so
+// commands can arrive mid-session at a chosen time.
+type harness struct {
+	t     *testing.T
+	env   *testsuite.TestWorkflowEnvironment
+	acts  *activities.Activities
+	store *store.Store
+
+	mu     sync.Mutex
+	starts []started // provider turns, in the order they started
+}
+
+type started struct {
+	at       time.Duration // workflow time since the session started
+	activity string
+	input    activities.GenerateInput // for Generate turns
+}
+
+func newHarness(t *testing.T, turn time.Duration, model activities.Model) *harness {
+	t.Helper()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newHarnessOn(t, st, turn, model)
+}
+
+// newHarnessOn is a harness over a given store: the runs of one session, a parent and
+// the sessions that continue or fork it.
+func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activities.Model) *harness {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	if model == nil {
+		model = &simulator.Offline{}
+	}
+	h := &harness{t: t, env: env, store: st, acts: &activities.Activities{Store: st, Models: map[string]activities.Model{"offline": model}}}
+	Register(env)
+	env.RegisterActivity(h.acts)
+	if turn > 0 {
+		// Every provider turn takes `turn` on the workflow clock, running the real activity.
+		for _, fn := range []any{h.acts.Plan, h.acts.Generate, h.acts.Evolve, h.acts.Review, h.acts.Compare,
+			h.acts.Debate, h.acts.Proximity, h.acts.MetaReview, h.acts.Overview} {
+			env.OnActivity(fn, mock.Anything, mock.Anything).After(turn).Return(fn)
+		}
+	}
+	begin := env.Now()
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+		s := started{at: env.Now().Sub(begin), activity: info.ActivityType.Name}
+		if s.activity == "Generate" {
+			if err := args.Get(&s.input); err != nil {
+				t.Errorf("decode Generate input: %v", err)
+			}
+		}
+		h.mu.Lock()
+		h.starts = append(h.starts, s)
+		h.mu.Unlock()
+	})
+	return h
+}
+
+// at runs fn at workflow time d after the start.
+func (h *harness) at(d time.Duration, fn func()) { h.env.RegisterDelayedCallback(fn, d) }
+
+func (h *harness) run(req research.Request) Result {
+	h.t.Helper()
+	h.env.ExecuteWorkflow(ResearchSession, req, (*Carried)(nil))
+	if !h.env.IsWorkflowCompleted() {
+		h.t.Fatal("workflow did not complete")
+	}
+	if err := h.env.GetWorkflowError(); err != nil {
+		h.t.Fatalf("workflow failed: %v", err)
+	}
+	var res Result
+	if err := h.env.GetWorkflowResult(&res); err != nil {
+		h.t.Fatal(err)
+	}
+	return res
+}
+
+// update sends an update; done gets its status or its rejection when the workflow answers.
+func (h *harness) update(name string, arg any, done func(Status, error)) {
+	cb := &testsuite.TestUpdateCallback{
+		OnReject: func(err error) { done(Status{}, err) },
+		OnAccept: func() {},
+		OnComplete: func(v any, err error) {
+			if err != nil {
+				done(Status{}, err)
+				return
+			}
+			done(v.(Status), nil)
+		},
+	}
+	if arg == nil {
+		h.env.UpdateWorkflow(name, "", cb)
+	} else {
+		h.env.UpdateWorkflow(name, "", cb, arg)
+	}
+}
+
+// mustUpdate sends an update that must be accepted.
+func (h *harness) mustUpdate(name string, arg any) {
+	h.update(name, arg, func(_ Status, err error) {
+		if err != nil {
+			h.t.Errorf("%s rejected: %v", name, err)
+		}
+	})
+}
+
+func query[T any](h *harness, name string, args ...any) T {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(name, args...)
+	if err != nil {
+		h.t.Fatalf("query %s: %v", name, err)
+	}
+	var out T
+	if err := v.Get(&out); err != nil {
+		h.t.Fatalf("query %s: %v", name, err)
+	}
+	return out
+}
+
+func (h *harness) history() []session.Event {
+	return query[HistoryView](h, QueryHistory, Page{Limit: MaxPageLimit}).Events
+}
+
+func goal(max int) research.Request {
+	return research.Request{
+		ResearchGoal: "Find druggable mechanisms that slow tau propagation",
+		ScientistID:  "ada",
+		Config:       research.Config{MaxHypotheses: max, ReviewTypes: []string{"initial", "full"}},
+	}
+}
