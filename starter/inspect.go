@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cosci-dev/cosci/internal/store"
-
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
 

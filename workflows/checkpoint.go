@@ -9,9 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/session"
-	"go.temporal.io/sdk/workflow"
 )
 
 // markSaved notes that the latest checkpoint holds the session as it is now.

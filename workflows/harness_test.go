@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosci-dev/cosci/activities"
-	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/session"
-	"github.com/cosci-dev/cosci/internal/simulator"
-	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/store"
 )
 
 // The workflow test harness: a session on the SDK's test environment with real activities

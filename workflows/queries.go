@@ -3,8 +3,9 @@ package workflows
 // The queries (status, progress, state, history): views over the supervisor's state.
 
 import (
-	"github.com/cosci-dev/cosci/internal/session"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // registerQueries installs the query handlers, first of all, so that even a session

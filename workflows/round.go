@@ -9,13 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/policy"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/tournament"
-	"go.temporal.io/sdk/workflow"
 )
 
 // themeThreshold is the similarity at which two top hypotheses share a theme in the research

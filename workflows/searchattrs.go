@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cosci-dev/cosci/internal/lineage"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/internal/lineage"
 )
 
 // searchAttrs is what the session shows to visibility (`temporal workflow list --query`).

@@ -9,10 +9,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cosci-dev/cosci/activities"
-	"github.com/cosci-dev/cosci/internal/session"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // After this many rounds in a row that produced no hypothesis the provider is clearly
