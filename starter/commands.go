@@ -346,7 +346,7 @@ func commandOutcome(name string, arg map[string]any, s workflows.Status) string 
 		if n == 0 {
 			return "no token budget (no cap)"
 		}
-		return "token budget " + tokens(n)
+		return "token budget " + research.Thousands(n)
 	}
 	switch name {
 	case workflows.Checkpoint:

@@ -194,7 +194,7 @@ func configText(c research.Config) string {
 		s += " (model " + c.Model + ")"
 	}
 	if c.TokenBudget > 0 {
-		s += ", token budget " + tokens(c.TokenBudget)
+		s += ", token budget " + research.Thousands(c.TokenBudget)
 	}
 	return s + ", seed " + strconv.FormatInt(c.Seed, 10)
 }
@@ -207,28 +207,14 @@ func usageText(u research.Usage) string {
 	return text
 }
 
-// tokens writes a token count with thousands separators: 1,250,000.
-func tokens(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
 // budgetText is the tokens used against the budget.
 func budgetText(u research.Usage, budget int) string {
 	used := u.PromptTokens + u.CompletionTokens
 	if budget <= 0 {
-		return tokens(used) + " tokens used; no budget (no cap)"
+		return research.Thousands(used) + " tokens used; no budget (no cap)"
 	}
-	return fmt.Sprintf("%s of %s tokens used (%.0f%%); %s left", tokens(used), tokens(budget),
-		100*float64(used)/float64(budget), tokens(max(budget-used, 0)))
+	return fmt.Sprintf("%s of %s tokens used (%.0f%%); %s left", research.Thousands(used), research.Thousands(budget),
+		100*float64(used)/float64(budget), research.Thousands(max(budget-used, 0)))
 }
 
 // origins are the places a hypothesis comes from, in the order the top share lists them.

@@ -250,7 +250,7 @@ func tokenBudgetText(n int) string {
 	if n == 0 {
 		return "none"
 	}
-	return tokens(n)
+	return research.Thousands(n)
 }
 
 func cmdStart(ctx context.Context, args []string) error {

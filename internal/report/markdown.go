@@ -626,30 +626,12 @@ func elapsed(snap session.Snapshot) string {
 
 func usage(u research.Usage) string {
 	text := fmt.Sprintf("%s tokens (%s prompt, %s completion) in %s requests",
-		thousands(u.PromptTokens+u.CompletionTokens), thousands(u.PromptTokens),
-		thousands(u.CompletionTokens), thousands(u.Requests))
+		research.Thousands(u.PromptTokens+u.CompletionTokens), research.Thousands(u.PromptTokens),
+		research.Thousands(u.CompletionTokens), research.Thousands(u.Requests))
 	if u.CostUSD > 0 {
 		text += fmt.Sprintf("; estimated cost $%.4f (from the worker's price table)", u.CostUSD)
 	}
 	return text
-}
-
-// thousands groups digits in threes, because token counts run to millions.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // oneLine collapses all whitespace, newlines included, to single spaces.

@@ -874,18 +874,6 @@ func TestCode(t *testing.T) {
 	}
 }
 
-func TestThousands(t *testing.T) {
-	tests := []struct {
-		n    int
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-12345, "-12,345"}}
-	for _, tt := range tests {
-		if got := thousands(tt.n); got != tt.want {
-			t.Errorf("thousands(%d) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
-}
-
 func TestUsageShowsEstimatedCost(t *testing.T) {
 	tests := []struct {
 		u    research.Usage

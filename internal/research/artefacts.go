@@ -2,8 +2,6 @@ package research
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 )
 
 // Hypothesis is one candidate answer to the research goal, as stored in the session store.
@@ -319,22 +317,4 @@ func VerdictOf(score float64) string {
 		return "revise"
 	}
 	return "reject"
-}
-
-// Shorten makes s one line of at most n characters: whitespace collapses to single
-// spaces, and a longer text is cut at a word boundary in its second half (else mid-word)
-// and marked with "…".
-func Shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n < 1 {
-		return ""
-	}
-	cut := string([]rune(s)[:n-1])
-	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
-		cut = strings.TrimRight(cut[:i], " ,;:")
-	}
-	return cut + "…"
 }
