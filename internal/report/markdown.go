@@ -182,29 +182,10 @@ func fallbackOverview(b *bytes.Buffer, v *view) {
 		return
 	}
 	w("No overview was written for this session. These are the top %d hypotheses, grouped by proximity cluster (similar ideas together), best group first.\n\n", len(top))
-	type group struct {
-		cluster int
-		ids     []string
-	}
-	var groups []group
-	var loose []string
-	at := map[int]int{}
-	for _, e := range top {
-		if e.Cluster == 0 {
-			loose = append(loose, e.ID)
-			continue
-		}
-		i, ok := at[e.Cluster]
-		if !ok {
-			i = len(groups)
-			at[e.Cluster] = i
-			groups = append(groups, group{cluster: e.Cluster})
-		}
-		groups[i].ids = append(groups[i].ids, e.ID)
-	}
+	groups, loose := byCluster(top)
 	for _, g := range groups {
-		w("### Cluster %d\n\n", g.cluster)
-		for _, id := range g.ids {
+		w("### Cluster %d\n\n", g.id)
+		for _, id := range g.members {
 			w("- %s\n", v.ref(id))
 		}
 		w("\n")

@@ -101,26 +101,33 @@ func newView(in Input) *view {
 		v.ranked = append(v.ranked, e)
 		v.rank[e.ID] = len(v.ranked)
 	}
-	at := map[int]int{} // cluster id -> index in all
-	var all []cluster
-	for _, e := range v.all() {
-		if e.Cluster == 0 {
-			continue
-		}
-		i, ok := at[e.Cluster]
-		if !ok {
-			i = len(all)
-			at[e.Cluster] = i
-			all = append(all, cluster{id: e.Cluster})
-		}
-		all[i].members = append(all[i].members, e.ID)
-	}
+	all, _ := byCluster(v.all())
 	for _, c := range all {
 		if len(c.members) > 1 {
 			v.clusters = append(v.clusters, c)
 		}
 	}
 	return v
+}
+
+// byCluster groups entries by proximity cluster, clusters in the order of their first
+// entry, entries in their order; loose are those in no cluster.
+func byCluster(entries []session.Entry) (clusters []cluster, loose []string) {
+	at := map[int]int{} // cluster id -> index in clusters
+	for _, e := range entries {
+		if e.Cluster == 0 {
+			loose = append(loose, e.ID)
+			continue
+		}
+		i, ok := at[e.Cluster]
+		if !ok {
+			i = len(clusters)
+			at[e.Cluster] = i
+			clusters = append(clusters, cluster{id: e.Cluster})
+		}
+		clusters[i].members = append(clusters[i].members, e.ID)
+	}
+	return clusters, loose
 }
 
 // all is every hypothesis in report order: the ranking, then the excluded.
