@@ -76,10 +76,8 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	if o.every < minEvery {
 		return o, usageErrorf("invalid schedule: --every is %s; at least %s (e.g. 24h)", o.every, minEvery)
 	}
-	o.req.Config = cf.config()
-	o.req = o.req.WithDefaults()
-	if err := o.req.Validate(); err != nil {
-		return o, invalidSession(err)
+	if o.req, err = cf.complete(o.req); err != nil {
+		return o, err
 	}
 	o.id = strings.TrimSpace(o.id)
 	if o.id == "" {

@@ -71,10 +71,8 @@ func parseStart(args []string) (startOptions, error) {
 	if len(rest) > 0 {
 		return o, usageErrorf("start takes no arguments (got %q): give the goal with --goal \"...\"", rest[0])
 	}
-	o.req.Config = cf.config()
-	o.req = o.req.WithDefaults()
-	if err := o.req.Validate(); err != nil {
-		return o, invalidSession(err)
+	if o.req, err = cf.complete(o.req); err != nil {
+		return o, err
 	}
 	o.id = strings.TrimSpace(o.id)
 	if o.id == "" {
@@ -126,6 +124,17 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 }
 
 // config is the configuration the flags set; unset fields stay zero.
+// complete finishes a request from the command line: the config from the flags, the
+// defaults, and the same validation the workflow makes, so a bad goal is refused here.
+func (f *configFlags) complete(req research.Request) (research.Request, error) {
+	req.Config = f.config()
+	req = req.WithDefaults()
+	if err := req.Validate(); err != nil {
+		return req, invalidSession(err)
+	}
+	return req, nil
+}
+
 func (f *configFlags) config() research.Config {
 	c := f.c
 	c.TimeLimit = research.Duration(f.timeLimit)
