@@ -250,3 +250,12 @@ func withTemporal(parseErr error, run func(c client.Client, namespace string) er
 	defer c.Close()
 	return run(c, namespace)
 }
+
+// noArguments refuses words left over after a command's flags; hint says where the input
+// goes instead ("" for none).
+func noArguments(name string, rest []string, hint string) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	return usageErrorf("%s takes no arguments (got %q)%s", name, rest[0], hint)
+}

@@ -740,12 +740,12 @@ func parseHeartbeat(args []string) (workflows.HeartbeatInput, error) {
 	var in workflows.HeartbeatInput
 	fs.IntVar(&in.Top, "top", 3, "how many leads get a verification subagent")
 	rest, err := parse(fs, args)
-	if err != nil {
-		return in, err
+	if err == nil {
+		err = noArguments("heartbeat", rest, "")
 	}
 	switch {
-	case len(rest) > 0:
-		return in, usageErrorf("heartbeat takes no arguments (got %q)", rest[0])
+	case err != nil:
+		return in, err
 	case in.Top < 1:
 		return in, usageErrorf("--top is %d; it must be at least 1", in.Top)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -61,8 +61,15 @@ func parseInspect(name, summary string, paged bool, args []string) (string, insp
 	return id, f, nil
 }
 
-// inspect runs one query command: parse, dial, query, print.
-func inspect[T any](ctx context.Context, args []string, name, summary string, paged bool, render func(*T) error) error {
+// inspector is a query command: parse, dial, query (or read the store when Temporal no
+// longer keeps the session), print.
+func inspector[T any](name, summary string, paged bool, render func(io.Writer, T) error) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
+		return inspect(ctx, args, name, summary, paged, render)
+	}
+}
+
+func inspect[T any](ctx context.Context, args []string, name, summary string, paged bool, render func(io.Writer, T) error) error {
 	id, f, err := parseInspect(name, summary, paged, args)
 	return withTemporal(err, func(c client.Client, _ string) error {
 		var qargs []any
@@ -80,29 +87,17 @@ func inspect[T any](ctx context.Context, args []string, name, summary string, pa
 		if f.json {
 			return printJSON(stdout, v)
 		}
-		return render(&v)
+		return render(stdout, v)
 	})
 }
 
-func cmdStatus(ctx context.Context, args []string) error {
-	return inspect(ctx, args, workflows.QueryStatus, "Show a session's lifecycle state, scientist, goal and times.", false,
-		func(s *workflows.Status) error { return renderStatus(stdout, *s) })
-}
-
-func cmdProgress(ctx context.Context, args []string) error {
-	return inspect(ctx, args, workflows.QueryProgress, "Show how far a session has come.", false,
-		func(p *session.Progress) error { return renderProgress(stdout, *p) })
-}
-
-func cmdState(ctx context.Context, args []string) error {
-	return inspect(ctx, args, workflows.QueryState, "Show a session's goal, configuration, agents, usage and one page of its ranking.", true,
-		func(v *workflows.StateView) error { return renderState(stdout, *v) })
-}
-
-func cmdHistory(ctx context.Context, args []string) error {
-	return inspect(ctx, args, workflows.QueryHistory, "Show one page of a session's own event log.", true,
-		func(h *workflows.HistoryView) error { return renderHistory(stdout, *h) })
-}
+// The query commands: each asks the session one query and renders the answer.
+var (
+	cmdStatus   = inspector(workflows.QueryStatus, "Show a session's lifecycle state, scientist, goal and times.", false, renderStatus)
+	cmdProgress = inspector(workflows.QueryProgress, "Show how far a session has come.", false, renderProgress)
+	cmdState    = inspector(workflows.QueryState, "Show a session's goal, configuration, agents, usage and one page of its ranking.", true, renderState)
+	cmdHistory  = inspector(workflows.QueryHistory, "Show one page of a session's own event log.", true, renderHistory)
+)
 
 // running reports whether the session's workflow is still open.
 func running(ctx context.Context, c client.Client, id string) (bool, error) {

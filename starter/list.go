@@ -37,12 +37,12 @@ func parseList(args []string) (listOptions, error) {
 	fs.IntVar(&o.limit, "limit", 20, "show at most this many sessions")
 	fs.BoolVar(&o.archived, "archived", false, "show archived sessions too")
 	rest, err := parse(fs, args)
-	if err != nil {
-		return o, err
+	if err == nil {
+		err = noArguments("list", rest, "")
 	}
 	switch {
-	case len(rest) > 0:
-		return o, usageErrorf("list takes no arguments (got %q)", rest[0])
+	case err != nil:
+		return o, err
 	case o.limit < 1:
 		return o, usageErrorf("--limit is %d; it must be at least 1", o.limit)
 	case *status != "" && !slices.Contains(states, *status):

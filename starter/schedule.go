@@ -67,11 +67,11 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	fs.StringVar(&o.req.ScientistID, "scientist", "", "who asks (default "+research.DefaultScientistID+")")
 	cf.register(fs, false)
 	rest, err := parse(fs, args)
+	if err == nil {
+		err = noArguments("schedule create", rest, `: give the goal with --goal "..."`)
+	}
 	if err != nil {
 		return o, err
-	}
-	if len(rest) > 0 {
-		return o, usageErrorf("schedule create takes no arguments (got %q): give the goal with --goal \"...\"", rest[0])
 	}
 	if o.every < minEvery {
 		return o, usageErrorf("invalid schedule: --every is %s; at least %s (e.g. 24h)", o.every, minEvery)
@@ -155,11 +155,11 @@ func cmdSchedule(ctx context.Context, args []string) error {
 	case "list":
 		fs := newFlagSet("schedule list", "", "List the schedules that start research sessions: how often, the next run, the last run and the session it started.")
 		rest, err := parse(fs, args)
+		if err == nil {
+			err = noArguments("schedule list", rest, "")
+		}
 		if err != nil {
 			return err
-		}
-		if len(rest) > 0 {
-			return usageErrorf("schedule list takes no arguments (got %q)", rest[0])
 		}
 		return withSchedules(func(sc client.ScheduleClient) error { return listSchedules(ctx, sc) })
 	case "delete":

@@ -65,11 +65,11 @@ func parseStart(args []string) (startOptions, error) {
 	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
 
 	rest, err := parse(fs, args)
+	if err == nil {
+		err = noArguments("start", rest, `: give the goal with --goal "..."`)
+	}
 	if err != nil {
 		return o, err
-	}
-	if len(rest) > 0 {
-		return o, usageErrorf("start takes no arguments (got %q): give the goal with --goal \"...\"", rest[0])
 	}
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err

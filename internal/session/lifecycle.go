@@ -94,32 +94,28 @@ func (l *Lifecycle) Start() error { return l.move("start", Active) }
 
 // Suspend pauses an active session (or one whose checkpoint returns to active).
 func (l *Lifecycle) Suspend() error {
-	switch l.Effective() {
-	case Active:
-		if l.State == Checkpointing {
-			l.After = Suspended
-			return nil
-		}
-		return l.move("suspend", Suspended)
-	case Suspended:
-		return &TransitionError{"suspend", Suspended, "it is already suspended"}
-	}
-	return &TransitionError{Command: "suspend", State: l.Effective()}
+	return l.flip("suspend", Active, Suspended, "it is already suspended")
 }
 
 // Resume continues a suspended session.
 func (l *Lifecycle) Resume() error {
+	return l.flip("resume", Suspended, Active, "it is already running")
+}
+
+// flip moves a session that is in from (in effect) to to. During a checkpoint the move
+// waits for the checkpoint's end (After); a session already in to is told so.
+func (l *Lifecycle) flip(command string, from, to State, already string) error {
 	switch l.Effective() {
-	case Suspended:
+	case from:
 		if l.State == Checkpointing {
-			l.After = Active
+			l.After = to
 			return nil
 		}
-		return l.move("resume", Active)
-	case Active:
-		return &TransitionError{"resume", Active, "it is already running"}
+		return l.move(command, to)
+	case to:
+		return &TransitionError{command, to, already}
 	}
-	return &TransitionError{Command: "resume", State: l.Effective()}
+	return &TransitionError{Command: command, State: l.Effective()}
 }
 
 // Terminate asks a session to end gracefully: it finishes in-flight work, writes a final
