@@ -29,15 +29,7 @@ const benchGoal = "Identify druggable mechanisms that slow tau propagation in ea
 // (outside the timer) right after it answers, so that no earlier session's turns load the
 // worker while a later one is timed.
 func BenchmarkSessionStart(b *testing.B) {
-	startWorker(b, b.TempDir())
-	req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench", Config: research.Config{MaxHypotheses: 12}}
-
-	// Warm up: the worker's pollers connect and the first workflow task is served.
-	warm := newSessionID(b)
-	if _, _, err := startUntilActive(warm, req); err != nil {
-		b.Fatal(err)
-	}
-	terminateIfRunning(b, warm)
+	req := warmWorker(b)
 
 	var total, rpc []time.Duration
 	polls := 0
@@ -245,13 +237,7 @@ func runQueries(b *testing.B, kind, id string, timeout time.Duration, w *workerP
 // and waits until all have completed. One iteration is a batch of 100.
 func BenchmarkConcurrentSessions(b *testing.B) {
 	const sessions = 100
-	startWorker(b, b.TempDir())
-	req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench", Config: research.Config{MaxHypotheses: 12}}
-	warm := newSessionID(b)
-	if _, _, err := startUntilActive(warm, req); err != nil {
-		b.Fatal(err)
-	}
-	terminateIfRunning(b, warm)
+	req := warmWorker(b)
 
 	var wall time.Duration
 	var sessionLat []time.Duration
@@ -400,3 +386,17 @@ func percentile(d []time.Duration, p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// warmWorker starts a worker and one session on it, until the session answers "active", so
+// that the worker's pollers are connected and its first workflow task served before
+// anything is timed. It returns the request of a 12-hypothesis session.
+func warmWorker(b *testing.B) research.Request {
+	startWorker(b, b.TempDir())
+	req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench", Config: research.Config{MaxHypotheses: 12}}
+	warm := newSessionID(b)
+	if _, _, err := startUntilActive(warm, req); err != nil {
+		b.Fatal(err)
+	}
+	terminateIfRunning(b, warm)
+	return req
+}

@@ -598,9 +598,7 @@ func BenchmarkPutCheckpoint(b *testing.B) {
 
 func BenchmarkPutHypothesis(b *testing.B) {
 	eachStoreB(b, func(b *testing.B, s *Store) {
-		h := hyp("", "A hypothesis of typical length")
-		h.Statement = strings.Repeat("statement ", 100)
-		h.Rationale = strings.Repeat("rationale ", 200)
+		h := typicalHypothesis()
 		i := 0
 		for b.Loop() {
 			i++
@@ -612,13 +610,19 @@ func BenchmarkPutHypothesis(b *testing.B) {
 	})
 }
 
+// typicalHypothesis is a hypothesis with texts of a model's usual length.
+func typicalHypothesis() research.Hypothesis {
+	h := hyp("", "A hypothesis of typical length")
+	h.Statement = strings.Repeat("statement ", 100)
+	h.Rationale = strings.Repeat("rationale ", 200)
+	return h
+}
+
 // BenchmarkTurn is the store's share of one generation turn: look for an earlier
 // attempt's record, store the hypothesis, read back the one that stands, store the turn.
 func BenchmarkTurn(b *testing.B) {
 	eachStoreB(b, func(b *testing.B, s *Store) {
-		h := hyp("", "A hypothesis of typical length")
-		h.Statement = strings.Repeat("statement ", 100)
-		h.Rationale = strings.Repeat("rationale ", 200)
+		h := typicalHypothesis()
 		result, _ := json.Marshal(map[string]string{"hypothesis_id": "x", "title": h.Title})
 		i := 0
 		for b.Loop() {
