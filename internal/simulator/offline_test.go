@@ -394,8 +394,10 @@ func TestTopics(t *testing.T) {
 		{"", []string{"the system under study"}},
 		// The demo's goal (scripts/demo.sh): an adjective with no noun after it ("druggable
 		// mechanisms", the noun a stopword) is no topic, and "slow" after "that" is a verb.
+		// A generic noun ("mechanisms") heads the adjective before it, never a topic alone.
 		{"Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease",
-			[]string{"tau protein propagation", "early Alzheimer disease"}},
+			[]string{"druggable mechanisms", "tau protein propagation", "early Alzheimer disease"}},
+		{"Explain the mechanisms of ageing", []string{"ageing"}},
 		// A long run gives its last three words, and the three before them.
 		{"Find druggable targets for early Alzheimer disease tau protein propagation",
 			[]string{"druggable targets", "early Alzheimer disease", "tau protein propagation"}},

@@ -446,6 +446,12 @@ func runs(goal string) [][]word {
 		case relatives[lower]:
 			flush()
 			relative = true
+		case genericNouns[lower] && len(run) > 0 && isAdjective(run[len(run)-1].text):
+			// "druggable mechanisms": a generic noun is a fine head for the adjective
+			// before it, though never a topic on its own.
+			run = append(run, word{w, false})
+			flush()
+			relative = false
 		case utf8.RuneCountInString(w) < 3 || stopwords[lower]:
 			flush()
 			relative = false
@@ -618,6 +624,9 @@ identify identifying explain explaining explore exploring understand understandi
 determine determining develop developing propose proposing find finding discover discovering study studying
 novel new potential possible possibly likely role roles mechanism mechanisms cause causes causing factor factors
 way ways use using used based approach approaches hypothesis hypotheses goal research`)
+
+// genericNouns are stopwords that still head a phrase after an adjective.
+var genericNouns = set(`mechanism mechanisms cause causes factor factors role roles approach approaches`)
 
 // auxiliaries start a question whose verb follows its subject ("why do mole-rats resist
 // cancer"); relatives start a clause whose verb comes first ("targets that slow ...",
