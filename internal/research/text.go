@@ -1,0 +1,42 @@
+package research
+
+// Text helpers for what cosci shows people: reports, the starter, the Web UI.
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Shorten makes s one line of at most n characters: whitespace collapses to single
+// spaces, and a longer text is cut at a word boundary in its second half (else mid-word)
+// and marked with "…".
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	cut := string([]rune(s)[:n-1])
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = strings.TrimRight(cut[:i], " ,;:")
+	}
+	return cut + "…"
+}
+
+// Thousands writes a whole number with its digits grouped in threes, "1,250,000": token
+// counts run to millions.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
