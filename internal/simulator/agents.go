@@ -33,29 +33,10 @@ type judgementAnswer struct {
 }
 
 type metaReviewAnswer struct {
-	Critiques   []string           `json:"critiques"`
-	Strengths   []string           `json:"strengths"`
-	Feedback    string             `json:"feedback"`
-	Delegations []delegationAnswer `json:"delegations"`
-}
-
-type delegationAnswer struct {
-	Task       string `json:"task"`
-	Hypothesis string `json:"hypothesis_id"`
-	Reason     string `json:"reason"`
-}
-
-type overviewAnswer struct {
-	Summary       string        `json:"summary"`
-	Themes        []themeAnswer `json:"themes"`
-	OpenQuestions []string      `json:"open_questions"`
-	Experiments   []string      `json:"suggested_experiments"`
-}
-
-type themeAnswer struct {
-	Title      string   `json:"title"`
-	Hypotheses []string `json:"hypotheses"`
-	Note       string   `json:"note"`
+	Critiques   []string              `json:"critiques"`
+	Strengths   []string              `json:"strengths"`
+	Feedback    string                `json:"feedback"`
+	Delegations []research.Delegation `json:"delegations"`
 }
 
 var (
@@ -336,8 +317,8 @@ func writeMetaReview(req research.MetaReviewRequest) metaReviewAnswer {
 // best-scored hypothesis, and on every third an evolution line of the runner-up, if the
 // round has one. Hypotheses are ranked by the mean overall score of their reviews this
 // round; one that was only debated ranks after every reviewed one.
-func writeDelegations(req research.MetaReviewRequest) []delegationAnswer {
-	out := []delegationAnswer{} // the schema wants the field, empty or not
+func writeDelegations(req research.MetaReviewRequest) []research.Delegation {
+	out := []research.Delegation{} // the schema wants the field, empty or not
 	type scored struct {
 		id   string
 		mean float64
@@ -378,12 +359,12 @@ func writeDelegations(req research.MetaReviewRequest) []delegationAnswer {
 		return out
 	}
 	if req.Round%2 == 0 {
-		out = append(out, delegationAnswer{research.DelegateVerify, ranked[0].id,
-			standing(ranked[0], "best") + ": check its assumptions one by one before it leads further."})
+		out = append(out, research.Delegation{Task: research.DelegateVerify, Hypothesis: ranked[0].id,
+			Reason: standing(ranked[0], "best") + ": check its assumptions one by one before it leads further."})
 	}
 	if req.Round%3 == 0 && len(ranked) > 1 {
-		out = append(out, delegationAnswer{research.DelegateEvolve, ranked[1].id,
-			standing(ranked[1], "runner-up") + ": explore a line of evolution from it on its own."})
+		out = append(out, research.Delegation{Task: research.DelegateEvolve, Hypothesis: ranked[1].id,
+			Reason: standing(ranked[1], "runner-up") + ": explore a line of evolution from it on its own."})
 	}
 	return out
 }
@@ -462,13 +443,13 @@ func lastSentence(text string) string {
 
 // writeOverview writes the research overview: a summary, one theme per cluster, and open
 // questions and experiments drawn from the top hypotheses.
-func writeOverview(rng *rand.Rand, req research.OverviewRequest) overviewAnswer {
+func writeOverview(rng *rand.Rand, req research.OverviewRequest) research.Overview {
 	byID := map[string]research.Hypothesis{}
 	rank := map[string]int{}
 	for i, h := range req.Top {
 		byID[h.ID], rank[h.ID] = h, i+1
 	}
-	a := overviewAnswer{Themes: []themeAnswer{}}
+	a := research.Overview{Themes: []research.OverviewTheme{}}
 	for _, cluster := range req.Clusters {
 		if len(cluster) == 0 {
 			continue
@@ -483,7 +464,7 @@ func writeOverview(rng *rand.Rand, req research.OverviewRequest) overviewAnswer 
 				}
 			}
 		}
-		th := themeAnswer{Title: commonWords(titles), Hypotheses: slices.Clone(cluster)}
+		th := research.OverviewTheme{Title: commonWords(titles), Hypotheses: slices.Clone(cluster)}
 		if th.Title == "" {
 			th.Title = "Related to " + best
 		}
