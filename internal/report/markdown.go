@@ -407,8 +407,7 @@ func lineage(b *bytes.Buffer, v *view) {
 	if len(evolved) == 0 {
 		return
 	}
-	b.WriteString("## Lineage\n\n")
-	b.WriteString("How the evolved hypotheses descend from earlier ones. Each line reads \"hypothesis ← the hypotheses it was evolved from\", and the lines indented under it trace those in turn.\n\n")
+	section(b, "Lineage", "How the evolved hypotheses descend from earlier ones. Each line reads \"hypothesis ← the hypotheses it was evolved from\", and the lines indented under it trace those in turn.")
 	drawn := map[string]bool{}
 	var walk func(id string, depth int, path map[string]bool)
 	walk = func(id string, depth int, path map[string]bool) {
@@ -462,13 +461,17 @@ func (v *view) fromShort(id string) string {
 	return s
 }
 
+// section starts a section of the report: its heading and a line on what it shows.
+func section(b *bytes.Buffer, title, intro string) {
+	fmt.Fprintf(b, "## %s\n\n%s\n\n", title, intro)
+}
+
 // clusters writes every proximity cluster with more than one member.
 func clusters(b *bytes.Buffer, v *view) {
 	if len(v.clusters) == 0 {
 		return
 	}
-	b.WriteString("## Clusters\n\n")
-	b.WriteString("Hypotheses the proximity graph found similar, best-ranked cluster first.\n\n")
+	section(b, "Clusters", "Hypotheses the proximity graph found similar, best-ranked cluster first.")
 	for _, c := range v.clusters {
 		fmt.Fprintf(b, "- Cluster %d (%s)\n", c.id, count(len(c.members), "hypothesis"))
 		for _, id := range c.members {
@@ -483,8 +486,7 @@ func excluded(b *bytes.Buffer, v *view) {
 	if len(v.excluded) == 0 {
 		return
 	}
-	b.WriteString("## Excluded\n\n")
-	b.WriteString("Hypotheses taken out of the tournament, with the reason.\n\n")
+	section(b, "Excluded", "Hypotheses taken out of the tournament, with the reason.")
 	for _, e := range v.excluded {
 		fmt.Fprintf(b, "- %s %s (Elo %s): %s\n", orDash(code(e.ID)), oneLine(v.title(e.ID)), elo(e.Elo), orDash(oneLine(e.Excluded)))
 	}
