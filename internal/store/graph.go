@@ -106,7 +106,7 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 	}
 	for _, k := range debates {
 		var d research.Debate
-		if err := s.get(ctx, src, k, &d); err != nil {
+		if err := s.get(ctx, src, k, "debate", &d); err != nil {
 			return snap, err
 		}
 		if ids[d.A] && ids[d.B] {
@@ -190,10 +190,7 @@ func (s *Store) Archive(ctx context.Context, sessionID string, a Archived) error
 // Archived returns a session's archive record; found is false, with a nil error, if the
 // session is not archived.
 func (s *Store) Archived(ctx context.Context, sessionID string) (a Archived, found bool, err error) {
-	if _, err := escape("session id", sessionID); err != nil {
-		return a, false, err
-	}
-	if err := s.get(ctx, sessionID, ArchiveFile, &a); err != nil {
+	if err := s.get(ctx, sessionID, ArchiveFile, "archive record", &a); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Archived{}, false, nil
 		}

@@ -193,10 +193,17 @@ func encode(key string, v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// get reads a record into v. A missing record gives an error wrapping fs.ErrNotExist; a
-// damaged one says which record and what to do.
-func (s *Store) get(ctx context.Context, sessionID, key string, v any) error {
+// get reads a session's record into v. A missing record gives an error that says the
+// session has no what and wraps fs.ErrNotExist; a damaged one says which record and what
+// to do.
+func (s *Store) get(ctx context.Context, sessionID, key, what string, v any) error {
+	if _, err := escape("session id", sessionID); err != nil {
+		return err
+	}
 	b, err := s.b.Get(ctx, sessionID, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: session %q has no %s: %w", sessionID, what, fs.ErrNotExist)
+	}
 	if err != nil {
 		return err
 	}
@@ -223,13 +230,8 @@ func (s *Store) Hypothesis(ctx context.Context, sessionID, id string) (research.
 	if err != nil {
 		return h, err
 	}
-	if err := s.get(ctx, sessionID, k, &h); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return h, fmt.Errorf("store: session %q has no hypothesis %q: %w", sessionID, id, fs.ErrNotExist)
-		}
-		return h, err
-	}
-	return h, nil
+	err = s.get(ctx, sessionID, k, fmt.Sprintf("hypothesis %q", id), &h)
+	return h, err
 }
 
 // Hypotheses returns the stored hypotheses with the given ids, keyed by id. If some are
@@ -316,7 +318,7 @@ func (s *Store) Reviews(ctx context.Context, sessionID, hypothesisID string) ([]
 			continue // not a review record
 		}
 		var r research.Review
-		if err := s.get(ctx, sessionID, k, &r); err != nil {
+		if err := s.get(ctx, sessionID, k, "review", &r); err != nil {
 			return nil, err
 		}
 		all = append(all, indexed{n, r})
@@ -369,7 +371,7 @@ func (s *Store) Turn(ctx context.Context, sessionID, turnID string) (t Turn, fou
 	if err != nil {
 		return t, false, err
 	}
-	if err := s.get(ctx, sessionID, k, &t); err != nil {
+	if err := s.get(ctx, sessionID, k, "turn", &t); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Turn{}, false, nil
 		}
@@ -463,16 +465,8 @@ func (s *Store) checkpointSeqs(ctx context.Context, sessionID string) ([]int, er
 // fs.ErrNotExist.
 func (s *Store) Checkpoint(ctx context.Context, sessionID string, seq int) (session.Snapshot, error) {
 	var snap session.Snapshot
-	if _, err := escape("session id", sessionID); err != nil {
-		return snap, err
-	}
-	if err := s.get(ctx, sessionID, checkpointKey(seq), &snap); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return snap, fmt.Errorf("store: session %q has no checkpoint %d: %w", sessionID, seq, fs.ErrNotExist)
-		}
-		return snap, err
-	}
-	return snap, nil
+	err := s.get(ctx, sessionID, checkpointKey(seq), fmt.Sprintf("checkpoint %d", seq), &snap)
+	return snap, err
 }
 
 // LatestCheckpoint returns the session's checkpoint with the highest number. If there is
@@ -562,13 +556,7 @@ func (s *Store) PutPlan(ctx context.Context, sessionID string, p research.Plan) 
 // fs.ErrNotExist.
 func (s *Store) Plan(ctx context.Context, sessionID string) (research.Plan, error) {
 	var p research.Plan
-	if _, err := escape("session id", sessionID); err != nil {
-		return p, err
-	}
-	err := s.get(ctx, sessionID, planFile, &p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("store: session %q has no research plan: %w", sessionID, fs.ErrNotExist)
-	}
+	err := s.get(ctx, sessionID, planFile, "research plan", &p)
 	return p, err
 }
 
@@ -590,10 +578,7 @@ func (s *Store) Debate(ctx context.Context, sessionID, debateID string) (researc
 	if err != nil {
 		return d, err
 	}
-	err = s.get(ctx, sessionID, k, &d)
-	if errors.Is(err, fs.ErrNotExist) {
-		return d, fmt.Errorf("store: session %q has no debate %q: %w", sessionID, debateID, fs.ErrNotExist)
-	}
+	err = s.get(ctx, sessionID, k, fmt.Sprintf("debate %q", debateID), &d)
 	return d, err
 }
 
@@ -619,13 +604,7 @@ func (s *Store) MetaReview(ctx context.Context, sessionID string, round int) (re
 	if round < 0 {
 		return m, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
 	}
-	if _, err := escape("session id", sessionID); err != nil {
-		return m, err
-	}
-	err := s.get(ctx, sessionID, metaReviewKey(round), &m)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("store: session %q has no meta-review of round %d: %w", sessionID, round, fs.ErrNotExist)
-	}
+	err := s.get(ctx, sessionID, metaReviewKey(round), fmt.Sprintf("meta-review of round %d", round), &m)
 	return m, err
 }
 
@@ -642,13 +621,7 @@ func (s *Store) PutOverview(ctx context.Context, sessionID string, o research.Ov
 // fs.ErrNotExist.
 func (s *Store) Overview(ctx context.Context, sessionID string) (research.Overview, error) {
 	var o research.Overview
-	if _, err := escape("session id", sessionID); err != nil {
-		return o, err
-	}
-	err := s.get(ctx, sessionID, overviewFile, &o)
-	if errors.Is(err, fs.ErrNotExist) {
-		return o, fmt.Errorf("store: session %q has no research overview: %w", sessionID, fs.ErrNotExist)
-	}
+	err := s.get(ctx, sessionID, overviewFile, "research overview", &o)
 	return o, err
 }
 
