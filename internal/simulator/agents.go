@@ -15,13 +15,6 @@ import (
 // The answers of the supervisor, debate, evolution and meta-review agents, as a model
 // would write them under package prompt's schemas.
 
-type planAnswer struct {
-	Preferences []string `json:"preferences"`
-	Constraints []string `json:"constraints"`
-	Criteria    []string `json:"evaluation_criteria"`
-	Summary     string   `json:"summary"`
-}
-
 type advocateAnswer struct {
 	Argument string `json:"argument"`
 }
@@ -61,7 +54,7 @@ var (
 
 // writePlan writes the supervisor's research plan from the goal's salient phrases: 3 to 5
 // preferences, constraints and criteria, more for a goal with more to say.
-func writePlan(rng *rand.Rand, goal string) planAnswer {
+func writePlan(rng *rand.Rand, goal string) research.Plan {
 	ts := topics(goal)
 	t := func(i int) string { return ts[i%len(ts)] }
 	main, last := t(0), ts[len(ts)-1]
@@ -97,7 +90,7 @@ func writePlan(rng *rand.Rand, goal string) planAnswer {
 		}
 		return out
 	}
-	return planAnswer{
+	return research.Plan{
 		Preferences: choose(preferences),
 		Constraints: choose(constraints),
 		Criteria:    choose(criteria),
