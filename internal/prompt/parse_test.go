@@ -28,12 +28,67 @@ func wantMalformed(t *testing.T, err error, agent string, words ...string) {
 	}
 }
 
+// parseCase is one answer for a parser.
+type parseCase struct {
+	name    string
+	raw     string
+	wantErr []string // words the problem must mention; nil means the answer is good
+}
+
+// testParse runs parse on each case as a subtest. A malformed answer must fail with a
+// *MalformedError for agent; a good one must parse, and check judges what it gave.
+func testParse[T any](t *testing.T, agent string, parse func([]byte) (T, error), cases []parseCase, check func(t *testing.T, got T)) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parse([]byte(tt.raw))
+			if tt.wantErr != nil {
+				wantMalformed(t, err, agent, tt.wantErr...)
+				return
+			}
+			if err != nil {
+				t.Fatalf("a good answer was refused: %v", err)
+			}
+			check(t, got)
+		})
+	}
+}
+
+// decision is what ParseComparison and ParseJudgement give (a comparison has no argument).
+type decision struct{ argument, winner, reasoning string }
+
+func parseComparison(raw []byte) (decision, error) {
+	winner, reasoning, err := ParseComparison(raw)
+	return decision{winner: winner, reasoning: reasoning}, err
+}
+
+func parseJudgement(raw []byte) (decision, error) {
+	argument, winner, reasoning, err := ParseJudgement(raw)
+	return decision{argument, winner, reasoning}, err
+}
+
+// decisionCase is an answer that decides a match; want is what a good one gives.
+type decisionCase struct {
+	name    string
+	raw     string
+	want    decision
+	wantErr []string // as in parseCase
+}
+
+// testDecision is testParse for answers that decide a match.
+func testDecision(t *testing.T, parse func([]byte) (decision, error), cases []decisionCase) {
+	t.Helper()
+	for _, tt := range cases {
+		testParse(t, AgentRanking, parse, []parseCase{{tt.name, tt.raw, tt.wantErr}}, func(t *testing.T, d decision) {
+			if d != tt.want {
+				t.Errorf("got %+v, want %+v", d, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseHypothesis(t *testing.T) {
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string // words the problem must mention; nil means the answer is good
-	}{
+	testParse(t, AgentGeneration, ParseHypothesis, []parseCase{
 		{"good", goodHypothesis, nil},
 		{"fenced", "```json\n" + goodHypothesis + "\n```", nil},
 		{"text around", "Here is my hypothesis:\n" + goodHypothesis + "\nI hope it helps {really}.", nil},
@@ -48,37 +103,22 @@ func TestParseHypothesis(t *testing.T) {
 		{"not JSON", "I think exosomes spread tau.", []string{"no JSON object"}},
 		{"invalid JSON", `{title: "t"}`, []string{"no valid JSON object"}},
 		{"empty", "", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, err := ParseHypothesis([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentGeneration, tt.wantErr...)
-				return
-			}
-			if err != nil {
-				t.Fatalf("ParseHypothesis: %v", err)
-			}
-			want := research.Hypothesis{
-				Title:       "Tau seeding via exosomes",
-				Statement:   "Exosomes carry tau seeds between neurons.",
-				Rationale:   "Exosomal tau is found in CSF.",
-				Predictions: []string{"Blocking exosome release slows spread", "CSF exosomes seed tau in vitro"},
-			}
-			if h.Title != want.Title || h.Statement != want.Statement || h.Rationale != want.Rationale || !slices.Equal(h.Predictions, want.Predictions) {
-				t.Errorf("got %+v, want %+v", h, want)
-			}
-		})
-	}
+	}, func(t *testing.T, h research.Hypothesis) {
+		want := research.Hypothesis{
+			Title:       "Tau seeding via exosomes",
+			Statement:   "Exosomes carry tau seeds between neurons.",
+			Rationale:   "Exosomal tau is found in CSF.",
+			Predictions: []string{"Blocking exosome release slows spread", "CSF exosomes seed tau in vitro"},
+		}
+		if h.Title != want.Title || h.Statement != want.Statement || h.Rationale != want.Rationale || !slices.Equal(h.Predictions, want.Predictions) {
+			t.Errorf("got %+v, want %+v", h, want)
+		}
+	})
 }
 
 func TestParseReview(t *testing.T) {
 	const good = `{"scores": {"novelty": 7, "plausibility": 6.5, "testability": 8, "safety": 10}, "critique": "Sound, but the dose is unclear.", "verdict": "accept"}`
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string
-	}{
+	testParse(t, AgentReflection, ParseReview, []parseCase{
 		{"good", good, nil},
 		{"fenced", "```json\n" + good + "\n```", nil},
 		{"verdict in capitals", strings.Replace(good, `"accept"`, `"ACCEPT"`, 1), nil},
@@ -93,56 +133,25 @@ func TestParseReview(t *testing.T) {
 		{"empty critique", strings.Replace(good, "Sound, but the dose is unclear.", " ", 1), []string{`"critique" is empty`}},
 		{"truncated", good[:40], []string{"truncated"}},
 		{"not JSON", "Accept. Scores: 7/10.", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r, err := ParseReview([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentReflection, tt.wantErr...)
-				return
-			}
-			if err != nil {
-				t.Fatalf("ParseReview: %v", err)
-			}
-			if r.Verdict != "accept" || r.Critique != "Sound, but the dose is unclear." || r.Scores.Plausibility != 6.5 {
-				t.Errorf("got %+v", r)
-			}
-		})
-	}
+	}, func(t *testing.T, r research.Review) {
+		if r.Verdict != "accept" || r.Critique != "Sound, but the dose is unclear." || r.Scores.Plausibility != 6.5 {
+			t.Errorf("got %+v", r)
+		}
+	})
 }
 
 func TestParseComparison(t *testing.T) {
-	tests := []struct {
-		name       string
-		raw        string
-		wantWinner string
-		wantErr    []string
-	}{
-		{"A wins", `{"winner": "A", "reasoning": "A is testable."}`, "A", nil},
-		{"lower-case b", `{"winner": "b", "reasoning": "B is testable."}`, "B", nil},
-		{"fenced", "After debate:\n```json\n{\"winner\": \"B\", \"reasoning\": \"r\"}\n```", "B", nil},
-		{"winner by id", `{"winner": "h-3", "reasoning": "r"}`, "", []string{`"h-3"`, `"A" nor "B"`}},
-		{"missing winner", `{"reasoning": "r"}`, "", []string{`winner ""`}},
-		{"missing reasoning", `{"winner": "A"}`, "", []string{`"reasoning" is empty`}},
-		{"winner as number", `{"winner": 1, "reasoning": "r"}`, "", []string{"winner", "a string"}},
-		{"truncated", `{"winner": "A", "reas`, "", []string{"truncated"}},
-		{"not JSON", "A wins.", "", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			winner, reasoning, err := ParseComparison([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentRanking, tt.wantErr...)
-				return
-			}
-			if err != nil {
-				t.Fatalf("ParseComparison: %v", err)
-			}
-			if winner != tt.wantWinner || reasoning == "" {
-				t.Errorf("got (%q, %q), want winner %q", winner, reasoning, tt.wantWinner)
-			}
-		})
-	}
+	testDecision(t, parseComparison, []decisionCase{
+		{"A wins", `{"winner": "A", "reasoning": "A is testable."}`, decision{winner: "A", reasoning: "A is testable."}, nil},
+		{"lower-case b", `{"winner": "b", "reasoning": "B is testable."}`, decision{winner: "B", reasoning: "B is testable."}, nil},
+		{"fenced", "After debate:\n```json\n{\"winner\": \"B\", \"reasoning\": \"r\"}\n```", decision{winner: "B", reasoning: "r"}, nil},
+		{"winner by id", `{"winner": "h-3", "reasoning": "r"}`, decision{}, []string{`"h-3"`, `"A" nor "B"`}},
+		{"missing winner", `{"reasoning": "r"}`, decision{}, []string{`winner ""`}},
+		{"missing reasoning", `{"winner": "A"}`, decision{}, []string{`"reasoning" is empty`}},
+		{"winner as number", `{"winner": 1, "reasoning": "r"}`, decision{}, []string{"winner", "a string"}},
+		{"truncated", `{"winner": "A", "reas`, decision{}, []string{"truncated"}},
+		{"not JSON", "A wins.", decision{}, []string{"no JSON object"}},
+	})
 }
 
 func TestMalformedErrorMessage(t *testing.T) {
@@ -167,48 +176,31 @@ func TestParseEvolved(t *testing.T) {
 func TestParseDeepVerification(t *testing.T) {
 	const scores = `"scores": {"novelty": 7, "plausibility": 6.5, "testability": 8, "safety": 10}, "critique": "c", "verdict": "revise"`
 	const good = `{` + scores + `, "assumptions": [{"text": "tau is secreted", "verdict": "holds", "note": "shown in vitro"}, {"text": "exosomes reach distant neurons", "verdict": "FAILS", "note": ""}]}`
-	tests := []struct {
-		name    string
-		typ     string
-		raw     string
-		want    int // assumptions
-		wantErr []string
-	}{
-		{"good", research.ReviewDeepVerification, good, 2, nil},
-		{"other types may omit them", research.ReviewFull, `{` + scores + `}`, 0, nil},
-		{"missing", research.ReviewDeepVerification, `{` + scores + `}`, 0, []string{`"assumptions" is missing or empty`}},
-		{"empty", research.ReviewDeepVerification, `{` + scores + `, "assumptions": []}`, 0, []string{`"assumptions" is missing or empty`}},
-		{"bad verdict", research.ReviewDeepVerification, strings.Replace(good, `"holds"`, `"maybe"`, 1), 0, []string{`assumptions[0].verdict "maybe"`, "holds, doubtful, fails"}},
-		{"blank text", research.ReviewDeepVerification, strings.Replace(good, "tau is secreted", " ", 1), 0, []string{"assumptions[0].text is empty"}},
-		{"not an array", research.ReviewDeepVerification, `{` + scores + `, "assumptions": "all hold"}`, 0, []string{"assumptions", "an array"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r, err := ParseReviewOf(tt.typ, []byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentReflection, tt.wantErr...)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Assumptions) != tt.want {
-				t.Fatalf("%d assumptions, want %d", len(r.Assumptions), tt.want)
-			}
-			if tt.want > 0 && (r.Assumptions[1].Verdict != "fails" || r.Assumptions[0].Note != "shown in vitro") {
-				t.Errorf("assumptions = %+v", r.Assumptions)
-			}
-		})
+	deep := func(raw []byte) (research.Review, error) { return ParseReviewOf(research.ReviewDeepVerification, raw) }
+	testParse(t, AgentReflection, deep, []parseCase{
+		{"good", good, nil},
+		{"missing", `{` + scores + `}`, []string{`"assumptions" is missing or empty`}},
+		{"empty", `{` + scores + `, "assumptions": []}`, []string{`"assumptions" is missing or empty`}},
+		{"bad verdict", strings.Replace(good, `"holds"`, `"maybe"`, 1), []string{`assumptions[0].verdict "maybe"`, "holds, doubtful, fails"}},
+		{"blank text", strings.Replace(good, "tau is secreted", " ", 1), []string{"assumptions[0].text is empty"}},
+		{"not an array", `{` + scores + `, "assumptions": "all hold"}`, []string{"assumptions", "an array"}},
+	}, func(t *testing.T, r research.Review) {
+		if len(r.Assumptions) != 2 {
+			t.Fatalf("%d assumptions, want 2", len(r.Assumptions))
+		}
+		if r.Assumptions[1].Verdict != "fails" || r.Assumptions[0].Note != "shown in vitro" {
+			t.Errorf("assumptions = %+v", r.Assumptions)
+		}
+	})
+	// Other types may omit them.
+	if r, err := ParseReviewOf(research.ReviewFull, []byte(`{`+scores+`}`)); err != nil || len(r.Assumptions) != 0 {
+		t.Errorf("a full review without assumptions: %+v, %v", r, err)
 	}
 }
 
 func TestParsePlan(t *testing.T) {
 	const good = `{"preferences": ["mechanistic", "novel"], "constraints": ["no human experiments"], "evaluation_criteria": ["testable in mice", "explains spread"], "summary": "Mechanistic hypotheses on tau spread."}`
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string
-	}{
+	testParse(t, AgentSupervisor, ParsePlan, []parseCase{
 		{"good", good, nil},
 		{"fenced", "Plan:\n```json\n" + good + "\n```", nil},
 		{"missing criteria", strings.Replace(good, `"evaluation_criteria": ["testable in mice", "explains spread"], `, "", 1), []string{`"evaluation_criteria" has 0 items`}},
@@ -220,84 +212,40 @@ func TestParsePlan(t *testing.T) {
 		{"criteria as string", strings.Replace(good, `["testable in mice", "explains spread"]`, `"testable"`, 1), []string{"evaluation_criteria", "an array"}},
 		{"truncated", good[:50], []string{"truncated"}},
 		{"not JSON", "Study tau.", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := ParsePlan([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentSupervisor, tt.wantErr...)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(p.Preferences, []string{"mechanistic", "novel"}) || len(p.Constraints) != 1 || len(p.Criteria) != 2 || p.Summary == "" {
-				t.Errorf("got %+v", p)
-			}
-		})
-	}
+	}, func(t *testing.T, p research.Plan) {
+		if !slices.Equal(p.Preferences, []string{"mechanistic", "novel"}) || len(p.Constraints) != 1 || len(p.Criteria) != 2 || p.Summary == "" {
+			t.Errorf("got %+v", p)
+		}
+	})
 }
 
 func TestParseAdvocate(t *testing.T) {
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string
-	}{
+	testParse(t, AgentRanking, ParseAdvocate, []parseCase{
 		{"good", `{"argument": " A explains the CSF data. "}`, nil},
 		{"empty", `{"argument": ""}`, []string{`"argument" is empty`}},
 		{"missing", `{"winner": "A"}`, []string{`"argument" is empty`}},
 		{"not JSON", "A is better.", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			arg, err := ParseAdvocate([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentRanking, tt.wantErr...)
-				return
-			}
-			if err != nil || arg != "A explains the CSF data." {
-				t.Errorf("got %q, %v", arg, err)
-			}
-		})
-	}
+	}, func(t *testing.T, arg string) {
+		if arg != "A explains the CSF data." {
+			t.Errorf("got %q", arg)
+		}
+	})
 }
 
 func TestParseJudgement(t *testing.T) {
-	tests := []struct {
-		name       string
-		raw        string
-		wantWinner string
-		wantErr    []string
-	}{
-		{"A wins", `{"argument": "Both argued well.", "winner": "A", "reasoning": "A is testable."}`, "A", nil},
-		{"lower-case b", `{"argument": "s", "winner": "b", "reasoning": "r"}`, "B", nil},
-		{"winner by id", `{"argument": "s", "winner": "h-3", "reasoning": "r"}`, "", []string{`"h-3"`, `"A" nor "B"`}},
-		{"no argument", `{"winner": "A", "reasoning": "r"}`, "", []string{`"argument" is empty`}},
-		{"no reasoning", `{"argument": "s", "winner": "A"}`, "", []string{`"reasoning" is empty`}},
-		{"truncated", `{"argument": "s", "winn`, "", []string{"truncated"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			arg, winner, reasoning, err := ParseJudgement([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentRanking, tt.wantErr...)
-				return
-			}
-			if err != nil || winner != tt.wantWinner || arg == "" || reasoning == "" {
-				t.Errorf("got (%q, %q, %q), %v; want winner %q", arg, winner, reasoning, err, tt.wantWinner)
-			}
-		})
-	}
+	testDecision(t, parseJudgement, []decisionCase{
+		{"A wins", `{"argument": "Both argued well.", "winner": "A", "reasoning": "A is testable."}`, decision{"Both argued well.", "A", "A is testable."}, nil},
+		{"lower-case b", `{"argument": "s", "winner": "b", "reasoning": "r"}`, decision{"s", "B", "r"}, nil},
+		{"winner by id", `{"argument": "s", "winner": "h-3", "reasoning": "r"}`, decision{}, []string{`"h-3"`, `"A" nor "B"`}},
+		{"no argument", `{"winner": "A", "reasoning": "r"}`, decision{}, []string{`"argument" is empty`}},
+		{"no reasoning", `{"argument": "s", "winner": "A"}`, decision{}, []string{`"reasoning" is empty`}},
+		{"truncated", `{"argument": "s", "winn`, decision{}, []string{"truncated"}},
+	})
 }
 
 func TestParseMetaReview(t *testing.T) {
 	const good = `{"critiques": ["mediator unseen (5 of 9 reviews)", "effect too small"], "strengths": ["falsifiable"], "feedback": "Propose mediators that can be imaged."}`
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string
-	}{
+	testParse(t, AgentMetaReview, ParseMetaReview, []parseCase{
 		{"good", good, nil},
 		{"nothing recurs", `{"critiques": [], "strengths": [], "feedback": "Carry on."}`, nil},
 		{"critiques missing", `{"strengths": [], "feedback": "f"}`, []string{`"critiques" is missing`}},
@@ -307,28 +255,16 @@ func TestParseMetaReview(t *testing.T) {
 		{"no feedback", strings.Replace(good, "Propose mediators that can be imaged.", "", 1), []string{`"feedback" is empty`}},
 		{"critiques as string", `{"critiques": "many", "strengths": [], "feedback": "f"}`, []string{"critiques", "an array"}},
 		{"not JSON", "Too vague.", []string{"no JSON object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m, err := ParseMetaReview([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentMetaReview, tt.wantErr...)
-				return
-			}
-			if err != nil || m.Feedback == "" || m.Critiques == nil || m.Strengths == nil {
-				t.Errorf("got %+v, %v", m, err)
-			}
-		})
-	}
+	}, func(t *testing.T, m research.MetaReview) {
+		if m.Feedback == "" || m.Critiques == nil || m.Strengths == nil {
+			t.Errorf("got %+v", m)
+		}
+	})
 }
 
 func TestParseOverview(t *testing.T) {
 	const good = `{"summary": "Spread follows synapses.", "themes": [{"title": "Synaptic release", "hypotheses": ["h-1", "h-3"], "note": "strongest cluster"}], "open_questions": ["Is release activity-dependent?"], "suggested_experiments": ["Silence neurons and measure tau."]}`
-	tests := []struct {
-		name    string
-		raw     string
-		wantErr []string
-	}{
+	testParse(t, AgentMetaReview, ParseOverview, []parseCase{
 		{"good", good, nil},
 		{"no themes", strings.Replace(good, `[{"title": "Synaptic release", "hypotheses": ["h-1", "h-3"], "note": "strongest cluster"}]`, `[]`, 1), nil},
 		{"themes missing", `{"summary": "s", "open_questions": ["q"], "suggested_experiments": ["e"]}`, []string{`"themes" is missing`}},
@@ -338,19 +274,11 @@ func TestParseOverview(t *testing.T) {
 		{"no questions", strings.Replace(good, `["Is release activity-dependent?"]`, `[]`, 1), []string{`"open_questions" has 0 items`}},
 		{"too many experiments", strings.Replace(good, `["Silence neurons and measure tau."]`, `["a", "b", "c", "d", "e", "f"]`, 1), []string{`"suggested_experiments" has 6 items`}},
 		{"truncated", good[:80], []string{"truncated"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o, err := ParseOverview([]byte(tt.raw))
-			if tt.wantErr != nil {
-				wantMalformed(t, err, AgentMetaReview, tt.wantErr...)
-				return
-			}
-			if err != nil || o.Summary == "" || o.Themes == nil || len(o.OpenQuestions) != 1 || len(o.Experiments) != 1 {
-				t.Errorf("got %+v, %v", o, err)
-			}
-		})
-	}
+	}, func(t *testing.T, o research.Overview) {
+		if o.Summary == "" || o.Themes == nil || len(o.OpenQuestions) != 1 || len(o.Experiments) != 1 {
+			t.Errorf("got %+v", o)
+		}
+	})
 }
 
 // TestParseMetaReviewDelegations: a bad delegation is dropped, not the whole answer; the

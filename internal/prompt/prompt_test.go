@@ -24,7 +24,7 @@ var hyp2 = research.Hypothesis{
 	Title:       "Synaptic tau release",
 	Statement:   "Neurons release free tau at synapses.",
 	Rationale:   "Tau release follows neuronal activity.",
-	Predictions: []string{"Silencing neurons reduces extracellular tau"},
+	Predictions: []string{"Silencing neurons reduces extracellular tau", "Blocking synaptic vesicle release slows tau spread"},
 }
 
 var plan = &research.Plan{
@@ -122,6 +122,27 @@ func TestContextInEveryPrompt(t *testing.T) {
 	}
 }
 
+// TestEveryKindIsDescribed: every strategy, review type and evolution kind has the texts
+// its prompts are made of.
+func TestEveryKindIsDescribed(t *testing.T) {
+	for _, tt := range []struct {
+		what  string
+		kinds []string
+		texts map[string]string
+	}{
+		{"strategy method", research.Strategies, strategyMethods},
+		{"strategy name", research.Strategies, strategyNames},
+		{"description of what the review checks", research.ReviewTypes, reviewChecks},
+		{"evolution method", research.EvolutionKinds, evolutionMethods},
+	} {
+		for _, k := range tt.kinds {
+			if tt.texts[k] == "" {
+				t.Errorf("%s has no %s", k, tt.what)
+			}
+		}
+	}
+}
+
 func TestGenerate(t *testing.T) {
 	tests := []struct {
 		name string
@@ -179,26 +200,13 @@ func TestGenerate(t *testing.T) {
 			containsNone(t, p, tt.not...)
 		})
 	}
-	// Every strategy has a method of its own.
-	for _, s := range research.Strategies {
-		if _, ok := strategyMethods[s]; !ok {
-			t.Errorf("strategy %s has no method", s)
-		}
-		if _, ok := strategyNames[s]; !ok {
-			t.Errorf("strategy %s has no name", s)
-		}
-	}
 }
 
 func TestReviewNamesTypeAndWhatItChecks(t *testing.T) {
 	for _, typ := range research.ReviewTypes {
 		t.Run(typ, func(t *testing.T) {
-			checks, ok := reviewChecks[typ]
-			if !ok {
-				t.Fatalf("no description of what a %s review checks", typ)
-			}
 			p := Review(research.ReviewRequest{Goal: goal, Type: typ, Hypothesis: hyp})
-			containsAll(t, p, goal, "Review type: "+typ, checks, hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `"verdict"`, "safety score below 3")
+			containsAll(t, p, goal, "Review type: "+typ, reviewChecks[typ], hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `"verdict"`, "safety score below 3")
 			if typ == research.ReviewDeepVerification {
 				containsAll(t, p, `"assumptions":{`, `"holds","doubtful","fails"`, "decomposes the hypothesis into the assumptions")
 			} else {
@@ -211,7 +219,8 @@ func TestReviewNamesTypeAndWhatItChecks(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	p := Compare(goal, hyp, hyp2)
-	containsAll(t, p, goal, "Hypothesis A (h-7): Tau seeding via exosomes", "Hypothesis B (h-9): Synaptic tau release", hyp2.Statement, `"winner" is "A" or "B"`)
+	containsAll(t, p, goal, "Hypothesis A (h-7): Tau seeding via exosomes", "Hypothesis B (h-9): Synaptic tau release", hyp2.Statement, `"winner" is "A" or "B"`,
+		"Testable predictions:\n- Silencing neurons reduces extracellular tau\n- Blocking synaptic vesicle release slows tau spread\n")
 	if strings.Index(p, "Hypothesis A") > strings.Index(p, "Hypothesis B") {
 		t.Error("A should come before B")
 	}
@@ -270,12 +279,8 @@ func TestDebate(t *testing.T) {
 func TestEvolve(t *testing.T) {
 	for _, kind := range research.EvolutionKinds {
 		t.Run(kind, func(t *testing.T) {
-			method, ok := evolutionMethods[kind]
-			if !ok {
-				t.Fatalf("evolution kind %s has no method", kind)
-			}
 			p := Evolve(research.EvolveRequest{Goal: goal, Kind: kind, Parents: []research.Hypothesis{hyp, hyp2}})
-			containsAll(t, p, goal, "Evolution: "+EvolutionName(kind)+".", method,
+			containsAll(t, p, goal, "Evolution: "+EvolutionName(kind)+".", evolutionMethods[kind],
 				"Parent 1, hypothesis h-7: Tau seeding via exosomes", "Parent 2, hypothesis h-9: Synaptic tau release",
 				hyp.Predictions[0], "what you took from which parent", `"testable_predictions"`)
 		})
