@@ -90,6 +90,14 @@ func inOrder(t *testing.T, got string, want ...string) {
 	}
 }
 
+// hasText fails unless got contains want whole; what names want in the failure.
+func hasText(t *testing.T, got, what, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Errorf("report lacks %s\n%s\n--- in ---\n%s", what, want, got)
+	}
+}
+
 // rich is a session with everything a report can show: a plan, an overview, a
 // meta-review, a two-level evolution, proximity clusters, exclusions, a deep
 // verification, a manual review and a history of checkpoints.
@@ -185,8 +193,7 @@ func render(t *testing.T, in Input) Files {
 }
 
 func TestSectionsInOrder(t *testing.T) {
-	got := md(t, rich())
-	inOrder(t, got,
+	inOrder(t, md(t, rich()),
 		"# Research report: ",
 		"- **Stop reason:** max_hypotheses reached",
 		"- **Usage:** 1,323,579 tokens",
@@ -365,10 +372,7 @@ func TestMarkdownEscapesTableCells(t *testing.T) {
 	in.Hypotheses["id|x"], in.Reviews["id|x"] = h, in.Reviews["gen/00"]
 	got := md(t, in)
 
-	want := `| 1 | id\|x | A \| B C \\\| D | 1400 | 1-0 | 7.2 | generation/literature | – |` + "\n"
-	if !strings.Contains(got, want) {
-		t.Errorf("report lacks the escaped row %q\n%s", want, got)
-	}
+	hasText(t, got, "the escaped row", `| 1 | id\|x | A \| B C \\\| D | 1400 | 1-0 | 7.2 | generation/literature | – |`+"\n")
 	for _, line := range strings.Split(got, "\n") {
 		if !strings.HasPrefix(line, "| 1 ") {
 			continue
@@ -404,23 +408,69 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestLineage(t *testing.T) {
+// TestRichSections: the lineage, clusters and exclusions of the rich session, each section
+// whole, and what the rest of the report says of them.
+func TestRichSections(t *testing.T) {
 	got := md(t, rich())
-	// evo/2 is the newest idea: it roots the tree; evo/1 is traced under it, and not again.
-	want := "## Lineage\n\n" +
-		"How the evolved hypotheses descend from earlier ones. Each line reads \"hypothesis ← the hypotheses it was evolved from\", and the lines indented under it trace those in turn.\n\n" +
-		"- `evo/2` Grounded tolerance (rank 1, Elo 1450) ← `evo/1`, `gen/02` by grounding\n" +
-		"  - `evo/1` Combined tolerance (rank 3, Elo 1395) ← `gen/00`, `gen/01` by combination\n" +
-		"    - `gen/00` Hypothesis 00 (rank 2, Elo 1400)\n" +
-		"    - `gen/01` Hypothesis 01 (rank 4, Elo 1390)\n" +
-		"  - `gen/02` Hypothesis 02 (rank 5, Elo 1380)\n\n"
-	if !strings.Contains(got, want) {
-		t.Errorf("report lacks the lineage tree\n%s\n--- in ---\n%s", want, got)
+	tests := []struct {
+		name    string
+		section string   // whole
+		inOrder []string // elsewhere in the report
+		absent  []string
+	}{
+		{
+			name: "lineage",
+			// evo/2 is the newest idea: it roots the tree; evo/1 is traced under it, and not again.
+			section: "## Lineage\n\n" +
+				"How the evolved hypotheses descend from earlier ones. Each line reads \"hypothesis ← the hypotheses it was evolved from\", and the lines indented under it trace those in turn.\n\n" +
+				"- `evo/2` Grounded tolerance (rank 1, Elo 1450) ← `evo/1`, `gen/02` by grounding\n" +
+				"  - `evo/1` Combined tolerance (rank 3, Elo 1395) ← `gen/00`, `gen/01` by combination\n" +
+				"    - `gen/00` Hypothesis 00 (rank 2, Elo 1400)\n" +
+				"    - `gen/01` Hypothesis 01 (rank 4, Elo 1390)\n" +
+				"  - `gen/02` Hypothesis 02 (rank 5, Elo 1380)\n\n",
+			inOrder: []string{
+				"### 1. Grounded tolerance", "- **Origin:** evolution, kind grounding",
+				"- **Lineage:** evolved from `evo/1` and `gen/02` by grounding",
+				"### 3. Combined tolerance", "- **Lineage:** evolved from `gen/00` and `gen/01` by combination",
+			},
+		},
+		{
+			name: "clusters",
+			section: "## Clusters\n\n" +
+				"Hypotheses the proximity graph found similar, best-ranked cluster first.\n\n" +
+				"- Cluster 2 (3 hypotheses)\n" +
+				"  - `evo/2` Grounded tolerance (rank 1, Elo 1450)\n" +
+				"  - `evo/1` Combined tolerance (rank 3, Elo 1395)\n" +
+				"  - `gen/01` Hypothesis 01 (rank 4, Elo 1390)\n" +
+				"- Cluster 1 (3 hypotheses)\n" +
+				"  - `gen/00` Hypothesis 00 (rank 2, Elo 1400)\n" +
+				"  - `gen/03` Hypothesis 03 (rank 6, Elo 1370)\n" +
+				"  - `gen/05` Hypothesis 05 (excluded, Elo 1350)\n\n",
+			inOrder: []string{"### 2. Hypothesis 00", "- **Cluster:** 1, with `gen/03` and `gen/05`"},
+			absent:  []string{"Cluster 3"}, // a one-member cluster is not listed
+		},
+		{
+			name: "exclusions",
+			section: "## Excluded\n\n" +
+				"Hypotheses taken out of the tournament, with the reason.\n\n" +
+				"- `gen/04` Hypothesis 04 (Elo 1360): unsafe: safety score 2 is below the floor 3.5\n" +
+				"- `gen/05` Hypothesis 05 (Elo 1350): near-duplicate of gen/00\n\n",
+			inOrder: []string{"- **Hypotheses:** 8 of at most 20, 2 excluded", "| 4 | gen/01 |", "| 6 | gen/03 |", "### 6. Hypothesis 03"},
+			// Excluded hypotheses neither rank nor get a section.
+			absent: []string{"| gen/04 |", "Statement gen/04", "| gen/05 |", "Statement gen/05"},
+		},
 	}
-	inOrder(t, got,
-		"### 1. Grounded tolerance", "- **Origin:** evolution, kind grounding",
-		"- **Lineage:** evolved from `evo/1` and `gen/02` by grounding",
-		"### 3. Combined tolerance", "- **Lineage:** evolved from `gen/00` and `gen/01` by combination")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hasText(t, got, "the "+tt.name, tt.section)
+			inOrder(t, got, tt.inOrder...)
+			for _, s := range tt.absent {
+				if strings.Contains(got, s) {
+					t.Errorf("report has %q", s)
+				}
+			}
+		})
+	}
 }
 
 func TestLineageSharedAncestryAndCycles(t *testing.T) {
@@ -440,52 +490,8 @@ func TestLineageSharedAncestryAndCycles(t *testing.T) {
 	)
 }
 
-func TestClusters(t *testing.T) {
-	got := md(t, rich())
-	want := "## Clusters\n\n" +
-		"Hypotheses the proximity graph found similar, best-ranked cluster first.\n\n" +
-		"- Cluster 2 (3 hypotheses)\n" +
-		"  - `evo/2` Grounded tolerance (rank 1, Elo 1450)\n" +
-		"  - `evo/1` Combined tolerance (rank 3, Elo 1395)\n" +
-		"  - `gen/01` Hypothesis 01 (rank 4, Elo 1390)\n" +
-		"- Cluster 1 (3 hypotheses)\n" +
-		"  - `gen/00` Hypothesis 00 (rank 2, Elo 1400)\n" +
-		"  - `gen/03` Hypothesis 03 (rank 6, Elo 1370)\n" +
-		"  - `gen/05` Hypothesis 05 (excluded, Elo 1350)\n\n"
-	if !strings.Contains(got, want) {
-		t.Errorf("report lacks the clusters\n%s\n--- in ---\n%s", want, got)
-	}
-	if strings.Contains(got, "Cluster 3") {
-		t.Error("a one-member cluster is listed")
-	}
-	inOrder(t, got, "### 2. Hypothesis 00", "- **Cluster:** 1, with `gen/03` and `gen/05`")
-}
-
-func TestExcluded(t *testing.T) {
-	got := md(t, rich())
-	want := "## Excluded\n\n" +
-		"Hypotheses taken out of the tournament, with the reason.\n\n" +
-		"- `gen/04` Hypothesis 04 (Elo 1360): unsafe: safety score 2 is below the floor 3.5\n" +
-		"- `gen/05` Hypothesis 05 (Elo 1350): near-duplicate of gen/00\n\n"
-	if !strings.Contains(got, want) {
-		t.Errorf("report lacks the exclusions\n%s\n--- in ---\n%s", want, got)
-	}
-	// Excluded hypotheses neither rank nor get a section.
-	for _, id := range []string{"gen/04", "gen/05"} {
-		if strings.Contains(got, "| "+id+" |") {
-			t.Errorf("excluded %s is in the ranking table", id)
-		}
-		if strings.Contains(got, "Statement "+id) {
-			t.Errorf("excluded %s has a section", id)
-		}
-	}
-	inOrder(t, got, "- **Hypotheses:** 8 of at most 20, 2 excluded",
-		"| 4 | gen/01 |", "| 6 | gen/03 |", "### 6. Hypothesis 03")
-}
-
 func TestOverviewThemes(t *testing.T) {
-	got := md(t, rich())
-	inOrder(t, got,
+	inOrder(t, md(t, rich()),
 		"## Research overview\n\nTolerance arises from dormancy.\n\n",
 		"### Dormancy\n\nCells that sleep survive.\n\n",
 		"- `evo/2` Grounded tolerance (rank 1, Elo 1450)\n",
@@ -861,30 +867,25 @@ func TestShorten(t *testing.T) {
 }
 
 func TestCode(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"gen/1", "`gen/1`"},
-		{"a`b", "``a`b``"},
-		{"`x", "`` `x ``"},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := code(tt.in); got != tt.want {
-			t.Errorf("code(%q) = %q, want %q", tt.in, got, tt.want)
+	for in, want := range map[string]string{
+		"gen/1": "`gen/1`",
+		"a`b":   "``a`b``",
+		"`x":    "`` `x ``",
+		"":      "",
+	} {
+		if got := code(in); got != want {
+			t.Errorf("code(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestUsageShowsEstimatedCost(t *testing.T) {
-	tests := []struct {
-		u    research.Usage
-		want string
-	}{
-		{research.Usage{PromptTokens: 1200, CompletionTokens: 300, Requests: 4}, "1,500 tokens (1,200 prompt, 300 completion) in 4 requests"},
-		{research.Usage{PromptTokens: 1000, CompletionTokens: 0, Requests: 1, CostUSD: 0.0125}, "1,000 tokens (1,000 prompt, 0 completion) in 1 requests; estimated cost $0.0125 (from the worker's price table)"},
-	}
-	for _, tt := range tests {
-		if got := usage(tt.u); got != tt.want {
-			t.Errorf("usage(%+v) = %q, want %q", tt.u, got, tt.want)
+	for u, want := range map[research.Usage]string{
+		{PromptTokens: 1200, CompletionTokens: 300, Requests: 4}:                "1,500 tokens (1,200 prompt, 300 completion) in 4 requests",
+		{PromptTokens: 1000, CompletionTokens: 0, Requests: 1, CostUSD: 0.0125}: "1,000 tokens (1,000 prompt, 0 completion) in 1 requests; estimated cost $0.0125 (from the worker's price table)",
+	} {
+		if got := usage(u); got != want {
+			t.Errorf("usage(%+v) = %q, want %q", u, got, want)
 		}
 	}
 }
