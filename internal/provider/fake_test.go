@@ -73,12 +73,22 @@ func (f *fake) requests() []recorded {
 	return append([]recorded(nil), f.reqs...)
 }
 
+// saw returns the requests the server received, failing the test unless there were n.
+func (f *fake) saw(t *testing.T, n int) []recorded {
+	t.Helper()
+	reqs := f.requests()
+	if len(reqs) != n {
+		t.Fatalf("the server saw %d requests, want %d", len(reqs), n)
+	}
+	return reqs
+}
+
 // wire is one provider's wire format and client, so a test can run against both.
 type wire struct {
 	name   string
 	keyVar string
 	// client returns a Completer talking to the fake server at url.
-	client func(t *testing.T, url string) Completer
+	client func(url string) (Completer, error)
 	// ok is a successful answer with the given text; truncated sets the stop reason of
 	// an answer cut at the token limit.
 	ok func(text string, promptTokens, completionTokens int, truncated bool) reply
@@ -95,12 +105,9 @@ type wire struct {
 var openaiWire = wire{
 	name:   "openai",
 	keyVar: "OPENAI_API_KEY",
-	client: func(t *testing.T, url string) Completer {
+	client: func(url string) (Completer, error) {
 		c, err := NewOpenAI(OpenAIConfig{APIKey: testKey, BaseURL: url + "/v1", Model: "test-model"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return c, err
 	},
 	ok: func(text string, p, c int, truncated bool) reply {
 		finish := "stop"
@@ -142,12 +149,9 @@ var openaiWire = wire{
 var anthropicWire = wire{
 	name:   "anthropic",
 	keyVar: "ANTHROPIC_API_KEY",
-	client: func(t *testing.T, url string) Completer {
+	client: func(url string) (Completer, error) {
 		c, err := NewAnthropic(AnthropicConfig{APIKey: testKey, BaseURL: url, Model: "test-model"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return c, err
 	},
 	ok: func(text string, p, c int, truncated bool) reply {
 		stop := "tool_use"
@@ -203,6 +207,16 @@ var anthropicWire = wire{
 }
 
 var wires = []wire{openaiWire, anthropicWire}
+
+// completer is w's client for the fake server at url.
+func (w wire) completer(t *testing.T, url string) Completer {
+	t.Helper()
+	c, err := w.client(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 // okFor is w.ok, with the tool named as the request will name it.
 func okFor(w wire, schemaName, text string, p, c int, truncated bool) reply {

@@ -160,10 +160,18 @@ var agentCases = []agentCase{
 }
 
 func newLLM(t *testing.T, w wire, f *fake) *LLM {
-	return &LLM{C: w.client(t, f.URL), Model: "test-model", Prices: testPrices}
+	return &LLM{C: w.completer(t, f.URL), Model: "test-model", Prices: testPrices}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+// wantUsage checks u against want, the cost to within rounding.
+func wantUsage(t *testing.T, u, want research.Usage) {
+	t.Helper()
+	if u.PromptTokens != want.PromptTokens || u.CompletionTokens != want.CompletionTokens || u.Requests != want.Requests || !near(u.CostUSD, want.CostUSD) {
+		t.Errorf("usage = %+v, want %+v", u, want)
+	}
+}
 
 // Every agent, on both providers: the prompt and the schema go out as the API wants them,
 // the answer is parsed, and the usage and its cost come back.
@@ -177,15 +185,8 @@ func TestLLMAnswersEveryAgent(t *testing.T) {
 					t.Fatalf("error: %v", err)
 				}
 				tc.check(t, v)
-				want := research.Usage{PromptTokens: 1000, CompletionTokens: 200, Requests: 1, CostUSD: (1000*1 + 200*2) / 1e6}
-				if u.PromptTokens != want.PromptTokens || u.CompletionTokens != want.CompletionTokens || u.Requests != 1 || !near(u.CostUSD, want.CostUSD) {
-					t.Errorf("usage = %+v, want %+v", u, want)
-				}
-				reqs := f.requests()
-				if len(reqs) != 1 {
-					t.Fatalf("the server saw %d requests, want 1", len(reqs))
-				}
-				rec := reqs[0]
+				wantUsage(t, u, research.Usage{PromptTokens: 1000, CompletionTokens: 200, Requests: 1, CostUSD: (1000*1 + 200*2) / 1e6})
+				rec := f.saw(t, 1)[0]
 				if rec.method != http.MethodPost || rec.path != w.path {
 					t.Errorf("request %s %s, want POST %s", rec.method, rec.path, w.path)
 				}
@@ -314,14 +315,8 @@ func TestLLMRepairsOnce(t *testing.T) {
 				if h.Title != "Microglia carry tau" {
 					t.Errorf("hypothesis = %+v", h)
 				}
-				want := research.Usage{PromptTokens: 2500, CompletionTokens: 500, Requests: 2, CostUSD: (2500*1 + 500*2) / 1e6}
-				if u.PromptTokens != want.PromptTokens || u.CompletionTokens != want.CompletionTokens || u.Requests != 2 || !near(u.CostUSD, want.CostUSD) {
-					t.Errorf("usage = %+v, want %+v", u, want)
-				}
-				reqs := f.requests()
-				if len(reqs) != 2 {
-					t.Fatalf("the server saw %d requests, want 2", len(reqs))
-				}
+				wantUsage(t, u, research.Usage{PromptTokens: 2500, CompletionTokens: 500, Requests: 2, CostUSD: (2500*1 + 500*2) / 1e6})
+				reqs := f.saw(t, 2)
 				conv := w.sent(reqs[1])
 				if len(conv) != 4 {
 					t.Fatalf("repair conversation = %q, want system, prompt, previous answer, repair", conv)
@@ -350,9 +345,7 @@ func TestLLMGivesUpAfterOneRepair(t *testing.T) {
 			if !errors.As(err, &me) || me.Agent != prompt.AgentGeneration {
 				t.Fatalf("error = %v (%T), want a *prompt.MalformedError of the generation agent", err, err)
 			}
-			if n := len(f.requests()); n != 2 {
-				t.Errorf("the server saw %d requests, want 2", n)
-			}
+			f.saw(t, 2)
 			if u.Requests != 2 || u.PromptTokens != 20 || u.CompletionTokens != 10 {
 				t.Errorf("usage = %+v, want both turns", u)
 			}
@@ -418,9 +411,7 @@ func TestErrorsAreClassified(t *testing.T) {
 				if err == nil {
 					t.Fatal("no error")
 				}
-				if n := len(f.requests()); n != 1 {
-					t.Errorf("the server saw %d requests, want exactly 1 (no SDK retries)", n)
-				}
+				f.saw(t, 1) // no SDK retries
 				s := err.Error()
 				if strings.Contains(s, testKey) || strings.Contains(s, "sk-test") {
 					t.Errorf("error leaks the key: %s", s)
@@ -466,7 +457,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			url := srv.URL
 			srv.Close()
-			_, _, err := (&LLM{C: w.client(t, url)}).Plan(context.Background(), research.PlanRequest{Prompt: "p"})
+			_, _, err := (&LLM{C: w.completer(t, url)}).Plan(context.Background(), research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.As(err, &te) || te.Status != 0 {
 				t.Errorf("error %v (%T), want *TransientError", err, err)
@@ -487,7 +478,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			defer close(release)
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
-			_, _, err := (&LLM{C: w.client(t, srv.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
+			_, _, err := (&LLM{C: w.completer(t, srv.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("error %v (%T), want a *TransientError wrapping the deadline", err, err)
@@ -497,7 +488,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			f := newFake(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			_, _, err := (&LLM{C: w.client(t, f.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
+			_, _, err := (&LLM{C: w.completer(t, f.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 				t.Errorf("error %v (%T), want context.Canceled as it is", err, err)

@@ -52,10 +52,7 @@ func TestRegistryOpenAIBaseURL(t *testing.T) {
 	if !near(u.CostUSD, (100*10+10*100)/1e6) {
 		t.Errorf("cost = %g, want the default model's price", u.CostUSD)
 	}
-	reqs := f.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("the fake server saw %d requests", len(reqs))
-	}
+	reqs := f.saw(t, 1)
 	if reqs[0].body["model"] != OpenAIDefaultModel {
 		t.Errorf("model = %v, want %s", reqs[0].body["model"], OpenAIDefaultModel)
 	}
@@ -84,15 +81,13 @@ func TestRegistryCachesAndIsSafeForConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([]Model, 16)
 	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			m, err := r.Model("openai", "gpt-4o")
 			if err != nil {
 				t.Error(err)
 			}
 			got[i] = m
-		}()
+		})
 	}
 	wg.Wait()
 	for _, m := range got[1:] {
