@@ -39,6 +39,15 @@ func generate(t *testing.T, n int) []research.Hypothesis {
 
 func latent(q float64) *float64 { return &q }
 
+// asJSON is a turn's answer in JSON, to compare answers by; err is the turn's own error.
+func asJSON(v any, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
 func TestDeterminism(t *testing.T) {
 	var o Offline
 	ctx := context.Background()
@@ -86,15 +95,11 @@ func TestDeterminism(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			answer := func(id string) string {
-				v, err := tt.turn(id)
+				s, err := asJSON(tt.turn(id))
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := json.Marshal(v)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return string(b)
+				return s
 			}
 			first := answer("turn-1")
 			if again := answer("turn-1"); again != first {
