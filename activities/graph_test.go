@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/testsuite"
+
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -34,9 +36,17 @@ func finishedSession(t *testing.T, a *Activities, sid string, final session.Stat
 	}
 }
 
-func TestBranchActivity(t *testing.T) {
+// withFinishedSession returns activities on the offline model whose store holds session
+// sid, completed (see finishedSession).
+func withFinishedSession(t *testing.T, sid string) (*testsuite.TestActivityEnvironment, *Activities) {
+	t.Helper()
 	env, a := newActivities(t, &simulator.Offline{})
-	finishedSession(t, a, "s-1", session.Completed)
+	finishedSession(t, a, sid, session.Completed)
+	return env, a
+}
+
+func TestBranchActivity(t *testing.T) {
+	env, a := withFinishedSession(t, "s-1")
 	tests := []struct {
 		name    string
 		in      BranchInput
@@ -72,13 +82,11 @@ func TestBranchActivity(t *testing.T) {
 }
 
 func TestBranchActivityErrors(t *testing.T) {
-	env, a := newActivities(t, &simulator.Offline{})
-	finishedSession(t, a, "s-1", session.Completed)
+	env, a := withFinishedSession(t, "s-1")
 	tests := []struct {
-		name    string
-		in      BranchInput
-		typ     string
-		mention string
+		name         string
+		in           BranchInput
+		typ, mention string
 	}{
 		{"missing checkpoint", BranchInput{From: "s-1", Checkpoint: 9, To: "s-2"}, ErrNoCheckpoint, "from 1 to 2 (2 in all)"},
 		{"no session", BranchInput{From: "nobody", To: "s-2"}, ErrNoCheckpoint, "no checkpoint at all"},
@@ -103,8 +111,7 @@ func TestBranchActivityErrors(t *testing.T) {
 }
 
 func TestImportHypothesisActivity(t *testing.T) {
-	env, a := newActivities(t, &simulator.Offline{})
-	finishedSession(t, a, "sub", session.Completed)
+	env, a := withFinishedSession(t, "sub")
 	in := ImportInput{From: "sub", FromID: "h-0002", To: "s-1", ToID: "h-0042", Parents: []string{"h-0007"}}
 	var r, again GenerateResult
 	must(t, run(t, env, a.ImportHypothesis, in, &r))
@@ -134,9 +141,8 @@ func TestImportHypothesisActivity(t *testing.T) {
 }
 
 func TestArchiveActivity(t *testing.T) {
-	env, a := newActivities(t, &simulator.Offline{})
+	env, a := withFinishedSession(t, "done")
 	finishedSession(t, a, "running", session.Suspended)
-	finishedSession(t, a, "done", session.Completed)
 	for _, tt := range []struct {
 		session, typ, mention string
 	}{
