@@ -74,6 +74,35 @@ func TestWithDefaults(t *testing.T) {
 	}
 }
 
+func TestScreenGoal(t *testing.T) {
+	tests := []struct {
+		goal, level string
+		refused     bool
+	}{
+		{"Find drug targets for tau propagation", "strict", false},
+		{"Enhance the transmissibility of H5N1 in mammals", "relaxed", true},
+		{"Design a bioweapon delivery system", "standard", true},
+		{"Synthesis of sarin precursors at home", "standard", true},
+		{"Synthesis of sarin precursors at home", "relaxed", false},
+		{"Host response to pathogens in the gut", "standard", false},
+		{"Host response to pathogens in the gut", "strict", true},
+		{"Gain-of-function studies of coronaviruses", "relaxed", true},
+		{"Weaponized drones", "relaxed", true},
+	}
+	for _, tt := range tests {
+		err := ScreenGoal(tt.goal, tt.level)
+		if (err != nil) != tt.refused {
+			t.Errorf("ScreenGoal(%q, %s) = %v; refused want %v", tt.goal, tt.level, err, tt.refused)
+		}
+		if err != nil && !strings.Contains(err.Error(), "research_goal: refused by the "+tt.level+" safety screen") {
+			t.Errorf("message %q does not name the field and the level", err)
+		}
+	}
+	if err := (Request{ResearchGoal: "Design a bioweapon"}).WithDefaults().Validate(); err == nil {
+		t.Error("Validate let an unsafe goal through")
+	}
+}
+
 func TestDurationJSON(t *testing.T) {
 	tests := []struct {
 		in      string
@@ -101,34 +130,5 @@ func TestDurationJSON(t *testing.T) {
 	b, _ := json.Marshal(Config{TimeLimit: Duration(90 * time.Second)})
 	if !strings.Contains(string(b), `"time_limit":"1m30s"`) {
 		t.Errorf("marshal = %s", b)
-	}
-}
-
-func TestScreenGoal(t *testing.T) {
-	tests := []struct {
-		goal, level string
-		refused     bool
-	}{
-		{"Find drug targets for tau propagation", "strict", false},
-		{"Enhance the transmissibility of H5N1 in mammals", "relaxed", true},
-		{"Design a bioweapon delivery system", "standard", true},
-		{"Synthesis of sarin precursors at home", "standard", true},
-		{"Synthesis of sarin precursors at home", "relaxed", false},
-		{"Host response to pathogens in the gut", "standard", false},
-		{"Host response to pathogens in the gut", "strict", true},
-		{"Gain-of-function studies of coronaviruses", "relaxed", true},
-		{"Weaponized drones", "relaxed", true},
-	}
-	for _, tt := range tests {
-		err := ScreenGoal(tt.goal, tt.level)
-		if (err != nil) != tt.refused {
-			t.Errorf("ScreenGoal(%q, %s) = %v; refused want %v", tt.goal, tt.level, err, tt.refused)
-		}
-		if err != nil && !strings.Contains(err.Error(), "research_goal: refused by the "+tt.level+" safety screen") {
-			t.Errorf("message %q does not name the field and the level", err)
-		}
-	}
-	if err := (Request{ResearchGoal: "Design a bioweapon"}).WithDefaults().Validate(); err == nil {
-		t.Error("Validate let an unsafe goal through")
 	}
 }
