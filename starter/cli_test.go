@@ -244,14 +244,20 @@ func TestNewCommandsExitTwoBeforeTheNetwork(t *testing.T) {
 		"set-budget":     {"-tokens"},
 		"refine-goal":    {"-token-budget"},
 	} {
-		out, _ := quiet(t)
-		if code := run([]string{cmd, "-h"}); code != 0 {
-			t.Errorf("starter %s -h exited %d", cmd, code)
-		}
-		for _, f := range flags {
-			if !strings.Contains(out.String(), f) {
-				t.Errorf("starter %s -h does not mention %s:\n%s", cmd, f, out)
-			}
+		wantHelp(t, cmd, flags...)
+	}
+}
+
+// wantHelp checks that starter cmd -h exits 0 and mentions each of want.
+func wantHelp(t *testing.T, cmd string, want ...string) {
+	t.Helper()
+	out, _ := quiet(t)
+	if code := run([]string{cmd, "-h"}); code != 0 {
+		t.Errorf("starter %s -h exited %d", cmd, code)
+	}
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("starter %s -h does not mention %s:\n%s", cmd, w, out)
 		}
 	}
 }

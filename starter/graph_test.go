@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,6 +41,15 @@ type startCall struct {
 	opts     client.StartWorkflowOptions
 	workflow any
 	args     []any
+}
+
+// add makes Describe find each of infos that is not nil.
+func (f *fakeGraph) add(infos ...*workflowpb.WorkflowExecutionInfo) {
+	for _, info := range infos {
+		if info != nil {
+			f.execs[info.Execution.WorkflowId] = info
+		}
+	}
 }
 
 func (f *fakeGraph) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
@@ -196,7 +204,6 @@ func TestParseBranchGood(t *testing.T) {
 }
 
 func TestParseBranchRefusesBeforeTheNetwork(t *testing.T) {
-	long := func(n int) string { return strings.Repeat("a", n) }
 	tests := []struct {
 		cmd  string
 		args []string
@@ -205,10 +212,10 @@ func TestParseBranchRefusesBeforeTheNetwork(t *testing.T) {
 		{"continue", nil, "needs one session ID"},
 		{"fork", []string{"s-1", "s-2"}, "needs one session ID"},
 		{"continue", []string{"s-1", "--goal", "  "}, "--goal is empty"},
-		{"continue", []string{"s-1", "--goal", long(research.MaxGoalLength + 1)}, "research_goal"},
+		{"continue", []string{"s-1", "--goal", longText(research.MaxGoalLength + 1)}, "research_goal"},
 		{"fork", []string{"s-1", "--goal", "Build a bioweapon"}, "safety screen"},
 		{"fork", []string{"s-1", "--goal", "toxins in shellfish", "--safety-level", "strict"}, "safety screen"},
-		{"continue", []string{"s-1", "--scientist", long(research.MaxScientistIDLength + 1)}, "--scientist"},
+		{"continue", []string{"s-1", "--scientist", longText(research.MaxScientistIDLength + 1)}, "--scientist"},
 		{"continue", []string{"s-1", "--max-hypotheses", "-1"}, "--max-hypotheses"},
 		{"fork", []string{"s-1", "--time-limit", "-1h"}, "--time-limit"},
 		{"continue", []string{"s-1", "--review-types", "vibes"}, "--review-types"},
@@ -224,23 +231,10 @@ func TestParseBranchRefusesBeforeTheNetwork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
-			_, errOut := quiet(t)
-			_, err := parseBranch(tt.cmd, tt.args)
-			var e *exitError
-			if !errors.As(err, &e) || e.code != 2 {
-				t.Fatalf("parseBranch = %v, want a usage error (exit 2)", err)
-			}
-			if !strings.Contains(e.msg, tt.want) {
-				t.Errorf("message %q does not say %q", e.msg, tt.want)
-			}
-			if tt.want == "" && errOut.Len() == 0 {
-				t.Error("the flag package said nothing about the bad flag")
-			}
-			// The whole command refuses with 2: had it dialled, it would have failed with 1.
-			t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
-			if code := run(append([]string{tt.cmd}, tt.args...)); code != 2 {
-				t.Errorf("starter %s exited %d, want 2", tt.cmd, code)
-			}
+			wantUsageError(t, tt.cmd, tt.args, func(args []string) error {
+				_, err := parseBranch(tt.cmd, args)
+				return err
+			}, tt.want)
 		})
 	}
 }
@@ -253,25 +247,7 @@ func TestGraphCommandsHelp(t *testing.T) {
 		"archive":   {"Usage: starter archive", "-reason"},
 		"heartbeat": {"Usage: starter heartbeat", "-top"},
 	} {
-		out, _ := quiet(t)
-		if code := run([]string{cmd, "-h"}); code != 0 {
-			t.Errorf("starter %s -h exited %d", cmd, code)
-		}
-		for _, f := range flags {
-			if !strings.Contains(out.String(), f) {
-				t.Errorf("starter %s -h does not mention %s:\n%s", cmd, f, out)
-			}
-		}
-	}
-	// start's own help still gives research's defaults.
-	out, _ := quiet(t)
-	if _, err := parseStart([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"(default 12)", "(default: no limit)", "(default 4; a large value"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("start -h does not say %q:\n%s", want, out)
-		}
+		wantHelp(t, cmd, flags...)
 	}
 }
 
@@ -349,6 +325,17 @@ func TestBranchStartOptions(t *testing.T) {
 	}
 }
 
+// wantRefused checks that err says refusal and makes starter exit with code.
+func wantRefused(t *testing.T, err error, refusal string, code int) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), refusal) {
+		t.Fatalf("error %v, want one that says %q", err, refusal)
+	}
+	if got := exitCode(err); got != code {
+		t.Errorf("exit code %d, want %d", got, code)
+	}
+}
+
 func TestContinueSession(t *testing.T) {
 	conv := &lineage.Descriptor{Type: lineage.User, Conversation: "s-1", Seq: 2, Parent: "s-1", Relation: lineage.Continue}
 	tests := []struct {
@@ -385,14 +372,11 @@ func TestContinueSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			quiet(t)
 			f := &fakeGraph{execs: map[string]*workflowpb.WorkflowExecutionInfo{}, statuses: map[string]workflows.Status{}, startErr: tt.startErr}
+			f.add(tt.parent, tt.archive)
 			parentID := "s-1"
 			if tt.parent != nil {
 				parentID = tt.parent.Execution.WorkflowId
-				f.execs[parentID] = tt.parent
 				f.statuses[parentID] = workflows.Status{SessionID: parentID, State: tt.status, After: tt.after}
-			}
-			if tt.archive != nil {
-				f.execs[tt.archive.Execution.WorkflowId] = tt.archive
 			}
 			o, err := parseBranch("continue", []string{parentID, "--goal", "g2"})
 			if err != nil {
@@ -400,13 +384,7 @@ func TestContinueSession(t *testing.T) {
 			}
 			id, err := continueSession(context.Background(), f, o)
 			if tt.refusal != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.refusal) {
-					t.Fatalf("continue = %q, %v; want refused with %q", id, err, tt.refusal)
-				}
-				var e *exitError
-				if errors.As(err, &e) && e.code != 1 {
-					t.Errorf("exit code %d, want 1", e.code)
-				}
+				wantRefused(t, err, tt.refusal, 1)
 				if tt.startErr == nil && len(f.started) > 0 {
 					t.Errorf("a refused continue started %v", f.started)
 				}
@@ -580,7 +558,7 @@ func TestArchive(t *testing.T) {
 		archive  *workflowpb.WorkflowExecutionInfo
 		startErr error
 		path     string
-		code     int    // the exit code of an exitError; 1 for a plain error
+		code     int    // the exit code of the refusal
 		refusal  string // "" when it archives
 	}{
 		{name: "an ended session", session: execution(t, "s-1", workflows.WorkflowType, wfCompleted, 0, nil, "completed"), path: "/data/s-1/archive.json"},
@@ -597,28 +575,14 @@ func TestArchive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeGraph{execs: map[string]*workflowpb.WorkflowExecutionInfo{}, startErr: tt.startErr, result: tt.path}
-			if tt.session != nil {
-				f.execs["s-1"] = tt.session
-			}
-			if tt.archive != nil {
-				f.execs["archive:s-1"] = tt.archive
-			}
+			f.add(tt.session, tt.archive)
 			in, err := parseArchive([]string{"s-1", "--reason", " done "})
 			if err != nil {
 				t.Fatal(err)
 			}
 			path, err := archive(context.Background(), f, in)
 			if tt.refusal != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.refusal) {
-					t.Fatalf("archive = %q, %v; want %q", path, err, tt.refusal)
-				}
-				code := 1
-				if e := (*exitError)(nil); errors.As(err, &e) {
-					code = e.code
-				}
-				if code != tt.code {
-					t.Errorf("exit code %d, want %d", code, tt.code)
-				}
+				wantRefused(t, err, tt.refusal, tt.code)
 				return
 			}
 			if err != nil || path != tt.path {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,8 +83,10 @@ func TestParseStartGood(t *testing.T) {
 	}
 }
 
+// longText is n letters, for a value over a length limit.
+func longText(n int) string { return strings.Repeat("a", n) }
+
 func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
-	long := func(n int) string { return strings.Repeat("a", n) }
 	tests := []struct {
 		name string
 		args []string
@@ -92,8 +94,8 @@ func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
 	}{
 		{"no goal", nil, "research_goal"},
 		{"blank goal", []string{"--goal", "   "}, "research_goal"},
-		{"goal too long", []string{"--goal", long(research.MaxGoalLength + 1)}, "research_goal"},
-		{"scientist too long", []string{"--goal", "g", "--scientist", long(research.MaxScientistIDLength + 1)}, "scientist_id"},
+		{"goal too long", []string{"--goal", longText(research.MaxGoalLength + 1)}, "research_goal"},
+		{"scientist too long", []string{"--goal", "g", "--scientist", longText(research.MaxScientistIDLength + 1)}, "scientist_id"},
 		{"negative max hypotheses", []string{"--goal", "g", "--max-hypotheses", "-1"}, "config.max_hypotheses"},
 		{"too many hypotheses", []string{"--goal", "g", "--max-hypotheses", "10001"}, "config.max_hypotheses"},
 		{"negative time limit", []string{"--goal", "g", "--time-limit", "-1h"}, "config.time_limit"},
@@ -103,12 +105,12 @@ func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
 		{"unknown safety level", []string{"--goal", "g", "--safety-level", "lax"}, "config.safety_level"},
 		{"unknown provider", []string{"--goal", "g", "--provider", "nope"}, "config.provider"},
 		{"convergence out of range", []string{"--goal", "g", "--convergence-rounds", "-2"}, "--convergence-rounds"},
-		{"model too long", []string{"--goal", "g", "--model", long(201)}, "config.model"},
+		{"model too long", []string{"--goal", "g", "--model", longText(201)}, "config.model"},
 		{"goal refused by the safety screen", []string{"--goal", "Build a bioweapon", "--safety-level", "relaxed"}, "research_goal"},
 		{"negative token budget", []string{"--goal", "g", "--token-budget", "-1"}, "config.token_budget"},
 		{"bad token budget", []string{"--goal", "g", "--token-budget", "plenty"}, ""},
 		{"id with a space", []string{"--goal", "g", "--id", "my session"}, "id"},
-		{"id too long", []string{"--goal", "g", "--id", long(maxIDLength + 1)}, "id"},
+		{"id too long", []string{"--goal", "g", "--id", longText(maxIDLength + 1)}, "id"},
 		{"positional argument", []string{"--goal", "g", "extra"}, "no arguments"},
 		{"unknown flag", []string{"--goal", "g", "--colour", "blue"}, ""},
 		{"bad duration", []string{"--goal", "g", "--time-limit", "soon"}, ""},
@@ -116,30 +118,39 @@ func TestParseStartRefusesBeforeTheNetwork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errOut := quiet(t)
-			_, err := parseStart(tt.args)
-			var e *exitError
-			if !errors.As(err, &e) || e.code != 2 {
-				t.Fatalf("parseStart = %v, want a usage error (exit 2)", err)
-			}
-			if !strings.Contains(e.msg, tt.want) {
-				t.Errorf("message %q does not name %q", e.msg, tt.want)
-			}
-			if tt.want != "" && tt.want != "no arguments" && !strings.HasPrefix(e.msg, "invalid session: ") {
-				t.Errorf("message %q does not start with %q", e.msg, "invalid session: ")
-			}
-			if tt.want == "" && errOut.Len() == 0 {
-				t.Error("the flag package said nothing about the bad flag")
-			}
-
-			// The whole command refuses with exit code 2 too: had it dialled the
-			// unreachable server below, it would have failed with 1.
-			t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
-			if code := run(append([]string{"start"}, tt.args...)); code != 2 {
-				t.Errorf("starter start exited %d, want 2", code)
+			msg := wantUsageError(t, "start", tt.args, func(args []string) error {
+				_, err := parseStart(args)
+				return err
+			}, tt.want)
+			if tt.want != "" && tt.want != "no arguments" && !strings.HasPrefix(msg, "invalid session: ") {
+				t.Errorf("message %q does not start with %q", msg, "invalid session: ")
 			}
 		})
 	}
+}
+
+// wantUsageError checks that parse refuses args with a usage error (exit code 2) whose
+// message says want; where want is "", the flag package must have explained the bad flag.
+// starter cmd, run with args, must refuse them too, before it dials: had it dialled the
+// unreachable server set here, it would have failed with 1. It returns the message.
+func wantUsageError(t *testing.T, cmd string, args []string, parse func(args []string) error, want string) string {
+	t.Helper()
+	_, errOut := quiet(t)
+	var e *exitError
+	if err := parse(args); !errors.As(err, &e) || e.code != 2 {
+		t.Fatalf("parsing %q = %v, want a usage error (exit 2)", args, err)
+	}
+	if !strings.Contains(e.msg, want) {
+		t.Errorf("message %q does not say %q", e.msg, want)
+	}
+	if want == "" && errOut.Len() == 0 {
+		t.Error("the flag package said nothing about the bad flag")
+	}
+	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+	if code := run(append([]string{cmd}, args...)); code != 2 {
+		t.Errorf("starter %s exited %d, want 2", cmd, code)
+	}
+	return e.msg
 }
 
 func TestStartHelp(t *testing.T) {
@@ -147,7 +158,8 @@ func TestStartHelp(t *testing.T) {
 	if _, err := parseStart([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parseStart(-h) = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"Usage: starter start", "-goal", "-max-hypotheses", "-review-types", "-token-budget", "-watch"} {
+	for _, want := range []string{"Usage: starter start", "-goal", "-max-hypotheses", "-review-types", "-token-budget", "-watch",
+		"(default 12)", "(default: no limit)", "(default 4; a large value"} { // research's defaults
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("start -h does not mention %q:\n%s", want, out)
 		}
@@ -225,12 +237,11 @@ func TestStartWorkflowOptions(t *testing.T) {
 			t.Errorf("details do not mention %q:\n%s", want, opts.StaticDetails)
 		}
 	}
-	var keys []string
+	attrs := map[string]any{}
 	for k, v := range opts.TypedSearchAttributes.GetUntypedValues() {
-		keys = append(keys, k.GetName()+"="+v.(string))
+		attrs[k.GetName()] = v
 	}
-	slices.Sort(keys)
-	if want := []string{"ScientistId=ada", "SessionStatus=initializing"}; !slices.Equal(keys, want) {
-		t.Errorf("search attributes %v, want %v", keys, want)
+	if want := map[string]any{"ScientistId": "ada", "SessionStatus": "initializing"}; !maps.Equal(attrs, want) {
+		t.Errorf("search attributes %v, want %v", attrs, want)
 	}
 }
