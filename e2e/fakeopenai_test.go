@@ -225,25 +225,21 @@ func masked(key string) string {
 // agentOf tells which agent wrote a prompt, by the role each of internal/prompt's
 // templates opens with.
 func agentOf(text string) string {
-	switch {
-	case strings.Contains(text, "You are the supervisor of an AI co-scientist"):
-		return "plan"
-	case strings.Contains(text, "You are the generation agent"):
-		return "generation"
-	case strings.Contains(text, "You are the evolution agent"):
-		return "evolution"
-	case strings.Contains(text, "You are the reflection agent"):
-		return "reflection"
-	case strings.Contains(text, "You are the ranking agent") && strings.Contains(text, "Judge a match"):
-		return "comparison"
-	case strings.Contains(text, "You are advocate"):
-		return "advocate"
-	case strings.Contains(text, "You are the judge of a scientific debate"):
-		return "judgement"
-	case strings.Contains(text, "You are the meta-review agent") && strings.Contains(text, "write the research overview"):
-		return "overview"
-	case strings.Contains(text, "You are the meta-review agent"):
-		return "meta-review"
+	// Ordered: the overview's prompt is a meta-review agent's too.
+	for _, a := range []struct{ marker, also, agent string }{
+		{"You are the supervisor of an AI co-scientist", "", "plan"},
+		{"You are the generation agent", "", "generation"},
+		{"You are the evolution agent", "", "evolution"},
+		{"You are the reflection agent", "", "reflection"},
+		{"You are the ranking agent", "Judge a match", "comparison"},
+		{"You are advocate", "", "advocate"},
+		{"You are the judge of a scientific debate", "", "judgement"},
+		{"You are the meta-review agent", "write the research overview", "overview"},
+		{"You are the meta-review agent", "", "meta-review"},
+	} {
+		if strings.Contains(text, a.marker) && strings.Contains(text, a.also) {
+			return a.agent
+		}
 	}
 	return ""
 }

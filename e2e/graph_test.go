@@ -38,6 +38,17 @@ func starter(t *testing.T) string {
 	return starterBin
 }
 
+// starterSession builds the starter and starts a worker on a store of its own and one
+// session on it, with 20 ms offline turns: where a test of the session graph begins.
+func starterSession(t *testing.T, goal string, maxHypotheses int) (bin, id string) {
+	t.Helper()
+	bin = starter(t)
+	startWorker(t, t.TempDir(), "--offline-latency", "20ms")
+	id = newSessionID(t)
+	startSession(t, id, research.Request{ResearchGoal: goal, Config: research.Config{MaxHypotheses: maxHypotheses}})
+	return bin, id
+}
+
 // list runs a visibility query and returns the workflow ids it finds, eventually
 // consistent as visibility is.
 func list(t *testing.T, query string) []string {
@@ -139,11 +150,7 @@ func TestSubagentSurvivesWorkerCrash(t *testing.T) {
 // once: exactly one wins), fork from a checkpoint, continue a suspended session (it hands
 // over), the lineage in visibility and in `starter tree`, and archive.
 func TestContinueAndFork(t *testing.T) {
-	bin := starter(t)
-	storeDir := t.TempDir()
-	startWorker(t, storeDir, "--offline-latency", "20ms")
-	id := newSessionID(t)
-	startSession(t, id, research.Request{ResearchGoal: "Explain why octopuses edit their RNA", Config: research.Config{MaxHypotheses: 8}})
+	bin, id := starterSession(t, "Explain why octopuses edit their RNA", 8)
 	first, err := result(id, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -260,11 +267,7 @@ func TestContinueAndFork(t *testing.T) {
 // forks verification subagents over the foreground session's leads; both send their
 // message to the most recent foreground session, found through visibility.
 func TestScheduleAndHeartbeat(t *testing.T) {
-	bin := starter(t)
-	storeDir := t.TempDir()
-	startWorker(t, storeDir, "--offline-latency", "20ms")
-	fg := newSessionID(t)
-	startSession(t, fg, research.Request{ResearchGoal: "Find what sets the lifespan of naked mole-rats", Config: research.Config{MaxHypotheses: 500}})
+	bin, fg := starterSession(t, "Find what sets the lifespan of naked mole-rats", 500)
 	eventually(t, 60*time.Second, fg+" to have a checkpoint", func() (bool, error) {
 		p, err := progressOf(fg)
 		return p.Checkpoints >= 1, err

@@ -251,11 +251,12 @@ func withTemporal(parseErr error, run func(c client.Client, namespace string) er
 	return run(c, namespace)
 }
 
-// noArguments refuses words left over after a command's flags; hint says where the input
-// goes instead ("" for none).
-func noArguments(name string, rest []string, hint string) error {
-	if len(rest) == 0 {
-		return nil
+// parseFlags parses a command that takes flags only: words left over are refused, and
+// hint says where the input goes instead ("" for none).
+func parseFlags(fs *flag.FlagSet, args []string, hint string) error {
+	rest, err := parse(fs, args)
+	if err == nil && len(rest) > 0 {
+		err = usageErrorf("%s takes no arguments (got %q)%s", fs.Name(), rest[0], hint)
 	}
-	return usageErrorf("%s takes no arguments (got %q)%s", name, rest[0], hint)
+	return err
 }

@@ -739,11 +739,7 @@ func parseHeartbeat(args []string) (workflows.HeartbeatInput, error) {
 		"of the most recent session and sends it the digest. Only one runs at a time. Prints its ID.")
 	var in workflows.HeartbeatInput
 	fs.IntVar(&in.Top, "top", 3, "how many leads get a verification subagent")
-	rest, err := parse(fs, args)
-	if err == nil {
-		err = noArguments("heartbeat", rest, "")
-	}
-	switch {
+	switch err := parseFlags(fs, args, ""); {
 	case err != nil:
 		return in, err
 	case in.Top < 1:

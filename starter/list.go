@@ -36,11 +36,7 @@ func parseList(args []string) (listOptions, error) {
 	status := fs.String("status", "", "only sessions in this state: "+strings.Join(states, ", "))
 	fs.IntVar(&o.limit, "limit", 20, "show at most this many sessions")
 	fs.BoolVar(&o.archived, "archived", false, "show archived sessions too")
-	rest, err := parse(fs, args)
-	if err == nil {
-		err = noArguments("list", rest, "")
-	}
-	switch {
+	switch err := parseFlags(fs, args, ""); {
 	case err != nil:
 		return o, err
 	case o.limit < 1:

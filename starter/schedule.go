@@ -66,10 +66,7 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	fs.StringVar(&o.id, "id", "", "the schedule's ID (default: review- and 8 random hex digits)")
 	fs.StringVar(&o.req.ScientistID, "scientist", "", "who asks (default "+research.DefaultScientistID+")")
 	cf.register(fs, false)
-	rest, err := parse(fs, args)
-	if err == nil {
-		err = noArguments("schedule create", rest, `: give the goal with --goal "..."`)
-	}
+	err := parseFlags(fs, args, `: give the goal with --goal "..."`)
 	if err != nil {
 		return o, err
 	}
@@ -154,11 +151,7 @@ func cmdSchedule(ctx context.Context, args []string) error {
 		return withSchedules(func(sc client.ScheduleClient) error { return createSchedule(ctx, sc, o) })
 	case "list":
 		fs := newFlagSet("schedule list", "", "List the schedules that start research sessions: how often, the next run, the last run and the session it started.")
-		rest, err := parse(fs, args)
-		if err == nil {
-			err = noArguments("schedule list", rest, "")
-		}
-		if err != nil {
+		if err := parseFlags(fs, args, ""); err != nil {
 			return err
 		}
 		return withSchedules(func(sc client.ScheduleClient) error { return listSchedules(ctx, sc) })

@@ -64,10 +64,7 @@ func parseStart(args []string) (startOptions, error) {
 	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
 	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
 
-	rest, err := parse(fs, args)
-	if err == nil {
-		err = noArguments("start", rest, `: give the goal with --goal "..."`)
-	}
+	err := parseFlags(fs, args, `: give the goal with --goal "..."`)
 	if err != nil {
 		return o, err
 	}

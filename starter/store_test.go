@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -14,7 +12,7 @@ import (
 // TestStoredTree: the lineage of a session Temporal no longer keeps, drawn from the session
 // index alone, whichever session of the tree is asked for.
 func TestStoredTree(t *testing.T) {
-	st, err := store.Open(context.Background(), t.TempDir())
+	st, err := store.Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +37,7 @@ func TestStoredTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out strings.Builder
 		if err := renderTree(&out, root, focus); err != nil {
 			t.Fatal(err)
 		}
