@@ -30,6 +30,10 @@ import (
 // PostgreSQL, and worker hosts that share nothing but those two, each in a working
 // directory of its own.
 
+// productionLatency is the offline turn's time in these tests: slow enough that a
+// session is still part-way when a test has seen it start, whatever the machine's load.
+const productionLatency = "300ms"
+
 // production is the package's Temporal-on-PostgreSQL server, started by the first test
 // that needs it and stopped after the last.
 type production struct {
@@ -172,8 +176,8 @@ func TestProductionWorkerHostDies(t *testing.T) {
 	storeURL := p.storeDatabase(t)
 	hostA, hostB, laptop := t.TempDir(), t.TempDir(), t.TempDir()
 	// Both start at once on an empty database: the schema is set up once, by one of them.
-	a := startWorkerOn(t, p.server.Address(), hostA, storeURL, nil, "--offline-latency", "100ms")
-	startWorkerOn(t, p.server.Address(), hostB, storeURL, nil, "--offline-latency", "100ms")
+	a := startWorkerOn(t, p.server.Address(), hostA, storeURL, nil, "--offline-latency", productionLatency)
+	startWorkerOn(t, p.server.Address(), hostB, storeURL, nil, "--offline-latency", productionLatency)
 
 	const n = 20
 	id := p.start(t, research.Request{ResearchGoal: "Find metabolic vulnerabilities of glioblastoma stem cells", Config: research.Config{MaxHypotheses: n}})
@@ -252,10 +256,10 @@ func TestProductionWorkerHostDies(t *testing.T) {
 func TestProductionPostgresRestart(t *testing.T) {
 	p := productionServer(t)
 	storeURL := p.storeDatabase(t)
-	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", "100ms")
-	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", "100ms")
+	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", productionLatency)
+	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", productionLatency)
 
-	const n = 16
+	const n = 24
 	id := p.start(t, research.Request{ResearchGoal: "Explain why some tardigrades survive desiccation", Config: research.Config{MaxHypotheses: n}})
 	p.untilPartWay(t, id, 4, n)
 	if err := p.pg.Stop(); err != nil {
