@@ -28,8 +28,9 @@ func Rank(entries []Entry) []Entry {
 
 // Merge completes delta, a snapshot whose Hypotheses, Played and Edges hold only what
 // changed since base, into a whole snapshot: base's lists with delta's on top. A session
-// of thousands of hypotheses changes a few dozen per round, so a checkpoint's input stays
-// small however large the session grows, while each checkpoint on disk stays whole.
+// of thousands of hypotheses changes a few dozen per round, so a checkpoint's input and
+// its record in the store stay small however large the session grows; the store merges
+// when it reads one.
 func Merge(base, delta Snapshot) Snapshot {
 	byID := make(map[string]int, len(base.Hypotheses))
 	entries := slices.Clone(base.Hypotheses)

@@ -392,8 +392,14 @@ func (s *Store) PutCheckpoint(ctx context.Context, snap session.Snapshot, newEve
 }
 
 // PutCheckpointOver is PutCheckpoint for an incremental snapshot: when base is above 0,
-// snap's Hypotheses, Played and Edges hold only what changed since checkpoint base, and
-// the checkpoint written is whole (session.Merge), so every checkpoint reads on its own.
+// snap's Hypotheses, Played and Edges hold only what changed since checkpoint base.
+//
+// The store keeps such a checkpoint as it came, the changes over base, and Checkpoint
+// merges the chain back (session.Merge). A checkpoint is kept whole instead once the
+// changes since the last whole one would outweigh it, or the chain would pass
+// maxCheckpointChain links: so a session's records grow with its hypotheses, not with
+// hypotheses × checkpoints, and reading any checkpoint reads at most about twice a whole
+// one.
 func (s *Store) PutCheckpointOver(ctx context.Context, base int, snap session.Snapshot, newEvents []session.Event) (where string, err error) {
 	if _, err := escape("session id", snap.SessionID); err != nil {
 		return "", err
@@ -401,27 +407,84 @@ func (s *Store) PutCheckpointOver(ctx context.Context, base int, snap session.Sn
 	if snap.Seq < 0 {
 		return "", fmt.Errorf("store: checkpoint number %d is negative; number checkpoints from 1", snap.Seq)
 	}
+	k := checkpointKey(snap.Seq)
+	rec, whole := storedCheckpoint{Snapshot: snap}, snap
 	if base > 0 {
 		if base >= snap.Seq {
 			return "", fmt.Errorf("store: checkpoint %d cannot build on checkpoint %d, which is not before it", snap.Seq, base)
 		}
-		prev, err := s.Checkpoint(ctx, snap.SessionID, base)
+		prev, chain, err := s.checkpoint(ctx, snap.SessionID, base, nil)
 		if err != nil {
 			return "", fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", snap.Seq, base, err)
 		}
-		snap = session.Merge(prev, snap)
+		whole = session.Merge(prev, snap)
+		changes, err := encode(k, snap)
+		if err != nil {
+			return "", err
+		}
+		rec = storedCheckpoint{Base: base, Links: chain.Links + 1, ChainBytes: chain.ChainBytes + len(changes), WholeBytes: chain.WholeBytes, Snapshot: snap}
+		if rec.Links >= maxCheckpointChain || rec.ChainBytes > rec.WholeBytes {
+			rec = storedCheckpoint{Snapshot: whole}
+		}
 	}
-	k := checkpointKey(snap.Seq)
-	data, err := encode(k, snap)
+	data, err := encode(k, rec)
 	if err != nil {
 		return "", err
 	}
-	sum := summaryOf(snap)
+	sum := summaryOf(whole)
 	err = s.b.Commit(ctx, Commit{SessionID: snap.SessionID, Events: newEvents, Key: k, Data: data, Index: &sum})
 	if err != nil {
 		return "", err
 	}
 	return s.b.Where(snap.SessionID, k), nil
+}
+
+// maxCheckpointChain bounds how many stored changes reading a checkpoint merges.
+const maxCheckpointChain = 64
+
+// storedCheckpoint is a checkpoint as the store keeps it: whole, or, when Base is above 0,
+// the changes since checkpoint Base (see PutCheckpointOver), with what the chain back to
+// the last whole checkpoint holds: its links, the bytes of its changes, and the bytes of
+// that whole checkpoint.
+type storedCheckpoint struct {
+	Base       int `json:"changes_since,omitempty"`
+	Links      int `json:"chain_links,omitempty"`
+	ChainBytes int `json:"chain_bytes,omitempty"`
+	WholeBytes int `json:"whole_bytes,omitempty"`
+	session.Snapshot
+}
+
+// checkpoint reads checkpoint seq whole, and returns how its stored chain stands (all zero
+// but WholeBytes for a checkpoint stored whole). whole holds checkpoints already read
+// whole, by number, so that reading every checkpoint of a session reads each record once.
+func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole map[int]session.Snapshot) (session.Snapshot, storedCheckpoint, error) {
+	var rec storedCheckpoint
+	if snap, ok := whole[seq]; ok {
+		return snap, rec, nil
+	}
+	raw, err := s.b.Get(ctx, sessionID, checkpointKey(seq))
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d: %w", sessionID, seq, fs.ErrNotExist)
+	}
+	if err != nil {
+		return session.Snapshot{}, rec, err
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return session.Snapshot{}, rec, fmt.Errorf("store: %s is not a valid record (%v); it was changed outside the store: restore it from a backup or remove it", s.b.Where(sessionID, checkpointKey(seq)), err)
+	}
+	if rec.Base <= 0 {
+		rec.WholeBytes = len(raw)
+		return rec.Snapshot, rec, nil
+	}
+	if rec.Base >= seq {
+		return session.Snapshot{}, rec, fmt.Errorf("store: %s builds on checkpoint %d, which is not before it; it was changed outside the store: restore it from a backup",
+			s.b.Where(sessionID, checkpointKey(seq)), rec.Base)
+	}
+	prev, _, err := s.checkpoint(ctx, sessionID, rec.Base, whole)
+	if err != nil {
+		return session.Snapshot{}, rec, fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", seq, rec.Base, err)
+	}
+	return session.Merge(prev, rec.Snapshot), rec, nil
 }
 
 // PutEvents appends events to the session's event log outside a checkpoint: the records a
@@ -461,11 +524,10 @@ func (s *Store) checkpointSeqs(ctx context.Context, sessionID string) ([]int, er
 	return seqs, nil
 }
 
-// Checkpoint returns checkpoint number seq. If there is none, the error wraps
+// Checkpoint returns checkpoint number seq, whole. If there is none, the error wraps
 // fs.ErrNotExist.
 func (s *Store) Checkpoint(ctx context.Context, sessionID string, seq int) (session.Snapshot, error) {
-	var snap session.Snapshot
-	err := s.get(ctx, sessionID, checkpointKey(seq), fmt.Sprintf("checkpoint %d", seq), &snap)
+	snap, _, err := s.checkpoint(ctx, sessionID, seq, nil)
 	return snap, err
 }
 
@@ -506,11 +568,13 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]session.Sn
 		return nil, err
 	}
 	snaps := make([]session.Snapshot, 0, len(seqs))
+	whole := make(map[int]session.Snapshot, len(seqs))
 	for _, n := range seqs {
-		snap, err := s.Checkpoint(ctx, sessionID, n)
+		snap, _, err := s.checkpoint(ctx, sessionID, n, whole)
 		if err != nil {
 			return nil, err
 		}
+		whole[n] = snap
 		snaps = append(snaps, snap)
 	}
 	return snaps, nil
