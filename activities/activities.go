@@ -349,6 +349,9 @@ type CheckpointInput struct {
 	// Base, when above 0, makes the snapshot incremental: its hypotheses, pairs and
 	// similarities are only those that changed since checkpoint Base (see session.Merge).
 	Base int `json:"base,omitempty"`
+	// BaseSession, when set, says checkpoint Base is another session's: the one this
+	// session was restored from. The checkpoint is then written whole, Base with the changes.
+	BaseSession string `json:"base_session,omitempty"`
 }
 
 // LogInput is events to append to a session's event log.
@@ -365,6 +368,13 @@ func (a *Activities) Log(ctx context.Context, in LogInput) error {
 
 // Checkpoint writes an immutable snapshot to the session store and returns its path.
 func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string, error) {
+	if in.BaseSession != "" && in.BaseSession != in.Snapshot.SessionID && in.Base > 0 {
+		base, err := a.Store.Checkpoint(ctx, in.BaseSession, in.Base)
+		if err != nil {
+			return "", fmt.Errorf("checkpoint %d builds on checkpoint %d of %s: %w", in.Snapshot.Seq, in.Base, in.BaseSession, err)
+		}
+		return a.Store.PutCheckpoint(ctx, session.Merge(base, in.Snapshot), in.Events)
+	}
 	return a.Store.PutCheckpointOver(ctx, in.Base, in.Snapshot, in.Events)
 }
 

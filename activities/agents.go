@@ -282,6 +282,11 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		if err != nil {
 			return OverviewResult{}, "", err
 		}
+		if in.Ledger != nil {
+			if in.Clusters, err = a.themes(ctx, *in.Ledger, in.Top); err != nil {
+				return OverviewResult{}, "", err
+			}
+		}
 		req := research.OverviewRequest{TurnID: in.TurnID, Goal: in.Goal, Top: top, Clusters: in.Clusters, MetaReview: c.MetaReview, Seed: in.Seed}
 		req.Prompt = prompt.Overview(req)
 		ov, usage, err := m.Overview(ctx, req)

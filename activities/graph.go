@@ -36,6 +36,9 @@ type BranchInput struct {
 	// and the snapshot comes back without the rest of the ranking, pairs and similarities,
 	// so neither the copy nor the answer grows with the session.
 	Only []string `json:"only,omitempty"`
+	// Lean leaves the hypotheses, pairs and similarities out of the answer: the new session
+	// reads the ranking a page at a time (Ranking) and the rest from the checkpoint.
+	Lean bool `json:"lean,omitempty"`
 }
 
 // Branch gives session in.To the texts of checkpoint in.Checkpoint of session in.From
@@ -57,6 +60,9 @@ func (a *Activities) Branch(ctx context.Context, in BranchInput) (session.Snapsh
 	if in.Only != nil {
 		snap.Hypotheses = slices.DeleteFunc(snap.Hypotheses, func(e session.Entry) bool { return !slices.Contains(in.Only, e.ID) })
 		snap.Played, snap.Edges, snap.ReviewsBy = nil, nil, nil
+	}
+	if in.Lean {
+		snap.Hypotheses, snap.Played, snap.Edges = nil, nil, nil
 	}
 	return snap, err
 }

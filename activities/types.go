@@ -95,6 +95,9 @@ type OverviewInput struct {
 	Top      []string   `json:"top"`      // ranked ids, best first (at most 10)
 	Clusters [][]string `json:"clusters"` // related ids among them
 	Context  ContextRef `json:"context"`
+	// Ledger, when set instead of Clusters, is where the proximity graph is: the activity
+	// groups Top by it (proximity.Themes).
+	Ledger *Ledger `json:"ledger,omitempty"`
 }
 
 // OverviewResult: the overview itself is in the store.

@@ -18,6 +18,7 @@ import (
 // markSaved notes that the latest checkpoint holds the session as it is now.
 func (s *supervisor) markSaved() {
 	s.saved = slices.Clone(s.Entries)
+	s.forget()
 	s.savedEdges = len(s.Edges)
 	s.newPairs = nil
 }
@@ -55,13 +56,17 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	upTo := len(s.Events)
 	in := activities.CheckpointInput{Snapshot: snap, Events: s.Events[s.Persisted:upTo]}
 	if s.incremental() {
-		// Incremental: only what changed since the last checkpoint; the store merges.
+		// Incremental: only what changed since the last checkpoint; the store merges. A
+		// restored session's first one builds on the checkpoint it started from.
 		in.Base = s.Checkpoints
-		for i, e := range s.Entries {
-			if i >= len(s.saved) || !session.SameEntry(e, s.saved[i]) {
-				in.Snapshot.Hypotheses = append(in.Snapshot.Hypotheses, e)
+		if s.ledger {
+			base := s.base()
+			in.Base = base.Seq
+			if base.Session != s.id {
+				in.BaseSession = base.Session
 			}
 		}
+		in.Snapshot.Hypotheses = s.changed()
 		in.Snapshot.Played = slices.Sorted(slices.Values(s.newPairs))
 		in.Snapshot.Edges = s.Edges[s.savedEdges:]
 	} else {

@@ -78,15 +78,27 @@ func (s *supervisor) restore(ctx workflow.Context) error {
 	}
 	var snap session.Snapshot
 	actx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("copy the context of %s from %s", d.Parent, what)))
-	if err := workflow.ExecuteActivity(actx, a.Branch, activities.BranchInput{From: d.Parent, Checkpoint: from, To: s.id}).Get(ctx, &snap); err != nil {
+	if err := workflow.ExecuteActivity(actx, a.Branch, activities.BranchInput{From: d.Parent, Checkpoint: from, To: s.id, Lean: s.ledger}).Get(ctx, &snap); err != nil {
 		return fmt.Errorf("cannot start from %s of session %s: %s", what, d.Parent, errorText(err))
+	}
+	if s.ledger {
+		// The ranking comes a page at a time; the pairs and graph stay in the parent's
+		// checkpoint, which this session builds on until it writes its own.
+		entries, err := s.readRanking(ctx, activities.CheckpointRef{Session: d.Parent, Seq: snap.Seq})
+		if err != nil {
+			return fmt.Errorf("cannot read the hypotheses of checkpoint %d of session %s: %s", snap.Seq, d.Parent, errorText(err))
+		}
+		snap.Hypotheses = entries
 	}
 	s.startFrom(snap)
 	s.lineage.Checkpoint = snap.Seq
 	if err := showLineage(ctx, s.lineage); err != nil {
 		return err
 	}
-	s.note(fmt.Sprintf("%s from %s at checkpoint %d: %d hypotheses, %d matches played", verb(d.Relation), d.Parent, snap.Seq, len(s.Entries), len(s.Played)))
+	s.note(fmt.Sprintf("%s from %s at checkpoint %d: %d hypotheses, %d matches played", verb(d.Relation), d.Parent, snap.Seq, len(s.Entries), snap.Progress.MatchesPlayed))
+	if s.ledger {
+		s.markSaved()
+	}
 	return nil
 }
 
@@ -205,11 +217,20 @@ func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 		s.note("continuing as new without a fresh checkpoint: " + err.Error())
 	}
 	s.Fresh = err == nil
+	if s.ledger && !s.Fresh {
+		// The next run reads its hypotheses, pairs and graph from this checkpoint.
+		s.suspendBecause(ctx, "the checkpoint before continuing as new failed: "+err.Error()+". Fix the session store, then resume")
+		return nil
+	}
 	s.drainSignals(ctx)
 	s.Runs++
 	s.note(fmt.Sprintf("continuing as new: run %d of the session starts with %d hypotheses", s.Runs+1, len(s.Entries)))
 	s.trimEvents(eventsCarried)
 	s.req.Lineage = &s.lineage // with the checkpoint a continued or forked session started from
+	if s.ledger {
+		s.Entries, s.RankingAt = nil, s.Checkpoints
+		s.forgetFinished()
+	}
 	return workflow.NewContinueAsNewError(ctx, ResearchSession, s.req, &s.Carried)
 }
 

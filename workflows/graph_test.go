@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 )
@@ -19,7 +22,9 @@ import (
 // continue-as-new generations, the way the server would: each run is told, some way in,
 // that continuing as new is suggested. Feedback signals arrive every few minutes
 // throughout, across every boundary. Every one must be applied exactly once, the event
-// log must stay one gapless sequence, and the queries must answer in every run.
+// log must stay one gapless sequence, and the queries must answer in every run. No
+// payload of any kind may pass 256 KiB, and every checkpoint must read back as exactly
+// what the session sent, whole or as changes, with as many pairs as matches played.
 var canHypotheses = 2000
 
 func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
@@ -36,9 +41,12 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 	var carried *Carried
 	sent, runs := 0, 0
 	var res Result
+	rec := &sizes{DataConverter: converter.GetDefaultDataConverter(), largest: map[string]int{}}
+	var sentCheckpoints []activities.CheckpointInput
 	for {
 		h := newHarnessOn(t, st, time.Second, nil)
 		h.env.SetTestTimeout(5 * time.Minute)
+		h.env.SetDataConverter(rec)
 		before := 0
 		if carried != nil {
 			before = len(carried.Entries)
@@ -67,14 +75,15 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 			t.Fatal("a run did not complete")
 		}
 		runs++
+		sentCheckpoints = append(sentCheckpoints, h.checkpoints...)
 		var can *workflow.ContinueAsNewError
 		if err := h.env.GetWorkflowError(); errors.As(err, &can) {
 			carried = nil
 			if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &req, &carried); err != nil {
 				t.Fatal(err)
 			}
-			if size := can.Input.Size(); size > 1<<20 {
-				t.Errorf("run %d carries %d bytes; want under 1 MiB", runs, size)
+			if size := can.Input.Size(); size > payloadLimit {
+				t.Errorf("run %d carries %d bytes; want at most %d", runs, size, payloadLimit)
 			}
 			size := func(v any) int { b, _ := json.Marshal(v); return len(b) }
 			t.Logf("run %d continued as new with %d hypotheses, %d events kept, %d bytes carried (entries %d, pairs %d, edges %d, events %d)",
@@ -115,4 +124,44 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 		t.Errorf("%d feedback signals sent, %d applied (%d distinct)", sent, applied, len(got))
 	}
 	t.Logf("%d runs, %d hypotheses, %d events, %d signals", runs, res.Hypotheses, len(events), sent)
+	rec.check(t, "activities.CheckpointInput", "activities.TournamentInput", "activities.RankingPage", "*workflows.Carried")
+	checkRestores(t, st, res.SessionID, sentCheckpoints)
+}
+
+// checkRestores reads back every checkpoint of a session and compares it with what the
+// session sent: whole, or the changes since an earlier one, merged. Each must also be
+// consistent in itself: every match played is a pair that met (no pair meets twice) and
+// every hypothesis is in the ranking.
+func checkRestores(t *testing.T, st *store.Store, id string, sent []activities.CheckpointInput) {
+	t.Helper()
+	want := map[int]session.Snapshot{}
+	for _, in := range sent {
+		snap := in.Snapshot
+		if in.Base > 0 {
+			snap = session.Merge(want[in.Base], snap)
+		}
+		want[snap.Seq] = snap
+	}
+	if len(want) < 10 {
+		t.Fatalf("%d checkpoints were sent; the test should see many", len(want))
+	}
+	for _, seq := range slices.Sorted(maps.Keys(want)) {
+		got, err := st.Checkpoint(t.Context(), id, seq)
+		if err != nil {
+			t.Fatalf("checkpoint %d: %v", seq, err)
+		}
+		w := want[seq]
+		switch {
+		case !slices.EqualFunc(got.Hypotheses, w.Hypotheses, session.SameEntry):
+			t.Errorf("checkpoint %d restores %d hypotheses that differ from the %d sent", seq, len(got.Hypotheses), len(w.Hypotheses))
+		case !slices.Equal(got.Played, w.Played) || !slices.Equal(got.Edges, w.Edges):
+			t.Errorf("checkpoint %d restores %d pairs and %d similarities; %d and %d were sent", seq, len(got.Played), len(got.Edges), len(w.Played), len(w.Edges))
+		case got.Progress != w.Progress || got.NextID != w.NextID || got.State != w.State:
+			t.Errorf("checkpoint %d restores progress %+v, next id %d, state %s; sent %+v, %d, %s", seq, got.Progress, got.NextID, got.State, w.Progress, w.NextID, w.State)
+		case len(got.Played) != got.Progress.MatchesPlayed || len(got.Hypotheses) != got.Progress.HypothesesGenerated:
+			t.Errorf("checkpoint %d holds %d pairs and %d hypotheses; its progress says %d matches and %d hypotheses",
+				seq, len(got.Played), len(got.Hypotheses), got.Progress.MatchesPlayed, got.Progress.HypothesesGenerated)
+		}
+	}
+	t.Logf("%d checkpoints restore exactly", len(want))
 }

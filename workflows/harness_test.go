@@ -32,8 +32,9 @@ type harness struct {
 	acts  *activities.Activities
 	store *store.Store
 
-	mu     sync.Mutex
-	starts []started // provider turns, in the order they started
+	mu          sync.Mutex
+	starts      []started                    // provider turns, in the order they started
+	checkpoints []activities.CheckpointInput // the Checkpoint activities' inputs, in order
 }
 
 type started struct {
@@ -74,13 +75,22 @@ func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activ
 	begin := env.Now()
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		s := started{at: env.Now().Sub(begin), activity: info.ActivityType.Name}
-		if s.activity == "Generate" {
+		var cp activities.CheckpointInput
+		switch s.activity {
+		case "Generate":
 			if err := args.Get(&s.input); err != nil {
 				t.Errorf("decode Generate input: %v", err)
+			}
+		case "Checkpoint":
+			if err := args.Get(&cp); err != nil {
+				t.Errorf("decode Checkpoint input: %v", err)
 			}
 		}
 		h.mu.Lock()
 		h.starts = append(h.starts, s)
+		if s.activity == "Checkpoint" {
+			h.checkpoints = append(h.checkpoints, cp)
+		}
 		h.mu.Unlock()
 	})
 	return h

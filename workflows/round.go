@@ -19,10 +19,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/tournament"
 )
 
-// themeThreshold is the similarity at which two top hypotheses share a theme in the research
-// overview (the session's clusters use proximity.ClusterThreshold).
-const themeThreshold = 0.35
-
 // round is one pass of the research loop, as the supervisor planned it.
 func (s *supervisor) round(ctx workflow.Context) {
 	work := policy.Allocate(s.stats())
@@ -233,7 +229,9 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 			s.note(newer + " excluded: " + x.Excluded)
 		}
 	}
-	s.cluster()
+	if !s.ledger {
+		s.cluster() // since the ledger, the Tournament activity numbers the clusters
+	}
 }
 
 // cluster numbers the proximity clusters of the competing hypotheses, from 1.
@@ -285,16 +283,9 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 // order, so ratings do not depend on which match finished first. It returns the ids of
 // the debates played.
 func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int) []string {
-	var players []tournament.Player
-	for _, e := range s.Entries {
-		if e.Excluded == "" {
-			players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(fresh, e.ID)})
-		}
-	}
 	// Debates are for the top of the ranking: the top quarter, at least 2 and at most 10,
 	// so a young session does not turn every match into a multi-turn debate.
-	opts := tournament.Options{DebateTopK: max(2, min(10, len(players)/4))}
-	matches := tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[pairKey(x, y)] }, opts)
+	matches := s.schedule(ctx, fresh, budget, max(2, min(10, len(s.competing())/4)))
 	winners := make([]string, len(matches))
 	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
 		if matches[i].Debate {
@@ -415,18 +406,12 @@ func (s *supervisor) overview(ctx workflow.Context) {
 	for _, e := range top {
 		ids = append(ids, e.ID)
 	}
-	// Themes group the top hypotheses among themselves, more loosely than the session's
-	// clusters: the overview is about which ideas belong together, not near-duplicates.
-	edges := slices.DeleteFunc(slices.Clone(s.Edges), func(e proximity.Edge) bool {
-		return !slices.Contains(ids, e.A) || !slices.Contains(ids, e.B)
-	})
-	clusters := proximity.Clusters(ids, edges, themeThreshold)
-	rank := func(id string) int { return slices.Index(ids, id) }
-	for _, c := range clusters {
-		slices.SortFunc(c, func(x, y string) int { return rank(x) - rank(y) })
+	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef()}
+	if s.ledger {
+		in.Ledger = s.tournamentLedger() // the activity groups them by the stored graph
+	} else {
+		in.Clusters = proximity.Themes(ids, s.Edges)
 	}
-	slices.SortStableFunc(clusters, func(x, y []string) int { return rank(x[0]) - rank(y[0]) })
-	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Clusters: clusters, Context: s.contextRef()}
 	out, err := turn(ctx, s, activities.AgentMetaReview, "write the research overview", in.Turn, "", a.Overview, in)
 	if err == nil {
 		s.Usage = s.Usage.Add(out.Usage)

@@ -42,8 +42,11 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		return err
 	}
 	s.graph = sinceGraph(ctx)
+	s.ledger = sinceLedger(ctx)
 	if carried != nil {
-		s.load(*carried)
+		if err := s.load(ctx, *carried); err != nil {
+			return err
+		}
 		s.note(fmt.Sprintf("run %d of the session: continued as new with %d hypotheses", s.Runs+1, len(s.Entries)))
 		return s.registerCommands(ctx)
 	}
@@ -78,7 +81,10 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			break
 		}
 		if s.continueAsNewDue(ctx) {
-			return Result{}, s.continueAsNew(ctx)
+			if err := s.continueAsNew(ctx); err != nil {
+				return Result{}, err
+			}
+			continue // it could not: the session suspended until its store is fixed
 		}
 		if d := policy.Decide(s.stats()); d.Suspend {
 			s.suspendBecause(ctx, d.Reason)
@@ -106,6 +112,7 @@ type supervisor struct {
 	raw     research.Request // the request as the client sent it, before defaults
 	lineage lineage.Descriptor
 	graph   bool // the session-graph version of the workflow: lineage, continue-as-new, subagents
+	ledger  bool // the tournament's pairs and graph live in the store (ledger.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // pairKey -> similarity, from the proximity agent's Edges
@@ -141,9 +148,14 @@ type Carried struct {
 	PausedFor   time.Duration     `json:"paused_for"` // time spent suspended, which the time limit does not count
 
 	Entries entryList `json:"entries"`
-	Played  pairSet   `json:"played,omitempty"` // pairKey -> the pair has met
-	Edges   edgeList  `json:"edges,omitempty"`  // similarities, in the order they were found
-	NextID  int       `json:"next_id"`
+	// RankingAt, when above 0, says Entries is in checkpoint RankingAt instead, for the next
+	// run to read back (ledger.go).
+	RankingAt int `json:"ranking_at,omitempty"`
+	// The pairs that met and the similarities: all of them before the ledger; since, those
+	// the last checkpoint does not hold yet.
+	Played pairSet  `json:"played,omitempty"` // pairKey -> the pair has met
+	Edges  edgeList `json:"edges,omitempty"`  // similarities, in the order they were found
+	NextID int      `json:"next_id"`
 
 	// Work the scientist sent, done at the start of the next round.
 	Added         []Added           `json:"added,omitempty"`
@@ -194,7 +206,10 @@ type Carried struct {
 	// their results bring into the tournament next round.
 	Forks     int           `json:"forks,omitempty"`
 	Subagents []SubagentRef `json:"subagents,omitempty"`
-	Imports   []Import      `json:"imports,omitempty"`
+	// Delegated is the tasks finished subagents did, "task hypothesis-id", once a run that
+	// continued as new has dropped their records.
+	Delegated []string `json:"delegated,omitempty"`
+	Imports   []Import `json:"imports,omitempty"`
 }
 
 // Added is a scientist's hypothesis accepted but not stored yet.
@@ -233,8 +248,9 @@ func newSupervisor(ctx workflow.Context, raw research.Request) *supervisor {
 	return s
 }
 
-// load takes over the state a previous run carried, and rebuilds what derives from it.
-func (s *supervisor) load(c Carried) {
+// load takes over the state a previous run carried, reads back the hypotheses it left in
+// its last checkpoint, and rebuilds what derives from them.
+func (s *supervisor) load(ctx workflow.Context, c Carried) error {
 	s.Carried = c
 	if s.Played == nil {
 		s.Played = pairSet{}
@@ -242,10 +258,18 @@ func (s *supervisor) load(c Carried) {
 	if s.ReviewsBy == nil {
 		s.ReviewsBy = map[string]int{}
 	}
+	if at := s.RankingAt; at > 0 {
+		entries, err := s.readRanking(ctx, activities.CheckpointRef{Session: s.id, Seq: at})
+		if err != nil {
+			return err
+		}
+		s.Entries, s.RankingAt = entries, 0
+	}
 	s.reindex()
 	if s.Fresh {
 		s.markSaved()
 	}
+	return nil
 }
 
 // shouldStop names the reason to end the session now, or returns "".

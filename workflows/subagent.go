@@ -177,13 +177,28 @@ func (s *supervisor) delegate(ctx workflow.Context, asked []research.Delegation)
 			return
 		}
 		i, known := s.index[d.Hypothesis]
-		if !known || s.Entries[i].Excluded != "" || slices.ContainsFunc(s.Subagents, func(r SubagentRef) bool {
+		if !known || s.Entries[i].Excluded != "" || slices.Contains(s.Delegated, delegated(d.Task, d.Hypothesis)) || slices.ContainsFunc(s.Subagents, func(r SubagentRef) bool {
 			return r.Hypothesis == d.Hypothesis && r.Task == d.Task
 		}) {
 			continue
 		}
 		s.fork(ctx, d)
 	}
+}
+
+// delegated names a task done on a hypothesis, as Delegated keeps it.
+func delegated(task, hypothesis string) string { return task + " " + hypothesis }
+
+// forgetFinished keeps, of the subagents that have finished, only what delegate needs:
+// which task each did on which hypothesis. Continue-as-new calls it, so what a run carries
+// does not grow by a record per subagent.
+func (s *supervisor) forgetFinished() {
+	for _, r := range s.Subagents {
+		if r.Done {
+			s.Delegated = append(s.Delegated, delegated(r.Task, r.Hypothesis))
+		}
+	}
+	s.Subagents = slices.DeleteFunc(s.Subagents, func(r SubagentRef) bool { return r.Done })
 }
 
 func (s *supervisor) running() int {

@@ -261,6 +261,27 @@ func Clusters(ids []string, edges []Edge, threshold float64) [][]string {
 	return out
 }
 
+// ThemeThreshold is the similarity at which two top hypotheses share a theme in the
+// research overview: looser than ClusterThreshold, since the overview is about which ideas
+// belong together, not near-duplicates.
+const ThemeThreshold = 0.35
+
+// Themes groups the top hypotheses (ids ranked best first) among themselves by the edges
+// between them (at ThemeThreshold); each theme lists its members best first, and the
+// themes come in the order of their best member.
+func Themes(top []string, edges []Edge) [][]string {
+	edges = slices.DeleteFunc(slices.Clone(edges), func(e Edge) bool {
+		return !slices.Contains(top, e.A) || !slices.Contains(top, e.B)
+	})
+	themes := Clusters(top, edges, ThemeThreshold)
+	rank := func(id string) int { return slices.Index(top, id) }
+	for _, t := range themes {
+		slices.SortFunc(t, func(x, y string) int { return rank(x) - rank(y) })
+	}
+	slices.SortStableFunc(themes, func(x, y []string) int { return rank(x[0]) - rank(y[0]) })
+	return themes
+}
+
 // stopwords are English function words and the words every hypothesis uses whatever it is
 // about, which say nothing about what a hypothesis claims.
 var stopwords = func() map[string]bool {

@@ -55,7 +55,7 @@ type Entry struct {
 	Strategy string   `json:"strategy,omitempty"` // generation strategy or evolution kind
 	Parents  []string `json:"parents,omitempty"`  // an evolved hypothesis' lineage
 	Round    int      `json:"round"`
-	Cluster  int      `json:"cluster,omitempty"` // proximity cluster (0: none yet)
+	Cluster  int      `json:"cluster,omitempty"` // proximity cluster (0: none yet); since the ledger, named by its first hypothesis' number
 	// Excluded says why a hypothesis no longer competes (unsafe, a near-duplicate of
 	// another); empty while it does.
 	Excluded string  `json:"excluded,omitempty"`

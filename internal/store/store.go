@@ -111,6 +111,7 @@ type Commit struct {
 type Store struct {
 	b        Backend
 	location string // for messages, without a password
+	latest   latest
 }
 
 // Open opens the store at location: a postgres:// (or postgresql://) URL, or a directory,
@@ -462,6 +463,9 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	if snap, ok := whole[seq]; ok {
 		return snap, rec, nil
 	}
+	if snap, chain, ok := s.latest.get(sessionID, seq); ok {
+		return snap, chain, nil
+	}
 	raw, err := s.b.Get(ctx, sessionID, checkpointKey(seq))
 	if errors.Is(err, fs.ErrNotExist) {
 		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d: %w", sessionID, seq, fs.ErrNotExist)
@@ -474,6 +478,7 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	}
 	if rec.Base <= 0 {
 		rec.WholeBytes = len(raw)
+		s.latest.keep(seq, rec.Snapshot, storedCheckpoint{WholeBytes: len(raw)})
 		return rec.Snapshot, rec, nil
 	}
 	if rec.Base >= seq {
@@ -484,7 +489,11 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	if err != nil {
 		return session.Snapshot{}, rec, fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", seq, rec.Base, err)
 	}
-	return session.Merge(prev, rec.Snapshot), rec, nil
+	merged := session.Merge(prev, rec.Snapshot)
+	chain := rec
+	chain.Snapshot = session.Snapshot{}
+	s.latest.keep(seq, merged, chain)
+	return merged, rec, nil
 }
 
 // PutEvents appends events to the session's event log outside a checkpoint: the records a

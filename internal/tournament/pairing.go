@@ -11,7 +11,8 @@ type Player struct {
 // Match is one pairing to play: a single comparison (Turns 1) or, between two top-ranked
 // players, a debate of Turns turns (see Schedule).
 type Match struct {
-	A, B   string
-	Debate bool
-	Turns  int
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Debate bool   `json:"debate,omitempty"`
+	Turns  int    `json:"turns"`
 }

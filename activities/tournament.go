@@ -1,0 +1,189 @@
+package activities
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/tournament"
+)
+
+// The tournament's memory, the pairs that met and the proximity graph, grows with the
+// square of a session's work; it lives in the session store, not in the workflow. The
+// workflow keeps ids, ratings and counters, and what changed since its last checkpoint;
+// these activities read the rest from that checkpoint.
+
+// CheckpointRef names one checkpoint of one session: a session restored from another's
+// checkpoint builds on it until it writes its own.
+type CheckpointRef struct {
+	Session string `json:"session,omitempty"`
+	Seq     int    `json:"seq,omitempty"` // 0: none
+}
+
+// Ledger is where a session's tournament stands: checkpoint Base in the store, and what
+// changed since (ratings, the pairs that met, similarities found), which the workflow keeps
+// until its next checkpoint. With no Base, the changes are the whole tournament.
+type Ledger struct {
+	Base    CheckpointRef    `json:"base"`
+	Changed []session.Entry  `json:"changed,omitempty"` // records that differ from Base's
+	Played  []string         `json:"played,omitempty"`  // pairs that met since Base, "a|b"
+	Edges   []proximity.Edge `json:"edges,omitempty"`   // similarities found since Base
+}
+
+// read gives the tournament as it stands: Base merged with the changes.
+func (a *Activities) read(ctx context.Context, l Ledger) (session.Snapshot, error) {
+	delta := session.Snapshot{Hypotheses: l.Changed, Played: l.Played, Edges: l.Edges}
+	if l.Base.Seq <= 0 {
+		return session.Merge(session.Snapshot{}, delta), nil
+	}
+	base, err := a.Store.Checkpoint(ctx, l.Base.Session, l.Base.Seq)
+	if err != nil {
+		return session.Snapshot{}, fmt.Errorf("the tournament builds on checkpoint %d of %s: %w", l.Base.Seq, l.Base.Session, err)
+	}
+	return session.Merge(base, delta), nil
+}
+
+// TournamentInput asks for a round's matches.
+type TournamentInput struct {
+	SessionID string   `json:"session_id"`
+	Ledger    Ledger   `json:"ledger"`
+	New       []string `json:"new,omitempty"` // entered the tournament this round
+	Budget    int      `json:"budget"`
+	// DebateTopK: a match between two of the top DebateTopK is a debate (see
+	// tournament.Options).
+	DebateTopK int `json:"debate_top_k"`
+}
+
+// TournamentResult is the round's matches, in the order to apply their results, and the
+// proximity clusters that changed.
+type TournamentResult struct {
+	Matches  []tournament.Match `json:"matches"`
+	Clusters map[string]int     `json:"clusters,omitempty"` // hypothesis id -> its new cluster number
+}
+
+// Tournament schedules a round (tournament.Schedule) over the whole tournament: every
+// competing hypothesis with its rating, the pairs that have met, and the similarities. It
+// also numbers the proximity clusters of the competing hypotheses, which need the whole
+// graph too. It calls no model and is deterministic, so it is safe to run again.
+func (a *Activities) Tournament(ctx context.Context, in TournamentInput) (TournamentResult, error) {
+	t, err := a.read(ctx, in.Ledger)
+	if err != nil {
+		return TournamentResult{}, err
+	}
+	var players []tournament.Player
+	var ids []string
+	for _, e := range t.Hypotheses {
+		if e.Excluded == "" {
+			players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(in.New, e.ID)})
+			ids = append(ids, e.ID)
+		}
+	}
+	sim := make(map[string]float64, len(t.Edges))
+	for _, e := range t.Edges {
+		sim[PairKey(e.A, e.B)] = e.Sim
+	}
+	played := make(map[string]bool, len(t.Played))
+	for _, p := range t.Played {
+		played[p] = true
+	}
+	out := TournamentResult{Matches: tournament.Schedule(players,
+		func(x, y string) float64 { return sim[PairKey(x, y)] }, in.Budget,
+		func(x, y string) bool { return played[PairKey(x, y)] },
+		tournament.Options{DebateTopK: in.DebateTopK})}
+
+	// A cluster is named by the number of its first hypothesis (h-0042's cluster is 42), so
+	// its name stays when others join it: numbering clusters 1, 2, 3… would rename most of
+	// them whenever two merge, and every renamed record is a change to checkpoint.
+	slices.SortFunc(ids, byCreation)
+	edges := slices.DeleteFunc(slices.Clone(t.Edges), func(e proximity.Edge) bool {
+		_, a := slices.BinarySearchFunc(ids, e.A, byCreation)
+		_, b := slices.BinarySearchFunc(ids, e.B, byCreation)
+		return !a || !b
+	})
+	cluster := make(map[string]int, len(t.Hypotheses))
+	for _, e := range t.Hypotheses {
+		cluster[e.ID] = e.Cluster
+	}
+	for n, members := range proximity.Clusters(ids, edges, proximity.ClusterThreshold) {
+		name := n + 1
+		if _, err := fmt.Sscanf(members[0], "h-%d", &name); err != nil {
+			name = n + 1
+		}
+		for _, id := range members {
+			if cluster[id] != name {
+				if out.Clusters == nil {
+					out.Clusters = map[string]int{}
+				}
+				out.Clusters[id] = name
+			}
+		}
+	}
+	return out, nil
+}
+
+// themes groups the top hypotheses (ranked ids, best first) by the stored proximity graph,
+// for the research overview (see proximity.Themes).
+func (a *Activities) themes(ctx context.Context, l Ledger, top []string) ([][]string, error) {
+	t, err := a.read(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return proximity.Themes(top, t.Edges), nil
+}
+
+// PairKey names the pair of x and y whichever way round they come.
+func PairKey(x, y string) string {
+	if x > y {
+		x, y = y, x
+	}
+	return x + "|" + y
+}
+
+// byCreation orders hypothesis ids the way a session made them: "h-0999" before
+// "h-1000", and "h-9999" before "h-10000".
+func byCreation(x, y string) int {
+	if c := cmp.Compare(len(x), len(y)); c != 0 && strings.HasPrefix(x, "h-") && strings.HasPrefix(y, "h-") {
+		return c
+	}
+	return strings.Compare(x, y)
+}
+
+// RankingInput asks for a page of a checkpoint's hypotheses.
+type RankingInput struct {
+	Checkpoint CheckpointRef `json:"checkpoint"`
+	Offset     int           `json:"offset"`
+	Limit      int           `json:"limit"`
+}
+
+// RankingPage is a page of a checkpoint's hypotheses in the order they were made, and
+// how many it has in all.
+type RankingPage struct {
+	Hypotheses []session.Entry `json:"hypotheses"`
+	Total      int             `json:"total"`
+}
+
+// RankingPageLimit keeps a page of records well under Temporal's payload warnings: a
+// record is about 250 bytes.
+const RankingPageLimit = 500
+
+// Ranking reads a page of a checkpoint's records: the next run of a session that continued
+// as new reads its hypotheses back from the checkpoint written just before, a page at a
+// time, so that no payload grows with the session.
+func (a *Activities) Ranking(ctx context.Context, in RankingInput) (RankingPage, error) {
+	if in.Limit <= 0 || in.Limit > RankingPageLimit {
+		in.Limit = RankingPageLimit
+	}
+	snap, err := a.Store.Checkpoint(ctx, in.Checkpoint.Session, in.Checkpoint.Seq)
+	if err != nil {
+		return RankingPage{}, err
+	}
+	entries := snap.Hypotheses
+	slices.SortFunc(entries, func(x, y session.Entry) int { return byCreation(x.ID, y.ID) })
+	lo := min(max(in.Offset, 0), len(entries))
+	hi := min(lo+in.Limit, len(entries))
+	return RankingPage{Hypotheses: entries[lo:hi], Total: len(entries)}, nil
+}

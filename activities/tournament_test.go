@@ -1,0 +1,136 @@
+package activities
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/tournament"
+)
+
+// tournamentOf is a session's tournament: n hypotheses with spread ratings, a few pairs
+// that met and a chain of similarities.
+func tournamentOf(n int) session.Snapshot {
+	snap := session.Snapshot{SessionID: "s-1", Seq: 1}
+	for i := 1; i <= n; i++ {
+		e := session.Entry{ID: fmt.Sprintf("h-%04d", i), Title: fmt.Sprint("hypothesis ", i), Origin: "generation",
+			Elo: tournament.InitialElo + float64((i*37)%200-100), Wins: i % 3, Losses: i % 2}
+		if i == 5 {
+			e.Excluded = "near-duplicate of h-0004 (similarity 0.91)"
+		}
+		snap.Hypotheses = append(snap.Hypotheses, e)
+		if i > 1 {
+			snap.Edges = append(snap.Edges, proximity.Edge{A: fmt.Sprintf("h-%04d", i-1), B: e.ID, Sim: float64(i%10) / 10})
+		}
+	}
+	snap.Played = []string{PairKey("h-0001", "h-0002"), PairKey("h-0003", "h-0004")}
+	snap.Hypotheses = session.Rank(snap.Hypotheses)
+	return snap
+}
+
+// TestTournamentReadsItsLedger: a round scheduled from a checkpoint plus the changes since
+// is the round scheduled from the same tournament sent whole, and both are
+// tournament.Schedule's; the clusters are named by their first hypothesis.
+func TestTournamentReadsItsLedger(t *testing.T) {
+	env, a := newActivities(t, &counting{})
+	whole := tournamentOf(40)
+	base := whole
+	base.Hypotheses = whole.Hypotheses[:30]
+	base.Played = whole.Played[:1]
+	base.Edges = whole.Edges[:20]
+	if _, err := a.Store.PutCheckpoint(t.Context(), base, nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := []string{"h-0039", "h-0040"}
+	ledgers := map[string]Ledger{
+		"whole":   {Changed: whole.Hypotheses, Played: whole.Played, Edges: whole.Edges},
+		"changes": {Base: CheckpointRef{Session: "s-1", Seq: 1}, Changed: whole.Hypotheses[30:], Played: whole.Played[1:], Edges: whole.Edges[20:]},
+	}
+	var players []tournament.Player
+	for _, e := range whole.Hypotheses {
+		if e.Excluded == "" {
+			players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(fresh, e.ID)})
+		}
+	}
+	sim := map[string]float64{}
+	for _, e := range whole.Edges {
+		sim[PairKey(e.A, e.B)] = e.Sim
+	}
+	want := tournament.Schedule(players, func(x, y string) float64 { return sim[PairKey(x, y)] }, 12,
+		func(x, y string) bool { return slices.Contains(whole.Played, PairKey(x, y)) }, tournament.Options{DebateTopK: 4})
+	for name, l := range ledgers {
+		v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: l, New: fresh, Budget: 12, DebateTopK: 4})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got TournamentResult
+		if err := v.Get(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Matches, want) {
+			t.Errorf("%s: matches %v, want %v", name, got.Matches, want)
+		}
+		// h-0006…h-0009 are linked at 0.7 to 0.9, over proximity.ClusterThreshold: one
+		// cluster, named 6. h-0001…h-0004 are linked below it, and h-0005 is excluded.
+		for _, id := range []string{"h-0006", "h-0007", "h-0008", "h-0009"} {
+			if got.Clusters[id] != 6 {
+				t.Errorf("%s: %s is in cluster %d, want 6 (named by h-0006)", name, id, got.Clusters[id])
+			}
+		}
+		if c := got.Clusters["h-0002"]; c != 2 {
+			t.Errorf("%s: h-0002 is in cluster %d, want its own, 2", name, c)
+		}
+		if _, ok := got.Clusters["h-0005"]; ok {
+			t.Errorf("%s: the excluded h-0005 got a cluster", name)
+		}
+	}
+}
+
+// TestRankingPages: the pages of a checkpoint's ranking, in the order the hypotheses were
+// made, add up to the whole ranking.
+func TestRankingPages(t *testing.T) {
+	env, a := newActivities(t, &counting{})
+	snap := tournamentOf(23)
+	if _, err := a.Store.PutCheckpoint(t.Context(), snap, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for offset := 0; ; {
+		v, err := env.ExecuteActivity(a.Ranking, RankingInput{Checkpoint: CheckpointRef{Session: "s-1", Seq: 1}, Offset: offset, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page RankingPage
+		if err := v.Get(&page); err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != 23 || len(page.Hypotheses) > 10 {
+			t.Fatalf("page at %d: %d of %d", offset, len(page.Hypotheses), page.Total)
+		}
+		if len(page.Hypotheses) == 0 {
+			break
+		}
+		for _, e := range page.Hypotheses {
+			got = append(got, e.ID)
+		}
+		offset += len(page.Hypotheses)
+	}
+	var want []string
+	for i := 1; i <= 23; i++ {
+		want = append(want, fmt.Sprintf("h-%04d", i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages hold %v, want %v", got, want)
+	}
+}
+
+func TestByCreation(t *testing.T) {
+	ids := []string{"h-10000", "h-0002", "h-9999", "h-0010", "h-0001"}
+	slices.SortFunc(ids, byCreation)
+	if want := []string{"h-0001", "h-0002", "h-0010", "h-9999", "h-10000"}; !slices.Equal(ids, want) {
+		t.Errorf("got %v, want %v", ids, want)
+	}
+}

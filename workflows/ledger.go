@@ -1,0 +1,127 @@
+package workflows
+
+// The tournament's ledger: since versionLedger, the pairs that met and the proximity graph
+// live in the session store, in the checkpoints, and the workflow keeps only what changed
+// since its last checkpoint. A round's matches and the clusters come from the Tournament
+// activity, the overview's themes from the Overview activity, and a run that continues as
+// new hands over its hypotheses through the checkpoint it wrote just before, which the
+// next run reads back a page at a time. So nothing the workflow carries, sends or receives
+// grows with the square of the session, and a run carries only ids, numbers and its log's
+// tail.
+//
+// Sessions recorded before keep the whole tournament in the workflow (s.ledger false):
+// testdata/session-graph.json is such a history.
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/tournament"
+)
+
+// versionLedger gates the tournament's ledger in the store.
+const versionLedger = "tournament-ledger"
+
+func sinceLedger(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionLedger, workflow.DefaultVersion, 1) >= 1
+}
+
+// base is the checkpoint the session's changes are kept against: its own latest, or,
+// until it writes one, the checkpoint it was restored from. Zero before any.
+func (s *supervisor) base() activities.CheckpointRef {
+	switch {
+	case s.saved == nil:
+		return activities.CheckpointRef{}
+	case s.Checkpoints > 0:
+		return activities.CheckpointRef{Session: s.id, Seq: s.Checkpoints}
+	}
+	return activities.CheckpointRef{Session: s.lineage.Parent, Seq: s.lineage.Checkpoint}
+}
+
+// changed lists the records that differ from the last checkpoint's; all of them before
+// the first.
+func (s *supervisor) changed() []session.Entry {
+	var out []session.Entry
+	for i, e := range s.Entries {
+		if i >= len(s.saved) || !session.SameEntry(e, s.saved[i]) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// tournamentLedger is where the tournament stands, for the activities that need all of it.
+func (s *supervisor) tournamentLedger() *activities.Ledger {
+	return &activities.Ledger{Base: s.base(), Changed: s.changed(), Played: workflow.DeterministicKeys(s.Played), Edges: s.Edges}
+}
+
+// schedule chooses the round's matches: in the workflow before the ledger, since then by
+// the Tournament activity, which also renumbers the proximity clusters.
+func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, debateTopK int) []tournament.Match {
+	opts := tournament.Options{DebateTopK: debateTopK}
+	if !s.ledger {
+		var players []tournament.Player
+		for _, e := range s.Entries {
+			if e.Excluded == "" {
+				players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(fresh, e.ID)})
+			}
+		}
+		return tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[pairKey(x, y)] }, opts)
+	}
+	if !s.mayStart(ctx) {
+		return nil
+	}
+	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK}
+	actx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
+	var out activities.TournamentResult
+	if err := workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out); err != nil {
+		s.note(fmt.Sprintf("no tournament in round %d: %s", s.Rounds, errorText(err)))
+		return nil
+	}
+	for _, id := range workflow.DeterministicKeys(out.Clusters) {
+		if i, ok := s.index[id]; ok {
+			s.Entries[i].Cluster = out.Clusters[id]
+		}
+	}
+	return out.Matches
+}
+
+// forget drops the pairs and similarities the last checkpoint holds: since the ledger,
+// the store keeps them.
+func (s *supervisor) forget() {
+	if s.ledger {
+		s.Played = pairSet{}
+		s.Edges = nil
+		s.sim = map[string]float64{}
+	}
+}
+
+// readRanking reads the hypotheses of checkpoint at, a page at a time (the next run of a
+// session that continued as new, or a session restored from another's checkpoint). The
+// store must answer: without its hypotheses the session cannot go on, so the read retries
+// until it does.
+func (s *supervisor) readRanking(ctx workflow.Context, at activities.CheckpointRef) ([]session.Entry, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             fmt.Sprintf("read the hypotheses of checkpoint %d of %s", at.Seq, at.Session),
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	var entries []session.Entry
+	for {
+		var page activities.RankingPage
+		in := activities.RankingInput{Checkpoint: at, Offset: len(entries), Limit: activities.RankingPageLimit}
+		if err := workflow.ExecuteActivity(actx, a.Ranking, in).Get(ctx, &page); err != nil {
+			return nil, err
+		}
+		entries = append(entries, page.Hypotheses...)
+		if len(page.Hypotheses) == 0 || len(entries) >= page.Total {
+			return entries, nil
+		}
+	}
+}
