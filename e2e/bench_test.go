@@ -8,8 +8,14 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,8 +101,9 @@ func startUntilActive(id string, req research.Request) (time.Duration, activeAft
 // Along the way it logs how long the 1000 took, the size of the Temporal history, the
 // Checkpoint activities' durations, and checkpoints the scientist asks for while suspended.
 func BenchmarkQuery(b *testing.B) {
-	const want = 1000
-	w := startWorker(b, b.TempDir())
+	want := *benchHypotheses
+	storeDir := b.TempDir()
+	w := startWorker(b, storeDir)
 	id := newSessionID(b)
 	t0 := time.Now()
 	startSession(b, id, research.Request{
@@ -115,6 +122,9 @@ func BenchmarkQuery(b *testing.B) {
 		p, err := progressOf(id)
 		for ; err == nil && p.HypothesesGenerated >= next && next <= want; next += 100 {
 			marks = append(marks, fmt.Sprintf("%d@%.0fs", next, time.Since(t0).Seconds()))
+			if next%500 == 0 { // a benchmark's log shows only at its end: say how far it is
+				fmt.Fprintf(os.Stderr, "BenchmarkQuery: %s\n", marks[len(marks)-1])
+			}
 		}
 		at = p
 		return p.HypothesesGenerated >= want, err
@@ -143,8 +153,8 @@ func BenchmarkQuery(b *testing.B) {
 		agentTurns += a.Turns
 	}
 	turns := sp.HypothesesGenerated + sp.ReviewsCompleted + sp.MatchesPlayed
-	b.Logf("suspended with %d hypotheses: hypotheses+reviews+matches = %d (%.1f/s over the %s to 1000), agent turns %d (%.1f/s)",
-		sp.HypothesesGenerated, turns, float64(turns)/took.Seconds(), took.Round(time.Second), agentTurns, float64(agentTurns)/took.Seconds())
+	b.Logf("suspended with %d hypotheses: hypotheses+reviews+matches = %d (%.1f/s over the %s to %d), agent turns %d (%.1f/s)",
+		sp.HypothesesGenerated, turns, float64(turns)/took.Seconds(), took.Round(time.Second), want, agentTurns, float64(agentTurns)/took.Seconds())
 	logHistorySize(b, id)
 	logCheckpointActivities(b, id)
 
@@ -181,8 +191,88 @@ func BenchmarkQuery(b *testing.B) {
 	b.Logf("terminate to completed (overview, final checkpoint, report): %s; %d hypotheses; %s",
 		time.Since(t1).Round(time.Millisecond), res.Hypotheses, res.StopReason)
 	logHistorySize(b, id)
+	logRunsAndPayloads(b, id)
+	logStoreBytes(b, storeDir, res.Hypotheses)
 
 	runQueries(b, "completed", id, 5*time.Minute, w)
+}
+
+// benchHypotheses is the size of BenchmarkQuery's session (issue #11 measures 5,000).
+var benchHypotheses = flag.Int("bench.hypotheses", 1000, "hypotheses in BenchmarkQuery's session")
+
+// logRunsAndPayloads logs how many runs a session took (continue-as-new) and the largest
+// payload of each kind in all of their histories: each activity's input and result, the
+// start and continue-as-new inputs, signals, updates and the result.
+func logRunsAndPayloads(tb testing.TB, id string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	largest := map[string]int{}
+	note := func(kind string, p interface{ Size() int }) { largest[kind] = max(largest[kind], p.Size()) }
+	runs, runID := 0, ""
+	for {
+		runs++
+		it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		names := map[int64]string{}
+		next := ""
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				tb.Logf("history of %s run %d: %v", id, runs, err)
+				return
+			}
+			switch {
+			case e.GetWorkflowExecutionStartedEventAttributes() != nil:
+				note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
+			case e.GetActivityTaskScheduledEventAttributes() != nil:
+				a := e.GetActivityTaskScheduledEventAttributes()
+				names[e.GetEventId()] = a.GetActivityType().GetName()
+				note("activity "+a.GetActivityType().GetName()+" input", a.GetInput())
+			case e.GetActivityTaskCompletedEventAttributes() != nil:
+				a := e.GetActivityTaskCompletedEventAttributes()
+				note("activity "+names[a.GetScheduledEventId()]+" result", a.GetResult())
+			case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
+				a := e.GetWorkflowExecutionSignaledEventAttributes()
+				note("signal "+a.GetSignalName(), a.GetInput())
+			case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
+				a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes()
+				note("update "+a.GetAcceptedRequest().GetInput().GetName(), a.GetAcceptedRequest().GetInput().GetArgs())
+			case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+				a := e.GetWorkflowExecutionContinuedAsNewEventAttributes()
+				note("continue-as-new input", a.GetInput())
+				next = a.GetNewExecutionRunId()
+			case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
+				note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
+			}
+		}
+		if next == "" {
+			break
+		}
+		runID = next
+	}
+	kinds := slices.Sorted(maps.Keys(largest))
+	var lines []string
+	for _, k := range kinds {
+		lines = append(lines, fmt.Sprintf("%s %d", k, largest[k]))
+	}
+	tb.Logf("%s took %d runs; largest payloads (bytes): %s", id, runs, strings.Join(lines, "; "))
+}
+
+// logStoreBytes logs the bytes the session store holds, and per hypothesis.
+func logStoreBytes(tb testing.TB, dir string, hypotheses int) {
+	tb.Helper()
+	var total int64
+	files := 0
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+				files++
+			}
+		}
+		return nil
+	})
+	tb.Logf("session store %s: %d files, %d bytes, %d bytes per hypothesis", dir, files, total, total/int64(max(hypotheses, 1)))
 }
 
 // runQueries runs the four queries as sub-benchmarks of b on session id.
@@ -201,8 +291,8 @@ func runQueries(b *testing.B, kind, id string, timeout time.Duration, w *workerP
 		}},
 		{"state", func() error {
 			v, err := queryWithin[workflows.StateView](timeout, id, workflows.QueryState, workflows.Page{Limit: 50})
-			if err == nil && (len(v.Hypotheses) != 50 || v.Total < 1000) {
-				err = fmt.Errorf("state page: %d entries of %d; want 50 of >= 1000", len(v.Hypotheses), v.Total)
+			if err == nil && (len(v.Hypotheses) != 50 || v.Total < *benchHypotheses) {
+				err = fmt.Errorf("state page: %d entries of %d; want 50 of >= %d", len(v.Hypotheses), v.Total, *benchHypotheses)
 			}
 			return err
 		}},
