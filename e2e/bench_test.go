@@ -209,12 +209,12 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 	defer cancel()
 	largest := map[string]int{}
 	note := func(kind string, p interface{ Size() int }) { largest[kind] = max(largest[kind], p.Size()) }
-	runs, runID := 0, ""
+	runs, runID := 0, "" // the latest run first, then each one it continued
 	for {
 		runs++
 		it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		names := map[int64]string{}
-		next := ""
+		previous := ""
 		for it.HasNext() {
 			e, err := it.Next()
 			if err != nil {
@@ -224,6 +224,7 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 			switch {
 			case e.GetWorkflowExecutionStartedEventAttributes() != nil:
 				note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
+				previous = e.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
 			case e.GetActivityTaskScheduledEventAttributes() != nil:
 				a := e.GetActivityTaskScheduledEventAttributes()
 				names[e.GetEventId()] = a.GetActivityType().GetName()
@@ -240,15 +241,14 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 			case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
 				a := e.GetWorkflowExecutionContinuedAsNewEventAttributes()
 				note("continue-as-new input", a.GetInput())
-				next = a.GetNewExecutionRunId()
 			case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
 				note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
 			}
 		}
-		if next == "" {
+		if previous == "" {
 			break
 		}
-		runID = next
+		runID = previous
 	}
 	kinds := slices.Sorted(maps.Keys(largest))
 	var lines []string

@@ -107,9 +107,11 @@ func TestSubagentSurvivesWorkerCrash(t *testing.T) {
 
 	// Temporal delivered each child's completion once...
 	completions := map[string]int{}
-	for _, e := range temporalHistory(t, id) {
-		if a := e.GetChildWorkflowExecutionCompletedEventAttributes(); a != nil {
-			completions[a.GetWorkflowExecution().GetWorkflowId()]++
+	for _, run := range sessionHistories(t, id) {
+		for _, e := range run {
+			if a := e.GetChildWorkflowExecutionCompletedEventAttributes(); a != nil {
+				completions[a.GetWorkflowExecution().GetWorkflowId()]++
+			}
 		}
 	}
 	if completions[child] != 1 {

@@ -315,9 +315,15 @@ func result(id string, timeout time.Duration) (workflows.Result, error) {
 // temporalHistory is the session's Temporal event history, in order.
 func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
 	t.Helper()
+	return runHistory(t, id, "")
+}
+
+// runHistory is the Temporal history of one run of a session ("": its latest).
+func runHistory(t *testing.T, id, runID string) []*historypb.HistoryEvent {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	it := temporalClient.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var events []*historypb.HistoryEvent
 	for it.HasNext() {
 		e, err := it.Next()
@@ -327,6 +333,22 @@ func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
 		events = append(events, e)
 	}
 	return events
+}
+
+// sessionHistories is the history of every run of a session, the first run first: a long
+// session continues as new, and a finished one whose last run grew long closes in a run of
+// its own. Event ids start again in each run.
+func sessionHistories(t *testing.T, id string) [][]*historypb.HistoryEvent {
+	t.Helper()
+	var runs [][]*historypb.HistoryEvent
+	for runID := ""; ; {
+		events := runHistory(t, id, runID)
+		runs = append([][]*historypb.HistoryEvent{events}, runs...)
+		runID = events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+		if runID == "" {
+			return runs
+		}
+	}
 }
 
 // activityTypes maps each ActivityTaskScheduled event id to its activity type.

@@ -167,7 +167,7 @@ func TestSteering(t *testing.T) {
 	}
 
 	// The Temporal history: no provider turn was scheduled while the session was suspended.
-	events := temporalHistory(t, id)
+	events := slices.Concat(sessionHistories(t, id)...)
 	suspended, resumed, refinedAt := -1, -1, -1
 	for i, e := range events {
 		switch {
@@ -320,15 +320,16 @@ func TestCrashRecovery(t *testing.T) {
 	}
 
 	// Each generation turn completed exactly once, however the crash cut it.
-	events := temporalHistory(t, id)
-	types := activityTypes(events)
 	completed, retried := 0, 0
-	for _, e := range events {
-		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && makesHypotheses[types[a.GetScheduledEventId()]] {
-			completed++
-		}
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
-			retried++
+	for _, events := range sessionHistories(t, id) { // event ids start again in each run
+		types := activityTypes(events)
+		for _, e := range events {
+			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && makesHypotheses[types[a.GetScheduledEventId()]] {
+				completed++
+			}
+			if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
+				retried++
+			}
 		}
 	}
 	if completed != len(ids) {

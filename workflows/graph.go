@@ -227,11 +227,11 @@ func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 	s.note(fmt.Sprintf("continuing as new: run %d of the session starts with %d hypotheses", s.Runs+1, len(s.Entries)))
 	s.trimEvents(eventsCarried)
 	s.req.Lineage = &s.lineage // with the checkpoint a continued or forked session started from
-	if s.ledger {
-		s.Entries, s.RankingAt = nil, s.Checkpoints
-		s.forgetFinished()
+	if !s.ledger {
+		return workflow.NewContinueAsNewError(ctx, ResearchSession, s.req, &s.Carried)
 	}
-	return workflow.NewContinueAsNewError(ctx, ResearchSession, s.req, &s.Carried)
+	s.forgetFinished()
+	return workflow.NewContinueAsNewError(ctx, ResearchSession, s.req, s.carryOver())
 }
 
 // drainSignals applies every signal already received, and waits for update handlers to

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -31,6 +33,10 @@ type harness struct {
 	env   *testsuite.TestWorkflowEnvironment
 	acts  *activities.Activities
 	store *store.Store
+	turn  time.Duration
+	dc    converter.DataConverter // nil: the default
+	// earlier are the environments of the runs before h.env's, which still answer queries.
+	earlier []*testsuite.TestWorkflowEnvironment
 
 	mu          sync.Mutex
 	starts      []started                    // provider turns, in the order they started
@@ -56,13 +62,25 @@ func newHarness(t *testing.T, turn time.Duration, model activities.Model) *harne
 // the sessions that continue or fork it.
 func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activities.Model) *harness {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := suite.NewTestWorkflowEnvironment()
 	if model == nil {
 		model = &simulator.Offline{}
 	}
-	h := &harness{t: t, env: env, store: st, acts: &activities.Activities{Store: st, Models: map[string]activities.Model{"offline": model}}}
+	h := &harness{t: t, store: st, turn: turn, acts: &activities.Activities{Store: st, Models: map[string]activities.Model{"offline": model}}}
+	h.newEnv()
+	return h
+}
+
+// newEnv gives the harness a fresh test environment: for the session's first run, and for
+// each run it continues as new into.
+func (h *harness) newEnv() {
+	t, turn := h.t, h.turn
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	h.env = env
+	if h.dc != nil {
+		env.SetDataConverter(h.dc)
+	}
 	Register(env)
 	env.RegisterActivity(h.acts)
 	if turn > 0 {
@@ -93,17 +111,43 @@ func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activ
 		}
 		h.mu.Unlock()
 	})
-	return h
+}
+
+// useConverter encodes every payload of this and later runs with dc.
+func (h *harness) useConverter(dc converter.DataConverter) {
+	h.dc = dc
+	h.env.SetDataConverter(dc)
 }
 
 // at runs fn at workflow time d after the start.
 func (h *harness) at(d time.Duration, fn func()) { h.env.RegisterDelayedCallback(fn, d) }
 
+// run runs a session to its end, through every run it continues as new into; h.env is
+// then the last run's, as a client's queries would find it.
 func (h *harness) run(req research.Request) Result {
 	h.t.Helper()
 	h.env.ExecuteWorkflow(ResearchSession, req, (*Carried)(nil))
-	if !h.env.IsWorkflowCompleted() {
-		h.t.Fatal("workflow did not complete")
+	for {
+		if !h.env.IsWorkflowCompleted() {
+			h.t.Fatal("workflow did not complete")
+		}
+		var can *workflow.ContinueAsNewError
+		err := h.env.GetWorkflowError()
+		if !errors.As(err, &can) {
+			break
+		}
+		var next research.Request
+		var carried *Carried
+		dc := h.dc
+		if dc == nil {
+			dc = converter.GetDefaultDataConverter()
+		}
+		if err := dc.FromPayloads(can.Input, &next, &carried); err != nil {
+			h.t.Fatal(err)
+		}
+		h.earlier = append(h.earlier, h.env)
+		h.newEnv()
+		h.env.ExecuteWorkflow(ResearchSession, next, carried)
 	}
 	if err := h.env.GetWorkflowError(); err != nil {
 		h.t.Fatalf("workflow failed: %v", err)

@@ -102,6 +102,14 @@ func (s *supervisor) forget() {
 	}
 }
 
+// carryOver is what the next run gets: everything but the records, which it reads back
+// from the checkpoint just written. This run keeps its own, for queries on it.
+func (s *supervisor) carryOver() *Carried {
+	c := s.Carried
+	c.Entries, c.RankingAt = nil, s.Checkpoints
+	return &c
+}
+
 // readRanking reads the hypotheses of checkpoint at, a page at a time (the next run of a
 // session that continued as new, or a session restored from another's checkpoint). The
 // store must answer: without its hypotheses the session cannot go on, so the read retries

@@ -27,6 +27,9 @@ func ResearchSession(ctx workflow.Context, req research.Request, carried *Carrie
 	if err := s.start(ctx, carried); err != nil {
 		return Result{}, err
 	}
+	if s.Life.State.Terminal() {
+		return s.closed(ctx)
+	}
 	return s.research(ctx)
 }
 
@@ -47,7 +50,9 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
 		}
-		s.note(fmt.Sprintf("run %d of the session: continued as new with %d hypotheses", s.Runs+1, len(s.Entries)))
+		if !s.Life.State.Terminal() {
+			s.note(fmt.Sprintf("run %d of the session: continued as new with %d hypotheses", s.Runs+1, len(s.Entries)))
+		}
 		return s.registerCommands(ctx)
 	}
 	if err := s.joinGraph(ctx); err != nil {
@@ -125,7 +130,6 @@ type supervisor struct {
 	saved      []session.Entry
 	savedEdges int
 	newPairs   []string
-	reportPath string
 	lastDetail string           // what the command being applied did, for its update's answer
 	now        func() time.Time // workflow time, for records made outside a context
 }
@@ -202,6 +206,8 @@ type Carried struct {
 	Fresh bool `json:"fresh,omitempty"`
 	// Successor is the session that continues this one, once it asked for the hand-over.
 	Successor string `json:"successor,omitempty"`
+	// ReportPath is where the finished session's report is.
+	ReportPath string `json:"report_path,omitempty"`
 	// Subagents the session forked (Forks counts them, for their ids), and the hypotheses
 	// their results bring into the tournament next round.
 	Forks     int           `json:"forks,omitempty"`
@@ -346,7 +352,7 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 		if err := workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path); err != nil {
 			s.note("report failed: " + errorText(err))
 		} else {
-			s.reportPath = path
+			s.ReportPath = path
 			s.note("report written to " + path)
 		}
 	}
@@ -359,15 +365,23 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	}
 	// Let any update still in its handler answer before the run closes.
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	if s.closeInNewRun(ctx) {
+		return Result{}, s.closingRun(ctx)
+	}
+	return s.result(), nil
+}
+
+// result is what the session returns when it ends.
+func (s *supervisor) result() Result {
 	return Result{
 		SessionID:   s.id,
 		State:       s.Life.State,
 		StopReason:  s.StopReason,
 		Hypotheses:  len(s.Entries),
 		Top:         s.top(10),
-		ReportPath:  s.reportPath,
+		ReportPath:  s.ReportPath,
 		Checkpoint:  s.CheckpointPath,
 		Usage:       s.Usage,
 		ContinuedAs: s.Successor,
-	}, nil
+	}
 }

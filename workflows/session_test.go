@@ -3,7 +3,10 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +176,68 @@ func TestHistoryBudgetEndsGracefully(t *testing.T) {
 	if res.State != session.Completed || res.ReportPath == "" || res.Hypotheses == 0 || res.Hypotheses >= 1000 {
 		t.Errorf("result %+v; want a completed session with its report", res)
 	}
+}
+
+// TestFinishedSessionClosesInARunOfItsOwn: a session whose last run grew long ends in a
+// closing run, which answers every query exactly as the finished run does, refuses
+// commands as a completed session does, makes no provider turn, and returns the session's
+// result.
+func TestFinishedSessionClosesInARunOfItsOwn(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.at(time.Millisecond, func() { h.env.SetCurrentHistoryLength(closingRunAfter + 1) })
+	res := h.run(goal(24))
+	if len(h.earlier) != 1 {
+		t.Fatalf("the session ran in %d runs; want the research and the closing run", len(h.earlier)+1)
+	}
+	finished := &harness{t: t, env: h.earlier[0]} // the finished run, which still answers
+
+	h.mu.Lock()
+	var closing []string // the activities after the report: the closing run's
+	for _, s := range h.starts {
+		closing = append(closing, s.activity)
+		if s.activity == "Report" || s.activity == "Log" {
+			closing = nil
+		}
+	}
+	h.mu.Unlock()
+	if len(closing) == 0 || slices.ContainsFunc(closing, func(a string) bool { return a != "Ranking" }) {
+		t.Errorf("the closing run ran %v; want only Ranking, which reads the final ranking back", closing)
+	}
+	same := func(name string, a, b any) {
+		t.Helper()
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: the closing run answers\n%+v\nthe finished run\n%+v", name, a, b)
+		}
+	}
+	same("status", query[Status](h, QueryStatus), query[Status](finished, QueryStatus))
+	gp, wp := query[session.Progress](h, QueryProgress), query[session.Progress](finished, QueryProgress)
+	gp.Elapsed, gp.ElapsedSeconds, wp.Elapsed, wp.ElapsedSeconds = "", 0, "", 0 // each run's own clock
+	same("progress", gp, wp)
+	for _, p := range []Page{{}, {Offset: 5, Limit: 7}, {Limit: MaxPageLimit}} {
+		same(fmt.Sprintf("state %+v", p), query[StateView](h, QueryState, p), query[StateView](finished, QueryState, p))
+	}
+	same("history", query[HistoryView](h, QueryHistory, Page{Limit: MaxPageLimit}), query[HistoryView](finished, QueryHistory, Page{Limit: MaxPageLimit}))
+
+	final, err := h.store.LatestCheckpoint(t.Context(), res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top []session.Entry
+	for _, e := range final.Hypotheses {
+		if e.Excluded == "" && len(top) < 10 {
+			top = append(top, e)
+		}
+	}
+	if res.State != session.Completed || res.Hypotheses != 24 || !reflect.DeepEqual(res.Top, top) || res.Checkpoint != h.store.Where(res.SessionID, fmt.Sprintf("checkpoints/%06d.json", final.Seq)) {
+		t.Errorf("the closing run returns %s with %d hypotheses, top %v, checkpoint %s; the final checkpoint %d has %d, top %v",
+			res.State, res.Hypotheses, res.Top, res.Checkpoint, final.Seq, len(final.Hypotheses), top)
+	}
+	if _, err := os.Stat(res.ReportPath); err != nil {
+		t.Errorf("the closing run's report: %v", err)
+	}
+	h.update(Suspend, map[string]string{"reason": "too late"}, func(_ Status, err error) {
+		if err == nil || !strings.Contains(err.Error(), "completed") {
+			t.Errorf("suspending the closed session: %v; want it refused as completed", err)
+		}
+	})
 }
