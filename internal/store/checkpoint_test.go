@@ -98,3 +98,68 @@ func testIncrementalCheckpoints(t *testing.T, s *Store) {
 	}
 	t.Logf("%d checkpoints of up to %d hypotheses: %d bytes stored, %d as whole checkpoints", checkpoints, checkpoints*perRound, stored, asWhole)
 }
+
+// BenchmarkSessionBytes writes the checkpoints of sessions that grow to 1,000, 2,500 and
+// 5,000 hypotheses the way a round does (20 new, 60 re-rated, 40 pairs and 100
+// similarities each) and reports the bytes their checkpoint records hold per hypothesis,
+// against the bytes every checkpoint would take whole. A flat figure across the sizes is
+// growth linear in the hypotheses. One iteration is one session.
+func BenchmarkSessionBytes(b *testing.B) {
+	for _, hypotheses := range []int{1000, 2500, 5000} {
+		b.Run(fmt.Sprint(hypotheses), func(b *testing.B) { benchmarkSessionBytes(b, hypotheses) })
+	}
+}
+
+func benchmarkSessionBytes(b *testing.B, hypotheses int) {
+	const perRound, rerated = 20, 60
+	eachStoreB(b, func(b *testing.B, s *Store) {
+		var stored, asWhole int
+		for i := 0; b.Loop(); i++ {
+			sid := fmt.Sprintf("grow-%d", i)
+			var whole session.Snapshot
+			stored, asWhole = 0, 0
+			for seq := 1; seq*perRound <= hypotheses; seq++ {
+				n := seq * perRound
+				delta := bigSnapshot(sid, seq, 0)
+				delta.Progress.HypothesesGenerated = n
+				for j := n - perRound; j < n; j++ {
+					delta.Hypotheses = append(delta.Hypotheses, growing(j, 0))
+				}
+				for j := range min(rerated, n-perRound) {
+					k := (seq*7919 + j*104729) % (n - perRound)
+					delta.Hypotheses = append(delta.Hypotheses, growing(k, seq))
+					delta.Played = append(delta.Played, fmt.Sprintf("h-%04d|h-%04d", k, n-1-j%perRound))
+				}
+				for j := range 100 {
+					delta.Edges = append(delta.Edges, proximity.Edge{A: fmt.Sprintf("h-%04d", n-1-j%perRound), B: fmt.Sprintf("h-%04d", (j*31)%n), Sim: 0.25})
+				}
+				delta.Played = delta.Played[:min(len(delta.Played), 40)]
+				base := seq - 1
+				if _, err := s.PutCheckpointOver(tctx(b), base, delta, nil); err != nil {
+					b.Fatal(err)
+				}
+				if seq == 1 {
+					whole = delta
+				} else {
+					whole = session.Merge(whole, delta)
+				}
+				w, _ := json.Marshal(whole)
+				asWhole += len(w)
+				raw, err := s.Backend().Get(tctx(b), sid, checkpointKey(seq))
+				if err != nil {
+					b.Fatal(err)
+				}
+				stored += len(raw)
+			}
+		}
+		b.ReportMetric(float64(stored)/float64(hypotheses), "stored-B/hypothesis")
+		b.ReportMetric(float64(asWhole)/float64(hypotheses), "whole-B/hypothesis")
+	})
+}
+
+// growing is hypothesis k's record after `rated` re-ratings.
+func growing(k, rated int) session.Entry {
+	return session.Entry{ID: fmt.Sprintf("h-%04d", k), Title: fmt.Sprintf("Hypothesis number %d about how cells age", k),
+		Origin: "generation", Strategy: "literature", Round: k / 20, Cluster: k, Elo: 1200 + float64(rated%97) - 48.5,
+		Wins: rated / 2, Losses: rated - rated/2, Reviews: 1, Score: 6.5}
+}
