@@ -74,7 +74,7 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 		}
 		return tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[pairKey(x, y)] }, opts)
 	}
-	if !s.mayStart(ctx) {
+	if !s.mayGo(ctx) {
 		return nil
 	}
 	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK}
@@ -90,6 +90,17 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 		}
 	}
 	return out.Matches
+}
+
+// mayGo is mayStart for the supervisor's own coroutine, between the round's parallel
+// steps: while the session is suspended there it writes the checkpoints the scientist
+// asks for, as parallel's wait does for the turns. Before the ledger it did not, and a
+// checkpoint asked for then waited for the resume.
+func (s *supervisor) mayGo(ctx workflow.Context) bool {
+	if s.ledger {
+		s.wait(ctx, func() bool { return s.Life.Effective() != session.Suspended })
+	}
+	return s.mayStart(ctx)
 }
 
 // forget drops the pairs and similarities the last checkpoint holds: since the ledger,

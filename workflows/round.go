@@ -62,7 +62,7 @@ func (s *supervisor) round(ctx workflow.Context) {
 // makePlan asks the supervisor's one provider turn for the research plan: preferences,
 // constraints and evaluation criteria, which every later prompt carries.
 func (s *supervisor) makePlan(ctx workflow.Context) {
-	if !s.mayStart(ctx) {
+	if !s.mayGo(ctx) {
 		return
 	}
 	in := s.turnInput("plan")
@@ -201,7 +201,7 @@ func (s *supervisor) storeManualReviews(ctx workflow.Context) {
 // near-duplicates (the newer one goes) and re-clusters the session.
 func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	competing := s.competing()
-	if len(fresh) == 0 || len(competing) < 2 || !s.mayStart(ctx) {
+	if len(fresh) == 0 || len(competing) < 2 || !s.mayGo(ctx) {
 		return
 	}
 	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing}
@@ -363,7 +363,7 @@ func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string
 	if len(reviewed) == 0 && len(debates) == 0 {
 		return nil
 	}
-	if !s.mayStart(ctx) {
+	if !s.mayGo(ctx) {
 		return nil
 	}
 	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates}
