@@ -222,3 +222,25 @@ func TestRefineGoalReachesNextPrompt(t *testing.T) {
 		t.Errorf("state after refinement: goal %q, refinements %+v", st.Goal, st.Refinements)
 	}
 }
+
+// TestCheckpointWhileSuspendedBetweenSteps: a session suspended while a round's reviews
+// run stops before its tournament; a checkpoint the scientist asks for then is written at
+// once, while it stays suspended, not at the resume.
+func TestCheckpointWhileSuspendedBetweenSteps(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	// Turns take 1 s each: the plan (0-1 s), the generations (1-2 s), proximity (2-3 s),
+	// the reviews (3-4 s); the suspension arrives while the reviews run.
+	h.at(3500*time.Millisecond, func() { h.mustUpdate(Suspend, map[string]string{"reason": "reading"}) })
+	h.at(10*time.Second, func() { h.mustUpdate(Checkpoint, nil) })
+	h.at(20*time.Second, func() {
+		p := query[session.Progress](h, QueryProgress)
+		if p.State != session.Suspended || p.Checkpoints != 1 || p.MatchesPlayed != 0 {
+			t.Errorf("while suspended before the tournament: %s, %d checkpoints, %d matches; want suspended, the 1 asked for, none",
+				p.State, p.Checkpoints, p.MatchesPlayed)
+		}
+	})
+	h.at(30*time.Second, func() { h.mustUpdate(Resume, nil) })
+	if res := h.run(goal(6)); res.Hypotheses != 6 {
+		t.Fatalf("%d hypotheses after resume, want 6", res.Hypotheses)
+	}
+}
