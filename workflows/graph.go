@@ -209,18 +209,19 @@ func (s *supervisor) runFull(ctx workflow.Context) bool {
 
 // continueAsNew ends this run and starts the next with the session's state: a checkpoint
 // first (so the store has every event), then every command in flight is applied, so a
-// signal sent across the boundary is carried, not lost.
+// signal sent across the boundary is carried, not lost. Since the ledger, the next run
+// reads its hypotheses, pairs and graph from that checkpoint, so without it the session
+// suspends instead, and continueAsNew returns nil.
 func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 	s.awaitSubagents(ctx)
 	err := s.checkpoint(ctx, "before continuing as new")
-	if err != nil {
-		s.note("continuing as new without a fresh checkpoint: " + err.Error())
-	}
 	s.Fresh = err == nil
-	if s.ledger && !s.Fresh {
-		// The next run reads its hypotheses, pairs and graph from this checkpoint.
+	switch {
+	case err != nil && s.ledger:
 		s.suspendBecause(ctx, "the checkpoint before continuing as new failed: "+err.Error()+". Fix the session store, then resume")
 		return nil
+	case err != nil:
+		s.note("continuing as new without a fresh checkpoint: " + err.Error())
 	}
 	s.drainSignals(ctx)
 	s.Runs++

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/stretchr/testify/mock"
 )
 
 // TestContinueAsNewAt2000Hypotheses runs a 2,000-hypothesis session through several
@@ -164,4 +167,50 @@ func checkRestores(t *testing.T, st *store.Store, id string, sent []activities.C
 		}
 	}
 	t.Logf("%d checkpoints restore exactly", len(want))
+}
+
+// TestContinueAsNewWaitsForItsCheckpoint: the next run reads its hypotheses from the
+// checkpoint written before continuing as new, so when that checkpoint cannot be written
+// the session suspends with the reason instead, and continues as new once the scientist
+// resumes it with the store fixed; the next run has every hypothesis.
+func TestContinueAsNewWaitsForItsCheckpoint(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	var suggested, broken bool
+	calls := 0
+	h.env.OnActivity(h.acts.Checkpoint, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.CheckpointInput) (string, error) {
+		if suggested {
+			calls++
+			if calls >= 2 && broken { // the round's checkpoint goes through, the next does not
+				return "", errors.New("no space left on device")
+			}
+		}
+		return h.acts.Checkpoint(ctx, in)
+	})
+	h.at(5*time.Second, func() { h.env.SetContinueAsNewSuggested(true); suggested, broken = true, true })
+	var before int
+	h.at(5*time.Minute, func() {
+		st := query[Status](h, QueryStatus)
+		if st.State != session.Suspended || !strings.Contains(st.Reason, "before continuing as new failed: no space left on device") {
+			t.Errorf("with the store full: %s (%s); want suspended, saying why", st.State, st.Reason)
+		}
+		before = query[session.Progress](h, QueryProgress).HypothesesGenerated
+		broken = false
+		h.mustUpdate(Resume, nil)
+	})
+	h.env.ExecuteWorkflow(ResearchSession, goal(30), (*Carried)(nil))
+	var can *workflow.ContinueAsNewError
+	if err := h.env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("the run ended with %v; want it to continue as new once resumed", err)
+	}
+	var req research.Request
+	var carried *Carried
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &req, &carried); err != nil {
+		t.Fatal(err)
+	}
+	next := newHarnessOn(t, h.store, 0, nil)
+	next.env.ExecuteWorkflow(ResearchSession, req, carried)
+	p := query[session.Progress](next, QueryProgress)
+	if before == 0 || p.HypothesesGenerated < before || carried.RankingAt == 0 {
+		t.Errorf("the next run has %d hypotheses (ranking at checkpoint %d); the suspended run had %d", p.HypothesesGenerated, carried.RankingAt, before)
+	}
 }
