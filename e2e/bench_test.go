@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -258,21 +259,32 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 	tb.Logf("%s took %d runs; largest payloads (bytes): %s", id, runs, strings.Join(lines, "; "))
 }
 
-// logStoreBytes logs the bytes the session store holds, and per hypothesis.
+// logStoreBytes logs the bytes the session store holds, and per hypothesis. A directory
+// store shares a record between sessions as hard links (a subagent's copy of its parent's
+// texts), so each file counts once, as du counts it.
 func logStoreBytes(tb testing.TB, dir string, hypotheses int) {
 	tb.Helper()
 	var total int64
-	files := 0
+	links, files := 0, map[uint64]bool{}
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				total += info.Size()
-				files++
-			}
+		if err != nil || d.IsDir() {
+			return nil
 		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		links++
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			if files[st.Ino] {
+				return nil
+			}
+			files[st.Ino] = true
+		}
+		total += info.Size()
 		return nil
 	})
-	tb.Logf("session store %s: %d files, %d bytes, %d bytes per hypothesis", dir, files, total, total/int64(max(hypotheses, 1)))
+	tb.Logf("session store %s: %d files (%d names), %d bytes, %d bytes per hypothesis", dir, len(files), links, total, total/int64(max(hypotheses, 1)))
 }
 
 // runQueries runs the four queries as sub-benchmarks of b on session id.

@@ -24,8 +24,9 @@ const ArchiveFile = "archived.json"
 // Branch prepares session dst to start from checkpoint seq of session src (0: src's
 // latest) and returns that checkpoint. dst receives the texts its model turns read under
 // its own id: every hypothesis the checkpoint ranks, every review of those hypotheses,
-// the research plan, the meta-reviews of rounds up to the checkpoint's latest, and the
-// debates between those hypotheses. Turns, checkpoints, the event log, the overview and
+// the research plan, the meta-reviews of rounds up to the checkpoint's latest (only the
+// latest for a subagent's branch, which names its hypotheses in only), and the debates
+// between those hypotheses. Turns, checkpoints, the event log, the overview and
 // the report are not copied: dst makes its own.
 //
 // Every record is immutable once written (a debate is replaced, never edited in place),
@@ -91,9 +92,12 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 		return snap, err
 	}
 	for _, k := range metas {
-		// Rounds, not names: past 9999 the padding no longer orders them.
+		// Rounds, not names: past 9999 the padding no longer orders them. A subagent's
+		// prompts carry the latest meta-review only, so it gets that one: a session of
+		// a thousand rounds forks hundreds of subagents, and copying every meta-review
+		// into each would grow the store with rounds × subagents.
 		round, err := strconv.Atoi(strings.TrimSuffix(path.Base(k), ".json"))
-		if err == nil && round <= snap.Progress.MetaReviews {
+		if err == nil && round <= snap.Progress.MetaReviews && (only == nil || round == snap.Progress.MetaReviews) {
 			keys = append(keys, k)
 		}
 	}

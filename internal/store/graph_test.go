@@ -136,6 +136,7 @@ type branchCase struct {
 	want    []string // dst's records
 	hyps    []string // readable under dst's id, with the same reviews as in src
 	metas   []int
+	only    []string // a subagent's branch: only these hypotheses
 }
 
 func TestBranch(t *testing.T) {
@@ -147,7 +148,7 @@ func TestBranch(t *testing.T) {
 			"plan.json",
 			"reviews/a/full-0.json", "reviews/a/full-1.json", "reviews/a/initial-0.json", "reviews/a/manual-1000.json",
 			"reviews/b/initial-0.json",
-		}, []string{"a", "b"}, []int{1}},
+		}, []string{"a", "b"}, []int{1}, nil},
 		{"latest (0)", 0, 2, []string{
 			"debates/debate-a-b.json", "debates/debate-a-c%2F1.json",
 			"hypotheses/a.json", "hypotheses/b.json", "hypotheses/c%2F1.json",
@@ -156,7 +157,15 @@ func TestBranch(t *testing.T) {
 			"reviews/a/full-0.json", "reviews/a/full-1.json", "reviews/a/initial-0.json", "reviews/a/manual-1000.json",
 			"reviews/b/initial-0.json",
 			"reviews/c%2F1/initial-0.json",
-		}, []string{"a", "b", "c/1"}, []int{1, 2}},
+		}, []string{"a", "b", "c/1"}, []int{1, 2}, nil},
+		// A subagent's: its hypothesis, its reviews, the plan and the latest meta-review
+		// only, however many rounds the session had.
+		{"subagent on a", 0, 2, []string{
+			"hypotheses/a.json",
+			"metareviews/0002.json",
+			"plan.json",
+			"reviews/a/full-0.json", "reviews/a/full-1.json", "reviews/a/initial-0.json", "reviews/a/manual-1000.json",
+		}, []string{"a"}, []int{2}, []string{"a"}},
 	}
 	for _, tt := range tests {
 		eachStore(t, func(t *testing.T, s *Store) {
@@ -168,7 +177,7 @@ func TestBranch(t *testing.T) {
 func testBranch(t *testing.T, s *Store, tt branchCase) {
 	graphSession(t, s)
 	srcFiles := files(t, s, "src")
-	snap, err := s.Branch(tctx(t), "src", tt.seq, "dst")
+	snap, err := s.Branch(tctx(t), "src", tt.seq, "dst", tt.only...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +204,7 @@ func testBranch(t *testing.T, s *Store, tt branchCase) {
 			t.Errorf("MetaReview(dst, %d) = %+v, %v", round, m, err)
 		}
 	}
-	if d, err := s.Debate(tctx(t), "dst", "debate-a-b"); err != nil || d.Winner != "a" {
+	if d, err := s.Debate(tctx(t), "dst", "debate-a-b"); tt.only == nil && (err != nil || d.Winner != "a") {
 		t.Errorf("Debate(dst, debate-a-b) = %+v, %v", d, err)
 	}
 	// In a Dir, links, not copies; and src is untouched.
