@@ -94,7 +94,8 @@ type call struct {
 
 // batchesOf reads a finished session's activities from every run's history, grouped by the
 // workflow task that scheduled them, with the session's id in their inputs replaced by the
-// bare workflow's, so that its activities do the same work over again.
+// bare workflow's, so that its activities do the same work over again. (A subagent's
+// result is imported from the subagent's session, as the session did.)
 func batchesOf(tb testing.TB, id string) (plan [][]call, n int) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -119,7 +120,9 @@ func batchesOf(tb testing.TB, id string) (plan [][]call, n int) {
 			}
 			var input json.RawMessage
 			if ps := a.GetInput().GetPayloads(); len(ps) == 1 {
-				input = json.RawMessage(strings.ReplaceAll(string(ps[0].GetData()), id, id+"-bare"))
+				// The session's id as a whole value only: an import reads the subagent's
+				// session ("<id>-fork-…"), which the bare workflow does not run again.
+				input = json.RawMessage(strings.ReplaceAll(string(ps[0].GetData()), `"`+id+`"`, `"`+id+`-bare"`))
 			}
 			k, ok := batchOf[a.GetWorkflowTaskCompletedEventId()]
 			if !ok {
