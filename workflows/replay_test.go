@@ -21,7 +21,12 @@ import (
 // testdata/session-before-reshape.json: 14 hypotheses with the code just before workflows/
 // was split by concern (commit c6a41aa): a scientist's hypothesis, feedback, suspend and
 // resume by update, subagents; the reshape must not change what the workflow does.
-// Recorded with `temporal workflow show --workflow-id <id> -o json`.
+// testdata/session-ledger.json and session-ledger-closing.json: the two runs of a
+// 30-hypothesis session of the tournament-ledger version (the Tournament activity, ranking
+// read back by pages): feedback, a scientist's hypothesis, suspend, refine-goal and resume
+// by update, six subagents; its last run passed 1,000 events, so it closed in a run of its
+// own, which continued as new from the first.
+// Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) == 0 {
