@@ -15,6 +15,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
+	enumspb "go.temporal.io/api/enums/v1"
 )
 
 var (
@@ -130,6 +131,7 @@ func BenchmarkQueriesUnderLoad(b *testing.B) {
 		b.Logf("%d sessions (6 hypotheses, %s turns, %d slots): started in %s, all done in %s; %d completed; progress on a live session: %d queries, p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d failed; worker peak RSS %s",
 			n, *loadLatency, *loadSlots, started.Round(time.Millisecond), wall.Round(time.Second), completed, len(lat),
 			ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99)), ms(lat[len(lat)-1]), failed, peakRSS(w.cmd.Process.Pid))
+		logWorkflowTaskWaits(b, ids[:min(len(ids), 50)])
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(ms(percentile(lat, 0.5)), "p50-ms")
 		b.ReportMetric(ms(percentile(lat, 0.99)), "p99-ms")
@@ -151,4 +153,48 @@ func peakRSS(pid int) string {
 		}
 	}
 	return "unknown"
+}
+
+// logWorkflowTaskWaits logs how long the sessions' workflow tasks waited in the task queue
+// before a worker took them (scheduled to started, from the server's event times): a query
+// on a session with a workflow task pending waits for that task.
+func logWorkflowTaskWaits(tb testing.TB, ids []string) {
+	tb.Helper()
+	var waits []time.Duration
+	for _, id := range ids {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		scheduled := map[int64]time.Time{}
+		for runID := ""; ; {
+			it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			previous := ""
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					break
+				}
+				switch {
+				case e.GetWorkflowExecutionStartedEventAttributes() != nil:
+					previous = e.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+				case e.GetWorkflowTaskScheduledEventAttributes() != nil:
+					scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
+				case e.GetWorkflowTaskStartedEventAttributes() != nil:
+					if t, ok := scheduled[e.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId()]; ok {
+						waits = append(waits, e.GetEventTime().AsTime().Sub(t))
+					}
+				}
+			}
+			if previous == "" {
+				break
+			}
+			runID, scheduled = previous, map[int64]time.Time{}
+		}
+		cancel()
+	}
+	slices.Sort(waits)
+	if len(waits) == 0 {
+		tb.Log("no workflow task waits measured")
+		return
+	}
+	tb.Logf("workflow tasks of %d sessions, scheduled to started: %d tasks, p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
+		len(ids), len(waits), ms(percentile(waits, 0.5)), ms(percentile(waits, 0.9)), ms(percentile(waits, 0.99)), ms(waits[len(waits)-1]))
 }
