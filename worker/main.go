@@ -123,7 +123,12 @@ func run() error {
 		}
 	}
 
-	sessions := worker.New(c, workflows.TaskQueue, worker.Options{})
+	// Workflow tasks queue behind each other when many sessions run at once, and a query on a
+	// session waits for its pending task: pollers scale with the backlog the server reports
+	// (BENCHMARKS.md, "Queries under load").
+	sessions := worker.New(c, workflows.TaskQueue, worker.Options{
+		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+	})
 	workflows.Register(sessions)
 	sessions.RegisterActivity(acts)
 
