@@ -206,26 +206,15 @@ var benchHypotheses = flag.Int("bench.hypotheses", 1000, "hypotheses in Benchmar
 // start and continue-as-new inputs, signals, updates and the result.
 func logRunsAndPayloads(tb testing.TB, id string) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	largest := map[string]int{}
 	note := func(kind string, p interface{ Size() int }) { largest[kind] = max(largest[kind], p.Size()) }
-	runs, runID := 0, "" // the latest run first, then each one it continued
-	for {
-		runs++
-		it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	runs := sessionHistories(tb, id)
+	for _, events := range runs {
 		names := map[int64]string{}
-		previous := ""
-		for it.HasNext() {
-			e, err := it.Next()
-			if err != nil {
-				tb.Logf("history of %s run %d: %v", id, runs, err)
-				return
-			}
+		for _, e := range events {
 			switch {
 			case e.GetWorkflowExecutionStartedEventAttributes() != nil:
 				note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
-				previous = e.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
 			case e.GetActivityTaskScheduledEventAttributes() != nil:
 				a := e.GetActivityTaskScheduledEventAttributes()
 				names[e.GetEventId()] = a.GetActivityType().GetName()
@@ -240,23 +229,18 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 				a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes()
 				note("update "+a.GetAcceptedRequest().GetInput().GetName(), a.GetAcceptedRequest().GetInput().GetArgs())
 			case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				a := e.GetWorkflowExecutionContinuedAsNewEventAttributes()
-				note("continue-as-new input", a.GetInput())
+				note("continue-as-new input", e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
 			case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
 				note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
 			}
 		}
-		if previous == "" {
-			break
-		}
-		runID = previous
 	}
 	kinds := slices.Sorted(maps.Keys(largest))
 	var lines []string
 	for _, k := range kinds {
 		lines = append(lines, fmt.Sprintf("%s %d", k, largest[k]))
 	}
-	tb.Logf("%s took %d runs; largest payloads (bytes): %s", id, runs, strings.Join(lines, "; "))
+	tb.Logf("%s took %d runs; largest payloads (bytes): %s", id, len(runs), strings.Join(lines, "; "))
 }
 
 // logStoreBytes logs the bytes the session store holds, and per hypothesis. A directory

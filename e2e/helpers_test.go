@@ -319,7 +319,7 @@ func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
 }
 
 // runHistory is the Temporal history of one run of a session ("": its latest).
-func runHistory(t *testing.T, id, runID string) []*historypb.HistoryEvent {
+func runHistory(t testing.TB, id, runID string) []*historypb.HistoryEvent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -338,7 +338,7 @@ func runHistory(t *testing.T, id, runID string) []*historypb.HistoryEvent {
 // sessionHistories is the history of every run of a session, the first run first: a long
 // session continues as new, and a finished one whose last run grew long closes in a run of
 // its own. Event ids start again in each run.
-func sessionHistories(t *testing.T, id string) [][]*historypb.HistoryEvent {
+func sessionHistories(t testing.TB, id string) [][]*historypb.HistoryEvent {
 	t.Helper()
 	var runs [][]*historypb.HistoryEvent
 	for runID := ""; ; {

@@ -15,7 +15,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
-	enumspb "go.temporal.io/api/enums/v1"
 )
 
 var (
@@ -162,19 +161,10 @@ func logWorkflowTaskWaits(tb testing.TB, ids []string) {
 	tb.Helper()
 	var waits []time.Duration
 	for _, id := range ids {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		scheduled := map[int64]time.Time{}
-		for runID := ""; ; {
-			it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			previous := ""
-			for it.HasNext() {
-				e, err := it.Next()
-				if err != nil {
-					break
-				}
+		for _, events := range sessionHistories(tb, id) {
+			scheduled := map[int64]time.Time{}
+			for _, e := range events {
 				switch {
-				case e.GetWorkflowExecutionStartedEventAttributes() != nil:
-					previous = e.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
 				case e.GetWorkflowTaskScheduledEventAttributes() != nil:
 					scheduled[e.GetEventId()] = e.GetEventTime().AsTime()
 				case e.GetWorkflowTaskStartedEventAttributes() != nil:
@@ -183,12 +173,7 @@ func logWorkflowTaskWaits(tb testing.TB, ids []string) {
 					}
 				}
 			}
-			if previous == "" {
-				break
-			}
-			runID, scheduled = previous, map[int64]time.Time{}
 		}
-		cancel()
 	}
 	slices.Sort(waits)
 	if len(waits) == 0 {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -98,22 +97,10 @@ type call struct {
 // result is imported from the subagent's session, as the session did.)
 func batchesOf(tb testing.TB, id string) (plan [][]call, n int) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var runs [][][]call
-	for runID := ""; ; {
-		var batches [][]call
+	for _, events := range sessionHistories(tb, id) {
 		batchOf := map[int64]int{} // workflow task completed event -> batch
-		it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		previous := ""
-		for it.HasNext() {
-			e, err := it.Next()
-			if err != nil {
-				tb.Fatal(err)
-			}
-			if a := e.GetWorkflowExecutionStartedEventAttributes(); a != nil {
-				previous = a.GetContinuedExecutionRunId()
-			}
+		var batches [][]call
+		for _, e := range events {
 			a := e.GetActivityTaskScheduledEventAttributes()
 			if a == nil {
 				continue
@@ -133,14 +120,7 @@ func batchesOf(tb testing.TB, id string) (plan [][]call, n int) {
 			batches[k] = append(batches[k], call{Activity: a.GetActivityType().GetName(), Queue: a.GetTaskQueue().GetName(), Input: input})
 			n++
 		}
-		runs = append([][][]call{batches}, runs...)
-		if previous == "" {
-			break
-		}
-		runID = previous
-	}
-	for _, r := range runs {
-		plan = append(plan, r...)
+		plan = append(plan, batches...)
 	}
 	return plan, n
 }
