@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -17,7 +18,7 @@ import (
 // [a, b], a similarity as [a, b, sim]. What a run hands to the next is then about half
 // the size of plain JSON.
 
-// pairSet is the set of pairs that met, keyed by pairKey.
+// pairSet is the set of pairs that met, keyed by activities.PairKey, the key the Tournament activity reads them by.
 type pairSet map[string]bool
 
 // edgeList is the proximity graph's edges, in the order they were found.
@@ -51,7 +52,7 @@ func (p *pairSet) UnmarshalJSON(data []byte) error {
 		if err != nil {
 			return err
 		}
-		(*p)[pairKey(a, b)] = true
+		(*p)[activities.PairKey(a, b)] = true
 	}
 	return nil
 }

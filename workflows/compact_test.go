@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/proximity"
 )
 
 func TestCompactListsRoundTrip(t *testing.T) {
-	played := pairSet{pairKey("h-0001", "h-0042"): true, pairKey("h-0003", "scientist's own"): true}
+	played := pairSet{activities.PairKey("h-0001", "h-0042"): true, activities.PairKey("h-0003", "scientist's own"): true}
 	edges := edgeList{{A: "h-0007", B: "h-0001", Sim: 0.4321}, {A: "h-12345", B: "x", Sim: 0.1}}
 	data, err := json.Marshal(struct {
 		P pairSet  `json:"p"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
@@ -18,7 +19,7 @@ func (s *supervisor) reindex() {
 	}
 	s.sim = make(map[string]float64, len(s.Edges))
 	for _, e := range s.Edges {
-		s.sim[pairKey(e.A, e.B)] = e.Sim
+		s.sim[activities.PairKey(e.A, e.B)] = e.Sim
 	}
 }
 
@@ -52,7 +53,7 @@ func (s *supervisor) competing() []string {
 	return ids
 }
 
-func (s *supervisor) similarity(x, y string) float64 { return s.sim[pairKey(x, y)] }
+func (s *supervisor) similarity(x, y string) float64 { return s.sim[activities.PairKey(x, y)] }
 
 // ranked returns every hypothesis by Elo, highest first, ties by id; excluded ones last.
 func (s *supervisor) ranked() []session.Entry { return session.Rank(s.Entries) }
@@ -65,11 +66,4 @@ func (s *supervisor) top(n int) []session.Entry {
 		k++
 	}
 	return r[:k]
-}
-
-func pairKey(x, y string) string {
-	if x > y {
-		x, y = y, x
-	}
-	return x + "|" + y
 }

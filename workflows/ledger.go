@@ -72,7 +72,7 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 				players = append(players, tournament.Player{ID: e.ID, Elo: e.Elo, Matches: e.Wins + e.Losses, New: slices.Contains(fresh, e.ID)})
 			}
 		}
-		return tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[pairKey(x, y)] }, opts)
+		return tournament.Schedule(players, s.similarity, budget, func(x, y string) bool { return s.Played[activities.PairKey(x, y)] }, opts)
 	}
 	if !s.mayGo(ctx) {
 		return nil

@@ -212,10 +212,10 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	}
 	isFresh := func(id string) bool { return slices.Contains(fresh, id) }
 	for _, e := range out.Edges {
-		if _, seen := s.sim[pairKey(e.A, e.B)]; !seen {
+		if _, seen := s.sim[activities.PairKey(e.A, e.B)]; !seen {
 			s.Edges = append(s.Edges, e)
 		}
-		s.sim[pairKey(e.A, e.B)] = e.Sim
+		s.sim[activities.PairKey(e.A, e.B)] = e.Sim
 		if e.Sim < proximity.DuplicateThreshold {
 			continue
 		}
@@ -299,8 +299,8 @@ func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int
 		if winners[i] == "" {
 			continue
 		}
-		s.Played[pairKey(m.A, m.B)] = true
-		s.newPairs = append(s.newPairs, pairKey(m.A, m.B))
+		s.Played[activities.PairKey(m.A, m.B)] = true
+		s.newPairs = append(s.newPairs, activities.PairKey(m.A, m.B))
 		x, y := &s.Entries[s.index[m.A]], &s.Entries[s.index[m.B]]
 		aWon := winners[i] == m.A
 		x.Elo, y.Elo = tournament.Update(x.Elo, y.Elo, aWon, tournament.K(x.Wins+x.Losses), tournament.K(y.Wins+y.Losses))

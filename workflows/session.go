@@ -120,7 +120,7 @@ type supervisor struct {
 	ledger  bool // the tournament's pairs and graph live in the store (ledger.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
-	sim   map[string]float64 // pairKey -> similarity, from the proximity agent's Edges
+	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
 
 	signals []signal // the channels drainSignals empties before continuing as new
 
@@ -157,7 +157,7 @@ type Carried struct {
 	RankingAt int `json:"ranking_at,omitempty"`
 	// The pairs that met and the similarities: all of them before the ledger; since, those
 	// the last checkpoint does not hold yet.
-	Played pairSet  `json:"played,omitempty"` // pairKey -> the pair has met
+	Played pairSet  `json:"played,omitempty"` // activities.PairKey -> the pair has met
 	Edges  edgeList `json:"edges,omitempty"`  // similarities, in the order they were found
 	NextID int      `json:"next_id"`
 
