@@ -1,0 +1,291 @@
+package tournament
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Bradley–Terry ratings. Elo moves two ratings a fixed step per match and forgets the
+// order of events only slowly, so its noise never falls below what one step makes (about
+// ±40 Elo points with K 16, the size of the gaps around rank 10 of 200). Fit instead finds
+// the strengths that best explain every result of the session at once, so each new result
+// sharpens all of them.
+//
+// The model: the hypothesis shown first, a, beats b with probability
+//
+//	σ(θa − θb + β)    σ(x) = 1/(1+e^−x)
+//
+// where θ is a hypothesis' strength (the natural log of its Bradley–Terry strength) and β
+// is the judge's bias towards the first position, fitted with the strengths. The prior
+// θ ~ N(0, τ²) keeps sparse results from giving extreme strengths (a hypothesis that won
+// its only match would otherwise be infinitely strong). Its scale τ is fitted from the data
+// too (empirical Bayes): a pool of very unequal hypotheses earns a wide prior, a pool of
+// similar ones a narrow one.
+
+// Result is one judged match, as the session records it: A was shown to the judge first.
+// In JSON it is one short sentence, since a session keeps every result: "h-0001 beat
+// h-0002" or "h-0001 lost to h-0002", A first, and " in a debate" after a debate's.
+type Result struct {
+	A      string
+	B      string
+	AWon   bool
+	Debate bool
+}
+
+// The words of a result's sentence.
+const (
+	beat     = " beat "
+	lostTo   = " lost to "
+	inDebate = " in a debate"
+)
+
+func (r Result) String() string {
+	verdict, debate := lostTo, ""
+	if r.AWon {
+		verdict = beat
+	}
+	if r.Debate {
+		debate = inDebate
+	}
+	return r.A + verdict + r.B + debate
+}
+
+func (r Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+
+func (r *Result) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("a match result is a string like \"h-0001 beat h-0002\": %w", err)
+	}
+	body, debate := strings.CutSuffix(s, inDebate)
+	for _, verdict := range []string{beat, lostTo} {
+		if a, b, ok := strings.Cut(body, verdict); ok && a != "" && b != "" {
+			*r = Result{A: a, B: b, AWon: verdict == beat, Debate: debate}
+			return nil
+		}
+	}
+	return fmt.Errorf("match result %q: want the first shown, \"beat\" or \"lost to\", and the second, like \"h-0001 beat h-0002\"", s)
+}
+
+// Rating is one hypothesis' fitted strength θ and its standard error.
+type Rating struct {
+	Strength float64 // θ: 0 is the pool's prior mean; +1 wins e (2.7) times as often
+	SE       float64 // from the Fisher information at the fit
+	Games    int     // results it appears in
+}
+
+// Elo is the strength on the Elo scale, 1200 + 400·log10(e^θ), which reads as the
+// ratings did before they were fitted: 400 points are odds of 10 to 1.
+func (r Rating) Elo() float64 { return round(InitialElo + eloPerUnit*r.Strength) }
+
+// EloSE is the standard error on the Elo scale.
+func (r Rating) EloSE() float64 { return round(eloPerUnit * r.SE) }
+
+// eloPerUnit converts strengths to Elo points: 400/ln 10.
+const eloPerUnit = 400 / math.Ln10
+
+// Ratings is a fit: every hypothesis' rating, the prior's fitted scale and the judge's
+// fitted first-position bias.
+type Ratings struct {
+	By        map[string]Rating
+	Scale     float64 // τ, the prior's standard deviation of θ
+	FirstBias float64 // β, in the same units as θ
+	Sweeps    int     // passes over the results it took to converge
+}
+
+// Fit tolerances: the fit stops when a pass moves no strength, the bias or the prior's
+// scale by more than fitTolerance (a ten-thousandth of an Elo point), or after fitMaxSweeps
+// passes.
+const (
+	fitTolerance = 1e-6
+	fitMaxSweeps = 2000
+	// biasPrior is the standard deviation of the prior on β: weak, since a judge's
+	// position bias can be large, but enough to keep a first handful of results from
+	// calling the judge wholly biased.
+	biasPrior = 1.0
+	// The prior's scale τ is kept within [scaleMin, scaleMax]; at the start it is 1, the
+	// spread the offline simulator draws its qualities from.
+	scaleMin = 0.05
+	scaleMax = 10.0
+)
+
+// Fit finds the maximum a posteriori strengths of ids given results (results may also
+// name hypotheses not in ids, such as excluded ones: they count as evidence and get a
+// rating too). It is deterministic and does not depend on the order of ids or results:
+// the same results give the same ratings bit for bit, so a retried activity, or a test,
+// gets identical numbers.
+//
+// It alternates Newton steps, one hypothesis at a time, on the strengths; a Newton step on
+// the bias; and the expectation–maximisation update of the prior's variance, τ² = mean of
+// (θ² + SE²), until nothing moves.
+func Fit(ids []string, results []Result) Ratings {
+	return fit(ids, results, true)
+}
+
+// fit is Fit with the position bias fitted or held at 0 (to measure what fitting it buys).
+func fit(ids []string, results []Result, withBias bool) Ratings {
+	names := slices.Clone(ids)
+	for _, r := range results {
+		names = append(names, r.A, r.B)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	at := make(map[string]int, len(names))
+	for i, id := range names {
+		at[id] = i
+	}
+
+	// Each hypothesis' games, in a canonical order so that sums come out the same
+	// however the results were ordered.
+	type game struct {
+		opp   int32
+		first bool // this hypothesis was shown first
+		won   bool
+	}
+	games := make([][]game, len(names))
+	type pair struct {
+		a, b int32
+		aWon bool
+	}
+	ps := make([]pair, 0, len(results))
+	for _, r := range results {
+		a, b := int32(at[r.A]), int32(at[r.B])
+		if a == b {
+			continue // a hypothesis against itself says nothing
+		}
+		games[a] = append(games[a], game{opp: b, first: true, won: r.AWon})
+		games[b] = append(games[b], game{opp: a, first: false, won: !r.AWon})
+		ps = append(ps, pair{a, b, r.AWon})
+	}
+	byGame := func(x, y game) int {
+		if c := cmp.Compare(x.opp, y.opp); c != 0 {
+			return c
+		}
+		if x.first != y.first {
+			if x.first {
+				return -1
+			}
+			return 1
+		}
+		if x.won != y.won {
+			if x.won {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	}
+	for _, g := range games {
+		slices.SortFunc(g, byGame)
+	}
+	slices.SortFunc(ps, func(x, y pair) int {
+		if c := cmp.Compare(x.a, y.a); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.b, y.b); c != 0 {
+			return c
+		}
+		if x.aWon == y.aWon {
+			return 0
+		}
+		if x.aWon {
+			return -1
+		}
+		return 1
+	})
+
+	n := len(names)
+	theta := make([]float64, n)
+	info := make([]float64, n) // Fisher information of each strength, prior included
+	bias, tau2 := 0.0, 1.0
+	var history []float64 // the prior's last variances, for the acceleration
+	sweeps := 0
+	for sweeps < fitMaxSweeps {
+		sweeps++
+		moved := 0.0
+		for i := range n {
+			g, h := -theta[i]/tau2, 1/tau2
+			for _, gm := range games[i] {
+				d := theta[i] - theta[gm.opp]
+				if gm.first {
+					d += bias
+				} else {
+					d -= bias
+				}
+				p := sigmoid(d)
+				if gm.won {
+					g += 1 - p
+				} else {
+					g -= p
+				}
+				h += p * (1 - p)
+			}
+			step := g / h
+			theta[i] += step
+			info[i] = h
+			moved = max(moved, math.Abs(step))
+		}
+		if withBias && len(ps) > 0 {
+			g, h := -bias/(biasPrior*biasPrior), 1/(biasPrior*biasPrior)
+			for _, p := range ps {
+				q := sigmoid(theta[p.a] - theta[p.b] + bias)
+				if p.aWon {
+					g += 1 - q
+				} else {
+					g -= q
+				}
+				h += q * (1 - q)
+			}
+			step := g / h
+			bias += step
+			moved = max(moved, math.Abs(step))
+		}
+		if n > 0 {
+			sum := 0.0
+			for i := range n {
+				sum += theta[i]*theta[i] + 1/info[i]
+			}
+			next := sum / float64(n)
+			// The EM update creeps when results are few (hundreds of passes at one result
+			// a hypothesis): every third pass, jump to where the last three were heading
+			// (Aitken's delta-squared), if they head there steadily.
+			history = append(history[max(0, len(history)-2):], next)
+			if len(history) == 3 && sweeps%3 == 0 {
+				d1, d2 := history[1]-history[0], history[2]-history[1]
+				if d1*d2 > 0 && math.Abs(d2) < math.Abs(d1) {
+					next = history[2] - d2*d2/(d2-d1)
+					history = history[:0]
+				}
+			}
+			next = min(max(next, scaleMin*scaleMin), scaleMax*scaleMax)
+			moved = max(moved, math.Abs(math.Sqrt(next)-math.Sqrt(tau2)))
+			tau2 = next
+		}
+		if moved < fitTolerance {
+			break
+		}
+	}
+	out := Ratings{By: make(map[string]Rating, n), Scale: math.Sqrt(tau2), FirstBias: bias, Sweeps: sweeps}
+	for i, id := range names {
+		// The information at the final strengths and scale, for the standard error.
+		h := 1 / tau2
+		for _, gm := range games[i] {
+			d := theta[i] - theta[gm.opp]
+			if gm.first {
+				d += bias
+			} else {
+				d -= bias
+			}
+			p := sigmoid(d)
+			h += p * (1 - p)
+		}
+		out.By[id] = Rating{Strength: theta[i], SE: 1 / math.Sqrt(h), Games: len(games[i])}
+	}
+	return out
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
