@@ -59,10 +59,10 @@ func (a *Activities) Branch(ctx context.Context, in BranchInput) (session.Snapsh
 	}
 	if in.Only != nil {
 		snap.Hypotheses = slices.DeleteFunc(snap.Hypotheses, func(e session.Entry) bool { return !slices.Contains(in.Only, e.ID) })
-		snap.Played, snap.Edges, snap.ReviewsBy = nil, nil, nil
+		snap.Played, snap.Edges, snap.Results, snap.ReviewsBy = nil, nil, nil, nil
 	}
 	if in.Lean {
-		snap.Hypotheses, snap.Played, snap.Edges = nil, nil, nil
+		snap.Hypotheses, snap.Played, snap.Edges, snap.Results = nil, nil, nil, nil
 	}
 	return snap, err
 }

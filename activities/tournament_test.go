@@ -134,3 +134,87 @@ func TestByCreation(t *testing.T) {
 		t.Errorf("got %v, want %v", ids, want)
 	}
 }
+
+// TestFittedTournamentReadsItsLedger: for a fitted session, the ratings and the batch come
+// from every result, those in the checkpoint and those sent since: the same as from all
+// of them sent whole, and the same as tournament.Fit and tournament.Active make of them.
+// Only the ratings that moved come back.
+func TestFittedTournamentReadsItsLedger(t *testing.T) {
+	env, a := newActivities(t, &counting{})
+	whole := tournamentOf(40)
+	whole.Rating = session.RatingFitted
+	for i := range 120 {
+		x, y := fmt.Sprintf("h-%04d", i%40+1), fmt.Sprintf("h-%04d", (i*7+3)%40+1)
+		if x != y {
+			whole.Results = append(whole.Results, tournament.Result{A: x, B: y, AWon: (i*13)%5 < 3})
+		}
+	}
+	base := whole
+	base.Hypotheses = whole.Hypotheses[:30]
+	base.Results = whole.Results[:80]
+	if _, err := a.Store.PutCheckpoint(t.Context(), base, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range whole.Hypotheses {
+		if e.Excluded == "" {
+			ids = append(ids, e.ID)
+		}
+	}
+	fit := tournament.Fit(ids, whole.Results)
+	// One record already holds its fitted rating: it must not come back as a change.
+	same := slices.IndexFunc(whole.Hypotheses, func(e session.Entry) bool { return e.ID == "h-0010" })
+	whole.Hypotheses[same].Elo, whole.Hypotheses[same].EloSE = fit.By["h-0010"].Elo(), fit.By["h-0010"].EloSE()
+
+	lead := map[string]int{}
+	for _, r := range whole.Results {
+		lead[r.A]++
+		lead[r.B]--
+	}
+	var cs []tournament.Contender
+	for _, id := range ids {
+		cs = append(cs, tournament.Contender{ID: id, Rating: fit.By[id], Lead: lead[id]})
+	}
+	sim := map[string]float64{}
+	for _, e := range whole.Edges {
+		sim[PairKey(e.A, e.B)] = e.Sim
+	}
+	want := tournament.Active(cs, func(x, y string) float64 { return sim[PairKey(x, y)] }, 12, tournament.ActiveOptions{TopK: 5, Seed: 7})
+	ledgers := map[string]Ledger{
+		"whole":   {Changed: whole.Hypotheses, Edges: whole.Edges, Results: whole.Results},
+		"changes": {Base: CheckpointRef{Session: "s-1", Seq: 1}, Changed: whole.Hypotheses[30:], Results: whole.Results[80:]},
+	}
+	for name, l := range ledgers {
+		if name == "changes" { // the record with its fitted rating is a change since the checkpoint
+			l.Changed = append(l.Changed, whole.Hypotheses[same])
+		}
+		v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: l, Budget: 12, Fitted: true, TopK: 5, Seed: 7})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got TournamentResult
+		if err := v.Get(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Matches, want) {
+			t.Errorf("%s: matches %v, want %v", name, got.Matches, want)
+		}
+		if _, ok := got.Ratings["h-0010"]; ok {
+			t.Errorf("%s: h-0010's record holds its fitted rating, yet it came back", name)
+		}
+		if len(got.Ratings) < len(ids)/2 {
+			t.Errorf("%s: %d ratings came back; every other record has an old Elo", name, len(got.Ratings))
+		}
+		for id, r := range got.Ratings {
+			if r.Elo != fit.By[id].Elo() || r.SE != fit.By[id].EloSE() {
+				t.Errorf("%s: %s rated %+v; the fit has %.2f ± %.2f", name, id, r, fit.By[id].Elo(), fit.By[id].EloSE())
+			}
+		}
+		if _, ok := got.Ratings["h-0005"]; ok {
+			t.Errorf("%s: the excluded h-0005 was rated", name)
+		}
+		if got.Boundary != tournament.BoundarySE(fit.By, ids, 5) || got.Boundary <= 0 {
+			t.Errorf("%s: boundary %.2f, want %.2f", name, got.Boundary, tournament.BoundarySE(fit.By, ids, 5))
+		}
+	}
+}

@@ -224,6 +224,8 @@ func overridesText(c research.Config) string {
 	add(c.Model != "", "model", c.Model)
 	add(c.TokenBudget != 0, "token-budget", c.TokenBudget)
 	add(c.ConvergenceRounds != 0, "convergence-rounds", c.ConvergenceRounds)
+	add(c.TopK != 0, "top-k", c.TopK)
+	add(c.DebateShare != 0, "debate-share", c.DebateShare)
 	add(c.Seed != 0, "seed", c.Seed)
 	if len(set) == 0 {
 		return ""

@@ -21,7 +21,7 @@ import (
 func TestParseScheduleCreate(t *testing.T) {
 	quiet(t)
 	defaults := research.Config{MaxHypotheses: research.DefaultMaxHypotheses, ReviewTypes: []string{research.ReviewInitial},
-		SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval)}
+		SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval), TopK: research.DefaultTopK}
 	tests := []struct {
 		name  string
 		args  []string

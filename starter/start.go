@@ -44,6 +44,8 @@ var flagOf = map[string]string{
 	"config.token_budget":        "--token-budget",
 	"config.convergence_rounds":  "--convergence-rounds",
 	"config.checkpoint_interval": "--checkpoint-interval",
+	"config.top_k":               "--top-k",
+	"config.debate_share":        "--debate-share",
 }
 
 // maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
@@ -113,6 +115,8 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
 	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, "stop as converged once the top hypotheses stayed the same this many rounds "+
 		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")
+	fs.IntVar(&c.TopK, "top-k", 0, "the size of the top the tournament works to get right and watches for convergence "+def(strconv.Itoa(research.DefaultTopK)))
+	fs.Float64Var(&c.DebateShare, "debate-share", 0, "share of the tournament's boundary matches played as multi-turn debates, 0 to 1 "+def("0: none"))
 	seed := "random seed, for reproducible offline sessions"
 	if inherit {
 		seed += " " + def("")

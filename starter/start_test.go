@@ -40,19 +40,19 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"--goal", "  Why do cells age?  "},
 			want: research.Request{ResearchGoal: "Why do cells age?", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: research.DefaultMaxHypotheses, ReviewTypes: []string{research.ReviewInitial},
-				SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
+				SafetyLevel: "standard", Provider: research.DefaultProvider, ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval), TopK: research.DefaultTopK,
 			}},
 		},
 		{
 			name: "every flag",
 			args: []string{"--goal=g", "--id", "my-session", "--scientist", "ada", "--max-hypotheses", "30",
 				"--time-limit", "2h30m", "--review-types", "initial, full,,tournament", "--safety-level", "strict",
-				"--provider", "offline", "--model", "m-1", "--seed", "42", "--token-budget", "500k", "--convergence-rounds", "9", "--wait"},
+				"--provider", "offline", "--model", "m-1", "--seed", "42", "--token-budget", "500k", "--convergence-rounds", "9", "--top-k", "20", "--debate-share", "0.25", "--wait"},
 			id: "my-session",
 			want: research.Request{ResearchGoal: "g", ScientistID: "ada", Config: research.Config{
 				MaxHypotheses: 30, TimeLimit: research.Duration(150 * time.Minute),
 				ReviewTypes: []string{"initial", "full", "tournament"}, SafetyLevel: "strict",
-				Provider: "offline", Model: "m-1", Seed: 42, TokenBudget: 500000, ConvergenceRounds: 9, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
+				Provider: "offline", Model: "m-1", Seed: 42, TokenBudget: 500000, ConvergenceRounds: 9, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval), TopK: 20, DebateShare: 0.25,
 			}},
 		},
 		{
@@ -60,7 +60,7 @@ func TestParseStartGood(t *testing.T) {
 			args: []string{"-goal", "g", "-max-hypotheses", "1", "-watch"},
 			want: research.Request{ResearchGoal: "g", ScientistID: research.DefaultScientistID, Config: research.Config{
 				MaxHypotheses: 1, ReviewTypes: []string{research.ReviewInitial}, SafetyLevel: "standard", Provider: research.DefaultProvider,
-				ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval),
+				ConvergenceRounds: research.DefaultConvergenceRounds, CheckpointInterval: research.Duration(research.DefaultCheckpointInterval), TopK: research.DefaultTopK,
 			}},
 		},
 	}

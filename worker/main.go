@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ func run() error {
 	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
 	latency := flag.Duration("offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	errorRate := flag.Float64("offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
+	firstBias := flag.Float64("offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
 	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
 	pricesFile := flag.String("prices", os.Getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
@@ -78,6 +80,8 @@ func run() error {
 	switch {
 	case *errorRate < 0 || *errorRate > 1:
 		return fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", *errorRate)
+	case math.IsNaN(*firstBias) || math.Abs(*firstBias) > 10:
+		return fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", *firstBias)
 	case *slots < 1:
 		return fmt.Errorf("--slots is %d; it must be at least 1", *slots)
 	case *rps < 0:
@@ -95,7 +99,7 @@ func run() error {
 	}
 	defer st.Close()
 	registry := &provider.Registry{
-		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate},
+		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, FirstBias: *firstBias},
 		Env:     os.Getenv,
 		Prices:  prices,
 	}

@@ -69,10 +69,12 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 		in.Snapshot.Hypotheses = s.changed()
 		in.Snapshot.Played = slices.Sorted(slices.Values(s.newPairs))
 		in.Snapshot.Edges = s.Edges[s.savedEdges:]
+		in.Snapshot.Results = s.Results
 	} else {
 		in.Snapshot.Hypotheses = s.ranked()
 		in.Snapshot.Played = workflow.DeterministicKeys(s.Played)
 		in.Snapshot.Edges = s.Edges
+		in.Snapshot.Results = s.Results // since the ledger, every result until the first checkpoint
 	}
 	cctx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("checkpoint %d (%s)", seq, why)))
 	var path string
@@ -120,6 +122,7 @@ func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 		Focus:         s.Focus,
 		Feedback:      s.Feedback,
 		MetaCritiques: s.MetaCritiques,
+		Rating:        s.Rating,
 		NextID:        s.NextID,
 		ReviewsBy:     s.ReviewsBy,
 	}

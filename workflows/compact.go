@@ -108,29 +108,41 @@ func expandID(raw json.RawMessage) (string, error) {
 }
 
 // entryList is the ranking's records, one array each: [id, title, origin, strategy,
-// parents, round, cluster, excluded, elo, wins, losses, reviews, score].
+// parents, round, cluster, excluded, elo, wins, losses, reviews, score], and the rating's
+// standard error after them when it has one (fitted ratings).
 type entryList []session.Entry
 
 func (l entryList) MarshalJSON() ([]byte, error) {
-	out := make([][13]any, len(l))
+	out := make([][]any, len(l))
 	for i, e := range l {
 		parents := make([]any, len(e.Parents))
 		for j, p := range e.Parents {
 			parents[j] = compactID(p)
 		}
-		out[i] = [13]any{compactID(e.ID), e.Title, e.Origin, e.Strategy, parents, e.Round, e.Cluster, e.Excluded,
+		out[i] = []any{compactID(e.ID), e.Title, e.Origin, e.Strategy, parents, e.Round, e.Cluster, e.Excluded,
 			e.Elo, e.Wins, e.Losses, e.Reviews, e.Score}
+		if e.EloSE != 0 {
+			out[i] = append(out[i], e.EloSE)
+		}
 	}
 	return json.Marshal(out)
 }
 
 func (l *entryList) UnmarshalJSON(data []byte) error {
-	var raw [][13]json.RawMessage
+	var raw [][]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("hypotheses: %w", err)
 	}
 	*l = make(entryList, len(raw))
 	for i, r := range raw {
+		if len(r) < 13 {
+			return fmt.Errorf("hypotheses: record %d has %d fields, want 13 or 14", i, len(r))
+		}
+		if len(r) > 13 {
+			if err := json.Unmarshal(r[13], &(*l)[i].EloSE); err != nil {
+				return fmt.Errorf("hypotheses: record %d: %w", i, err)
+			}
+		}
 		e := &(*l)[i]
 		id, err := expandID(r[0])
 		if err != nil {

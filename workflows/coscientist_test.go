@@ -24,6 +24,7 @@ func TestEveryAgentAtWork(t *testing.T) {
 	h := newHarness(t, 0, nil)
 	req := goal(24)
 	req.Config.ReviewTypes = []string{"initial", "deep_verification"}
+	req.Config.DebateShare = 0.5 // debates are off by default (BENCHMARKS.md): turn them on
 	res := h.run(req)
 	if res.State != session.Completed {
 		t.Fatalf("result %+v", res)
@@ -241,7 +242,7 @@ func (m favourite) Debate(ctx context.Context, req research.DebateRequest) (rese
 func TestConvergence(t *testing.T) {
 	h := newHarness(t, 0, favourite{&simulator.Offline{}})
 	res := h.run(goal(400))
-	if !strings.HasPrefix(res.StopReason, "converged: the top 5 did not change for 4 rounds") {
+	if !strings.HasPrefix(res.StopReason, "converged: the top 10 stayed the same and its boundary stopped narrowing for 4 rounds") {
 		t.Fatalf("stop reason %q", res.StopReason)
 	}
 	if res.Hypotheses >= 400 {

@@ -91,6 +91,10 @@ func (s *supervisor) restore(ctx workflow.Context) error {
 		snap.Hypotheses = entries
 	}
 	s.startFrom(snap)
+	if s.canFit && (snap.Rating == session.RatingFitted || snap.Progress.MatchesPlayed == 0) {
+		// Fitting needs every result: a parent that updated Elo kept none.
+		s.Rating = session.RatingFitted
+	}
 	s.lineage.Checkpoint = snap.Seq
 	if err := showLineage(ctx, s.lineage); err != nil {
 		return err

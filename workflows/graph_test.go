@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/tournament"
 	"github.com/stretchr/testify/mock"
 )
 
@@ -72,7 +74,7 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 			})
 		}
 		// The server suggests continuing as new some way into each run.
-		h.at(20*time.Minute, func() { h.env.SetContinueAsNewSuggested(true) })
+		h.at(12*time.Minute, func() { h.env.SetContinueAsNewSuggested(true) })
 		h.env.ExecuteWorkflow(ResearchSession, req, carried)
 		if !h.env.IsWorkflowCompleted() {
 			t.Fatal("a run did not complete")
@@ -157,16 +159,60 @@ func checkRestores(t *testing.T, st *store.Store, id string, sent []activities.C
 		switch {
 		case !slices.EqualFunc(got.Hypotheses, w.Hypotheses, session.SameEntry):
 			t.Errorf("checkpoint %d restores %d hypotheses that differ from the %d sent", seq, len(got.Hypotheses), len(w.Hypotheses))
-		case !slices.Equal(got.Played, w.Played) || !slices.Equal(got.Edges, w.Edges):
-			t.Errorf("checkpoint %d restores %d pairs and %d similarities; %d and %d were sent", seq, len(got.Played), len(got.Edges), len(w.Played), len(w.Edges))
+		case !slices.Equal(got.Played, w.Played) || !slices.Equal(got.Edges, w.Edges) || !slices.Equal(got.Results, w.Results):
+			t.Errorf("checkpoint %d restores %d pairs, %d similarities and %d results; %d, %d and %d were sent",
+				seq, len(got.Played), len(got.Edges), len(got.Results), len(w.Played), len(w.Edges), len(w.Results))
 		case got.Progress != w.Progress || got.NextID != w.NextID || got.State != w.State:
 			t.Errorf("checkpoint %d restores progress %+v, next id %d, state %s; sent %+v, %d, %s", seq, got.Progress, got.NextID, got.State, w.Progress, w.NextID, w.State)
-		case len(got.Played) != got.Progress.MatchesPlayed || len(got.Hypotheses) != got.Progress.HypothesesGenerated:
-			t.Errorf("checkpoint %d holds %d pairs and %d hypotheses; its progress says %d matches and %d hypotheses",
-				seq, len(got.Played), len(got.Hypotheses), got.Progress.MatchesPlayed, got.Progress.HypothesesGenerated)
+		case matchesIn(got) != got.Progress.MatchesPlayed || len(got.Hypotheses) != got.Progress.HypothesesGenerated:
+			t.Errorf("checkpoint %d holds %d matches and %d hypotheses; its progress says %d matches and %d hypotheses",
+				seq, matchesIn(got), len(got.Hypotheses), got.Progress.MatchesPlayed, got.Progress.HypothesesGenerated)
 		}
 	}
+	last, err := st.Checkpoint(t.Context(), id, slices.Max(slices.Collect(maps.Keys(want))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFitted(t, last)
 	t.Logf("%d checkpoints restore exactly", len(want))
+}
+
+// matchesIn is how many matches a checkpoint records: its pairs for Elo ratings, which
+// never meet twice, its results for fitted ones.
+func matchesIn(snap session.Snapshot) int {
+	if snap.Rating == session.RatingFitted {
+		return len(snap.Results)
+	}
+	return len(snap.Played)
+}
+
+// checkFitted checks that a fitted session's checkpoint ranks its hypotheses by the fit
+// of its results: each record's Elo and error as tournament.Fit has them, to the record's
+// tolerance (half a point and a fortieth of the error).
+func checkFitted(t *testing.T, snap session.Snapshot) {
+	t.Helper()
+	if snap.Rating != session.RatingFitted {
+		t.Fatalf("checkpoint %d of %s has rating %q; want %q", snap.Seq, snap.SessionID, snap.Rating, session.RatingFitted)
+	}
+	var ids []string
+	for _, e := range snap.Hypotheses {
+		if e.Excluded == "" {
+			ids = append(ids, e.ID)
+		}
+	}
+	fit := tournament.Fit(ids, snap.Results)
+	off := 0
+	for _, e := range snap.Hypotheses {
+		r := fit.By[e.ID]
+		if e.Excluded == "" && (math.Abs(e.Elo-r.Elo()) > max(0.5, r.EloSE()/40) || math.Abs(e.EloSE-r.EloSE()) > max(0.5, r.EloSE()/40)) {
+			if off++; off <= 5 {
+				t.Errorf("checkpoint %d: %s has Elo %.2f ± %.2f; the fit of its %d results gives %.2f ± %.2f", snap.Seq, e.ID, e.Elo, e.EloSE, len(snap.Results), r.Elo(), r.EloSE())
+			}
+		}
+	}
+	if off > 0 {
+		t.Errorf("checkpoint %d: %d of %d ratings are not the fit's", snap.Seq, off, len(ids))
+	}
 }
 
 // TestContinueAsNewWaitsForItsCheckpoint: the next run reads its hypotheses from the

@@ -58,7 +58,7 @@ func (s *supervisor) changed() []session.Entry {
 
 // tournamentLedger is where the tournament stands, for the activities that need all of it.
 func (s *supervisor) tournamentLedger() *activities.Ledger {
-	return &activities.Ledger{Base: s.base(), Changed: s.changed(), Played: workflow.DeterministicKeys(s.Played), Edges: s.Edges}
+	return &activities.Ledger{Base: s.base(), Changed: s.changed(), Played: workflow.DeterministicKeys(s.Played), Edges: s.Edges, Results: s.Results}
 }
 
 // schedule chooses the round's matches: in the workflow before the ledger, since then by
@@ -103,12 +103,13 @@ func (s *supervisor) mayGo(ctx workflow.Context) bool {
 	return s.mayStart(ctx)
 }
 
-// forget drops the pairs and similarities the last checkpoint holds: since the ledger,
+// forget drops the pairs, similarities and results the last checkpoint holds: since the ledger,
 // the store keeps them.
 func (s *supervisor) forget() {
 	if s.ledger {
 		s.Played = pairSet{}
 		s.Edges = nil
+		s.Results = nil
 		s.sim = map[string]float64{}
 	}
 }

@@ -283,6 +283,9 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 // order, so ratings do not depend on which match finished first. It returns the ids of
 // the debates played.
 func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int) []string {
+	if s.fitted() {
+		return s.activeTournament(ctx, budget)
+	}
 	// Debates are for the top of the ranking: the top quarter, at least 2 and at most 10,
 	// so a young session does not turn every match into a multi-turn debate.
 	matches := s.schedule(ctx, fresh, budget, max(2, min(10, len(s.competing())/4)))
@@ -378,14 +381,16 @@ func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string
 }
 
 // watchTop counts the rounds the top stayed the same hypotheses (in any order: ratings
-// inside the top keep moving): the supervisor's convergence signal.
+// inside the top keep moving) and, for fitted ratings, its boundary stopped narrowing:
+// the supervisor's convergence signal.
 func (s *supervisor) watchTop() {
+	k := s.topK()
 	var top []string
-	for _, e := range s.top(policy.TopK) {
+	for _, e := range s.top(k) {
 		top = append(top, e.ID)
 	}
 	slices.Sort(top)
-	if len(top) == policy.TopK && slices.Equal(top, s.LastTop) {
+	if s.settled(top, k) {
 		s.TopStable++
 	} else {
 		s.TopStable = 0

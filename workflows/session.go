@@ -12,6 +12,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/policy"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/tournament"
 )
 
 // ResearchSession is the co-scientist's supervisor: one workflow per research session.
@@ -46,6 +47,8 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	}
 	s.graph = sinceGraph(ctx)
 	s.ledger = sinceLedger(ctx)
+	// A new session's ratings are fitted; a restored one's as its parent's were (restore).
+	s.canFit = sinceFitted(ctx) && s.ledger
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -59,6 +62,9 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		return s.refuse(ctx, err)
 	}
 	restored := s.lineage.Relation == lineage.Continue || s.lineage.Relation == lineage.Fork
+	if s.canFit && !restored {
+		s.Rating = session.RatingFitted
+	}
 	if restored {
 		if err := s.registerCommands(ctx); err != nil {
 			return err
@@ -118,6 +124,7 @@ type supervisor struct {
 	lineage lineage.Descriptor
 	graph   bool // the session-graph version of the workflow: lineage, continue-as-new, subagents
 	ledger  bool // the tournament's pairs and graph live in the store (ledger.go)
+	canFit  bool // this version fits ratings; whether the session does is Carried.Rating
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -176,20 +183,27 @@ type Carried struct {
 	TurnsFailed    int `json:"turns_failed"`
 	Barren         int `json:"barren"`
 
-	MetaRound        int            `json:"meta_round"`
-	MetaCritiques    []string       `json:"meta_critiques,omitempty"`
-	LastTop          []string       `json:"last_top,omitempty"`
-	TopStable        int            `json:"top_stable"`
-	Checkpoints      int            `json:"checkpoints"`
-	LastCheckpoint   string         `json:"last_checkpoint,omitempty"`
-	LastCheckpointAt time.Time      `json:"last_checkpoint_at"`
-	CheckpointPath   string         `json:"checkpoint_path,omitempty"`
-	CheckpointWanted bool           `json:"checkpoint_wanted,omitempty"`
-	Usage            research.Usage `json:"usage"`
-	Agents           []AgentStat    `json:"agents"`
-	LastError        string         `json:"last_error,omitempty"`
-	TerminateReason  string         `json:"terminate_reason,omitempty"`
-	StopReason       string         `json:"stop_reason,omitempty"`
+	MetaRound     int      `json:"meta_round"`
+	MetaCritiques []string `json:"meta_critiques,omitempty"`
+	LastTop       []string `json:"last_top,omitempty"`
+	TopStable     int      `json:"top_stable"`
+	// Rating is session.RatingFitted when the ratings are fitted (rating.go), decided at
+	// the session's start; Results are the matches judged since the last checkpoint, and
+	// Boundary and LastBoundary the top's boundary standard error now and a round ago.
+	Rating           string              `json:"rating,omitempty"`
+	Results          []tournament.Result `json:"results,omitempty"`
+	Boundary         float64             `json:"boundary_se,omitempty"`
+	LastBoundary     float64             `json:"last_boundary_se,omitempty"`
+	Checkpoints      int                 `json:"checkpoints"`
+	LastCheckpoint   string              `json:"last_checkpoint,omitempty"`
+	LastCheckpointAt time.Time           `json:"last_checkpoint_at"`
+	CheckpointPath   string              `json:"checkpoint_path,omitempty"`
+	CheckpointWanted bool                `json:"checkpoint_wanted,omitempty"`
+	Usage            research.Usage      `json:"usage"`
+	Agents           []AgentStat         `json:"agents"`
+	LastError        string              `json:"last_error,omitempty"`
+	TerminateReason  string              `json:"terminate_reason,omitempty"`
+	StopReason       string              `json:"stop_reason,omitempty"`
 
 	// Events is the tail of the session's own log: the events not yet in the store
 	// (Events[Persisted:]) and the latest ones the history query serves from memory.
@@ -311,6 +325,8 @@ func (s *supervisor) stats() policy.Stats {
 		MetaReviews:       s.MetaRound,
 		TopStableRounds:   s.TopStable,
 		ConvergenceRounds: s.req.Config.ConvergenceRounds,
+		TopK:              s.topK(),
+		Fitted:            s.fitted(),
 		TokensUsed:        s.Usage.PromptTokens + s.Usage.CompletionTokens,
 		TokenBudget:       s.req.Config.TokenBudget,
 	}

@@ -143,9 +143,10 @@ func TestContinueAndFork(t *testing.T) {
 	if snap.Lineage == nil || snap.Lineage.Conversation != "tau" || snap.Lineage.Checkpoint != final.Seq || snap.Goal != final.Goal {
 		t.Errorf("continued lineage %+v, goal %q; want conversation tau from checkpoint %d", snap.Lineage, snap.Goal, final.Seq)
 	}
-	if len(snap.Played) <= len(final.Played) || snap.Plan != final.Plan {
-		t.Errorf("continued with %d pairs played (parent %d), plan %q", len(snap.Played), len(final.Played), snap.Plan)
+	if len(snap.Results) <= len(final.Results) || !slices.Equal(snap.Results[:len(final.Results)], final.Results) || snap.Plan != final.Plan {
+		t.Errorf("continued with %d results (parent %d), plan %q; want the parent's results and more", len(snap.Results), len(final.Results), snap.Plan)
 	}
+	checkFitted(t, snap) // the continued session's ratings are fitted to the parent's results too
 	for _, e := range final.Hypotheses {
 		if _, err := st.Hypothesis(t.Context(), "tau.2", e.ID); err != nil {
 			t.Errorf("tau.2 cannot read the parent's %s: %v", e.ID, err)

@@ -37,9 +37,13 @@ type Stats struct {
 	// current top 10 came from. Together they say how well evolution feeds the top.
 	Evolved, TopEvolved, TopGenerated int
 	MetaReviews                       int // meta-reviews written so far
-	TopStableRounds                   int // rounds in a row the top TopK stayed the same
+	TopStableRounds                   int // rounds in a row the top stayed the same (settled, for fitted ratings)
 	ConvergenceRounds                 int // how many such rounds mean converged
-	TokensUsed, TokenBudget           int
+	// TopK is the size of the top watched (0: the constant TopK); Fitted says the ratings
+	// are fitted, so a settled top also stopped narrowing its boundary.
+	TopK                    int
+	Fitted                  bool
+	TokensUsed, TokenBudget int
 }
 
 // Assignment is a number of turns of one kind: a generation strategy or an evolution kind.
@@ -141,6 +145,9 @@ func Decide(s Stats) Decision {
 	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
 		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
 	case s.ConvergenceRounds > 0 && s.TopStableRounds >= s.ConvergenceRounds && s.Hypotheses >= ConvergedMinimum:
+		if s.Fitted {
+			return Decision{Stop: true, Reason: fmt.Sprintf("converged: the top %d stayed the same and its boundary stopped narrowing for %d rounds", s.TopK, s.TopStableRounds)}
+		}
 		return Decision{Stop: true, Reason: fmt.Sprintf("converged: the top %d did not change for %d rounds", TopK, s.TopStableRounds)}
 	}
 	return Decision{}

@@ -61,6 +61,8 @@ func TestDecide(t *testing.T) {
 		{"no budget means no cap", Stats{Max: 20, Hypotheses: 8, TokensUsed: 1 << 30}, Decision{}},
 		{"converged", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4, ConvergenceRounds: 4},
 			Decision{Stop: true, Reason: "converged: the top 5 did not change for 4 rounds"}},
+		{"settled, fitted ratings", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 4, ConvergenceRounds: 4, TopK: 10, Fitted: true},
+			Decision{Stop: true, Reason: "converged: the top 10 stayed the same and its boundary stopped narrowing for 4 rounds"}},
 		{"stable but too young to call converged", Stats{Max: 100, Hypotheses: 12, TopStableRounds: 6, ConvergenceRounds: 4}, Decision{}},
 		{"stable, but the session asked for longer", Stats{Max: 100, Hypotheses: 30, TopStableRounds: 6, ConvergenceRounds: 10}, Decision{}},
 	}

@@ -30,6 +30,10 @@ const (
 	// converged; MaxConvergenceRounds bounds the setting.
 	DefaultConvergenceRounds = 4
 	MaxConvergenceRounds     = 1000
+	// DefaultTopK is the size of the top the tournament works to get right and the
+	// supervisor watches for convergence; MaxTopK bounds the setting.
+	DefaultTopK = 10
+	MaxTopK     = 100
 	// The checkpoint interval's default and bounds.
 	DefaultCheckpointInterval = 10 * time.Minute
 	MinCheckpointInterval     = time.Minute
@@ -88,6 +92,14 @@ type Config struct {
 	// besides one at the end of every round and one on request, a long round is
 	// checkpointed while it runs.
 	CheckpointInterval Duration `json:"checkpoint_interval,omitempty"`
+	// TopK is the size of the top the tournament works to get right (default 10): its
+	// matches go where the top's boundary is uncertain, and the session converges when
+	// that top stays the same and its boundary stops narrowing.
+	TopK int `json:"top_k,omitempty"`
+	// DebateShare is the share of the tournament's boundary matches played as multi-turn
+	// debates, from 0 (the default: none) to 1. A debate costs 3 to 5 model calls; in the
+	// ranking benchmark (BENCHMARKS.md) it taught less than as many single comparisons.
+	DebateShare float64 `json:"debate_share,omitempty"`
 }
 
 // Over returns base with every field c sets put over it: what a continued or forked
@@ -123,6 +135,12 @@ func (c Config) Over(base Config) Config {
 	if c.CheckpointInterval != 0 {
 		base.CheckpointInterval = c.CheckpointInterval
 	}
+	if c.TopK != 0 {
+		base.TopK = c.TopK
+	}
+	if c.DebateShare != 0 {
+		base.DebateShare = c.DebateShare
+	}
 	return base
 }
 
@@ -154,6 +172,9 @@ func (r Request) WithDefaults() Request {
 	}
 	if c.ConvergenceRounds == 0 {
 		c.ConvergenceRounds = DefaultConvergenceRounds
+	}
+	if c.TopK == 0 {
+		c.TopK = DefaultTopK
 	}
 	return r
 }
@@ -217,6 +238,10 @@ func (c Config) Validate() error {
 		return &FieldError{"config.model", "is longer than 200 characters"}
 	case c.ConvergenceRounds < 1 || c.ConvergenceRounds > MaxConvergenceRounds:
 		return &FieldError{"config.convergence_rounds", fmt.Sprintf("is %d; must be from 1 to %d", c.ConvergenceRounds, MaxConvergenceRounds)}
+	case c.TopK < 1 || c.TopK > MaxTopK:
+		return &FieldError{"config.top_k", fmt.Sprintf("is %d; must be from 1 to %d", c.TopK, MaxTopK)}
+	case !(c.DebateShare >= 0 && c.DebateShare <= 1):
+		return &FieldError{"config.debate_share", fmt.Sprintf("is %g; must be from 0 (no debates) to 1 (every boundary match a debate)", c.DebateShare)}
 	case c.TokenBudget < 0:
 		return &FieldError{"config.token_budget", fmt.Sprintf("is %d; must not be negative (0 means no cap)", c.TokenBudget)}
 	}

@@ -3,6 +3,7 @@ package research
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,11 @@ func TestValidate(t *testing.T) {
 		{"unknown provider", func(r *Request) { r.Config.Provider = "oracle" }, "config.provider", `"oracle" is not one of`},
 		{"negative convergence", func(r *Request) { r.Config.ConvergenceRounds = -1 }, "config.convergence_rounds", "from 1 to 1000"},
 		{"absurd convergence", func(r *Request) { r.Config.ConvergenceRounds = 5000 }, "config.convergence_rounds", "from 1 to 1000"},
+		{"negative top", func(r *Request) { r.Config.TopK = -3 }, "config.top_k", "from 1 to 100"},
+		{"huge top", func(r *Request) { r.Config.TopK = 101 }, "config.top_k", "from 1 to 100"},
+		{"negative debate share", func(r *Request) { r.Config.DebateShare = -0.1 }, "config.debate_share", "from 0"},
+		{"debate share over 1", func(r *Request) { r.Config.DebateShare = 1.5 }, "config.debate_share", "from 0"},
+		{"debate share NaN", func(r *Request) { r.Config.DebateShare = math.NaN() }, "config.debate_share", "from 0"},
 		{"checkpoint interval too short", func(r *Request) { r.Config.CheckpointInterval = Duration(time.Second) }, "config.checkpoint_interval", "between 1m0s and 24h0m0s"},
 		{"checkpoint interval too long", func(r *Request) { r.Config.CheckpointInterval = Duration(48 * time.Hour) }, "config.checkpoint_interval", "between"},
 		{"long scientist id", func(r *Request) { r.ScientistID = strings.Repeat("s", 129) }, "scientist_id", "at most 128"},
@@ -66,6 +72,7 @@ func TestWithDefaults(t *testing.T) {
 		MaxHypotheses: 3, ReviewTypes: []string{ReviewInitial}, SafetyLevel: "standard", Provider: DefaultProvider,
 		ConvergenceRounds:  DefaultConvergenceRounds,
 		CheckpointInterval: Duration(DefaultCheckpointInterval),
+		TopK:               DefaultTopK,
 	}}
 	got, _ := json.Marshal(r)
 	exp, _ := json.Marshal(want)

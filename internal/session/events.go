@@ -6,6 +6,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/tournament"
 )
 
 // Event kinds in a session's own log.
@@ -60,9 +61,12 @@ type Entry struct {
 	// another); empty while it does.
 	Excluded string  `json:"excluded,omitempty"`
 	Elo      float64 `json:"elo"`
-	Wins     int     `json:"wins"`
-	Losses   int     `json:"losses"`
-	Reviews  int     `json:"reviews"`
+	// EloSE is the rating's standard error in Elo points, since ratings are fitted
+	// (RatingFitted); 0 for the Elo updated match by match before.
+	EloSE   float64 `json:"elo_se,omitempty"`
+	Wins    int     `json:"wins"`
+	Losses  int     `json:"losses"`
+	Reviews int     `json:"reviews"`
 	// Score is the mean overall review score, 0 to 10.
 	Score float64 `json:"review_score"`
 }
@@ -109,15 +113,23 @@ type Snapshot struct {
 	// Lineage is the session's place in the session graph.
 	Lineage *lineage.Descriptor `json:"lineage,omitempty"`
 	// The rest of what a session that continues or forks from this checkpoint starts from.
-	Plan          string           `json:"plan,omitempty"`
-	Focus         []string         `json:"focus,omitempty"`
-	Feedback      []string         `json:"feedback,omitempty"`
-	MetaCritiques []string         `json:"meta_critiques,omitempty"`
-	Played        []string         `json:"played,omitempty"` // pairs that met: "a|b", a < b
-	Edges         []proximity.Edge `json:"edges,omitempty"`
-	NextID        int              `json:"next_id,omitempty"`
-	ReviewsBy     map[string]int   `json:"reviews_by,omitempty"` // the scientist's reviews per hypothesis
+	Plan          string   `json:"plan,omitempty"`
+	Focus         []string `json:"focus,omitempty"`
+	Feedback      []string `json:"feedback,omitempty"`
+	MetaCritiques []string `json:"meta_critiques,omitempty"`
+	Played        []string `json:"played,omitempty"` // pairs that met: "a|b", a < b
+	// Rating says how the Elo numbers were made: RatingFitted, or "" for Elo updated match
+	// by match; Results are every judged match of a fitted session.
+	Rating    string              `json:"rating,omitempty"`
+	Results   []tournament.Result `json:"results,omitempty"`
+	Edges     []proximity.Edge    `json:"edges,omitempty"`
+	NextID    int                 `json:"next_id,omitempty"`
+	ReviewsBy map[string]int      `json:"reviews_by,omitempty"` // the scientist's reviews per hypothesis
 }
+
+// RatingFitted is Snapshot.Rating for a session whose ratings are Bradley–Terry strengths
+// fitted to all its results (tournament.Fit), shown on the Elo scale.
+const RatingFitted = "bradley-terry"
 
 // Stamp formats a time the way every record in a session does.
 func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

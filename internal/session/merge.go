@@ -26,8 +26,8 @@ func Rank(entries []Entry) []Entry {
 	return out
 }
 
-// Merge completes delta, a snapshot whose Hypotheses, Played and Edges hold only what
-// changed since base, into a whole snapshot: base's lists with delta's on top. A session
+// Merge completes delta, a snapshot whose Hypotheses, Played, Edges and Results hold only
+// what changed since base, into a whole snapshot: base's lists with delta's on top. A session
 // of thousands of hypotheses changes a few dozen per round, so a checkpoint's input and
 // its record in the store stay small however large the session grows; the store merges
 // when it reads one.
@@ -51,6 +51,7 @@ func Merge(base, delta Snapshot) Snapshot {
 	slices.Sort(played)
 	out.Played = slices.Compact(played)
 	out.Edges = slices.Concat(base.Edges, delta.Edges)
+	out.Results = slices.Concat(base.Results, delta.Results)
 	return out
 }
 
@@ -58,6 +59,6 @@ func Merge(base, delta Snapshot) Snapshot {
 func SameEntry(x, y Entry) bool {
 	return x.ID == y.ID && x.Title == y.Title && x.Origin == y.Origin && x.Strategy == y.Strategy &&
 		slices.Equal(x.Parents, y.Parents) && x.Round == y.Round && x.Cluster == y.Cluster &&
-		x.Excluded == y.Excluded && x.Elo == y.Elo && x.Wins == y.Wins && x.Losses == y.Losses &&
+		x.Excluded == y.Excluded && x.Elo == y.Elo && x.EloSE == y.EloSE && x.Wins == y.Wins && x.Losses == y.Losses &&
 		x.Reviews == y.Reviews && x.Score == y.Score
 }

@@ -24,7 +24,8 @@
 //
 // Judges see quality through noise: a single comparison prefers the better hypothesis
 // with the Bradley–Terry probability 1/(1+exp(-(qa-qb))), a multi-turn debate with the
-// sharper 1/(1+exp(-1.5(qa-qb))). About 3% of hypotheses (chosen by a hash of the
+// sharper 1/(1+exp(-1.5(qa-qb))). Offline.FirstBias adds a bias towards the hypothesis
+// shown first (A), as LLM judges have, in the same logits. About 3% of hypotheses (chosen by a hash of the
 // session seed and the hypothesis id, so every review of one agrees) are unsafe: every
 // review gives them a safety mark below 3 and names the concern.
 package simulator
@@ -58,6 +59,9 @@ type Offline struct {
 	// the answers it is random on every call, because it simulates a flaky service: a
 	// retry of a failed turn may succeed.
 	ErrorRate float64
+	// FirstBias is the judges' bias towards the hypothesis shown first, in logits added to
+	// its side: 0 is a fair judge, 0.5 makes an even match a 62% win for the first shown.
+	FirstBias float64
 }
 
 // Generate proposes one hypothesis for req.Goal, addressing the newest of req.Focus.
@@ -116,14 +120,14 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 	return r, usage(req.Prompt, raw), nil
 }
 
-// Compare judges a match between req.A and req.B as a Bradley–Terry judge: A wins with
-// probability winProbability(quality(A), quality(B)).
+// Compare judges a match between req.A and req.B as a Bradley–Terry judge: A, shown
+// first, wins with probability winProbability(quality(A) + FirstBias, quality(B)).
 func (o *Offline) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
 	if err := o.turn(ctx, prompt.AgentRanking, req.TurnID); err != nil {
 		return research.Comparison{}, research.Usage{}, err
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	aWins := rng.Float64() < winProbability(quality(req.A), quality(req.B))
+	aWins := rng.Float64() < winProbability(quality(req.A)+o.FirstBias, quality(req.B))
 	raw := mustJSON(writeComparison(rng, req.A, req.B, aWins))
 	label, reasoning, err := prompt.ParseComparison(raw)
 	if err != nil {
@@ -169,7 +173,7 @@ func (o *Offline) Debate(ctx context.Context, req research.DebateRequest) (resea
 		}
 		return research.DebateAnswer{Turn: research.DebateTurn{Turn: req.Turn, Speaker: speaker, Argument: argument}}, usage(req.Prompt, raw), nil
 	}
-	aWins := rng.Float64() < debateWinProbability(quality(req.A), quality(req.B))
+	aWins := rng.Float64() < debateWinProbability(quality(req.A)+o.FirstBias/1.5, quality(req.B))
 	raw := mustJSON(writeJudgement(rng, req, aWins))
 	argument, label, reasoning, err := prompt.ParseJudgement(raw)
 	if err != nil {

@@ -67,5 +67,6 @@ func own(snap session.Snapshot) session.Snapshot {
 	snap.Hypotheses = slices.Clone(snap.Hypotheses)
 	snap.Played = slices.Clone(snap.Played)
 	snap.Edges = slices.Clone(snap.Edges)
+	snap.Results = slices.Clone(snap.Results)
 	return snap
 }
