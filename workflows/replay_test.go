@@ -26,6 +26,9 @@ import (
 // read back by pages): feedback, a scientist's hypothesis, suspend, refine-goal and resume
 // by update, six subagents; its last run passed 1,000 events, so it closed in a run of its
 // own, which continued as new from the first.
+// testdata/session-fitted.json and session-fitted-closing.json: the same steering on the
+// bradley-terry version (ratings fitted to every result, matches chosen at the top's
+// boundary, top_k 5, debate_share 0.25), 30 hypotheses over two runs.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
