@@ -169,12 +169,17 @@ func (a *Activities) Tournament(ctx context.Context, in TournamentInput) (Tourna
 // fitted rates a fitted session's competing hypotheses (ids) from all its results and
 // chooses the next batch of matches, up to in.Budget model calls, by tournament.Active.
 func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float64, in TournamentInput) TournamentResult {
-	r := tournament.Fit(ids, t.Results)
-	out := TournamentResult{Boundary: tournament.BoundarySE(r.By, ids, in.TopK)}
+	// The records hold the last fit: start from it (tournament.FitFrom).
 	elo := make(map[string]session.Entry, len(t.Hypotheses))
+	from := make(map[string]tournament.Rating, len(t.Hypotheses))
 	for _, e := range t.Hypotheses {
 		elo[e.ID] = e
+		if e.EloSE > 0 {
+			from[e.ID] = tournament.RatingOf(e.Elo, e.EloSE)
+		}
 	}
+	r := tournament.FitFrom(from, ids, t.Results)
+	out := TournamentResult{Boundary: tournament.BoundarySE(r.By, ids, in.TopK)}
 	for _, id := range ids {
 		now, was := r.By[id], elo[id]
 		if moved(now.Elo(), was.Elo, now.EloSE()) || moved(now.EloSE(), was.EloSE, now.EloSE()) {

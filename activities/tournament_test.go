@@ -137,8 +137,8 @@ func TestByCreation(t *testing.T) {
 
 // TestFittedTournamentReadsItsLedger: for a fitted session, the ratings and the batch come
 // from every result, those in the checkpoint and those sent since: the same as from all
-// of them sent whole, and the same as tournament.Fit and tournament.Active make of them.
-// Only the ratings that moved come back.
+// of them sent whole, and the same as tournament.FitFrom (started from the records' fitted
+// ratings) and tournament.Active make of them. Only the ratings that moved come back.
 func TestFittedTournamentReadsItsLedger(t *testing.T) {
 	env, a := newActivities(t, &counting{})
 	whole := tournamentOf(40)
@@ -161,10 +161,13 @@ func TestFittedTournamentReadsItsLedger(t *testing.T) {
 			ids = append(ids, e.ID)
 		}
 	}
-	fit := tournament.Fit(ids, whole.Results)
-	// One record already holds its fitted rating: it must not come back as a change.
+	// One record already holds its fitted rating: the fit starts from it, and it must not
+	// come back as a change.
+	cold := tournament.Fit(ids, whole.Results)
 	same := slices.IndexFunc(whole.Hypotheses, func(e session.Entry) bool { return e.ID == "h-0010" })
-	whole.Hypotheses[same].Elo, whole.Hypotheses[same].EloSE = fit.By["h-0010"].Elo(), fit.By["h-0010"].EloSE()
+	whole.Hypotheses[same].Elo, whole.Hypotheses[same].EloSE = cold.By["h-0010"].Elo(), cold.By["h-0010"].EloSE()
+	from := map[string]tournament.Rating{"h-0010": tournament.RatingOf(whole.Hypotheses[same].Elo, whole.Hypotheses[same].EloSE)}
+	fit := tournament.FitFrom(from, ids, whole.Results)
 
 	lead := map[string]int{}
 	for _, r := range whole.Results {

@@ -199,11 +199,16 @@ type activeBT struct {
 	withBias      bool // fit the judge's position bias (false: hold it at 0)
 	strongerFirst bool // show the stronger-rated first, as the Elo scheduler did, instead of alternating
 	opts          ActiveOptions
+	last          Ratings
 }
 
 func (s *activeBT) enter([]string) {}
 
-func (s *activeBT) fit(a *arena) Ratings { return fit(a.pool, a.results, s.withBias) }
+// fit fits every result, starting from the last fit as a session does (FitFrom).
+func (s *activeBT) fit(a *arena) Ratings {
+	s.last = fit(a.pool, a.results, s.last.By, s.withBias)
+	return s.last
+}
 
 func (s *activeBT) spend(a *arena, calls int) {
 	end := a.calls + calls
@@ -385,7 +390,7 @@ func (s *swissBT) spend(a *arena, calls int) {
 	}
 	end := a.calls + calls
 	for a.calls < end {
-		order := byStrength(a.pool, fit(a.pool, a.results, true))
+		order := byStrength(a.pool, fit(a.pool, a.results, nil, true))
 		for len(order) >= 2 && a.calls < end {
 			x, j := order[0], 1
 			for k := 1; k < len(order); k++ {
@@ -402,7 +407,9 @@ func (s *swissBT) spend(a *arena, calls int) {
 	}
 }
 
-func (s *swissBT) ranking(a *arena) []string { return byStrength(a.pool, fit(a.pool, a.results, true)) }
+func (s *swissBT) ranking(a *arena) []string {
+	return byStrength(a.pool, fit(a.pool, a.results, nil, true))
+}
 
 // rankScore is a ranking's accuracy.
 type rankScore struct{ precision, regret, tau float64 }
