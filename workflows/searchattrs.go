@@ -84,8 +84,12 @@ func (s *supervisor) details(ctx workflow.Context) string {
 	if top := s.top(5); len(top) > 0 {
 		b.WriteString("\n| rank | hypothesis | origin | Elo | W-L |\n|---|---|---|---|---|\n")
 		for i, e := range top {
-			b.WriteString(fmt.Sprintf("| %d | %s %s | %s/%s | %.0f | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"),
-				e.Origin, e.Strategy, e.Elo, e.Wins, e.Losses))
+			rating := fmt.Sprintf("%.0f", e.Elo)
+			if e.EloSE > 0 {
+				rating += fmt.Sprintf(" ± %.0f", e.EloSE)
+			}
+			b.WriteString(fmt.Sprintf("| %d | %s %s | %s/%s | %s | %d-%d |\n", i+1, e.ID, strings.ReplaceAll(e.Title, "|", "/"),
+				e.Origin, e.Strategy, rating, e.Wins, e.Losses))
 		}
 	}
 	return b.String()

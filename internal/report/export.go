@@ -139,6 +139,7 @@ type exportHypothesis struct {
 	Cluster     int            `json:"cluster"`
 	Excluded    string         `json:"excluded"`
 	Elo         float64        `json:"elo"`
+	EloSE       float64        `json:"elo_se,omitempty"` // fitted ratings' standard error
 	Wins        int            `json:"wins"`
 	Losses      int            `json:"losses"`
 	ReviewScore *float64       `json:"review_score"`
@@ -251,7 +252,7 @@ func (v *view) exportHypothesis(e session.Entry) exportHypothesis {
 		Statement: h.Statement, Rationale: h.Rationale, Predictions: strs(h.Predictions),
 		Origin: v.origin(e.ID), Strategy: v.strategy(e.ID), Parents: strs(v.parents(e.ID)),
 		Round: e.Round, Cluster: e.Cluster, Excluded: e.Excluded,
-		Elo: e.Elo, Wins: e.Wins, Losses: e.Losses, ReviewCount: e.Reviews,
+		Elo: e.Elo, EloSE: e.EloSE, Wins: e.Wins, Losses: e.Losses, ReviewCount: e.Reviews,
 		Reviews: []exportReview{},
 	}
 	if e.Reviews > 0 {

@@ -209,7 +209,11 @@ func table(b *bytes.Buffer, v *view) {
 		w("No hypothesis is still competing: every one was excluded (see Excluded).\n\n")
 		return
 	}
-	w("Ranked by Elo rating from the tournament; W-L counts matches won and lost.")
+	if v.snap.Rating == session.RatingFitted {
+		w("Ranked by rating, fitted to every match of the tournament (Bradley–Terry strengths on the Elo scale, ± their standard error); W-L counts matches won and lost.")
+	} else {
+		w("Ranked by Elo rating from the tournament; W-L counts matches won and lost.")
+	}
 	if len(v.excluded) > 0 {
 		w(" Excluded hypotheses are listed under Excluded, not here.")
 	}
@@ -218,7 +222,7 @@ func table(b *bytes.Buffer, v *view) {
 	w("|---:|---|---|---:|---:|---:|---|---:|\n")
 	for i, e := range v.ranked {
 		w("| %d | %s | %s | %s | %d-%d | %s | %s | %s |\n",
-			i+1, cell(e.ID), cell(v.title(e.ID)), elo(e.Elo), e.Wins, e.Losses, score(e),
+			i+1, cell(e.ID), cell(v.title(e.ID)), rating(e), e.Wins, e.Losses, score(e),
 			orDash(cell(v.originShort(e.ID))), clusterCell(e.Cluster))
 	}
 	w("\n")
@@ -270,7 +274,7 @@ func hypothesis(b *bytes.Buffer, v *view, rank int, e session.Entry) {
 
 	w("### %d. %s\n\n", rank, oneLine(v.title(e.ID)))
 	w("- **ID:** %s\n", code(e.ID))
-	w("- **Elo:** %s (%d won, %d lost)\n", elo(e.Elo), e.Wins, e.Losses)
+	w("- **Elo:** %s (%d won, %d lost)\n", rating(e), e.Wins, e.Losses)
 	w("- **Origin:** %s\n", orDash(v.originLong(e.ID)))
 	if v.evolved(e.ID) {
 		w("- **Lineage:** %s\n", v.evolvedFrom(e.ID))
@@ -562,6 +566,14 @@ func count(n int, noun string) string {
 }
 
 func elo(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
+
+// rating is a record's Elo with its standard error when it has one (fitted ratings).
+func rating(e session.Entry) string {
+	if e.EloSE > 0 {
+		return elo(e.Elo) + " ± " + elo(e.EloSE)
+	}
+	return elo(e.Elo)
+}
 
 // score is the mean review score, or a dash for a hypothesis nobody reviewed: 0.0 would
 // read as a verdict.

@@ -282,6 +282,27 @@ func TestMarkdownRankOrderAsGiven(t *testing.T) {
 		"### 1. Hypothesis 02", "### 2. Hypothesis 00", "### 3. Hypothesis 01")
 }
 
+// TestFittedRatings: a fitted session's report says its ratings are fitted and shows each
+// with its standard error; an Elo session's shows the bare Elo, as before.
+func TestFittedRatings(t *testing.T) {
+	in := fixture(3)
+	in.Final.Rating = session.RatingFitted
+	for i := range in.Final.Hypotheses {
+		in.Final.Hypotheses[i].EloSE = 41.6
+	}
+	e := in.Final.Hypotheses[0]
+	got := md(t, in)
+	want := elo(e.Elo) + " ± 42"
+	for _, s := range []string{"fitted to every match", "| " + want + " |", "- **Elo:** " + want + " ("} {
+		if !strings.Contains(got, s) {
+			t.Errorf("the fitted report lacks %q", s)
+		}
+	}
+	if plain := md(t, fixture(3)); strings.Contains(plain, "±") || strings.Contains(plain, "fitted") {
+		t.Error("an Elo session's report shows errors or says its ratings are fitted")
+	}
+}
+
 func TestNeverPrintsLatent(t *testing.T) {
 	for name, in := range map[string]Input{"plain": fixture(12), "rich": rich()} {
 		f := render(t, in)
