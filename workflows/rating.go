@@ -48,6 +48,10 @@ func (s *supervisor) activeTournament(ctx workflow.Context, budget int) []string
 		if len(matches) == 0 {
 			break
 		}
+		for i := range matches {
+			s.Scheduled++
+			matches[i].N = s.Scheduled
+		}
 		winners := make([]string, len(matches))
 		s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
 			if matches[i].Debate {
@@ -75,7 +79,7 @@ func (s *supervisor) activeTournament(ctx workflow.Context, budget int) []string
 			s.Matches++
 			if m.Debate {
 				s.Debates++
-				debates = append(debates, debateID(m))
+				debates = append(debates, s.debateID(m))
 			}
 		}
 		if judged == 0 {

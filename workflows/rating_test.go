@@ -1,19 +1,43 @@
 package workflows
 
 import (
+	"context"
+	"regexp"
+	"sync/atomic"
 	"testing"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
 
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/tournament"
 )
 
-// TestFittedRatings: a session records every result with who was shown first, its
-// ratings are the fit of those results, the judge sees each hypothesis first about as
-// often as second, and a judge's bias towards the first shown is fitted as such instead of
-// being taken for strength.
+// judgements counts the tournament's comparisons a model was asked for (a subagent's
+// evolution line compares too, by turns of another name).
+type judgements struct {
+	*simulator.Offline
+	n *atomic.Int64
+}
+
+var tournamentTurn = regexp.MustCompile(`^match-[0-9]+-`)
+
+func (j judgements) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
+	if tournamentTurn.MatchString(req.TurnID) {
+		j.n.Add(1)
+	}
+	return j.Offline.Compare(ctx, req)
+}
+
+// TestFittedRatings: a session records every result with who was shown first, each one a
+// judgement of its own (a rematch is judged again, not answered from the first meeting's
+// turn), its ratings are the fit of those results, the judge sees each hypothesis first
+// about as often as second, and a judge's bias towards the first shown is fitted as such
+// instead of being taken for strength.
 func TestFittedRatings(t *testing.T) {
-	h := newHarness(t, 0, &simulator.Offline{FirstBias: 1})
+	asked := judgements{&simulator.Offline{FirstBias: 1}, &atomic.Int64{}}
+	h := newHarness(t, 0, asked)
 	res := h.run(goal(48))
 	snap, err := h.store.LatestCheckpoint(t.Context(), res.SessionID)
 	if err != nil {
@@ -22,6 +46,16 @@ func TestFittedRatings(t *testing.T) {
 	checkFitted(t, snap)
 	if len(snap.Results) != snap.Progress.MatchesPlayed || len(snap.Results) < 100 {
 		t.Fatalf("%d results recorded for %d matches played; want them all, and a real tournament", len(snap.Results), snap.Progress.MatchesPlayed)
+	}
+	if n := asked.n.Load(); n != int64(len(snap.Results)) {
+		t.Errorf("the judge was asked %d times for %d results; want a judgement for each", n, len(snap.Results))
+	}
+	pairs := map[string]int{}
+	for _, r := range snap.Results {
+		pairs[activities.PairKey(r.A, r.B)]++
+	}
+	if len(pairs) == len(snap.Results) {
+		t.Error("no pair met twice: the test does not see a rematch")
 	}
 	lead, firstWon := map[string]int{}, 0
 	for _, r := range snap.Results {

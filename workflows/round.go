@@ -6,6 +6,7 @@ package workflows
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -317,7 +318,7 @@ func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int
 		s.Matches++
 		if m.Debate {
 			s.Debates++
-			debates = append(debates, debateID(m))
+			debates = append(debates, s.debateID(m))
 		}
 	}
 	return debates
@@ -327,7 +328,7 @@ func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
 	if !s.mayStart(ctx) {
 		return ""
 	}
-	in := activities.CompareInput{Turn: s.turnInput("match-" + m.A + "-" + m.B), A: m.A, B: m.B}
+	in := activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B}
 	out, err := turn(ctx, s, activities.AgentRanking, fmt.Sprintf("match %s vs %s", m.A, m.B), in.Turn, m.A, a.Compare, in)
 	if err != nil {
 		return ""
@@ -339,7 +340,7 @@ func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
 // debate plays a multi-turn debate, one durable turn at a time; the last turn judges. A
 // debate cut short (the session ending, a failed turn) has no winner and changes no rating.
 func (s *supervisor) debate(ctx workflow.Context, m tournament.Match) string {
-	id := debateID(m)
+	id := s.debateID(m)
 	for n := 1; n <= m.Turns; n++ {
 		if !s.mayStart(ctx) {
 			return ""
@@ -358,7 +359,26 @@ func (s *supervisor) debate(ctx workflow.Context, m tournament.Match) string {
 	return ""
 }
 
-func debateID(m tournament.Match) string { return "debate-" + m.A + "-" + m.B }
+// matchID and debateID name a match's turn and a debate: by the pair where a pair meets
+// once at most, and by the match's number too where it may meet again (fitted ratings), so
+// that a rematch is judged afresh instead of answered from the first meeting's stored turn.
+// A fitted session's debates also carry a hash of the session's id (ids may be long): a
+// continued or forked session gets copies of its parent's debates, numbered by the parent.
+func matchID(m tournament.Match) string {
+	if m.N > 0 {
+		return fmt.Sprintf("match-%d-%s-%s", m.N, m.A, m.B)
+	}
+	return "match-" + m.A + "-" + m.B
+}
+
+func (s *supervisor) debateID(m tournament.Match) string {
+	if m.N > 0 {
+		h := fnv.New32a()
+		h.Write([]byte(s.id))
+		return fmt.Sprintf("debate-%08x-%d-%s-%s", h.Sum32(), m.N, m.A, m.B)
+	}
+	return "debate-" + m.A + "-" + m.B
+}
 
 // metaReview asks for the recurring critique of the round; the next round's generation and
 // reflection prompts carry it.

@@ -188,11 +188,12 @@ type Carried struct {
 	LastTop       []string `json:"last_top,omitempty"`
 	TopStable     int      `json:"top_stable"`
 	// Rating is session.RatingFitted when the ratings are fitted (rating.go), decided at
-	// the session's start; Results are the matches judged since the last checkpoint, and
+	// the session's start; Results are the matches judged since the last checkpoint,
 	// Boundary and LastBoundary the top's boundary standard error now and a round ago.
 	Rating           string              `json:"rating,omitempty"`
 	Results          []tournament.Result `json:"results,omitempty"`
 	Boundary         float64             `json:"boundary_se,omitempty"`
+	Scheduled        int                 `json:"scheduled,omitempty"` // matches scheduled, to number them (tournament.Match.N)
 	LastBoundary     float64             `json:"last_boundary_se,omitempty"`
 	Checkpoints      int                 `json:"checkpoints"`
 	LastCheckpoint   string              `json:"last_checkpoint,omitempty"`

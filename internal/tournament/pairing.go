@@ -15,4 +15,8 @@ type Match struct {
 	B      string `json:"b"`
 	Debate bool   `json:"debate,omitempty"`
 	Turns  int    `json:"turns"`
+	// N numbers the match in its session, from 1, where the same pair may meet again (the
+	// workflow sets it, so that each meeting is a turn of its own); 0 where a pair meets
+	// once at most.
+	N int `json:"n,omitempty"`
 }
