@@ -94,6 +94,24 @@ type Rated struct {
 // differences far inside the ratings' noise.
 func moved(now, was, se float64) bool { return math.Abs(now-was) >= max(0.5, se/40) }
 
+// ratingsPerFit caps the ratings one fit sends back, so that a checkpoint's changes stay
+// small whatever moves: when the pool's fitted spread shifts, the ratings of hundreds of
+// hypotheses that played once or twice move together. The top 2·top_k go first, then
+// the furthest moved; the rest follow in later fits.
+const ratingsPerFit = 200
+
+// byStrength orders ids by fitted strength, strongest first, ties by id.
+func byStrength(ids []string, r tournament.Ratings) []string {
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(x, y string) int {
+		if c := cmp.Compare(r.By[y].Strength, r.By[x].Strength); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
+	return out
+}
+
 // Tournament chooses matches over the whole tournament. For a fitted session it fits the
 // ratings to every result (tournament.Fit), returns those that moved, and picks the next
 // batch where the top's boundary is uncertain (tournament.Active); a Budget of 0 only
@@ -180,14 +198,43 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 	}
 	r := tournament.FitFrom(from, ids, t.Results)
 	out := TournamentResult{Boundary: tournament.BoundarySE(r.By, ids, in.TopK)}
+	// The ratings that moved, the top's first, then the furthest moved for their error; at
+	// most ratingsPerFit of them.
+	type move struct {
+		id   string
+		top  bool
+		size float64
+	}
+	top := 2 * max(in.TopK, 1)
+	rank := make(map[string]int, len(ids))
+	for i, id := range byStrength(ids, r) {
+		rank[id] = i
+	}
+	var moves []move
 	for _, id := range ids {
 		now, was := r.By[id], elo[id]
 		if moved(now.Elo(), was.Elo, now.EloSE()) || moved(now.EloSE(), was.EloSE, now.EloSE()) {
-			if out.Ratings == nil {
-				out.Ratings = map[string]Rated{}
-			}
-			out.Ratings[id] = Rated{Elo: now.Elo(), SE: now.EloSE()}
+			size := max(math.Abs(now.Elo()-was.Elo), math.Abs(now.EloSE()-was.EloSE)) / max(0.5, now.EloSE()/40)
+			moves = append(moves, move{id, rank[id] < top, size})
 		}
+	}
+	slices.SortFunc(moves, func(x, y move) int {
+		if x.top != y.top {
+			if x.top {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(y.size, x.size); c != 0 {
+			return c
+		}
+		return strings.Compare(x.id, y.id)
+	})
+	for _, m := range moves[:min(len(moves), ratingsPerFit)] {
+		if out.Ratings == nil {
+			out.Ratings = map[string]Rated{}
+		}
+		out.Ratings[m.id] = Rated{Elo: r.By[m.id].Elo(), SE: r.By[m.id].EloSE()}
 	}
 	if in.Budget <= 0 {
 		return out

@@ -221,3 +221,38 @@ func TestFittedTournamentReadsItsLedger(t *testing.T) {
 		}
 	}
 }
+
+// TestFittedRatingsAreCapped: when more ratings move than one fit sends back, the top's
+// come first, then the furthest moved, and never more than ratingsPerFit.
+func TestFittedRatingsAreCapped(t *testing.T) {
+	env, a := newActivities(t, &counting{})
+	snap := tournamentOf(300)
+	for i := range 900 {
+		x, y := fmt.Sprintf("h-%04d", i%300+1), fmt.Sprintf("h-%04d", (i*7+3)%300+1)
+		if x != y {
+			snap.Results = append(snap.Results, tournament.Result{A: x, B: y, AWon: i%300 < (i*7+3)%300})
+		}
+	}
+	v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: Ledger{Changed: snap.Hypotheses, Results: snap.Results}, Fitted: true, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got TournamentResult
+	if err := v.Get(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ratings) != ratingsPerFit || len(got.Matches) != 0 {
+		t.Fatalf("%d ratings and %d matches; want %d ratings (every record is stale) and no matches for budget 0", len(got.Ratings), len(got.Matches), ratingsPerFit)
+	}
+	var ids []string
+	for _, e := range snap.Hypotheses {
+		if e.Excluded == "" {
+			ids = append(ids, e.ID)
+		}
+	}
+	for _, id := range byStrength(ids, tournament.Fit(ids, snap.Results))[:20] {
+		if _, ok := got.Ratings[id]; !ok {
+			t.Errorf("%s is in the fit's top 20 but its rating did not come back", id)
+		}
+	}
+}

@@ -112,10 +112,17 @@ const (
 	// position bias can be large, but enough to keep a first handful of results from
 	// calling the judge wholly biased.
 	biasPrior = 1.0
-	// The prior's scale τ is kept within [scaleMin, scaleMax]; at the start it is 1, the
-	// spread the offline simulator draws its qualities from.
-	scaleMin = 0.05
-	scaleMax = 10.0
+	// The prior's scale τ is kept within [scaleMin, scaleMax]; at the start it is
+	// scaleStart, the spread the offline simulator draws its qualities from.
+	scaleMin   = 0.05
+	scaleMax   = 10.0
+	scaleStart = 1.0
+	// scaleWeight steadies the fitted scale: its estimate counts scaleWeight more
+	// hypotheses at scaleStart. Most of a session's hypotheses have played once or twice
+	// and say next to nothing about the scale, so the estimate rests on the few that
+	// played often and swung by 5 to 10% from one batch to the next, moving every rating
+	// with it; 20 such hypotheses weigh little once hundreds have played.
+	scaleWeight = 20.0
 )
 
 // Fit finds the maximum a posteriori strengths of ids given results (results may also
@@ -217,7 +224,7 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 	n := len(names)
 	theta := make([]float64, n)
 	info := make([]float64, n) // Fisher information of each strength, prior included
-	bias, tau2 := 0.0, 1.0
+	bias, tau2 := 0.0, scaleStart*scaleStart
 	if len(from) > 0 && n > 0 {
 		// Start from the earlier fit, and from the prior's variance it implies.
 		sum, known := 0.0, 0
@@ -279,7 +286,7 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 			for i := range n {
 				sum += theta[i]*theta[i] + 1/info[i]
 			}
-			next := sum / float64(n)
+			next := (sum + scaleWeight*scaleStart*scaleStart) / (float64(n) + scaleWeight)
 			// The EM update creeps when results are few (hundreds of passes at one result
 			// a hypothesis): every third pass, jump to where the last three were heading
 			// (Aitken's delta-squared), if they head there steadily.
