@@ -77,11 +77,16 @@ func TestSubagentsMergeOnceAtTheirForkPoint(t *testing.T) {
 			t.Errorf("subagent %s has no copy of %s: %v", f.Session, f.Hypothesis, err)
 		}
 	}
+	// A winning evolution line joins the tournament, unless the session already has its
+	// max_hypotheses when the line's hypothesis would join: then it stays in the
+	// subagent's session, and the parent says so.
 	state := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
 	imported := slices.ContainsFunc(state.Hypotheses, func(e session.Entry) bool { return e.Origin == "subagent" && len(e.Parents) == 1 })
-	lineWon := slices.ContainsFunc(results, func(e session.Event) bool { return strings.Contains(e.Detail, "beat it") })
-	if lineWon != imported {
-		t.Errorf("an evolution line won: %v; a subagent's hypothesis joined the tournament: %v", lineWon, imported)
+	stayed := slices.ContainsFunc(events, func(e session.Event) bool { return strings.Contains(e.Detail, "this session has its 40 hypotheses") })
+	// "the end of the line beat it", not "none beat it".
+	lineWon := slices.ContainsFunc(results, func(e session.Event) bool { return strings.Contains(e.Detail, "the end of the line beat it") })
+	if lineWon != (imported || stayed) {
+		t.Errorf("an evolution line won: %v; a subagent's hypothesis joined the tournament: %v; one stayed in its subagent's session: %v", lineWon, imported, stayed)
 	}
 }
 
