@@ -100,18 +100,6 @@ func moved(now, was, se float64) bool { return math.Abs(now-was) >= max(0.5, se/
 // the furthest moved; the rest follow in later fits.
 const ratingsPerFit = 200
 
-// byStrength orders ids by fitted strength, strongest first, ties by id.
-func byStrength(ids []string, r tournament.Ratings) []string {
-	out := slices.Clone(ids)
-	slices.SortFunc(out, func(x, y string) int {
-		if c := cmp.Compare(r.By[y].Strength, r.By[x].Strength); c != 0 {
-			return c
-		}
-		return strings.Compare(x, y)
-	})
-	return out
-}
-
 // Tournament chooses matches over the whole tournament. For a fitted session it fits the
 // ratings to every result (tournament.Fit), returns those that moved, and picks the next
 // batch where the top's boundary is uncertain (tournament.Active); a Budget of 0 only
@@ -207,7 +195,7 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 	}
 	top := 2 * max(in.TopK, 1)
 	rank := make(map[string]int, len(ids))
-	for i, id := range byStrength(ids, r) {
+	for i, id := range r.Ranked(ids) {
 		rank[id] = i
 	}
 	var moves []move

@@ -250,7 +250,7 @@ func TestFittedRatingsAreCapped(t *testing.T) {
 			ids = append(ids, e.ID)
 		}
 	}
-	for _, id := range byStrength(ids, tournament.Fit(ids, snap.Results))[:20] {
+	for _, id := range tournament.Fit(ids, snap.Results).Ranked(ids)[:20] {
 		if _, ok := got.Ratings[id]; !ok {
 			t.Errorf("%s is in the fit's top 20 but its rating did not come back", id)
 		}

@@ -52,14 +52,7 @@ func (s *supervisor) activeTournament(ctx workflow.Context, budget int) []string
 			s.Scheduled++
 			matches[i].N = s.Scheduled
 		}
-		winners := make([]string, len(matches))
-		s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
-			if matches[i].Debate {
-				winners[i] = s.debate(ctx, matches[i])
-			} else {
-				winners[i] = s.compare(ctx, matches[i])
-			}
-		})
+		winners := s.play(ctx, matches)
 		judged := 0
 		for i, m := range matches {
 			spent += max(1, m.Turns)
@@ -68,19 +61,7 @@ func (s *supervisor) activeTournament(ctx workflow.Context, budget int) []string
 			}
 			judged++
 			s.Results = append(s.Results, tournament.Result{A: m.A, B: m.B, AWon: winners[i] == m.A, Debate: m.Debate})
-			x, y := &s.Entries[s.index[m.A]], &s.Entries[s.index[m.B]]
-			if winners[i] == m.A {
-				x.Wins++
-				y.Losses++
-			} else {
-				y.Wins++
-				x.Losses++
-			}
-			s.Matches++
-			if m.Debate {
-				s.Debates++
-				debates = append(debates, s.debateID(m))
-			}
+			debates = s.tally(m, winners[i], debates)
 		}
 		if judged == 0 {
 			break // the session is ending, or every turn failed: the next round tries again

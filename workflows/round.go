@@ -290,14 +290,7 @@ func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int
 	// Debates are for the top of the ranking: the top quarter, at least 2 and at most 10,
 	// so a young session does not turn every match into a multi-turn debate.
 	matches := s.schedule(ctx, fresh, budget, max(2, min(10, len(s.competing())/4)))
-	winners := make([]string, len(matches))
-	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
-		if matches[i].Debate {
-			winners[i] = s.debate(ctx, matches[i])
-		} else {
-			winners[i] = s.compare(ctx, matches[i])
-		}
-	})
+	winners := s.play(ctx, matches)
 	var debates []string
 	for i, m := range matches {
 		if winners[i] == "" {
@@ -306,22 +299,43 @@ func (s *supervisor) tournament(ctx workflow.Context, fresh []string, budget int
 		s.Played[activities.PairKey(m.A, m.B)] = true
 		s.newPairs = append(s.newPairs, activities.PairKey(m.A, m.B))
 		x, y := &s.Entries[s.index[m.A]], &s.Entries[s.index[m.B]]
-		aWon := winners[i] == m.A
-		x.Elo, y.Elo = tournament.Update(x.Elo, y.Elo, aWon, tournament.K(x.Wins+x.Losses), tournament.K(y.Wins+y.Losses))
-		if aWon {
-			x.Wins++
-			y.Losses++
-		} else {
-			y.Wins++
-			x.Losses++
-		}
-		s.Matches++
-		if m.Debate {
-			s.Debates++
-			debates = append(debates, s.debateID(m))
-		}
+		x.Elo, y.Elo = tournament.Update(x.Elo, y.Elo, winners[i] == m.A, tournament.K(x.Wins+x.Losses), tournament.K(y.Wins+y.Losses))
+		debates = s.tally(m, winners[i], debates)
 	}
 	return debates
+}
+
+// tally counts a judged match: the winner's win, the loser's loss, and, for a debate, its
+// id among the round's debates.
+func (s *supervisor) tally(m tournament.Match, winner string, debates []string) []string {
+	x, y := &s.Entries[s.index[m.A]], &s.Entries[s.index[m.B]]
+	if winner == m.A {
+		x.Wins++
+		y.Losses++
+	} else {
+		y.Wins++
+		x.Losses++
+	}
+	s.Matches++
+	if m.Debate {
+		s.Debates++
+		debates = append(debates, s.debateID(m))
+	}
+	return debates
+}
+
+// play plays matches at once, a debate or a comparison each, and returns their winners,
+// "" for a match cut short.
+func (s *supervisor) play(ctx workflow.Context, matches []tournament.Match) []string {
+	winners := make([]string, len(matches))
+	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
+		if matches[i].Debate {
+			winners[i] = s.debate(ctx, matches[i])
+		} else {
+			winners[i] = s.compare(ctx, matches[i])
+		}
+	})
+	return winners
 }
 
 func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {

@@ -239,28 +239,34 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 			tau2 = min(max(sum/float64(known), scaleMin*scaleMin), scaleMax*scaleMax)
 		}
 	}
+	// newton is the gradient of the log posterior in hypothesis i's strength, and its
+	// information (the negative second derivative), prior included.
+	newton := func(i int) (g, h float64) {
+		g, h = -theta[i]/tau2, 1/tau2
+		for _, gm := range games[i] {
+			d := theta[i] - theta[gm.opp]
+			if gm.first {
+				d += bias
+			} else {
+				d -= bias
+			}
+			p := sigmoid(d)
+			if gm.won {
+				g += 1 - p
+			} else {
+				g -= p
+			}
+			h += p * (1 - p)
+		}
+		return g, h
+	}
 	var history []float64 // the prior's last variances, for the acceleration
 	sweeps := 0
 	for sweeps < fitMaxSweeps {
 		sweeps++
 		moved := 0.0
 		for i := range n {
-			g, h := -theta[i]/tau2, 1/tau2
-			for _, gm := range games[i] {
-				d := theta[i] - theta[gm.opp]
-				if gm.first {
-					d += bias
-				} else {
-					d -= bias
-				}
-				p := sigmoid(d)
-				if gm.won {
-					g += 1 - p
-				} else {
-					g -= p
-				}
-				h += p * (1 - p)
-			}
+			g, h := newton(i)
 			step := g / h
 			theta[i] += step
 			info[i] = h
@@ -308,20 +314,21 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 	}
 	out := Ratings{By: make(map[string]Rating, n), Scale: math.Sqrt(tau2), FirstBias: bias, Sweeps: sweeps}
 	for i, id := range names {
-		// The information at the final strengths and scale, for the standard error.
-		h := 1 / tau2
-		for _, gm := range games[i] {
-			d := theta[i] - theta[gm.opp]
-			if gm.first {
-				d += bias
-			} else {
-				d -= bias
-			}
-			p := sigmoid(d)
-			h += p * (1 - p)
-		}
+		_, h := newton(i) // the information at the final strengths and scale
 		out.By[id] = Rating{Strength: theta[i], SE: 1 / math.Sqrt(h), Games: len(games[i])}
 	}
+	return out
+}
+
+// Ranked orders ids by fitted strength, strongest first, ties by id.
+func (r Ratings) Ranked(ids []string) []string {
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(x, y string) int {
+		if c := cmp.Compare(r.By[y].Strength, r.By[x].Strength); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
 	return out
 }
 

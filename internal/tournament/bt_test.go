@@ -70,7 +70,7 @@ func TestFitIsDeterministic(t *testing.T) {
 func TestFitRecovers(t *testing.T) {
 	ids, q := pool(2, 40)
 	r := Fit(ids, judged(2, q, ids, 8000, 0.4))
-	ranking := byStrength(ids, r)
+	ranking := r.Ranked(ids)
 	if tau := KendallTau(ranking, q); tau < 0.8 {
 		t.Errorf("Kendall tau %.3f between the fit and the truth; want at least 0.8", tau)
 	}

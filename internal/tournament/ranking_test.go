@@ -234,18 +234,7 @@ func (s *activeBT) spend(a *arena, calls int) {
 	}
 }
 
-func (s *activeBT) ranking(a *arena) []string { return byStrength(a.pool, s.fit(a)) }
-
-func byStrength(pool []string, r Ratings) []string {
-	ids := slices.Clone(pool)
-	slices.SortFunc(ids, func(x, y string) int {
-		if c := cmp.Compare(r.By[y].Strength, r.By[x].Strength); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
-	return ids
-}
+func (s *activeBT) ranking(a *arena) []string { return s.fit(a).Ranked(a.pool) }
 
 // randomElo: each match a uniformly random pair, shown in random order.
 type randomElo struct {
@@ -390,7 +379,7 @@ func (s *swissBT) spend(a *arena, calls int) {
 	}
 	end := a.calls + calls
 	for a.calls < end {
-		order := byStrength(a.pool, fit(a.pool, a.results, nil, true))
+		order := fit(a.pool, a.results, nil, true).Ranked(a.pool)
 		for len(order) >= 2 && a.calls < end {
 			x, j := order[0], 1
 			for k := 1; k < len(order); k++ {
@@ -408,7 +397,7 @@ func (s *swissBT) spend(a *arena, calls int) {
 }
 
 func (s *swissBT) ranking(a *arena) []string {
-	return byStrength(a.pool, fit(a.pool, a.results, nil, true))
+	return fit(a.pool, a.results, nil, true).Ranked(a.pool)
 }
 
 // rankScore is a ranking's accuracy.
@@ -499,13 +488,7 @@ func parallelSeeds(seeds int, f func(seed uint64)) {
 // incrementalTable scores each strategy of makes at each budget of budgets, incremental
 // setting: table[strategy][budget] for precision, regret and tau.
 func incrementalTable(seeds int, makes []func(uint64) ranker, bias float64, budgets []int) [][][3]cell {
-	runs := make([][][]rankScore, len(makes))
-	for s := range makes {
-		runs[s] = make([][]rankScore, len(budgets))
-		for b := range budgets {
-			runs[s][b] = make([]rankScore, seeds)
-		}
-	}
+	runs := newRuns(len(makes), len(budgets), seeds)
 	parallelSeeds(seeds, func(seed uint64) {
 		for s, mk := range makes {
 			for b, budget := range budgets {
@@ -518,13 +501,7 @@ func incrementalTable(seeds int, makes []func(uint64) ranker, bias float64, budg
 
 // staticTable is incrementalTable's static counterpart.
 func staticTable(seeds int, makes []func(uint64) ranker, bias float64, budgets []int) [][][3]cell {
-	runs := make([][][]rankScore, len(makes))
-	for s := range makes {
-		runs[s] = make([][]rankScore, len(budgets))
-		for b := range budgets {
-			runs[s][b] = make([]rankScore, seeds)
-		}
-	}
+	runs := newRuns(len(makes), len(budgets), seeds)
 	parallelSeeds(seeds, func(seed uint64) {
 		for s, mk := range makes {
 			for b, sc := range runStatic(seed, mk, bias, budgets) {
@@ -533,6 +510,18 @@ func staticTable(seeds int, makes []func(uint64) ranker, bias float64, budgets [
 		}
 	})
 	return tabulate(runs)
+}
+
+// newRuns holds the scores of every strategy, budget and seed: runs[strategy][budget][seed-1].
+func newRuns(strategies, budgets, seeds int) [][][]rankScore {
+	runs := make([][][]rankScore, strategies)
+	for s := range runs {
+		runs[s] = make([][]rankScore, budgets)
+		for b := range runs[s] {
+			runs[s][b] = make([]rankScore, seeds)
+		}
+	}
+	return runs
 }
 
 func tabulate(runs [][][]rankScore) [][][3]cell {
