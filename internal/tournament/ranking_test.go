@@ -16,8 +16,9 @@ import (
 // The ranking benchmark (issue #12): how well each way of choosing matches and rating
 // hypotheses finds the true top 10 for a number of model calls.
 //
-// A seed draws rankPlayers hypotheses with a hidden quality from N(0, 1) and a topic (the
-// similarity between two is 0.6 within a topic, 0 across; it says nothing about quality).
+// A seed draws its hypotheses as the pairing benchmark's do (newWorld): rankPlayers of
+// them, each with a hidden quality from N(0, 1) and a topic (the similarity between two is
+// 0.6 within a topic, 0 across; it says nothing about quality).
 // The judge is the offline simulator's: a single comparison prefers a over b with
 // probability σ(qa − qb + bias) when a is shown first, a debate with σ(1.5(qa − qb) + bias)
 // for its turns' worth of calls. bias is the first-position bias, 0 unless a table says.
@@ -33,7 +34,7 @@ import (
 // over seeds and its standard error.
 
 const (
-	rankPlayers = 200
+	rankPlayers = simPlayers
 	rankRounds  = 10
 	rankTopK    = 10
 )
@@ -43,36 +44,10 @@ var (
 	benchSeeds    = flag.Int("bench.seeds", 40, "BenchmarkRanking: seeds per cell")
 )
 
-// A rankWorld is one seed's hypotheses.
-type rankWorld struct {
-	ids     []string
-	quality map[string]float64
-	topic   map[string]int
-}
-
-func newRankWorld(seed uint64) rankWorld {
-	rng := rand.New(rand.NewPCG(seed, 0x12b7))
-	w := rankWorld{quality: map[string]float64{}, topic: map[string]int{}}
-	for i := range rankPlayers {
-		id := fmt.Sprintf("h-%04d", i+1)
-		w.ids = append(w.ids, id)
-		w.quality[id] = rng.NormFloat64()
-		w.topic[id] = rng.IntN(simTopics)
-	}
-	return w
-}
-
-func (w rankWorld) similarity(a, b string) float64 {
-	if w.topic[a] == w.topic[b] {
-		return 0.6
-	}
-	return 0
-}
-
 // arena is one strategy's run on one seed: the hypotheses entered so far, the judge, and
 // every result.
 type arena struct {
-	w       rankWorld
+	w       simWorld
 	judge   *rand.Rand
 	bias    float64
 	pool    []string
@@ -403,7 +378,7 @@ func (s *swissBT) ranking(a *arena) []string {
 // rankScore is a ranking's accuracy.
 type rankScore struct{ precision, regret, tau float64 }
 
-func score(w rankWorld, pool, ranking []string) rankScore {
+func score(w simWorld, pool, ranking []string) rankScore {
 	truth := make(map[string]float64, len(pool))
 	for _, id := range pool {
 		truth[id] = w.quality[id]
@@ -421,7 +396,7 @@ func score(w rankWorld, pool, ranking []string) rankScore {
 // runStatic plays one strategy on one seed with everyone there from the start, and scores
 // it after each budget of budgets (model calls, increasing).
 func runStatic(seed uint64, newRanker func(uint64) ranker, bias float64, budgets []int) []rankScore {
-	w := newRankWorld(seed)
+	w := newWorld(seed)
 	a := &arena{w: w, judge: rand.New(rand.NewPCG(seed, 0x1d6e)), bias: bias, pool: w.ids}
 	r := newRanker(seed)
 	r.enter(w.ids)
@@ -436,7 +411,7 @@ func runStatic(seed uint64, newRanker func(uint64) ranker, bias float64, budgets
 // runIncremental plays one strategy on one seed as a session would: rankRounds rounds,
 // each bringing its newcomers and spending its share of budget.
 func runIncremental(seed uint64, newRanker func(uint64) ranker, bias float64, budget int) rankScore {
-	w := newRankWorld(seed)
+	w := newWorld(seed)
 	a := &arena{w: w, judge: rand.New(rand.NewPCG(seed, 0x1d6e)), bias: bias}
 	r := newRanker(seed)
 	per := rankPlayers / rankRounds
