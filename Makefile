@@ -16,7 +16,7 @@ SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute 
                     --search-attribute SourceCheckpoint=Int
 WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: tools server-tools server worker build demo test check clean
+.PHONY: tools server-tools server worker build demo test check fuzz clean
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -71,6 +71,22 @@ demo: $(TEMPORAL) build
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
 test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) check
 	go test -count=1 -timeout 30m ./...
+
+# Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
+# their seed corpora; this searches beyond them. Crashers land in the package's
+# testdata/fuzz/ and are then seeds of their own.
+FUZZTIME ?= 1m
+FUZZ_TARGETS := \
+	./internal/prompt:FuzzParseHypothesis ./internal/prompt:FuzzParseReview \
+	./internal/prompt:FuzzParseComparison ./internal/prompt:FuzzParsePlan \
+	./internal/prompt:FuzzParseDebate ./internal/prompt:FuzzParseMetaReview \
+	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
+	./internal/tournament:FuzzResult
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		go test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME); \
+	done
 
 # Static checks: vet, and workflowcheck for non-determinism in workflow code.
 check:
