@@ -81,7 +81,8 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseComparison ./internal/prompt:FuzzParsePlan \
 	./internal/prompt:FuzzParseDebate ./internal/prompt:FuzzParseMetaReview \
 	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
-	./internal/tournament:FuzzResult
+	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
+	./internal/store:FuzzCheckpointRecord ./internal/tournament:FuzzResult
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
