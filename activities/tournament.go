@@ -74,8 +74,8 @@ type TournamentResult struct {
 	Matches  []tournament.Match `json:"matches"`
 	Clusters map[string]int     `json:"clusters,omitempty"` // hypothesis id -> its new cluster number
 
-	// For a fitted session: the ratings that moved (see moved), and how unsure the top's
-	// boundary is (tournament.BoundarySE).
+	// For a fitted session: the ratings that moved past their tolerance, and how unsure the
+	// top's boundary is (tournament.Ratings.BoundarySE).
 	Ratings  map[string]Rated `json:"ratings,omitempty"`
 	Boundary float64          `json:"boundary_se,omitempty"`
 }
@@ -86,13 +86,13 @@ type Rated struct {
 	SE  float64 `json:"se"`
 }
 
-// moved says a fitted rating, or its standard error, has moved enough from the record's to
-// change the record: by half an Elo point and a fortieth of its standard error. Every new
+// tolerance is how far a fitted rating, or its standard error, may move from the record's
+// before the record changes: half an Elo point and a fortieth of its standard error. Every new
 // result nudges hundreds of strengths by a point or less (in a pool of 2,000 with 9,000
 // results, 18 more results move 300 ratings by half a point, 40 by a fortieth of their
 // error); sending those back would make every record a change to checkpoint, for
 // differences far inside the ratings' noise.
-func moved(now, was, se float64) bool { return math.Abs(now-was) >= max(0.5, se/40) }
+func tolerance(se float64) float64 { return max(0.5, se/40) }
 
 // ratingsPerFit caps the ratings one fit sends back, so that a checkpoint's changes stay
 // small whatever moves: when the pool's fitted spread shifts, the ratings of hundreds of
@@ -185,7 +185,7 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 		}
 	}
 	r := tournament.FitFrom(from, ids, t.Results)
-	out := TournamentResult{Boundary: tournament.BoundarySE(r.By, ids, in.TopK)}
+	out := TournamentResult{Boundary: r.BoundarySE(ids, in.TopK)}
 	// The ratings that moved, the top's first, then the furthest moved for their error; at
 	// most ratingsPerFit of them.
 	type move struct {
@@ -201,8 +201,9 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 	var moves []move
 	for _, id := range ids {
 		now, was := r.By[id], elo[id]
-		if moved(now.Elo(), was.Elo, now.EloSE()) || moved(now.EloSE(), was.EloSE, now.EloSE()) {
-			size := max(math.Abs(now.Elo()-was.Elo), math.Abs(now.EloSE()-was.EloSE)) / max(0.5, now.EloSE()/40)
+		// How far it moved, in tolerances.
+		size := max(math.Abs(now.Elo()-was.Elo), math.Abs(now.EloSE()-was.EloSE)) / tolerance(now.EloSE())
+		if size >= 1 {
 			moves = append(moves, move{id, rank[id] < top, size})
 		}
 	}
@@ -227,16 +228,7 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 	if in.Budget <= 0 {
 		return out
 	}
-	lead := map[string]int{}
-	for _, x := range t.Results {
-		lead[x.A]++
-		lead[x.B]--
-	}
-	cs := make([]tournament.Contender, len(ids))
-	for i, id := range ids {
-		cs[i] = tournament.Contender{ID: id, Rating: r.By[id], Lead: lead[id]}
-	}
-	out.Matches = tournament.Active(cs, similarity, in.Budget,
+	out.Matches = tournament.Active(tournament.Contenders(ids, r, t.Results), similarity, in.Budget,
 		tournament.ActiveOptions{TopK: in.TopK, DebateShare: in.DebateShare, Seed: in.Seed})
 	return out
 }

@@ -216,8 +216,8 @@ func TestFittedTournamentReadsItsLedger(t *testing.T) {
 		if _, ok := got.Ratings["h-0005"]; ok {
 			t.Errorf("%s: the excluded h-0005 was rated", name)
 		}
-		if got.Boundary != tournament.BoundarySE(fit.By, ids, 5) || got.Boundary <= 0 {
-			t.Errorf("%s: boundary %.2f, want %.2f", name, got.Boundary, tournament.BoundarySE(fit.By, ids, 5))
+		if got.Boundary != fit.BoundarySE(ids, 5) || got.Boundary <= 0 {
+			t.Errorf("%s: boundary %.2f, want %.2f", name, got.Boundary, fit.BoundarySE(ids, 5))
 		}
 	}
 }

@@ -259,26 +259,28 @@ func (b *batch) coin(i, j int) bool {
 	return h.Sum64()&1 == 1
 }
 
-// BoundarySE is how unsure the boundary of the top k is: the mean standard error, in Elo
-// points, of the k-th and the (k+1)-th strongest. The supervisor calls the top settled
-// when its members stay the same and this stops shrinking.
-func BoundarySE(ratings map[string]Rating, ids []string, k int) float64 {
-	rs := make([]Rating, 0, len(ids))
-	for _, id := range ids {
-		rs = append(rs, ratings[id])
+// Contenders are ids with their ratings from r and their leads from results: what Active
+// needs of a session.
+func Contenders(ids []string, r Ratings, results []Result) []Contender {
+	lead := map[string]int{}
+	for _, x := range results {
+		lead[x.A]++
+		lead[x.B]--
 	}
-	if k <= 0 || len(rs) <= k {
+	cs := make([]Contender, len(ids))
+	for i, id := range ids {
+		cs[i] = Contender{ID: id, Rating: r.By[id], Lead: lead[id]}
+	}
+	return cs
+}
+
+// BoundarySE is how unsure the boundary of the top k of ids is: the mean standard error,
+// in Elo points, of the k-th and the (k+1)-th strongest. The supervisor calls the top
+// settled when its members stay the same and this stops shrinking.
+func (r Ratings) BoundarySE(ids []string, k int) float64 {
+	if k <= 0 || len(ids) <= k {
 		return 0
 	}
-	order := make([]int, len(rs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(x, y int) int {
-		if c := cmp.Compare(rs[y].Strength, rs[x].Strength); c != 0 {
-			return c
-		}
-		return cmp.Compare(ids[x], ids[y])
-	})
-	return round(eloPerUnit * (rs[order[k-1]].SE + rs[order[k]].SE) / 2)
+	ranked := r.Ranked(ids)
+	return round(eloPerUnit * (r.By[ranked[k-1]].SE + r.By[ranked[k]].SE) / 2)
 }

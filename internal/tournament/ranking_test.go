@@ -189,15 +189,7 @@ func (s *activeBT) spend(a *arena, calls int) {
 	end := a.calls + calls
 	for a.calls < end {
 		r := s.fit(a)
-		lead := map[string]int{}
-		for _, x := range a.results {
-			lead[x.A]++
-			lead[x.B]--
-		}
-		cs := make([]Contender, len(a.pool))
-		for i, id := range a.pool {
-			cs[i] = Contender{ID: id, Rating: r.By[id], Lead: lead[id]}
-		}
+		cs := Contenders(a.pool, r, a.results)
 		opts := s.opts
 		opts.Seed = s.seed + uint64(a.calls)
 		for _, m := range Active(cs, a.w.similarity, min(Batch, end-a.calls), opts) {
