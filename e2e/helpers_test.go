@@ -321,9 +321,15 @@ func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
 // runHistory is the Temporal history of one run of a session ("": its latest).
 func runHistory(t testing.TB, id, runID string) []*historypb.HistoryEvent {
 	t.Helper()
+	return runHistoryOn(t, temporalClient, id, runID)
+}
+
+// runHistoryOn is runHistory on the server of client c.
+func runHistoryOn(t testing.TB, c client.Client, id, runID string) []*historypb.HistoryEvent {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	it := temporalClient.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var events []*historypb.HistoryEvent
 	for it.HasNext() {
 		e, err := it.Next()
@@ -340,9 +346,15 @@ func runHistory(t testing.TB, id, runID string) []*historypb.HistoryEvent {
 // its own. Event ids start again in each run.
 func sessionHistories(t testing.TB, id string) [][]*historypb.HistoryEvent {
 	t.Helper()
+	return sessionHistoriesOn(t, temporalClient, id)
+}
+
+// sessionHistoriesOn is sessionHistories on the server of client c.
+func sessionHistoriesOn(t testing.TB, c client.Client, id string) [][]*historypb.HistoryEvent {
+	t.Helper()
 	var runs [][]*historypb.HistoryEvent
 	for runID := ""; ; {
-		events := runHistory(t, id, runID)
+		events := runHistoryOn(t, c, id, runID)
 		runs = append([][]*historypb.HistoryEvent{events}, runs...)
 		runID = events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
 		if runID == "" {
@@ -365,6 +377,16 @@ func activityTypes(events []*historypb.HistoryEvent) map[int64]string {
 // decodeInput decodes the single argument of an activity or signal.
 func decodeInput(t *testing.T, e *historypb.HistoryEvent, out any) {
 	t.Helper()
+	if err := decodeInputErr(e, out); err != nil {
+		t.Fatalf("event %d (%s): %v", e.GetEventId(), e.GetEventType(), err)
+	}
+}
+
+// decodeInputOK is decodeInput for an event whose input may not be of out's shape (an
+// activity without arguments, or of another type): it says whether it decoded.
+func decodeInputOK(e *historypb.HistoryEvent, out any) bool { return decodeInputErr(e, out) == nil }
+
+func decodeInputErr(e *historypb.HistoryEvent, out any) error {
 	var p interface{ GetInput() *commonpb.Payloads }
 	switch {
 	case e.GetActivityTaskScheduledEventAttributes() != nil:
@@ -372,11 +394,12 @@ func decodeInput(t *testing.T, e *historypb.HistoryEvent, out any) {
 	case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
 		p = e.GetWorkflowExecutionSignaledEventAttributes()
 	default:
-		t.Fatalf("event %d (%s) has no input to decode", e.GetEventId(), e.GetEventType())
+		return errors.New("the event has no input to decode")
 	}
 	if err := converter.GetDefaultDataConverter().FromPayloads(p.GetInput(), out); err != nil {
-		t.Fatalf("event %d (%s): decode input: %v", e.GetEventId(), e.GetEventType(), err)
+		return fmt.Errorf("decode input: %w", err)
 	}
+	return nil
 }
 
 // storedHypotheses reads every hypothesis record of a session from the store, by id.

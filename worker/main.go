@@ -72,6 +72,7 @@ func run() error {
 	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
 	latency := flag.Duration("offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	errorRate := flag.Float64("offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
+	errorSeed := flag.Uint64("offline-error-seed", 0, "seed of the offline turns' failures, to make them reproducible (0: random)")
 	firstBias := flag.Float64("offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
 	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
@@ -99,7 +100,7 @@ func run() error {
 	}
 	defer st.Close()
 	registry := &provider.Registry{
-		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, FirstBias: *firstBias},
+		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, ErrorSeed: *errorSeed, FirstBias: *firstBias},
 		Env:     os.Getenv,
 		Prices:  prices,
 	}

@@ -38,6 +38,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
@@ -56,9 +57,16 @@ type Offline struct {
 	// ends while it waits returns the context's error.
 	Latency time.Duration
 	// ErrorRate is the probability in [0, 1] that a turn fails with ErrSimulated. Unlike
-	// the answers it is random on every call, because it simulates a flaky service: a
-	// retry of a failed turn may succeed.
+	// the answers it differs between calls, because it simulates a flaky service: a retry
+	// of a failed turn may succeed.
 	ErrorRate float64
+	// ErrorSeed, if not 0, makes the failures reproducible: whether the n-th call of a
+	// turn in this process fails depends only on ErrorSeed, the turn id and n. With 0 each
+	// call draws from the global generator.
+	ErrorSeed uint64
+
+	mu    sync.Mutex
+	calls map[string]uint64 // turn id -> calls so far, with ErrorSeed
 	// FirstBias is the judges' bias towards the hypothesis shown first, in logits added to
 	// its side: 0 is a fair judge, 0.5 makes an even match a 62% win for the first shown.
 	FirstBias float64
@@ -289,11 +297,26 @@ func (o *Offline) turn(ctx context.Context, agent, turnID string) error {
 		case <-t.C:
 		}
 	}
-	// The global generator, not the turn's: failures must differ between retries.
-	if o.ErrorRate > 0 && rand.Float64() < o.ErrorRate {
+	if o.ErrorRate > 0 && o.draw(turnID) < o.ErrorRate {
 		return fmt.Errorf("%s turn %q: %w (ErrorRate is %g); retry the turn", agent, turnID, ErrSimulated, o.ErrorRate)
 	}
 	return nil
+}
+
+// draw is a number in [0, 1) for a call of a turn: not the turn's own stream, since
+// failures must differ between retries of the turn.
+func (o *Offline) draw(turnID string) float64 {
+	if o.ErrorSeed == 0 {
+		return rand.Float64()
+	}
+	o.mu.Lock()
+	if o.calls == nil {
+		o.calls = map[string]uint64{}
+	}
+	n := o.calls[turnID]
+	o.calls[turnID]++
+	o.mu.Unlock()
+	return rand.New(rand.NewPCG(o.ErrorSeed^hash(turnID), n)).Float64()
 }
 
 // newRand returns the generator for one turn. Seeding it with the turn id as well as the

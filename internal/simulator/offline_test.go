@@ -345,6 +345,33 @@ func TestErrorRate(t *testing.T) {
 	}
 }
 
+// TestErrorSeed: with a seed, which calls fail depends only on the seed, the turn and how
+// often it was called; retries of a turn still fail independently, at the rate asked.
+func TestErrorSeed(t *testing.T) {
+	pattern := func(seed uint64) (fails string) {
+		o := &Offline{ErrorRate: 0.3, ErrorSeed: seed}
+		for i := range 400 {
+			for attempt := range 5 {
+				if errors.Is(o.turn(context.Background(), "generation", fmt.Sprint("t-", i)), ErrSimulated) {
+					fails += fmt.Sprint(i, ".", attempt, " ")
+				}
+			}
+		}
+		return fails
+	}
+	a, b := pattern(7), pattern(7)
+	if a != b {
+		t.Fatal("the same seed failed different calls")
+	}
+	if a == pattern(8) {
+		t.Error("seeds 7 and 8 failed the same calls")
+	}
+	n := strings.Count(a, " ")
+	if n < 500 || n > 700 { // 0.3 of 2,000 calls is 600, sd 20
+		t.Errorf("%d of 2000 calls failed at rate 0.3", n)
+	}
+}
+
 func TestLatencyHonoursCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
