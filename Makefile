@@ -82,7 +82,8 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseDebate ./internal/prompt:FuzzParseMetaReview \
 	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
-	./internal/store:FuzzCheckpointRecord ./internal/tournament:FuzzResult
+	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
+	./internal/tournament:FuzzResult
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \

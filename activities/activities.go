@@ -74,6 +74,14 @@ const (
 	// ErrProviderRateLimit: the provider asked the worker to slow down (HTTP 429). It is
 	// retryable; the retry waits as long as the provider asked (Retry-After).
 	ErrProviderRateLimit = "ProviderRateLimit"
+	// ErrStoreDamaged: a record the session needs is damaged or missing in the session
+	// store. Retrying cannot help; the session suspends until a person repairs the record,
+	// or carries the research on from an earlier checkpoint.
+	ErrStoreDamaged = "StoreDamaged"
+	// ErrStoreUnavailable: the session store could not be read or written (a full disk, a
+	// database that refuses writes or is down). Retried; when the retries run out the
+	// session suspends, and resumes by itself once the store works again.
+	ErrStoreUnavailable = "StoreUnavailable"
 )
 
 // Turn is what every provider turn's input has in common.
@@ -240,7 +248,7 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 	} else if ok {
 		var r R
 		if err := json.Unmarshal(done.Result, &r); err != nil {
-			return zero, fmt.Errorf("stored turn %s is unreadable: %w", t.TurnID, err)
+			return zero, &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + agent + " turn's: " + err.Error()}
 		}
 		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
 		return r, nil
@@ -364,6 +372,12 @@ type LogInput struct {
 // the log in the store ends where the session did.
 func (a *Activities) Log(ctx context.Context, in LogInput) error {
 	return a.Store.PutEvents(ctx, in.SessionID, in.Events)
+}
+
+// StoreWorks checks that the session store takes a write for the session; a suspended
+// session runs it, retried, to resume once a fault of the store has passed.
+func (a *Activities) StoreWorks(ctx context.Context, sessionID string) error {
+	return a.Store.Check(ctx, sessionID, time.Now())
 }
 
 // Checkpoint writes an immutable snapshot to the session store and returns its path.

@@ -1,13 +1,17 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/store"
 )
 
 // providerError is the one place where a failed turn's error becomes what Temporal does
@@ -24,11 +28,15 @@ import (
 //     (NextRetryDelay) instead of the retry policy's backoff.
 //   - *prompt.MalformedError (an answer still unusable after the provider's repair turn):
 //     non-retryable ErrMalformedAnswer; asking again would cost tokens for nothing.
+//   - *store.DamagedError, or a record the store lacks (fs.ErrNotExist) that no activity
+//     expected to miss: non-retryable ErrStoreDamaged, naming the session and the record.
+//   - *store.UnavailableError: retryable ErrStoreUnavailable, so that the workflow knows,
+//     once the retries run out, that the store and not the turn failed.
 //   - an error already classified (an *temporal.ApplicationError such as malformed() or
 //     invalid() made), *provider.TransientError (5xx, timeouts) and anything else
-//     (the store, a cancelled context): returned as is, so Temporal retries with backoff.
+//     (a cancelled context): returned as is, so Temporal retries with backoff.
 //
-// The messages are the providers' own; they never carry a credential.
+// The messages are the providers' and the store's own; they never carry a credential.
 func providerError(err error) error {
 	if classified, ok := classify(err); ok {
 		return classified
@@ -44,6 +52,8 @@ func classify(err error) (classified error, ok bool) {
 		request *provider.RequestError
 		rate    *provider.RateLimitError
 		bad     *prompt.MalformedError
+		damaged *store.DamagedError
+		down    *store.UnavailableError
 	)
 	switch {
 	case err == nil || errors.As(err, &app):
@@ -59,8 +69,37 @@ func classify(err error) (classified error, ok bool) {
 		}), true
 	case errors.As(err, &bad):
 		return malformed(err), true
+	case errors.As(err, &damaged) || errors.Is(err, fs.ErrNotExist):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrStoreDamaged, err), true
+	case errors.As(err, &down):
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrStoreUnavailable, temporal.ApplicationErrorOptions{Cause: err}), true
 	}
 	return err, false
+}
+
+// Classifier is the worker interceptor that classifies every activity's failure as
+// providerError does, so that a store's failure in any activity (a checkpoint, the
+// tournament, a report) reaches the workflow with its kind. Register it on every worker
+// that runs cosci's activities.
+func Classifier() interceptor.WorkerInterceptor { return &classifier{} }
+
+type classifier struct {
+	interceptor.WorkerInterceptorBase
+}
+
+func (*classifier) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	i := &classified{}
+	i.Next = next
+	return i
+}
+
+type classified struct {
+	interceptor.ActivityInboundInterceptorBase
+}
+
+func (i *classified) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	out, err := i.Next.ExecuteActivity(ctx, in)
+	return out, providerError(err)
 }
 
 // resolveError classifies a failure to resolve a turn's model. A missing key is an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/store"
 )
 
 // failing is a model whose generation turns fail with err.
@@ -28,9 +30,10 @@ func (f *failing) Generate(ctx context.Context, req research.GenerateRequest) (r
 	return research.Hypothesis{}, research.Usage{}, f.err
 }
 
-// TestProviderErrors: each provider failure becomes what Temporal must do next: stop
-// (auth, a bad request, a malformed answer), retry after the provider's delay (429), or
-// retry with backoff (5xx and anything unknown).
+// TestProviderErrors: each provider or store failure becomes what Temporal must do next:
+// stop (auth, a bad request, a malformed answer, a damaged or missing record), retry after
+// the provider's delay (429), or retry with backoff (5xx, an unavailable store, anything
+// unknown).
 func TestProviderErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -47,6 +50,10 @@ func TestProviderErrors(t *testing.T) {
 		{"malformed", &prompt.MalformedError{Agent: prompt.AgentGeneration, Problem: "the title is empty"}, ErrMalformedAnswer, true, 0},
 		{"transient", &provider.TransientError{Provider: "openai", Message: "502 bad gateway", Status: 502}, "", false, 0},
 		{"unknown", errors.New("connection reset by peer"), "", false, 0},
+		{"damaged record", &store.DamagedError{SessionID: "s-1", Record: "/data/s-1/hypotheses/h-0002.json", Problem: "not a valid record"}, ErrStoreDamaged, true, 0},
+		{"missing record", fmt.Errorf("load: %w", fs.ErrNotExist), ErrStoreDamaged, true, 0},
+		{"store unavailable", &store.UnavailableError{Err: errors.New("store: write: no space left on device")}, ErrStoreUnavailable, false, 0},
+		{"cancelled", context.Canceled, "", false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := providerError(tc.err)

@@ -44,6 +44,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cosci-dev/cosci/activities"
@@ -131,8 +132,12 @@ func run() error {
 	// Workflow tasks queue behind each other when many sessions run at once, and a query on a
 	// session waits for its pending task: pollers scale with the backlog the server reports
 	// (BENCHMARKS.md, "Queries under load").
+	// The classifier gives every activity's failure its kind (a provider's, the store's),
+	// which the workflow acts on.
+	classify := []interceptor.WorkerInterceptor{activities.Classifier()}
 	sessions := worker.New(c, workflows.TaskQueue, worker.Options{
 		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+		Interceptors:               classify,
 	})
 	workflows.Register(sessions)
 	sessions.RegisterActivity(acts)
@@ -140,6 +145,7 @@ func run() error {
 	turns := worker.New(c, workflows.TurnsQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: *slots,
 		TaskQueueActivitiesPerSecond:       *rps,
+		Interceptors:                       classify,
 	})
 	turns.RegisterActivity(acts)
 

@@ -4,7 +4,6 @@ package workflows
 // one, the events that go with it, and the log's tail once the session has ended.
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -84,7 +83,7 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	}
 	if err != nil {
 		s.log(session.Event{Kind: session.EventCheckpoint, Detail: fmt.Sprintf("checkpoint %d (%s) failed: %s", seq, why, errorText(err))})
-		return errors.New(errorText(err))
+		return failure{err}
 	}
 	s.Persisted = upTo
 	s.trimEvents(eventsKept)

@@ -188,8 +188,7 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 		s.move(ctx, Suspend, (*session.Lifecycle).Suspend, orDefault(cmd.Reason, "suspended by the scientist"))
 		s.SuspendedAt = now
 	case Resume:
-		s.PausedFor += now.Sub(s.SuspendedAt)
-		s.move(ctx, Resume, (*session.Lifecycle).Resume, "resumed by the scientist")
+		s.resume(ctx, "resumed by the scientist")
 	case Terminate:
 		s.TerminateReason = cmd.Reason
 		s.move(ctx, Terminate, (*session.Lifecycle).Terminate, orDefault(cmd.Reason, "terminated by the scientist"))

@@ -222,7 +222,9 @@ func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 	s.Fresh = err == nil
 	switch {
 	case err != nil && s.ledger:
-		s.suspendBecause(ctx, "the checkpoint before continuing as new failed: "+err.Error()+". Fix the session store, then resume")
+		if !s.storeFault(ctx, err) {
+			s.suspendBecause(ctx, "the checkpoint before continuing as new failed: "+err.Error()+". Fix the session store, then resume")
+		}
 		return nil
 	case err != nil:
 		s.note("continuing as new without a fresh checkpoint: " + err.Error())

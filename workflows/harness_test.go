@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
@@ -81,6 +83,7 @@ func (h *harness) newEnv() {
 	if h.dc != nil {
 		env.SetDataConverter(h.dc)
 	}
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{activities.Classifier()}})
 	Register(env)
 	env.RegisterActivity(h.acts)
 	if turn > 0 {

@@ -80,7 +80,7 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK}
 	actx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
 	var out activities.TournamentResult
-	if err := workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out); err != nil {
+	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
 		s.note(fmt.Sprintf("no tournament in round %d: %s", s.Rounds, errorText(err)))
 		return nil
 	}

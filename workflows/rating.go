@@ -86,7 +86,7 @@ func (s *supervisor) rate(ctx workflow.Context, budget int) []tournament.Match {
 	}
 	actx := workflow.WithActivityOptions(ctx, storeOptions(what))
 	var out activities.TournamentResult
-	if err := workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out); err != nil {
+	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
 		s.note(fmt.Sprintf("no ratings in round %d: %s", s.Rounds, errorText(err)))
 		return nil
 	}

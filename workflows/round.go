@@ -50,7 +50,9 @@ func (s *supervisor) round(ctx workflow.Context) {
 	}
 	// A milestone: the round's evolution and tournament are done.
 	if err := s.checkpoint(ctx, fmt.Sprintf("round %d", s.Rounds)); err != nil && s.Life.Effective() == session.Active {
-		s.suspendBecause(ctx, "checkpoint failed: "+err.Error()+". Fix the session store, then resume")
+		if !s.storeFault(ctx, err) {
+			s.suspendBecause(ctx, "checkpoint failed: "+err.Error()+". Fix the session store, then resume")
+		}
 		return
 	}
 	// Deferred work: subagents start only now that the turn that asked for them has
@@ -163,7 +165,7 @@ func (s *supervisor) storeAdded(ctx workflow.Context) []string {
 		}
 		var out activities.GenerateResult
 		actx := workflow.WithActivityOptions(ctx, storeOptions("store the scientist's hypothesis "+ad.ID))
-		if err := workflow.ExecuteActivity(actx, a.AddHypothesis, in).Get(ctx, &out); err != nil {
+		if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.AddHypothesis, in).Get(ctx, &out) }); err != nil {
 			s.note(fmt.Sprintf("the scientist's hypothesis %s could not be stored: %s", ad.ID, errorText(err)))
 			continue
 		}
@@ -187,7 +189,7 @@ func (s *supervisor) storeManualReviews(ctx workflow.Context) {
 		}
 		var out activities.ReviewResult
 		actx := workflow.WithActivityOptions(ctx, storeOptions("store the scientist's review of "+cmd.HypothesisID))
-		if err := workflow.ExecuteActivity(actx, a.ManualReview, in).Get(ctx, &out); err != nil {
+		if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.ManualReview, in).Get(ctx, &out) }); err != nil {
 			s.note(fmt.Sprintf("the scientist's review of %s could not be stored: %s", cmd.HypothesisID, errorText(err)))
 			continue
 		}

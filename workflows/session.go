@@ -137,8 +137,9 @@ type supervisor struct {
 	saved      []session.Entry
 	savedEdges int
 	newPairs   []string
-	lastDetail string           // what the command being applied did, for its update's answer
-	now        func() time.Time // workflow time, for records made outside a context
+	lastDetail string              // what the command being applied did, for its update's answer
+	stopWatch  workflow.CancelFunc // stops watching an unavailable store (faults.go); nil when not watching
+	now        func() time.Time    // workflow time, for records made outside a context
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the

@@ -98,7 +98,7 @@ func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary strin
 		opts.TaskQueue = TaskQueue // a computation over the store, not a model call
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
-	err := workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out)
+	err := s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
 	stat := &s.Agents[slices.IndexFunc(s.Agents, func(st AgentStat) bool { return st.Agent == agent })]
 	stat.Turns++
 	ev := session.Event{Kind: session.EventTurn, Turn: t.TurnID, Hypothesis: hypothesis, Detail: summary}

@@ -183,7 +183,7 @@ func (d *Dir) Sessions(_ context.Context) ([]Summary, error) {
 		}
 		var row Summary
 		if err := json.Unmarshal(b, &row); err != nil {
-			return nil, fmt.Errorf("store: %s is not a valid index row (%v); it was changed outside the store: remove it, and the next checkpoint writes it anew", path, err)
+			return nil, &DamagedError{SessionID: e.Name(), Record: path, Problem: fmt.Sprintf("not a valid index row: %v; remove it, and the next checkpoint writes it anew", err)}
 		}
 		rows = append(rows, row)
 	}
@@ -210,7 +210,7 @@ func (d *Dir) Events(_ context.Context, sessionID string) ([]session.Event, erro
 		}
 		var e session.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("store: %s:%d is not an event (%v); it was changed outside the store: repair or remove that line", path, line, err)
+			return nil, &DamagedError{SessionID: sessionID, Record: fmt.Sprintf("%s:%d", path, line), Problem: fmt.Sprintf("not an event: %v", err)}
 		}
 		events = append(events, e)
 	}
@@ -270,7 +270,7 @@ func lastSeq(path string, log []byte) (int, error) {
 	line := log[bytes.LastIndexByte(log, '\n')+1:]
 	var e session.Event
 	if err := json.Unmarshal(line, &e); err != nil {
-		return 0, fmt.Errorf("store: the last line of %s is not an event (%v); it was changed outside the store: repair or remove that line", path, err)
+		return 0, &DamagedError{SessionID: filepath.Base(filepath.Dir(path)), Record: path, Problem: fmt.Sprintf("its last line is not an event: %v", err)}
 	}
 	return e.Seq, nil
 }

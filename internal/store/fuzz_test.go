@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,3 +84,40 @@ func (m *memory) Events(context.Context, string) ([]session.Event, error) {
 func (m *memory) Sessions(context.Context) ([]Summary, error) { return nil, nil }
 func (m *memory) Where(sessionID, key string) string          { return sessionID + "/" + key }
 func (m *memory) Close()                                      {}
+
+// FuzzEventLog: a session's event log as a Dir reads it back (events.jsonl, and its last
+// line, which an append reads for the sequence number) is read whatever was done to the
+// file, or refused with a *DamagedError naming the session and the line; never a panic.
+func FuzzEventLog(f *testing.F) {
+	var log []byte
+	for i := 1; i <= 3; i++ {
+		b, err := json.Marshal(session.Event{Seq: i, Kind: session.EventNote, Detail: fmt.Sprint("note ", i)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		log = append(append(log, b...), '\n')
+	}
+	for _, s := range [][]byte{log, log[:len(log)-9], append([]byte("\n\n"), log...), []byte("null\n"), []byte(`{"seq": "1"}`), {}} {
+		f.Add(s)
+	}
+	d, err := OpenDir(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(d.SessionDir("s-1"), eventsFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var damaged *DamagedError
+		if _, err := d.Events(context.Background(), "s-1"); err != nil && (!errors.As(err, &damaged) || !strings.Contains(err.Error(), "s-1")) {
+			t.Fatalf("log %q: error %v (%T) is not a *DamagedError naming the session", raw, err, err)
+		}
+		if _, err := lastSeq(path, raw); err != nil && (!errors.As(err, &damaged) || !strings.Contains(err.Error(), "s-1")) {
+			t.Fatalf("log %q: the last line's error %v (%T) is not a *DamagedError naming the session", raw, err, err)
+		}
+	})
+}

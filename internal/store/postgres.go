@@ -315,8 +315,15 @@ func (p *Postgres) Events(ctx context.Context, sessionID string) ([]session.Even
 		if err := row.Scan(&b); err != nil {
 			return e, err
 		}
-		return e, json.Unmarshal(b, &e)
+		if err := json.Unmarshal(b, &e); err != nil {
+			return e, &DamagedError{SessionID: sessionID, Record: fmt.Sprintf("an event of the log in %s", p.location), Problem: err.Error()}
+		}
+		return e, nil
 	})
+	var damaged *DamagedError
+	if errors.As(err, &damaged) {
+		return nil, damaged
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: read the event log of session %s in %s: %w", sessionID, p.location, err)
 	}

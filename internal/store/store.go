@@ -49,6 +49,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -139,13 +140,13 @@ func IsDatabase(location string) bool {
 }
 
 // New is a Store over a backend; location names it in messages.
-func New(b Backend, location string) *Store { return &Store{b: b, location: location} }
+func New(b Backend, location string) *Store { return &Store{b: guarded{b}, location: location} }
 
 // Location names the store for a person: a directory, or a database URL without its password.
 func (s *Store) Location() string { return s.location }
 
 // Backend returns the store's backend.
-func (s *Store) Backend() Backend { return s.b }
+func (s *Store) Backend() Backend { return s.b.(guarded).Backend }
 
 // Close releases the store's connections, if any.
 func (s *Store) Close() { s.b.Close() }
@@ -203,13 +204,13 @@ func (s *Store) get(ctx context.Context, sessionID, key, what string, v any) err
 	}
 	b, err := s.b.Get(ctx, sessionID, key)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: session %q has no %s: %w", sessionID, what, fs.ErrNotExist)
+		return fmt.Errorf("store: session %q has no %s (no %s): %w", sessionID, what, s.b.Where(sessionID, key), fs.ErrNotExist)
 	}
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("store: %s is not a valid record (%v); it was changed outside the store: restore it from a backup or remove it", s.b.Where(sessionID, key), err)
+		return &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, key), Problem: "not a valid record: " + err.Error()}
 	}
 	return nil
 }
@@ -468,13 +469,13 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	}
 	raw, err := s.b.Get(ctx, sessionID, checkpointKey(seq))
 	if errors.Is(err, fs.ErrNotExist) {
-		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d: %w", sessionID, seq, fs.ErrNotExist)
+		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d (no %s): %w", sessionID, seq, s.b.Where(sessionID, checkpointKey(seq)), fs.ErrNotExist)
 	}
 	if err != nil {
 		return session.Snapshot{}, rec, err
 	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		return session.Snapshot{}, rec, fmt.Errorf("store: %s is not a valid record (%v); it was changed outside the store: restore it from a backup or remove it", s.b.Where(sessionID, checkpointKey(seq)), err)
+		return session.Snapshot{}, rec, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, checkpointKey(seq)), Problem: "not a valid checkpoint: " + err.Error()}
 	}
 	if rec.Base <= 0 {
 		rec.WholeBytes = len(raw)
@@ -482,10 +483,15 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 		return rec.Snapshot, rec, nil
 	}
 	if rec.Base >= seq {
-		return session.Snapshot{}, rec, fmt.Errorf("store: %s builds on checkpoint %d, which is not before it; it was changed outside the store: restore it from a backup",
-			s.b.Where(sessionID, checkpointKey(seq)), rec.Base)
+		return session.Snapshot{}, rec, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, checkpointKey(seq)),
+			Problem: fmt.Sprintf("it builds on checkpoint %d, which is not before it", rec.Base)}
 	}
 	prev, _, err := s.checkpoint(ctx, sessionID, rec.Base, whole)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Checkpoint seq exists, so the one it builds on did: it was removed.
+		return session.Snapshot{}, rec, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, checkpointKey(seq)),
+			Problem: fmt.Sprintf("it builds on checkpoint %d, which is missing: no %s", rec.Base, s.b.Where(sessionID, checkpointKey(rec.Base)))}
+	}
 	if err != nil {
 		return session.Snapshot{}, rec, fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", seq, rec.Base, err)
 	}
@@ -494,6 +500,32 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	chain.Snapshot = session.Snapshot{}
 	s.latest.keep(seq, merged, chain)
 	return merged, rec, nil
+}
+
+// checkFile is the record Check writes.
+const checkFile = "store-check.json"
+
+// Check writes a small record to the session and reads it back: it says whether the store
+// takes writes for the session again, after a fault.
+func (s *Store) Check(ctx context.Context, sessionID string, now time.Time) error {
+	if _, err := escape("session id", sessionID); err != nil {
+		return err
+	}
+	type check struct {
+		Checked string `json:"checked"`
+	}
+	want := check{session.Stamp(now)}
+	if err := s.put(ctx, sessionID, checkFile, want, false); err != nil {
+		return err
+	}
+	var got check
+	if err := s.get(ctx, sessionID, checkFile, "store check", &got); err != nil {
+		return err
+	}
+	if got != want {
+		return &UnavailableError{Err: fmt.Errorf("store: %s reads back as %v after writing %v", s.b.Where(sessionID, checkFile), got.Checked, want.Checked)}
+	}
+	return nil
 }
 
 // PutEvents appends events to the session's event log outside a checkpoint: the records a

@@ -542,15 +542,79 @@ func testPutReport(t *testing.T, s *Store) {
 
 func TestDamagedRecord(t *testing.T) { eachStore(t, testDamagedRecord) }
 
+// testDamagedRecord: a record truncated or garbled outside the store, or one that is
+// missing (a deleted file, a deleted row), is reported by a store that never read it before
+// with an error naming the session and the record: a *DamagedError, or one wrapping
+// fs.ErrNotExist. Nothing is read as if it were sound.
 func testDamagedRecord(t *testing.T, s *Store) {
-	s.PutHypothesis(tctx(t), "s", hyp("h1", "t"))
-	path := s.Where("s", "hypotheses/h1.json")
-	if err := s.Backend().Put(tctx(t), "s", "hypotheses/h1.json", []byte("{not json"), false); err != nil {
+	ctx := tctx(t)
+	const sid = "s-damaged"
+	if err := s.PutHypothesis(ctx, sid, hyp("h1", "t")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Hypothesis(tctx(t), "s", "h1")
-	if err == nil || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), path) {
-		t.Errorf("damaged record: err = %v, want one naming %s", err, path)
+	sound, err := s.Backend().Get(ctx, sid, "hypotheses/h1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := bigSnapshot(sid, 1, 3)
+	if _, err := s.PutCheckpoint(ctx, one, nil); err != nil {
+		t.Fatal(err)
+	}
+	two := bigSnapshot(sid, 2, 1)
+	two.Hypotheses[0].ID = "gen/new"
+	if _, err := s.PutCheckpointOver(ctx, 1, two, nil); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.Backend().Get(ctx, sid, checkpointKey(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readH1 := func(s *Store) error { _, err := s.Hypothesis(ctx, sid, "h1"); return err }
+	readTwo := func(s *Store) error { _, err := s.Checkpoint(ctx, sid, 2); return err }
+	for _, tc := range []struct {
+		name    string
+		key     string
+		data    []byte // nil: remove the record
+		read    func(*Store) error
+		missing bool
+	}{
+		{"hypothesis truncated", "hypotheses/h1.json", sound[:len(sound)/2], readH1, false},
+		{"hypothesis garbled", "hypotheses/h1.json", []byte("{not json"), readH1, false},
+		{"hypothesis missing", "hypotheses/h1.json", nil, readH1, true},
+		{"checkpoint truncated", checkpointKey(1), whole[:len(whole)-20], func(s *Store) error { _, err := s.Checkpoint(ctx, sid, 1); return err }, false},
+		{"the checkpoint a later one builds on garbled", checkpointKey(1), append([]byte("]"), whole...), readTwo, false},
+		{"the checkpoint a later one builds on missing", checkpointKey(1), nil, readTwo, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.data == nil {
+				removeRecords(t, s, sid, tc.key)
+			} else if err := s.Backend().Put(ctx, sid, tc.key, tc.data, false); err != nil {
+				t.Fatal(err)
+			}
+			err := tc.read(New(s.Backend(), s.Location())) // a store that remembers nothing
+			var damaged *DamagedError
+			switch {
+			case err == nil:
+				t.Fatalf("read %s back without an error", tc.key)
+			case tc.missing && !errors.Is(err, fs.ErrNotExist):
+				t.Errorf("error %v does not say the record is missing", err)
+			case !tc.missing && !errors.As(err, &damaged):
+				t.Errorf("error %v (%T) is not a *DamagedError", err, err)
+			case !strings.Contains(err.Error(), sid) || !strings.Contains(err.Error(), s.Where(sid, tc.key)):
+				t.Errorf("error %q does not name session %s and record %s", err, sid, s.Where(sid, tc.key))
+			}
+			// Repaired, the record reads again.
+			restore := sound
+			if tc.key != "hypotheses/h1.json" {
+				restore = whole
+			}
+			if err := s.Backend().Put(ctx, sid, tc.key, restore, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.read(New(s.Backend(), s.Location())); err != nil {
+				t.Errorf("after the repair: %v", err)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// The store's failures come in three kinds, because each calls for something different
+// from whoever runs a session:
+//
+//   - a missing record: the error wraps fs.ErrNotExist. Where a caller expects one (a
+//     turn not yet done) that is an answer; where the session needs it, the session's
+//     records have lost something.
+//   - a damaged record (*DamagedError): the store holds it but cannot read it, as a file
+//     truncated or garbled outside the store. No retry reads it; a person must restore or
+//     remove it, or carry the research on from an earlier checkpoint.
+//   - an unavailable store (*UnavailableError): the store could not be read or written at
+//     all (a full disk, a database that refuses writes or is down). That may pass.
+
+// DamagedError is a record the store holds but cannot use.
+type DamagedError struct {
+	SessionID string
+	Record    string // where it is, for a person: a path, or the database and key
+	Problem   string // what is wrong with it
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("store: record %s of session %q is damaged (%s); it was changed outside the store: restore it from a backup or remove it",
+		e.Record, e.SessionID, e.Problem)
+}
+
+// UnavailableError is a read or write the store's backend could not do.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// unavailable marks a backend's failure as the store being unavailable, unless it is a
+// missing record or the caller's context ending (a cancelled activity, not a store fault).
+func unavailable(err error) error {
+	var (
+		u *UnavailableError
+		d *DamagedError
+	)
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &u) || errors.As(err, &d) {
+		return err
+	}
+	return &UnavailableError{Err: err}
+}
+
+// guarded is a Backend whose failures say which kind they are (see unavailable).
+type guarded struct{ Backend }
+
+func (g guarded) Get(ctx context.Context, sessionID, key string) ([]byte, error) {
+	b, err := g.Backend.Get(ctx, sessionID, key)
+	return b, unavailable(err)
+}
+
+func (g guarded) List(ctx context.Context, sessionID, dir string) ([]string, error) {
+	keys, err := g.Backend.List(ctx, sessionID, dir)
+	return keys, unavailable(err)
+}
+
+func (g guarded) Put(ctx context.Context, sessionID, key string, data []byte, once bool) error {
+	return unavailable(g.Backend.Put(ctx, sessionID, key, data, once))
+}
+
+func (g guarded) Copy(ctx context.Context, from, to string, keys []string) error {
+	return unavailable(g.Backend.Copy(ctx, from, to, keys))
+}
+
+func (g guarded) Commit(ctx context.Context, c Commit) error {
+	return unavailable(g.Backend.Commit(ctx, c))
+}
+
+func (g guarded) Events(ctx context.Context, sessionID string) ([]session.Event, error) {
+	events, err := g.Backend.Events(ctx, sessionID)
+	return events, unavailable(err)
+}
+
+func (g guarded) Sessions(ctx context.Context) ([]Summary, error) {
+	rows, err := g.Backend.Sessions(ctx)
+	return rows, unavailable(err)
+}

@@ -1,0 +1,158 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+)
+
+// refusing is a store backend that refuses every write while it is down, as a full disk or
+// a database in read-only mode does.
+type refusing struct {
+	store.Backend
+	mu      sync.Mutex
+	down    bool
+	refused int
+}
+
+func (r *refusing) set(down bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.down = down
+}
+
+func (r *refusing) refuse(what string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.down {
+		return nil
+	}
+	r.refused++
+	return fmt.Errorf("store: write %s: no space left on device", what)
+}
+
+func (r *refusing) Put(ctx context.Context, sessionID, key string, data []byte, once bool) error {
+	if err := r.refuse(key); err != nil {
+		return err
+	}
+	return r.Backend.Put(ctx, sessionID, key, data, once)
+}
+
+func (r *refusing) Commit(ctx context.Context, c store.Commit) error {
+	if err := r.refuse("the event log"); err != nil {
+		return err
+	}
+	return r.Backend.Commit(ctx, c)
+}
+
+// TestUnwritableStoreSuspends: the store refuses writes part-way; the session suspends
+// saying why, resumes by itself once the store takes writes again, and completes with
+// every hypothesis: the turns the store refused were run again, none booked as failed.
+func TestUnwritableStoreSuspends(t *testing.T) {
+	dir, err := store.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &refusing{Backend: dir}
+	h := newHarnessOn(t, store.New(backend, dir.Root()), time.Second, nil)
+	h.at(3500*time.Millisecond, func() { backend.set(true) })
+	checked := false
+	h.at(5*time.Minute, func() {
+		checked = true
+		st := query[Status](h, QueryStatus)
+		if st.State != session.Suspended || !strings.Contains(st.Reason, "cannot be used") || !strings.Contains(st.Reason, "no space left on device") {
+			t.Errorf("with the store refusing writes: %s (%q); want suspended, saying why", st.State, st.Reason)
+		}
+		backend.set(false)
+	})
+	res := h.run(goal(12))
+	if res.State != session.Completed || res.Hypotheses != 12 {
+		t.Fatalf("result: %s with %d hypotheses (%s); want completed with 12", res.State, res.Hypotheses, res.StopReason)
+	}
+	if backend.refused == 0 || !checked {
+		t.Fatalf("the store refused %d writes, checked while refusing %v; want some, and checked", backend.refused, checked)
+	}
+	var suspended, resumed bool
+	for _, e := range h.history() {
+		switch {
+		case e.Kind == session.EventTransition && e.To == string(session.Suspended):
+			suspended = strings.Contains(e.Detail, "no space left on device")
+		case e.Kind == session.EventTransition && e.From == string(session.Suspended):
+			resumed = e.Detail == "the session store works again"
+		case e.Kind == session.EventTurn && strings.Contains(e.Detail, " failed: "):
+			t.Errorf("turn %s booked as failed: %s", e.Turn, e.Detail)
+		}
+	}
+	if !suspended || !resumed {
+		t.Errorf("the log shows suspended for the store %v, resumed by itself %v; want both", suspended, resumed)
+	}
+	if n := len(storedIDs(t, h.store, res.SessionID)); n != 12 {
+		t.Errorf("the store holds %d hypotheses; want 12", n)
+	}
+}
+
+// TestDamagedRecordSuspends: a hypothesis record is garbled part-way; the turn that reads
+// it fails, and the session suspends naming the session and the record instead of going on
+// without it. Once the record is restored and the scientist resumes, the session completes.
+func TestDamagedRecordSuspends(t *testing.T) {
+	dir, err := store.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, store.New(dir, dir.Root()), time.Second, nil)
+	const victim = "h-0002"
+	key := "hypotheses/" + victim + ".json"
+	var (
+		sound   []byte
+		id      string
+		checked bool
+	)
+	h.at(2500*time.Millisecond, func() {
+		id = query[Status](h, QueryStatus).SessionID
+		if sound, err = dir.Get(context.Background(), id, key); err != nil {
+			t.Fatalf("the record to garble: %v", err)
+		}
+		if err := dir.Put(context.Background(), id, key, sound[:len(sound)/2], false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	h.at(10*time.Minute, func() {
+		checked = true
+		st := query[Status](h, QueryStatus)
+		if st.State != session.Suspended || !strings.Contains(st.Reason, dir.Where(id, key)) || !strings.Contains(st.Reason, id) {
+			t.Errorf("with %s garbled: %s (%q); want suspended, naming the session and the record", key, st.State, st.Reason)
+		}
+		if err := dir.Put(context.Background(), id, key, sound, false); err != nil {
+			t.Fatal(err)
+		}
+		h.mustUpdate(Resume, nil)
+	})
+	res := h.run(goal(12))
+	if res.State != session.Completed || res.Hypotheses != 12 {
+		t.Fatalf("result: %s with %d hypotheses (%s); want completed with 12", res.State, res.Hypotheses, res.StopReason)
+	}
+	if sound == nil || !checked {
+		t.Fatalf("garbled %v, checked while suspended %v; want both", sound != nil, checked)
+	}
+	for _, e := range h.history() {
+		if e.Kind == session.EventTurn && strings.Contains(e.Detail, " failed: ") {
+			t.Errorf("turn %s booked as failed: %s", e.Turn, e.Detail)
+		}
+	}
+}
+
+// storedIDs lists the ids of a session's hypothesis records.
+func storedIDs(t *testing.T, st *store.Store, sessionID string) []string {
+	t.Helper()
+	keys, err := st.Backend().List(context.Background(), sessionID, "hypotheses/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
