@@ -263,8 +263,9 @@ func (s *Store) Hypotheses(ctx context.Context, sessionID string, ids []string) 
 		if len(shown) > 5 {
 			shown = shown[:5]
 		}
-		return found, fmt.Errorf("store: session %q lacks %d of the %d hypotheses asked for (%s): %w",
-			sessionID, len(missing), len(found)+len(missing), strings.Join(quoteAll(shown), ", "), fs.ErrNotExist)
+		first, _ := key(sessionID, hypothesesDir, ".json", "hypothesis id", missing[0])
+		return found, fmt.Errorf("store: session %q lacks %d of the %d hypotheses asked for (%s; no %s): %w",
+			sessionID, len(missing), len(found)+len(missing), strings.Join(quoteAll(shown), ", "), s.b.Where(sessionID, first), fs.ErrNotExist)
 	}
 	return found, nil
 }
