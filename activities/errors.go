@@ -69,10 +69,10 @@ func classify(err error) (classified error, ok bool) {
 		}), true
 	case errors.As(err, &bad):
 		return malformed(err), true
+	case errors.As(err, &down): // first: a write that found no directory is not a missing record
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrStoreUnavailable, temporal.ApplicationErrorOptions{Cause: err}), true
 	case errors.As(err, &damaged) || errors.Is(err, fs.ErrNotExist):
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrStoreDamaged, err), true
-	case errors.As(err, &down):
-		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrStoreUnavailable, temporal.ApplicationErrorOptions{Cause: err}), true
 	}
 	return err, false
 }

@@ -53,6 +53,7 @@ func TestProviderErrors(t *testing.T) {
 		{"damaged record", &store.DamagedError{SessionID: "s-1", Record: "/data/s-1/hypotheses/h-0002.json", Problem: "not a valid record"}, ErrStoreDamaged, true, 0},
 		{"missing record", fmt.Errorf("load: %w", fs.ErrNotExist), ErrStoreDamaged, true, 0},
 		{"store unavailable", &store.UnavailableError{Err: errors.New("store: write: no space left on device")}, ErrStoreUnavailable, false, 0},
+		{"a write that found no directory", &store.UnavailableError{Err: fmt.Errorf("store: link .tmp-1 turns/t.json: %w", fs.ErrNotExist)}, ErrStoreUnavailable, false, 0},
 		{"cancelled", context.Canceled, "", false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,6 +29,11 @@ import (
 // testdata/session-fitted.json and session-fitted-closing.json: the same steering on the
 // bradley-terry version (ratings fitted to every result, matches chosen at the top's
 // boundary, top_k 5, debate_share 0.25), 30 hypotheses over two runs.
+// testdata/session-store-faults.json: 24 hypotheses through both store faults of the
+// store-faults version: the session's directories made immutable (chattr +i) until it
+// suspended for an unusable store and resumed by itself once they were writable again,
+// then a hypothesis record truncated until it suspended naming the record, repaired and
+// resumed by hand.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

@@ -39,21 +39,33 @@ type UnavailableError struct{ Err error }
 func (e *UnavailableError) Error() string { return e.Err.Error() }
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// unavailable marks a backend's failure as the store being unavailable, unless it is a
-// missing record or the caller's context ending (a cancelled activity, not a store fault).
+// unavailable marks a backend's failure to read as the store being unavailable, unless it
+// is a missing record, a damaged one, or the caller's context ending (a cancelled activity,
+// not a store fault).
 func unavailable(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return unwritable(err)
+}
+
+// unwritable marks a backend's failure to write as the store being unavailable, unless it
+// is the caller's context ending. Even a "no such file" is: a write that cannot find its
+// directory says nothing about a record, only that the store does not work.
+func unwritable(err error) error {
 	var (
 		u *UnavailableError
 		d *DamagedError
 	)
-	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &u) || errors.As(err, &d) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &u) || errors.As(err, &d) {
 		return err
 	}
 	return &UnavailableError{Err: err}
 }
 
-// guarded is a Backend whose failures say which kind they are (see unavailable).
+// guarded is a Backend whose failures say which kind they are (see unavailable and
+// unwritable).
 type guarded struct{ Backend }
 
 func (g guarded) Get(ctx context.Context, sessionID, key string) ([]byte, error) {
@@ -67,15 +79,15 @@ func (g guarded) List(ctx context.Context, sessionID, dir string) ([]string, err
 }
 
 func (g guarded) Put(ctx context.Context, sessionID, key string, data []byte, once bool) error {
-	return unavailable(g.Backend.Put(ctx, sessionID, key, data, once))
+	return unwritable(g.Backend.Put(ctx, sessionID, key, data, once))
 }
 
 func (g guarded) Copy(ctx context.Context, from, to string, keys []string) error {
-	return unavailable(g.Backend.Copy(ctx, from, to, keys))
+	return unwritable(g.Backend.Copy(ctx, from, to, keys))
 }
 
 func (g guarded) Commit(ctx context.Context, c Commit) error {
-	return unavailable(g.Backend.Commit(ctx, c))
+	return unwritable(g.Backend.Commit(ctx, c))
 }
 
 func (g guarded) Events(ctx context.Context, sessionID string) ([]session.Event, error) {
