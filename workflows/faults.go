@@ -73,6 +73,13 @@ func (s *supervisor) untilStored(ctx workflow.Context, wait func(workflow.Contex
 	}
 }
 
+// resumed waits while the session is suspended and says whether it is active again: the
+// wait of untilStored for the work that ends a session, which no time limit or budget stops.
+func (s *supervisor) resumed(ctx workflow.Context) bool {
+	s.wait(ctx, func() bool { return s.Life.Effective() != session.Suspended })
+	return s.Life.Effective() == session.Active
+}
+
 // watchStore checks the session store until it takes a write again, and then resumes the
 // session if it is still suspended. A resume by the scientist stops the watch.
 func (s *supervisor) watchStore(ctx workflow.Context) {

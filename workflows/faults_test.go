@@ -16,9 +16,10 @@ import (
 // a database in read-only mode does.
 type refusing struct {
 	store.Backend
-	mu      sync.Mutex
-	down    bool
-	refused int
+	mu        sync.Mutex
+	down      bool
+	downAtEnd bool // go down at the session's final checkpoint
+	refused   int
 }
 
 func (r *refusing) set(down bool) {
@@ -45,6 +46,11 @@ func (r *refusing) Put(ctx context.Context, sessionID, key string, data []byte, 
 }
 
 func (r *refusing) Commit(ctx context.Context, c store.Commit) error {
+	r.mu.Lock()
+	if r.downAtEnd && c.Index != nil && c.Index.Status == session.Completed {
+		r.down, r.downAtEnd = true, false
+	}
+	r.mu.Unlock()
 	if err := r.refuse("the event log"); err != nil {
 		return err
 	}
@@ -155,4 +161,36 @@ func storedIDs(t *testing.T, st *store.Store, sessionID string) []string {
 		t.Fatal(err)
 	}
 	return keys
+}
+
+// TestUnwritableStoreAtTheEnd: the store stops taking writes at the final checkpoint. The session does not
+// end without it and its report: it suspends, resumes when the store works again, and then
+// writes both.
+func TestUnwritableStoreAtTheEnd(t *testing.T) {
+	dir, err := store.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &refusing{Backend: dir, downAtEnd: true}
+	h := newHarnessOn(t, store.New(backend, dir.Root()), time.Second, nil)
+	checked := false
+	h.at(6*time.Minute, func() {
+		checked = true
+		st := query[Status](h, QueryStatus)
+		if st.State != session.Suspended || !strings.Contains(st.Reason, "no space left on device") {
+			t.Errorf("with the final checkpoint refused: %s (%q); want suspended, saying why", st.State, st.Reason)
+		}
+		backend.set(false)
+	})
+	res := h.run(goal(12))
+	if res.State != session.Completed || res.Hypotheses != 12 || res.ReportPath == "" {
+		t.Fatalf("result: %s with %d hypotheses, report %q; want completed with 12 and the report", res.State, res.Hypotheses, res.ReportPath)
+	}
+	if backend.refused == 0 || !checked {
+		t.Fatalf("the store refused %d final checkpoints, checked while refusing %v; want some, and checked", backend.refused, checked)
+	}
+	last, err := h.store.LatestCheckpoint(context.Background(), res.SessionID)
+	if err != nil || last.State != session.Completed || len(last.Hypotheses) != 12 {
+		t.Errorf("the last checkpoint: %s with %d hypotheses (%v); want the completed session's", last.State, len(last.Hypotheses), err)
+	}
 }

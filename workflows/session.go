@@ -362,12 +362,17 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	s.storeImports(ctx)
 	s.storeManualReviews(ctx)
 	s.overview(ctx)
-	if err := s.checkpoint(ctx, "final"); err != nil {
+	// The final checkpoint and the report wait out a store fault like any work: the
+	// session suspends, and they are written once it resumes.
+	if err := s.untilStored(ctx, s.resumed, func() error { return s.checkpoint(ctx, "final") }); err != nil {
 		s.note("no report: the final checkpoint failed: " + err.Error())
 	} else {
 		var path string
 		rctx := workflow.WithActivityOptions(ctx, storeOptions("write the research report"))
-		if err := workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path); err != nil {
+		report := func() error {
+			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path)
+		}
+		if err := s.untilStored(ctx, s.resumed, report); err != nil {
 			s.note("report failed: " + errorText(err))
 		} else {
 			s.ReportPath = path
