@@ -130,11 +130,8 @@ func TestDamagedCheckpointThenFork(t *testing.T) {
 func TestMissingRowThenRepair(t *testing.T) {
 	p := productionServer(t)
 	bin := starter(t)
-	storeURL := p.storeDatabase(t)
-	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", productionLatency)
 	const n = 30
-	id := p.start(t, research.Request{ResearchGoal: "Explain why some tardigrades survive desiccation", Config: research.Config{MaxHypotheses: n}})
-	p.untilPartWay(t, id, 6, n)
+	storeURL, id := p.partWay(t, "Explain why some tardigrades survive desiccation", n, 6)
 
 	// The leader is the hypothesis the tournament will read again.
 	if r := runStarter(t, bin, p.server.Address(), "suspend", id); r.code != 0 {
@@ -196,11 +193,8 @@ func openStore(t *testing.T, location string) *store.Store {
 // itself once the database takes writes again, and completes with every hypothesis once.
 func TestReadOnlyDatabaseSuspends(t *testing.T) {
 	p := productionServer(t)
-	storeURL := p.storeDatabase(t)
-	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", productionLatency)
 	const n = 24
-	id := p.start(t, research.Request{ResearchGoal: "Identify drivers of antimicrobial resistance in hospital wastewater", Config: research.Config{MaxHypotheses: n}})
-	p.untilPartWay(t, id, 4, n)
+	storeURL, id := p.partWay(t, "Identify drivers of antimicrobial resistance in hospital wastewater", n, 4)
 
 	ctx := t.Context()
 	db, err := pgx.Connect(ctx, storeURL)

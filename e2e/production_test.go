@@ -148,6 +148,18 @@ func (p *production) untilPartWay(t *testing.T, id string, from, all int) {
 	})
 }
 
+// partWay starts a worker host on a fresh store database and a session of n hypotheses on
+// it, and waits until the session has from of them: where a test of a fault mid-session
+// begins.
+func (p *production) partWay(t *testing.T, goal string, n, from int) (storeURL, id string) {
+	t.Helper()
+	storeURL = p.storeDatabase(t)
+	startWorkerOn(t, p.server.Address(), t.TempDir(), storeURL, nil, "--offline-latency", productionLatency)
+	id = p.start(t, research.Request{ResearchGoal: goal, Config: research.Config{MaxHypotheses: n}})
+	p.untilPartWay(t, id, from, n)
+	return storeURL, id
+}
+
 // checkHypotheses: the session completed with exactly n hypotheses, each with its own id,
 // each in the store, which holds no other.
 func checkHypotheses(t *testing.T, res workflows.Result, storeURL string, n int) {
