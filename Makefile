@@ -83,6 +83,7 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
+	./internal/store:FuzzRecord \
 	./internal/tournament:FuzzResult
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
