@@ -123,9 +123,9 @@ func TestDamagedCheckpointThenFork(t *testing.T) {
 	}
 }
 
-// TestMissingRowThenRepair: on Temporal on PostgreSQL and the PostgreSQL store, the row of
-// a hypothesis is deleted while the session runs. The session suspends, naming the session
-// and the record; once the row is back and the scientist resumes, it completes with every
+// TestMissingRowThenRepair: on Temporal on PostgreSQL and the PostgreSQL store, the rows of
+// the session's hypotheses are deleted while it is suspended. The session suspends, naming the session
+// and the record; once the rows are back and the scientist resumes, it completes with every
 // hypothesis.
 func TestMissingRowThenRepair(t *testing.T) {
 	p := productionServer(t)
@@ -133,43 +133,42 @@ func TestMissingRowThenRepair(t *testing.T) {
 	const n = 30
 	storeURL, id := p.partWay(t, "Explain why some tardigrades survive desiccation", n, 6)
 
-	// The leader is the hypothesis the tournament will read again.
 	if r := runStarter(t, bin, p.server.Address(), "suspend", id); r.code != 0 {
 		t.Fatalf("suspend: exit %d, %s", r.code, r.output())
 	}
+	// Every hypothesis row so far goes: the next round's matches read some of them.
 	ctx := t.Context()
-	var view workflows.StateView
-	v, err := p.client.QueryWorkflow(ctx, id, "", workflows.QueryState, workflows.Page{Limit: 1})
-	if err == nil {
-		err = v.Get(&view)
-	}
-	if err != nil || len(view.Hypotheses) == 0 {
-		t.Fatalf("the leader of %s: %v (%d listed)", id, err, len(view.Hypotheses))
-	}
-	leader := view.Hypotheses[0].ID
 	st := openStore(t, storeURL)
-	key := "hypotheses/" + leader + ".json"
-	row, err := st.Backend().Get(ctx, id, key)
-	if err != nil {
-		t.Fatal(err)
+	keys, err := st.Backend().List(ctx, id, "hypotheses/")
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("hypotheses of %s: %d, %v", id, len(keys), err)
+	}
+	rows := map[string][]byte{}
+	for _, k := range keys {
+		if rows[k], err = st.Backend().Get(ctx, id, k); err != nil {
+			t.Fatal(err)
+		}
 	}
 	db, err := pgx.Connect(ctx, storeURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close(context.Background())
-	if _, err := db.Exec(ctx, `DELETE FROM cosci_records WHERE session_id = $1 AND key = $2`, id, key); err != nil {
+	if _, err := db.Exec(ctx, `DELETE FROM cosci_records WHERE session_id = $1 AND starts_with(key, 'hypotheses/')`, id); err != nil {
 		t.Fatal(err)
 	}
 
 	if r := runStarter(t, bin, p.server.Address(), "resume", id); r.code != 0 {
 		t.Fatalf("resume: exit %d, %s", r.code, r.output())
 	}
-	sus := untilSuspendedFor(t, p.client, id, id, leader, "cosci_") // the database is named in the record's place
+	// The database is named in the record's place, with the session and the key.
+	sus := untilSuspendedFor(t, p.client, id, id, "record hypotheses/h-", "cosci_")
 	t.Logf("suspended: %s", sus.Reason)
 
-	if err := st.Backend().Put(ctx, id, key, row, true); err != nil {
-		t.Fatal(err)
+	for k, row := range rows {
+		if err := st.Backend().Put(ctx, id, k, row, true); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if r := runStarter(t, bin, p.server.Address(), "resume", id); r.code != 0 {
 		t.Fatalf("resume after the repair: exit %d, %s", r.code, r.output())

@@ -99,3 +99,12 @@ func (g guarded) Sessions(ctx context.Context) ([]Summary, error) {
 	rows, err := g.Backend.Sessions(ctx)
 	return rows, unavailable(err)
 }
+
+// errNoRecord is fs.ErrNotExist in words that fit a database row as well as a file: the
+// store's errors for a missing record wrap it, and errors.Is(err, fs.ErrNotExist) holds.
+var errNoRecord error = noRecord{}
+
+type noRecord struct{}
+
+func (noRecord) Error() string        { return "no such record" }
+func (noRecord) Is(target error) bool { return target == fs.ErrNotExist }

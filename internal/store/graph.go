@@ -58,9 +58,9 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if seq == 0 {
-			return snap, fmt.Errorf("store: session %q has no checkpoint yet to branch %q from (checkpoint 0 means the latest): %w", src, dst, fs.ErrNotExist)
+			return snap, fmt.Errorf("store: session %q has no checkpoint yet to branch %q from (checkpoint 0 means the latest): %w", src, dst, errNoRecord)
 		}
-		return snap, fmt.Errorf("store: session %q has no checkpoint %d to branch %q from: %w", src, seq, dst, fs.ErrNotExist)
+		return snap, fmt.Errorf("store: session %q has no checkpoint %d to branch %q from: %w", src, seq, dst, errNoRecord)
 	}
 	if err != nil {
 		return snap, err
@@ -174,7 +174,7 @@ func (s *Store) Archive(ctx context.Context, sessionID string, a Archived) error
 	}
 	snap, err := s.LatestCheckpoint(ctx, sessionID)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: session %q has no checkpoint, so it never ran or never finished; only a completed session can be archived: %w", sessionID, fs.ErrNotExist)
+		return fmt.Errorf("store: session %q has no checkpoint, so it never ran or never finished; only a completed session can be archived: %w", sessionID, errNoRecord)
 	}
 	if err != nil {
 		return err

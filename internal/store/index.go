@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -104,5 +103,5 @@ func (s *Store) Session(ctx context.Context, sessionID string) (Summary, error) 
 			return r, nil
 		}
 	}
-	return Summary{}, fmt.Errorf("store: the session index of %s has no session %q: %w", s.location, sessionID, fs.ErrNotExist)
+	return Summary{}, fmt.Errorf("store: the session index of %s has no session %q: %w", s.location, sessionID, errNoRecord)
 }

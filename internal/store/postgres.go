@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"time"
 
@@ -171,7 +170,7 @@ func (p *Postgres) Get(ctx context.Context, sessionID, key string) ([]byte, erro
 	var data []byte
 	err := p.pool.QueryRow(ctx, `SELECT data FROM cosci_records WHERE session_id = $1 AND key = $2`, sessionID, key).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("store: %s: %w", p.Where(sessionID, key), fs.ErrNotExist)
+		return nil, fmt.Errorf("store: %s: %w", p.Where(sessionID, key), errNoRecord)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: read %s: %w", p.Where(sessionID, key), err)

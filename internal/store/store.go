@@ -204,7 +204,7 @@ func (s *Store) get(ctx context.Context, sessionID, key, what string, v any) err
 	}
 	b, err := s.b.Get(ctx, sessionID, key)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: session %q has no %s (no %s): %w", sessionID, what, s.b.Where(sessionID, key), fs.ErrNotExist)
+		return fmt.Errorf("store: session %q has no %s (no %s): %w", sessionID, what, s.b.Where(sessionID, key), errNoRecord)
 	}
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ func (s *Store) Hypotheses(ctx context.Context, sessionID string, ids []string) 
 		}
 		first, _ := key(sessionID, hypothesesDir, ".json", "hypothesis id", missing[0])
 		return found, fmt.Errorf("store: session %q lacks %d of the %d hypotheses asked for (%s; no %s): %w",
-			sessionID, len(missing), len(found)+len(missing), strings.Join(quoteAll(shown), ", "), s.b.Where(sessionID, first), fs.ErrNotExist)
+			sessionID, len(missing), len(found)+len(missing), strings.Join(quoteAll(shown), ", "), s.b.Where(sessionID, first), errNoRecord)
 	}
 	return found, nil
 }
@@ -470,7 +470,7 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	}
 	raw, err := s.b.Get(ctx, sessionID, checkpointKey(seq))
 	if errors.Is(err, fs.ErrNotExist) {
-		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d (no %s): %w", sessionID, seq, s.b.Where(sessionID, checkpointKey(seq)), fs.ErrNotExist)
+		return session.Snapshot{}, rec, fmt.Errorf("store: session %q has no checkpoint %d (no %s): %w", sessionID, seq, s.b.Where(sessionID, checkpointKey(seq)), errNoRecord)
 	}
 	if err != nil {
 		return session.Snapshot{}, rec, err
@@ -585,7 +585,7 @@ func (s *Store) LatestCheckpoint(ctx context.Context, sessionID string) (session
 	}
 	if len(seqs) == 0 {
 		return session.Snapshot{}, fmt.Errorf("store: session %q has no checkpoint yet (none in %s): %w",
-			sessionID, s.b.Where(sessionID, checkpointsDir), fs.ErrNotExist)
+			sessionID, s.b.Where(sessionID, checkpointsDir), errNoRecord)
 	}
 	return s.Checkpoint(ctx, sessionID, seqs[len(seqs)-1])
 }
@@ -784,7 +784,7 @@ func (s *Store) File(ctx context.Context, sessionID, name string) ([]byte, error
 	}
 	b, err := s.b.Get(ctx, sessionID, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("store: session %q has no %s in %s: %w", sessionID, name, s.location, fs.ErrNotExist)
+		return nil, fmt.Errorf("store: session %q has no %s in %s: %w", sessionID, name, s.location, errNoRecord)
 	}
 	return b, err
 }
