@@ -135,11 +135,6 @@ func soak(t *testing.T, srv chaosServer, c client.Client, workDir func(*testing.
 		t.Errorf("the sessions finished after %d worker kills and %d server kills; the soak wants at least 4 and 1 while they run: make them longer", workerKills, serverKills)
 	}
 
-	st, err := store.Open(t.Context(), location)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	retries, failedTurns := 0, 0
 	for _, id := range ids {
 		r, f := checkSoakSession(t, c, location, id)
