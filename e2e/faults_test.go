@@ -124,9 +124,9 @@ func TestDamagedCheckpointThenFork(t *testing.T) {
 }
 
 // TestMissingRowThenRepair: on Temporal on PostgreSQL and the PostgreSQL store, the rows of
-// the session's hypotheses are deleted while it is suspended. The session suspends, naming the session
-// and the record; once the rows are back and the scientist resumes, it completes with every
-// hypothesis.
+// a session's hypotheses are deleted while it is suspended. Resumed, it suspends again,
+// naming the session and a record; once the rows are back and the scientist resumes, it
+// completes with every hypothesis.
 func TestMissingRowThenRepair(t *testing.T) {
 	p := productionServer(t)
 	bin := starter(t)
