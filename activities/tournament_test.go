@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"go.temporal.io/sdk/testsuite"
+
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/tournament"
@@ -62,14 +64,7 @@ func TestTournamentReadsItsLedger(t *testing.T) {
 	want := tournament.Schedule(players, func(x, y string) float64 { return sim[PairKey(x, y)] }, 12,
 		func(x, y string) bool { return slices.Contains(whole.Played, PairKey(x, y)) }, tournament.Options{DebateTopK: 4})
 	for name, l := range ledgers {
-		v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: l, New: fresh, Budget: 12, DebateTopK: 4})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var got TournamentResult
-		if err := v.Get(&got); err != nil {
-			t.Fatal(err)
-		}
+		got := runTournament(t, env, a, name, TournamentInput{SessionID: "s-1", Ledger: l, New: fresh, Budget: 12, DebateTopK: 4})
 		if !reflect.DeepEqual(got.Matches, want) {
 			t.Errorf("%s: matches %v, want %v", name, got.Matches, want)
 		}
@@ -191,14 +186,7 @@ func TestFittedTournamentReadsItsLedger(t *testing.T) {
 		if name == "changes" { // the record with its fitted rating is a change since the checkpoint
 			l.Changed = append(l.Changed, whole.Hypotheses[same])
 		}
-		v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: l, Budget: 12, Fitted: true, TopK: 5, Seed: 7})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var got TournamentResult
-		if err := v.Get(&got); err != nil {
-			t.Fatal(err)
-		}
+		got := runTournament(t, env, a, name, TournamentInput{SessionID: "s-1", Ledger: l, Budget: 12, Fitted: true, TopK: 5, Seed: 7})
 		if !reflect.DeepEqual(got.Matches, want) {
 			t.Errorf("%s: matches %v, want %v", name, got.Matches, want)
 		}
@@ -222,6 +210,21 @@ func TestFittedTournamentReadsItsLedger(t *testing.T) {
 	}
 }
 
+// runTournament runs the Tournament activity on in and returns its result; what names the
+// case in a failure.
+func runTournament(t *testing.T, env *testsuite.TestActivityEnvironment, a *Activities, what string, in TournamentInput) TournamentResult {
+	t.Helper()
+	v, err := env.ExecuteActivity(a.Tournament, in)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	var got TournamentResult
+	if err := v.Get(&got); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return got
+}
+
 // TestFittedRatingsAreCapped: when more ratings move than one fit sends back, the top's
 // come first, then the furthest moved, and never more than ratingsPerFit.
 func TestFittedRatingsAreCapped(t *testing.T) {
@@ -233,14 +236,7 @@ func TestFittedRatingsAreCapped(t *testing.T) {
 			snap.Results = append(snap.Results, tournament.Result{A: x, B: y, AWon: i%300 < (i*7+3)%300})
 		}
 	}
-	v, err := env.ExecuteActivity(a.Tournament, TournamentInput{SessionID: "s-1", Ledger: Ledger{Changed: snap.Hypotheses, Results: snap.Results}, Fitted: true, TopK: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got TournamentResult
-	if err := v.Get(&got); err != nil {
-		t.Fatal(err)
-	}
+	got := runTournament(t, env, a, "300 hypotheses", TournamentInput{SessionID: "s-1", Ledger: Ledger{Changed: snap.Hypotheses, Results: snap.Results}, Fitted: true, TopK: 10})
 	if len(got.Ratings) != ratingsPerFit || len(got.Matches) != 0 {
 		t.Fatalf("%d ratings and %d matches; want %d ratings (every record is stale) and no matches for budget 0", len(got.Ratings), len(got.Matches), ratingsPerFit)
 	}
