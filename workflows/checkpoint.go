@@ -89,6 +89,7 @@ func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
 	s.trimEvents(eventsKept)
 	s.markSaved()
 	s.Checkpoints = seq
+	s.storeFlaps, s.autoResumed = 0, false // the store took a whole checkpoint: it works
 	s.CheckpointPath = path
 	s.LastCheckpoint = session.Stamp(workflow.Now(ctx))
 	s.LastCheckpointAt = workflow.Now(ctx)

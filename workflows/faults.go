@@ -54,6 +54,10 @@ func (s *supervisor) storeFault(ctx workflow.Context, err error) bool {
 	case app.Type() == activities.ErrStoreDamaged:
 		s.suspendBecause(ctx, app.Message()+". Repair or restore that record and resume the session, or fork the session from an earlier checkpoint")
 	default:
+		if s.autoResumed {
+			s.storeFlaps++ // failed again before a checkpoint: the check passes where work fails
+		}
+		s.autoResumed = false
 		s.suspendBecause(ctx, "the session store cannot be used: "+app.Message()+". The session resumes by itself once the store works again")
 		s.watchStore(ctx)
 	}
@@ -82,6 +86,12 @@ func (s *supervisor) resumed(ctx workflow.Context) bool {
 
 // watchStore checks the session store until it takes a write again, and then resumes the
 // session if it is still suspended. A resume by the scientist stops the watch.
+//
+// The check writes one record at the session's root. A fault it cannot see (one directory
+// of a directory store made unwritable by hand) lets the session resume only to fail
+// again: each time that happens before a checkpoint succeeds, the watch waits twice as
+// long before it checks, from a minute up to an hour, so such a session settles into a
+// slow retry instead of flapping.
 func (s *supervisor) watchStore(ctx workflow.Context) {
 	if s.stopWatch != nil {
 		return
@@ -89,6 +99,11 @@ func (s *supervisor) watchStore(ctx workflow.Context) {
 	wctx, cancel := workflow.WithCancel(ctx)
 	s.stopWatch = cancel
 	workflow.Go(wctx, func(ctx workflow.Context) {
+		if s.storeFlaps > 0 && workflow.GetVersion(ctx, versionWatchBackoff, workflow.DefaultVersion, 1) >= 1 {
+			if workflow.Sleep(ctx, watchBackoff(s.storeFlaps)) != nil {
+				return // cancelled by a resume
+			}
+		}
 		actx := workflow.WithActivityOptions(ctx, watchOptions)
 		if err := workflow.ExecuteActivity(actx, a.StoreWorks, s.id).Get(ctx, nil); err != nil {
 			return // cancelled by a resume, or the session ended
@@ -96,8 +111,18 @@ func (s *supervisor) watchStore(ctx workflow.Context) {
 		s.stopWatch = nil
 		if s.Life.Effective() == session.Suspended {
 			s.resume(ctx, "the session store works again")
+			s.autoResumed = true
 		}
 	})
+}
+
+// versionWatchBackoff gates the watch's wait after a store that failed again.
+const versionWatchBackoff = "store-watch-backoff"
+
+// watchBackoff is how long the watch waits before its first check after the store failed
+// again flaps times right after an automatic resume: 1, 2, 4… minutes, at most an hour.
+func watchBackoff(flaps int) time.Duration {
+	return min(time.Minute<<min(flaps-1, 6), time.Hour)
 }
 
 // watchOptions: the store is checked with backoff up to every two minutes, for as long as

@@ -18,7 +18,8 @@ type refusing struct {
 	store.Backend
 	mu        sync.Mutex
 	down      bool
-	downAtEnd bool // go down at the session's final checkpoint
+	downAtEnd bool   // go down at the session's final checkpoint
+	only      string // refuse only the records whose keys start with this ("": all)
 	refused   int
 }
 
@@ -39,6 +40,9 @@ func (r *refusing) refuse(what string) error {
 }
 
 func (r *refusing) Put(ctx context.Context, sessionID, key string, data []byte, once bool) error {
+	if !strings.HasPrefix(key, r.only) {
+		return r.Backend.Put(ctx, sessionID, key, data, once)
+	}
 	if err := r.refuse(key); err != nil {
 		return err
 	}
@@ -46,6 +50,9 @@ func (r *refusing) Put(ctx context.Context, sessionID, key string, data []byte, 
 }
 
 func (r *refusing) Commit(ctx context.Context, c store.Commit) error {
+	if r.only != "" {
+		return r.Backend.Commit(ctx, c)
+	}
 	r.mu.Lock()
 	if r.downAtEnd && c.Index != nil && c.Index.Status == session.Completed {
 		r.down, r.downAtEnd = true, false
@@ -192,5 +199,36 @@ func TestUnwritableStoreAtTheEnd(t *testing.T) {
 	last, err := h.store.LatestCheckpoint(context.Background(), res.SessionID)
 	if err != nil || last.State != session.Completed || len(last.Hypotheses) != 12 {
 		t.Errorf("the last checkpoint: %s with %d hypotheses (%v); want the completed session's", last.State, len(last.Hypotheses), err)
+	}
+}
+
+// TestStoreFaultTheCheckMisses: the store refuses only the turns' records, which the watch's
+// check does not write. The session resumes and fails again, but each time it waits twice
+// as long before the next check, so over an hour it resumes a handful of times, not once
+// every 20 seconds; once the store works, it completes with every hypothesis.
+func TestStoreFaultTheCheckMisses(t *testing.T) {
+	dir, err := store.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &refusing{Backend: dir, only: "turns/"}
+	h := newHarnessOn(t, store.New(backend, dir.Root()), time.Second, nil)
+	h.at(3500*time.Millisecond, func() { backend.set(true) })
+	h.at(time.Hour, func() { backend.set(false) })
+	res := h.run(goal(12))
+	if res.State != session.Completed || res.Hypotheses != 12 {
+		t.Fatalf("result: %s with %d hypotheses (%s); want completed with 12", res.State, res.Hypotheses, res.StopReason)
+	}
+	resumes := 0
+	for _, e := range h.history() {
+		if e.Kind == session.EventTransition && e.Detail == "the session store works again" {
+			resumes++
+		}
+	}
+	// Without the backoff the session resumed about every 20 s: some 180 times in the hour.
+	// With it: after 1, 2, 4, 8, 16 and 32 minutes.
+	t.Logf("resumed by itself %d times", resumes)
+	if resumes < 2 || resumes > 8 {
+		t.Errorf("the session resumed by itself %d times in the hour the store refused turns; want a handful", resumes)
 	}
 }

@@ -139,7 +139,11 @@ type supervisor struct {
 	newPairs   []string
 	lastDetail string              // what the command being applied did, for its update's answer
 	stopWatch  workflow.CancelFunc // stops watching an unavailable store (faults.go); nil when not watching
-	now        func() time.Time    // workflow time, for records made outside a context
+	// autoResumed: the session resumed itself after a store fault and has not checkpointed
+	// since; storeFlaps: how often the store failed again right after such a resume.
+	autoResumed bool
+	storeFlaps  int
+	now         func() time.Time // workflow time, for records made outside a context
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the
