@@ -50,8 +50,9 @@ func unavailable(err error) error {
 }
 
 // unwritable marks a backend's failure to write as the store being unavailable, unless it
-// is the caller's context ending. Even a "no such file" is: a write that cannot find its
-// directory says nothing about a record, only that the store does not work.
+// is the caller's context ending or a damaged record (an append that cannot read the log's
+// last line). Even a "no such file" is: a write that cannot find its directory says nothing
+// about a record, only that the store does not work.
 func unwritable(err error) error {
 	var (
 		u *UnavailableError
