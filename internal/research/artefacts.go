@@ -25,6 +25,9 @@ type Hypothesis struct {
 	// Latent is the offline simulator's hidden true quality. Real models never set it;
 	// benchmarks use it to measure how well the tournament recovers the truth.
 	Latent *float64 `json:"latent_quality,omitempty"`
+	// References are the sources the hypothesis relies on, each as a tool result gave it
+	// (see Reference). A hypothesis made without tools has none.
+	References []Reference `json:"references,omitempty"`
 }
 
 // Check reports what a hypothesis lacks; a model answer that fails it is malformed.
@@ -66,6 +69,47 @@ type Review struct {
 	Assumptions []Assumption `json:"assumptions,omitempty"`
 	// Reviewer is "agent" for the reflection agent, or the scientist's id for a manual review.
 	Reviewer string `json:"reviewer,omitempty"`
+	// References are the sources the review itself relies on (a full review or a deep
+	// verification that searched the literature).
+	References []Reference `json:"references,omitempty"`
+	// Citations is what checking the hypothesis' references against the session's audit
+	// trail of tool results found, one check per reference.
+	Citations []CitationCheck `json:"citations,omitempty"`
+}
+
+// Reference is a source a hypothesis or a review cites. The model names only the ID and
+// the Quote; the rest is filled in from the tool result that returned the ID, never from
+// the model, so the bibliography holds what a library or search service said.
+type Reference struct {
+	// ID is the identifier a tool gave the source: a DOI where there is one (lower case,
+	// without https://doi.org/), else the library's citation key.
+	ID      string   `json:"id"`
+	DOI     string   `json:"doi,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Authors []string `json:"authors,omitempty"` // "Family, Given", in order
+	Year    int      `json:"year,omitempty"`
+	Venue   string   `json:"venue,omitempty"` // journal, book or conference
+	URL     string   `json:"url,omitempty"`
+	// Quote is what the citing text takes from the source, in the source's own words;
+	// reflection checks that the tool result holds it.
+	Quote string `json:"quote,omitempty"`
+	// Source is the digest of the tool result (the audit trail's record) that returned
+	// the ID to the turn that cited it; "" when no tool result of that turn did.
+	Source string `json:"source,omitempty"`
+}
+
+// Citation verdicts: what checking a reference against the audit trail found.
+const (
+	CitationVerified    = "verified"    // a tool result returned the source and holds the quote
+	CitationUnsupported = "unsupported" // a tool result returned the source, but not the quoted content
+	CitationInvented    = "invented"    // no tool result the citing turn saw returned the source
+)
+
+// CitationCheck is one reference checked against the audit trail.
+type CitationCheck struct {
+	ID      string `json:"id"`
+	Verdict string `json:"verdict"` // CitationVerified, CitationUnsupported or CitationInvented
+	Note    string `json:"note,omitempty"`
 }
 
 // Assumption is one premise of a hypothesis and what checking it found.
