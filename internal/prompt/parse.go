@@ -44,14 +44,20 @@ func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 		Statement   string   `json:"statement"`
 		Rationale   string   `json:"rationale"`
 		Predictions []string `json:"testable_predictions"`
+		References  []Cited  `json:"references"`
 	}
 	if err := decode(agent, raw, &a); err != nil {
 		return research.Hypothesis{}, err
 	}
+	refs, err := references(agent, a.References)
+	if err != nil {
+		return research.Hypothesis{}, err
+	}
 	h := research.Hypothesis{
-		Title:     strings.TrimSpace(a.Title),
-		Statement: strings.TrimSpace(a.Statement),
-		Rationale: strings.TrimSpace(a.Rationale),
+		Title:      strings.TrimSpace(a.Title),
+		Statement:  strings.TrimSpace(a.Statement),
+		Rationale:  strings.TrimSpace(a.Rationale),
+		References: refs,
 	}
 	for i, p := range a.Predictions {
 		p = strings.TrimSpace(p)
@@ -88,8 +94,13 @@ func ParseReview(raw []byte) (research.Review, error) {
 			Verdict string `json:"verdict"`
 			Note    string `json:"note"`
 		} `json:"assumptions"`
+		References []Cited `json:"references"`
 	}
 	if err := decode(AgentReflection, raw, &a); err != nil {
+		return research.Review{}, err
+	}
+	refs, err := references(AgentReflection, a.References)
+	if err != nil {
 		return research.Review{}, err
 	}
 	if a.Scores == nil {
@@ -136,7 +147,38 @@ func ParseReview(raw []byte) (research.Review, error) {
 		}
 		r.Assumptions = append(r.Assumptions, as)
 	}
+	r.References = refs
 	return r, nil
+}
+
+// Cited is a reference as a model cites it: an id a tool gave, and a quote.
+type Cited struct {
+	ID    string `json:"id"`
+	Quote string `json:"quote"`
+}
+
+// references reads the sources an answer cites: each needs an id, the same id is cited
+// once (the first quote kept), and at most MaxReferences are.
+func references(agent string, cited []Cited) ([]research.Reference, error) {
+	var refs []research.Reference
+	for i, c := range cited {
+		id := strings.TrimSpace(c.ID)
+		if id == "" {
+			return nil, malformed(agent, "references[%d].id is empty; cite a source by the id a tool result gave it, or leave it out", i)
+		}
+		if slices.ContainsFunc(refs, func(r research.Reference) bool { return strings.EqualFold(r.ID, id) }) {
+			continue
+		}
+		if len(refs) == MaxReferences {
+			return nil, malformed(agent, "more than %d references; keep the %d that matter most", MaxReferences, MaxReferences)
+		}
+		quote := oneLine(c.Quote)
+		if n := utf8.RuneCountInString(quote); n > MaxQuoteLength {
+			return nil, malformed(agent, "references[%d].quote is %d characters; at most %d: quote the passage you rely on, not the whole source", i, n, MaxQuoteLength)
+		}
+		refs = append(refs, research.Reference{ID: id, Quote: quote})
+	}
+	return refs, nil
 }
 
 // ParseReviewOf reads a reflection agent's review of the given type. A deep verification

@@ -235,6 +235,70 @@ func ReviewSchemaFor(reviewType string) json.RawMessage {
 	return ReviewSchema
 }
 
+// MaxReferences is how many references an answer may cite; MaxQuoteLength how long each
+// quote may be, in characters.
+const (
+	MaxReferences  = 8
+	MaxQuoteLength = 600
+)
+
+// referencesProperty is what a grounded answer adds to its schema: the sources it cites,
+// each by the id a tool result gave it, with the passage it relies on.
+const referencesProperty = `    "references": {
+      "type": "array",
+      "maxItems": 8,
+      "description": "the sources you rely on, each one a tool returned in this conversation; empty if none",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string", "description": "the source's id exactly as the tool result gave it (a DOI or a citation key)"},
+          "quote": {"type": "string", "maxLength": 600, "description": "the passage you rely on, copied word for word from the tool result"}
+        },
+        "required": ["id", "quote"],
+        "additionalProperties": false
+      }
+    }`
+
+// Grounded returns an answer schema with "references" added, for a turn that may call
+// tools: the answer cites what the tools returned.
+func Grounded(schema json.RawMessage) json.RawMessage {
+	s := string(schema)
+	i := strings.LastIndex(s, "\n  },\n  \"required\": [")
+	if i < 0 {
+		panic("prompt: a schema without top-level properties and required")
+	}
+	k := i + strings.Index(s[i:], "]")
+	return json.RawMessage(s[:i] + ",\n" + referencesProperty + s[i:k] + `, "references"` + s[k:])
+}
+
+// Answer schemas for turns that may call tools.
+var (
+	GroundedHypothesisSchema       = Grounded(HypothesisSchema)
+	GroundedReviewSchema           = Grounded(ReviewSchema)
+	GroundedDeepVerificationSchema = Grounded(DeepVerificationSchema)
+)
+
+// HypothesisSchemaFor returns the schema of a generation or evolution answer: with
+// references when the turn may call tools.
+func HypothesisSchemaFor(t research.Tooling) json.RawMessage {
+	if t.On() {
+		return GroundedHypothesisSchema
+	}
+	return HypothesisSchema
+}
+
+// ReviewSchemaWith returns the schema of a review of the given type, with references when
+// the turn may call tools.
+func ReviewSchemaWith(reviewType string, t research.Tooling) json.RawMessage {
+	switch {
+	case !t.On():
+		return ReviewSchemaFor(reviewType)
+	case reviewType == research.ReviewDeepVerification:
+		return GroundedDeepVerificationSchema
+	}
+	return GroundedReviewSchema
+}
+
 // ---------------------------------------------------------------------------------------
 // What each strategy, review type and evolution kind asks for
 
@@ -331,7 +395,7 @@ Research goal:
 Strategy: {{.Strategy}}. {{.Method}}
 
 Use it to propose ONE new, specific and testable hypothesis that serves the goal{{if .Focus}} and addresses the newest focus{{end}}{{if .Plan}}, respects the plan's constraints and does well on its evaluation criteria{{end}}{{if .MetaReview}}, and avoids the recurring critique of the last round{{end}}.
-
+{{.Grounding}}
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
 `))
@@ -345,7 +409,7 @@ Review type: {{.Type}}. {{.Checks}}
 
 {{.H}}
 Score novelty, plausibility, testability and safety, each from 0 to 10{{if .Plan}}, judging by the plan's evaluation criteria{{end}}. A safety score below 3 says the hypothesis should not be pursued: if you give one, name the safety concern in the critique. In the critique, name the main weakness{{if .MetaReview}}, and say whether the hypothesis repeats the recurring critique of the last round{{end}}. Give the verdict "accept" if the hypothesis is ready to test, "revise" if it could be with changes, "reject" otherwise.
-
+{{.Grounding}}
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
 `))
@@ -398,7 +462,7 @@ Research goal:
 Evolution: {{.Kind}}. {{.Method}}
 
 Write ONE new, specific and testable hypothesis{{if .Plan}} that respects the plan's constraints{{end}}{{if .MetaReview}} and avoids the recurring critique of the last round{{end}}. In the rationale, say what you took from which parent (by id) and what you changed.
-
+{{.Grounding}}
 Answer with one JSON object and nothing else, matching this schema:
 {{.Schema}}
 `))
@@ -482,7 +546,8 @@ func Generate(req research.GenerateRequest) string {
 		"Focus":      newest(c.Focus) != "",
 		"Plan":       c.Plan != nil,
 		"MetaReview": hasMetaReview(c),
-		"Schema":     compact(HypothesisSchema),
+		"Grounding":  grounding(req.Tooling, "the hypothesis"),
+		"Schema":     compact(HypothesisSchemaFor(req.Tooling)),
 	})
 }
 
@@ -501,7 +566,8 @@ func Review(req research.ReviewRequest) string {
 		"H":          hypothesisText("Hypothesis "+req.Hypothesis.ID, req.Hypothesis),
 		"Plan":       req.Context.Plan != nil,
 		"MetaReview": hasMetaReview(req.Context),
-		"Schema":     compact(ReviewSchemaFor(req.Type)),
+		"Grounding":  grounding(req.Tooling, "the review"),
+		"Schema":     compact(ReviewSchemaWith(req.Type, req.Tooling)),
 	})
 }
 
@@ -574,7 +640,8 @@ func Evolve(req research.EvolveRequest) string {
 		"Method":     method,
 		"Plan":       req.Context.Plan != nil,
 		"MetaReview": hasMetaReview(req.Context),
-		"Schema":     compact(HypothesisSchema),
+		"Grounding":  grounding(req.Tooling, "the new hypothesis"),
+		"Schema":     compact(HypothesisSchemaFor(req.Tooling)),
 	})
 }
 
@@ -661,6 +728,31 @@ func Overview(req research.OverviewRequest) string {
 
 // ---------------------------------------------------------------------------------------
 // Pieces
+
+// grounding is what a turn that may call tools is told about them: ground what it writes
+// (what) in what they return, and cite only that. A turn without tools is told nothing.
+func grounding(t research.Tooling, what string) string {
+	if !t.On() {
+		return ""
+	}
+	var names []string
+	for _, tool := range t.Tools {
+		names = append(names, tool.Name)
+	}
+	var b strings.Builder
+	b.WriteString("\nYou have tools")
+	if len(names) > 0 {
+		b.WriteString(" (" + strings.Join(names, ", ") + ")")
+	}
+	b.WriteString(": search the literature with them before you answer, and ground " + what + " in what they return. " +
+		"List each source you rely on in \"references\" by the id a tool result gave it, with a passage copied word for word from that result as its \"quote\". " +
+		"Cite only sources a tool returned in this conversation: a reference no tool returned counts as invented and is held against " + what + ". " +
+		"When you have what you need, answer with the JSON object.\n")
+	return b.String()
+}
+
+// FinalStep is what a model is told when a turn's tool budget is spent.
+const FinalStep = "The tool budget for this turn is spent: answer now with the JSON object, from what the tools have returned, without calling another tool."
 
 // contextText renders the shared context: the plan, the scientist's focus and feedback,
 // and the latest meta-review. Each piece appears only when present, so a session without

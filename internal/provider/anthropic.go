@@ -10,6 +10,9 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // AnthropicDefaultBaseURL is the Anthropic API's own address.
@@ -64,10 +67,17 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	return &Anthropic{client: anthropic.NewClient(opts...), model: cfg.Model, maxTokens: maxTokens, key: cfg.APIKey}, nil
 }
 
-// Complete sends one Messages request.
+// Complete sends one Messages request. The answer comes through a tool named after the
+// schema; a turn that may call tools offers them beside it, and the model must call one
+// of them: a tool, or the answer.
 func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error) {
-	var msgs []anthropic.MessageParam
-	for _, m := range req.messages() {
+	turns := req.messages()
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(turns[0].text))}
+	for i, st := range req.Tooling.Steps {
+		final := req.Tooling.Final && i == len(req.Tooling.Steps)-1
+		msgs = append(msgs, anthropicStep(st, final)...)
+	}
+	for _, m := range turns[1:] {
 		if m.assistant {
 			msgs = append(msgs, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.text)))
 		} else {
@@ -83,20 +93,35 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
 	name := toolName(req.SchemaName)
+	for _, t := range req.Tooling.Tools {
+		schema, err := toolSchema(t.InputSchema)
+		if err != nil {
+			schema = anthropic.ToolInputSchemaParam{}
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
+			Name: wireName(t.Name), Description: anthropic.String(t.Description), InputSchema: schema,
+		}})
+	}
+	mayCall := len(params.Tools) > 0 && !req.Tooling.Final && req.Repair == ""
 	if len(req.Schema) > 0 {
 		schema, err := toolSchema(req.Schema)
 		if err != nil {
 			return Answer{}, &RequestError{Provider: "anthropic", Message: "the " + req.Agent + " schema is not a JSON object schema (" + err.Error() + "); this is a bug in cosci"}
 		}
-		params.Tools = []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
 			Name:        name,
 			Description: anthropic.String("Give your answer: call this tool once, with the complete answer as its input."),
 			InputSchema: schema,
-		}}}
-		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{
-			Name:                   name,
-			DisableParallelToolUse: anthropic.Bool(true),
-		}}
+		}})
+		if mayCall {
+			// A tool or the answer, never prose.
+			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}
+		} else {
+			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{
+				Name:                   name,
+				DisableParallelToolUse: anthropic.Bool(true),
+			}}
+		}
 	}
 	msg, err := a.client.Messages.New(ctx, params)
 	if err != nil {
@@ -107,21 +132,51 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 		Usage:     usageOf(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens),
 		Truncated: msg.StopReason == anthropic.StopReasonMaxTokens,
 	}
+	names := toolNames(req.Tooling)
 	var text []string
+	answered := false
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "tool_use":
-			if ans.Text == "" && (b.Name == name || len(req.Schema) == 0) {
-				ans.Text = string(b.Input)
+			switch {
+			case b.Name == name || (len(req.Schema) == 0 && !mayCall):
+				if !answered {
+					ans.Text, answered = string(b.Input), true
+				}
+			case mayCall:
+				ans.Calls = append(ans.Calls, research.ToolCall{ID: b.ID, Name: unwire(names, b.Name), Arguments: json.RawMessage(arguments(b.Input))})
 			}
 		case "text":
 			text = append(text, b.Text)
 		}
 	}
-	if ans.Text == "" { // no tool call: the parser may still find the object in the text
-		ans.Text = strings.Join(text, "\n")
+	if answered {
+		ans.Calls = nil // the answer ends the turn, whatever else the model asked for
+		return ans, nil
 	}
+	ans.Text = strings.Join(text, "\n") // with no call, the parser may still find the object in the text
 	return ans, nil
+}
+
+// anthropicStep is one step of a tool-using turn as Messages: the assistant's text and
+// tool_use blocks, then a user message of tool_result blocks (and, when the turn's tool
+// budget is spent, the instruction to answer).
+func anthropicStep(st research.ToolStep, final bool) []anthropic.MessageParam {
+	var asst []anthropic.ContentBlockParamUnion
+	if st.Text != "" {
+		asst = append(asst, anthropic.NewTextBlock(st.Text))
+	}
+	for _, c := range st.Calls {
+		asst = append(asst, anthropic.NewToolUseBlock(c.ID, json.RawMessage(arguments(c.Arguments)), wireName(c.Name)))
+	}
+	var results []anthropic.ContentBlockParamUnion
+	for _, r := range st.Results {
+		results = append(results, anthropic.NewToolResultBlock(r.CallID, toolContent(r), r.IsError))
+	}
+	if final {
+		results = append(results, anthropic.NewTextBlock(prompt.FinalStep))
+	}
+	return []anthropic.MessageParam{anthropic.NewAssistantMessage(asst...), anthropic.NewUserMessage(results...)}
 }
 
 // toolSchema turns an answer's JSON schema into a tool's input schema, keeping the order

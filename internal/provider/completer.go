@@ -30,6 +30,9 @@ type Completion struct {
 	Schema     json.RawMessage // the answer's JSON schema (package prompt's)
 	Repair     string          // non-empty on a repair turn: the previous answer's problem, to be fixed
 	Previous   string          // the previous (malformed) answer, on a repair turn
+	// Tooling, for a turn that may call tools: the tools (offered through the API's own
+	// tool use, unless Final) and the conversation's steps after the prompt.
+	Tooling research.Tooling
 }
 
 // Answer is a model's raw answer to a Completion.
@@ -39,6 +42,9 @@ type Answer struct {
 	// Truncated is set when the model stopped at its output token limit, so Text is
 	// likely cut short.
 	Truncated bool
+	// Calls are the tool calls the model asked for instead of answering (Text is then
+	// what it said besides them, if anything).
+	Calls []research.ToolCall
 }
 
 // systemPrompt is the system prompt LLM sends with every turn; the task is in the prompt.
@@ -67,6 +73,41 @@ func (c Completion) messages() []message {
 		return []message{{text: c.Prompt + "\n\n" + repairText("it was empty. "+c.Repair)}}
 	}
 	return []message{{text: c.Prompt}, {assistant: true, text: c.Previous}, {text: repairText(c.Repair)}}
+}
+
+// wireName is a tool's name as both APIs accept it ("literature.search" becomes
+// "literature__search"); names maps it back.
+func wireName(name string) string { return toolName(strings.ReplaceAll(name, ".", "__")) }
+
+// toolNames maps the wire names of a conversation's tools back to their names.
+func toolNames(t research.Tooling) map[string]string {
+	names := map[string]string{}
+	for _, tool := range t.Tools {
+		names[wireName(tool.Name)] = tool.Name
+	}
+	for _, st := range t.Steps {
+		for _, c := range st.Calls {
+			names[wireName(c.Name)] = c.Name
+		}
+	}
+	return names
+}
+
+// unwire is the name of a tool the model called by its wire name; a name the conversation
+// does not know is kept, and the caller refuses it like any unknown tool.
+func unwire(names map[string]string, wire string) string {
+	if n, ok := names[wire]; ok {
+		return n
+	}
+	return wire
+}
+
+// arguments are a call's arguments as the APIs want them: a JSON object, "{}" for none.
+func arguments(raw []byte) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "{}"
+	}
+	return string(raw)
 }
 
 // schemaNameRE is what both APIs accept as a response format or tool name.
@@ -106,4 +147,17 @@ func keyMissing(provider, envVar, hint string) *AuthError {
 // usageOf is the usage of one request.
 func usageOf(prompt, completion int64) research.Usage {
 	return research.Usage{PromptTokens: int(prompt), CompletionTokens: int(completion), Requests: 1}
+}
+
+// toolContent is a tool result as the model reads it; an error says so, since not every
+// API has a field for it.
+func toolContent(r research.ToolResult) string {
+	c := r.Content
+	if c == "" {
+		c = "(no content)"
+	}
+	if r.IsError {
+		return "The tool call failed: " + c
+	}
+	return c
 }

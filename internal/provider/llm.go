@@ -164,11 +164,18 @@ func (m *LLM) Overview(ctx context.Context, req research.OverviewRequest) (resea
 // ask sends one prompt and parses the answer, with one repair turn for a malformed or
 // truncated answer.
 func ask[T any](ctx context.Context, m *LLM, text, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error)) (T, research.Usage, error) {
-	var zero T
+	st, u, err := askStep(ctx, m, text, agent, schemaName, schema, parse, research.Tooling{})
+	return st.Answer, u, err
+}
+
+// askStep takes one step of a turn: the model answers (parsed, with one repair turn for a
+// malformed or truncated answer), or, if the turn may call tools, asks for tool calls.
+func askStep[T any](ctx context.Context, m *LLM, text, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error), tooling research.Tooling) (research.Step[T], research.Usage, error) {
+	var zero research.Step[T]
 	if m.C == nil {
 		return zero, research.Usage{}, errors.New("provider.LLM has no Completer; build it with NewOpenAI, NewAnthropic or Registry.Model")
 	}
-	req := Completion{Agent: agent, System: systemPrompt, Prompt: text, SchemaName: schemaName, Schema: slices.Clone(schema)}
+	req := Completion{Agent: agent, System: systemPrompt, Prompt: text, SchemaName: schemaName, Schema: slices.Clone(schema), Tooling: tooling}
 	var total research.Usage
 	for attempt := 0; ; attempt++ {
 		ans, err := m.C.Complete(ctx, req)
@@ -176,9 +183,12 @@ func ask[T any](ctx context.Context, m *LLM, text, agent, schemaName string, sch
 		if err != nil {
 			return zero, m.priced(total), err
 		}
+		if len(ans.Calls) > 0 && len(tooling.Tools) > 0 && !tooling.Final && req.Repair == "" {
+			return research.Step[T]{Text: ans.Text, Calls: ans.Calls}, m.priced(total), nil
+		}
 		v, perr := parse([]byte(ans.Text))
 		if perr == nil && (!ans.Truncated || attempt == 1) {
-			return v, m.priced(total), nil
+			return research.Step[T]{Answer: v}, m.priced(total), nil
 		}
 		problem := truncation(agent, ans, perr)
 		if problem == nil {
@@ -193,6 +203,42 @@ func ask[T any](ctx context.Context, m *LLM, text, agent, schemaName string, sch
 		}
 		req.Repair, req.Previous = problem.Problem, ans.Text
 	}
+}
+
+// GenerateStep is Generate for a turn that may call tools: a hypothesis, or tool calls.
+func (m *LLM) GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error) {
+	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentGeneration, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseHypothesis, req.Tooling)
+	if err != nil || len(st.Calls) > 0 {
+		return st, u, err
+	}
+	st.Answer.ID, st.Answer.Goal, st.Answer.Origin, st.Answer.Strategy = req.HypothesisID, req.Goal, "generation", req.Strategy
+	return st, u, nil
+}
+
+// ReviewStep is Review for a turn that may call tools: a review, or tool calls.
+func (m *LLM) ReviewStep(ctx context.Context, req research.ReviewRequest) (research.Step[research.Review], research.Usage, error) {
+	parse := func(raw []byte) (research.Review, error) { return prompt.ParseReviewOf(req.Type, raw) }
+	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentReflection, "review", prompt.ReviewSchemaWith(req.Type, req.Tooling), parse, req.Tooling)
+	if err != nil || len(st.Calls) > 0 {
+		return st, u, err
+	}
+	st.Answer.HypothesisID, st.Answer.Type = req.Hypothesis.ID, req.Type
+	return st, u, nil
+}
+
+// EvolveStep is Evolve for a turn that may call tools: a new hypothesis, or tool calls.
+func (m *LLM) EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error) {
+	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentEvolution, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseEvolved, req.Tooling)
+	if err != nil || len(st.Calls) > 0 {
+		return st, u, err
+	}
+	h := &st.Answer
+	h.ID, h.Goal, h.Origin, h.Strategy = req.HypothesisID, req.Goal, "evolution", req.Kind
+	h.Parents = nil
+	for _, p := range req.Parents {
+		h.Parents = append(h.Parents, p.ID)
+	}
+	return st, u, nil
 }
 
 // truncation is the problem of an answer cut short at the output token limit, or nil if

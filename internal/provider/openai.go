@@ -12,6 +12,9 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // OpenAIDefaultBaseURL is the OpenAI API's own address.
@@ -57,13 +60,22 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	return &OpenAI{chat: openai.NewChatCompletionService(opts...), model: cfg.Model, key: cfg.APIKey}, nil
 }
 
-// Complete sends one chat completion request.
+// Complete sends one chat completion request. A turn that may call tools offers them as
+// functions, next to the answer's response format: the model calls tools or answers.
 func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 	var msgs []openai.ChatCompletionMessageParamUnion
 	if req.System != "" {
 		msgs = append(msgs, openai.SystemMessage(req.System))
 	}
-	for _, m := range req.messages() {
+	turns := req.messages()
+	msgs = append(msgs, openai.UserMessage(turns[0].text))
+	for _, st := range req.Tooling.Steps {
+		msgs = append(msgs, openAIStep(st)...)
+	}
+	if req.Tooling.Final && len(req.Tooling.Steps) > 0 {
+		msgs = append(msgs, openai.UserMessage(prompt.FinalStep))
+	}
+	for _, m := range turns[1:] {
 		if m.assistant {
 			msgs = append(msgs, openai.AssistantMessage(m.text))
 		} else {
@@ -83,6 +95,21 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 			},
 		}
 	}
+	for _, t := range req.Tooling.Tools {
+		var schema map[string]any
+		if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema == nil {
+			schema = map[string]any{"type": "object"}
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        wireName(t.Name),
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}))
+	}
+	if len(params.Tools) > 0 && (req.Tooling.Final || req.Repair != "") {
+		// The conversation names the tools, so they stay listed; the model may not call one.
+		params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
+	}
 	resp, err := o.chat.New(ctx, params)
 	if err != nil {
 		return Answer{}, o.classify(ctx, err)
@@ -95,8 +122,37 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 			a.Text = "(refused) " + c.Message.Refusal
 		}
 		a.Truncated = c.FinishReason == "length"
+		names := toolNames(req.Tooling)
+		for _, tc := range c.Message.ToolCalls {
+			if tc.Type != "function" {
+				continue
+			}
+			a.Calls = append(a.Calls, research.ToolCall{ID: tc.ID, Name: unwire(names, tc.Function.Name), Arguments: json.RawMessage(arguments([]byte(tc.Function.Arguments)))})
+		}
 	}
 	return a, nil
+}
+
+// openAIStep is one step of a tool-using turn as Chat Completions messages: the
+// assistant's message with its tool calls, then one tool message per result.
+func openAIStep(st research.ToolStep) []openai.ChatCompletionMessageParamUnion {
+	asst := openai.ChatCompletionAssistantMessageParam{}
+	if st.Text != "" {
+		asst.Content.OfString = openai.String(st.Text)
+	}
+	for _, c := range st.Calls {
+		asst.ToolCalls = append(asst.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID:       c.ID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: wireName(c.Name), Arguments: arguments(c.Arguments)},
+			},
+		})
+	}
+	msgs := []openai.ChatCompletionMessageParamUnion{{OfAssistant: &asst}}
+	for _, r := range st.Results {
+		msgs = append(msgs, openai.ToolMessage(toolContent(r), r.CallID))
+	}
+	return msgs
 }
 
 func (o *OpenAI) classify(ctx context.Context, err error) error {

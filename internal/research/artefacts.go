@@ -96,6 +96,10 @@ type Reference struct {
 	// Source is the digest of the tool result (the audit trail's record) that returned
 	// the ID to the turn that cited it; "" when no tool result of that turn did.
 	Source string `json:"source,omitempty"`
+	// Fabricated marks a reference the offline simulator made up on purpose (an id no
+	// tool returned, or a quote its source does not hold), so that benchmarks can measure
+	// the citation check. Real models never set it.
+	Fabricated bool `json:"fabricated,omitempty"`
 }
 
 // Citation verdicts: what checking a reference against the audit trail found.
@@ -262,6 +266,9 @@ type GenerateRequest struct {
 	Context      Context
 	Prompt       string // the rendered prompt; models that speak text use it
 	Seed         int64
+	// Tooling is the tools the turn may call and its conversation so far; zero for a
+	// turn without tools.
+	Tooling Tooling
 }
 
 // ReviewRequest asks a model to review one hypothesis.
@@ -273,6 +280,9 @@ type ReviewRequest struct {
 	Context    Context
 	Prompt     string
 	Seed       int64
+	// Tooling is the tools the turn may call and its conversation so far; zero for a
+	// turn without tools.
+	Tooling Tooling
 }
 
 // PlanRequest asks for the research plan.
@@ -312,6 +322,9 @@ type EvolveRequest struct {
 	Context      Context
 	Prompt       string
 	Seed         int64
+	// Tooling is the tools the turn may call and its conversation so far; zero for a
+	// turn without tools.
+	Tooling Tooling
 }
 
 // MetaReviewRequest asks for the recurring critique across a round's reviews and debates.

@@ -100,6 +100,23 @@ type Config struct {
 	// debates, from 0 (the default: none) to 1. A debate costs 3 to 5 model calls; in the
 	// ranking benchmark (BENCHMARKS.md) it taught less than as many single comparisons.
 	DebateShare float64 `json:"debate_share,omitempty"`
+	// Tools are the tools the agents may call, "server.tool" or "server.*", served by the
+	// MCP servers the workers connect to: generation by literature exploration, full
+	// reviews and deep verifications, and evolution use them to ground what they write.
+	// None (the default): the agents reason from the goal alone.
+	Tools []string `json:"tools,omitempty"`
+	// ToolCallsPerTurn bounds one turn's tool calls (0: DefaultToolCallsPerTurn); a turn
+	// that has spent them must answer.
+	ToolCallsPerTurn int `json:"tool_calls_per_turn,omitempty"`
+	// ToolCallsPerSession bounds the session's tool calls (0: DefaultToolCallsPerHypothesis
+	// for each of max_hypotheses); once they are spent the agents answer without tools.
+	ToolCallsPerSession int `json:"tool_calls_per_session,omitempty"`
+	// ApproveTools are tools whose every call waits for the scientist to approve it,
+	// refuse it, or give its result themselves; the rest of the session carries on.
+	ApproveTools []string `json:"approve_tools,omitempty"`
+	// ApprovalTimeout is how long a call waits for that answer before it is refused
+	// (0: DefaultApprovalTimeout).
+	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 }
 
 // Over returns base with every field c sets put over it: what a continued or forked
@@ -140,6 +157,21 @@ func (c Config) Over(base Config) Config {
 	}
 	if c.DebateShare != 0 {
 		base.DebateShare = c.DebateShare
+	}
+	if len(c.Tools) > 0 {
+		base.Tools = slices.Clone(c.Tools)
+	}
+	if c.ToolCallsPerTurn != 0 {
+		base.ToolCallsPerTurn = c.ToolCallsPerTurn
+	}
+	if c.ToolCallsPerSession != 0 {
+		base.ToolCallsPerSession = c.ToolCallsPerSession
+	}
+	if len(c.ApproveTools) > 0 {
+		base.ApproveTools = slices.Clone(c.ApproveTools)
+	}
+	if c.ApprovalTimeout != 0 {
+		base.ApprovalTimeout = c.ApprovalTimeout
 	}
 	return base
 }
@@ -245,6 +277,9 @@ func (c Config) Validate() error {
 	case c.TokenBudget < 0:
 		return &FieldError{"config.token_budget", fmt.Sprintf("is %d; must not be negative (0 means no cap)", c.TokenBudget)}
 	}
+	if err := c.validateTools(); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, t := range c.ReviewTypes {
 		if !slices.Contains(ReviewTypes, t) {
@@ -265,6 +300,16 @@ type Duration time.Duration
 func (d Duration) String() string { return time.Duration(d).String() }
 
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalText reads a duration from YAML or any text format ("30s").
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf(`%q is not a duration; write one such as "90s", "30m" or "2h"`, b)
+	}
+	*d = Duration(v)
+	return nil
+}
 
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string

@@ -37,7 +37,16 @@ type Command struct {
 	// feedback
 	Toward string `json:"toward,omitempty"`
 	Away   string `json:"away,omitempty"`
+	// answer-tool: the waiting call, and approve, reject, or the result itself (with the
+	// reason, for a refusal)
+	Call     string `json:"call,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	Result   string `json:"result,omitempty"`
 }
+
+// Decisions the scientist may give a tool call that waits for approval: approve it,
+// reject it, or give its result themselves ("result", implied by a result).
+var Decisions = []string{"approve", "reject", "result"}
 
 // Limits on the free text a command carries into the session.
 const (
@@ -100,6 +109,11 @@ var Commands = []Spec{
 		Summary:     "set the token budget (0: no cap); resume a session that spent it",
 		Help:        "Set the session's token budget (0: no cap). A session that spent its budget suspends; raise it, then resume.",
 		Description: "Set the token budget (0: no cap); a session suspended for budget can then resume."},
+	{Name: "answer-tool", Fields: []string{"call", "decision", "result", "reason"},
+		Example:     `{"call": "call-1", "decision": "approve"}`,
+		Summary:     "approve or refuse a tool call that waits for you, or give its result",
+		Help:        "Answer a tool call that waits for your approval (see status): approve it, reject it (with a reason), or give its result yourself (result). The turn that asked goes on.",
+		Description: `Answer a tool call waiting for approval: {"call", "decision": "approve" | "reject"} or {"call", "result": "..."}.`},
 }
 
 // LookupCommand returns the command of that name.
@@ -159,6 +173,9 @@ func ParseCommand(name string, payload []byte) (Command, error) {
 	}
 	cmd.Name = name
 	cmd.trim()
+	if name == "answer-tool" && cmd.Result != "" && cmd.Decision == "" {
+		cmd.Decision = "result" // a result is the scientist's answer in place of the tool's
+	}
 	return cmd, cmd.check()
 }
 
@@ -176,7 +193,7 @@ func kindOf(field string) string {
 
 func (c *Command) trim() {
 	for _, s := range []*string{&c.Reason, &c.Goal, &c.Focus, &c.Title, &c.Statement, &c.Rationale,
-		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away} {
+		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away, &c.Call, &c.Decision, &c.Result} {
 		*s = strings.TrimSpace(*s)
 	}
 	kept := c.Predictions[:0]
@@ -245,6 +262,21 @@ func (c Command) check() error {
 	case "feedback":
 		if c.Toward == "" && c.Away == "" {
 			return fmt.Errorf(`feedback needs a direction to steer "toward", one to steer "away" from, or both`)
+		}
+	case "answer-tool":
+		switch {
+		case c.Call == "":
+			return fmt.Errorf(`answer-tool needs "call": the id of the waiting call (see status), e.g. %s`, example(c.Name))
+		case c.Decision != "" && !slices.Contains(Decisions, c.Decision):
+			return fmt.Errorf("answer-tool: decision %q is not one of %s", c.Decision, strings.Join(Decisions, ", "))
+		case c.Decision == "result" && c.Result == "":
+			return fmt.Errorf(`answer-tool: decision "result" needs "result", the call's result as you give it`)
+		case c.Result != "" && c.Decision != "" && c.Decision != "result":
+			return fmt.Errorf(`answer-tool: a "result" is the call's result; it does not go with decision %q`, c.Decision)
+		case c.Decision == "" && c.Result == "":
+			return fmt.Errorf(`answer-tool needs a "decision" (approve or reject) or a "result"`)
+		case utf8.RuneCountInString(c.Result) > MaxTextLength*4:
+			return fmt.Errorf("answer-tool: result is longer than %d characters", MaxTextLength*4)
 		}
 	}
 	return nil

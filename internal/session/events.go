@@ -18,6 +18,7 @@ const (
 	EventNote       = "note"       // anything else worth a line in the notebook
 	EventSubagent   = "subagent"   // a subagent was forked, or its result merged back
 	EventMessage    = "message"    // another session sent a message
+	EventTool       = "tool"       // a tool call of a turn: made, refused, failed, or waiting for the scientist
 )
 
 // Event is one line of the session's log. Plain JSON types only, so any tool can read it.
@@ -59,8 +60,12 @@ type Entry struct {
 	Cluster  int      `json:"cluster,omitempty"` // proximity cluster (0: none yet); since the ledger, named by its first hypothesis' number
 	// Excluded says why a hypothesis no longer competes (unsafe, a near-duplicate of
 	// another); empty while it does.
-	Excluded string  `json:"excluded,omitempty"`
-	Elo      float64 `json:"elo"`
+	Excluded string `json:"excluded,omitempty"`
+	// References counts the sources it cites (a grounded hypothesis), Flagged the citations
+	// its reviews' checks flagged (invented or unsupported).
+	References int     `json:"references,omitempty"`
+	Flagged    int     `json:"flagged,omitempty"`
+	Elo        float64 `json:"elo"`
 	// EloSE is the rating's standard error in Elo points, since ratings are fitted
 	// (RatingFitted); 0 for the Elo updated match by match before.
 	EloSE   float64 `json:"elo_se,omitempty"`
@@ -90,6 +95,20 @@ type Progress struct {
 	LastCheckpoint      string  `json:"last_checkpoint,omitempty"`
 	Checkpoints         int     `json:"checkpoints"`
 	State               State   `json:"state"`
+	// Tool use: calls made, calls that failed or returned a tool error, and the calls
+	// waiting for the scientist's approval, with since when.
+	ToolCalls  int           `json:"tool_calls,omitempty"`
+	ToolErrors int           `json:"tool_errors,omitempty"`
+	Waiting    []WaitingCall `json:"waiting,omitempty"`
+}
+
+// WaitingCall is a tool call that waits for the scientist's answer.
+type WaitingCall struct {
+	ID    string `json:"id"`   // what the answer-tool command names
+	Tool  string `json:"tool"` // server.tool
+	Brief string `json:"brief,omitempty"`
+	Turn  string `json:"turn"`
+	Since string `json:"since"` // RFC 3339
 }
 
 // Snapshot is what a checkpoint writes: everything needed to report on or restart a

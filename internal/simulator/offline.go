@@ -70,6 +70,10 @@ type Offline struct {
 	// FirstBias is the judges' bias towards the hypothesis shown first, in logits added to
 	// its side: 0 is a fair judge, 0.5 makes an even match a 62% win for the first shown.
 	FirstBias float64
+	// Fabricate is the share in [0, 1] of a grounded answer's references the simulator
+	// makes up (an id no tool returned, or a quote its source does not hold), marked
+	// research.Reference.Fabricated, so the citation check can be measured.
+	Fabricate float64
 }
 
 // Generate proposes one hypothesis for req.Goal, addressing the newest of req.Focus.

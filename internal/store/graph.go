@@ -101,6 +101,28 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 			keys = append(keys, k)
 		}
 	}
+	// The audit trail the references cite, so their checks and the report find it: all of
+	// it for a whole branch, and for a subagent what its hypotheses cite.
+	if only == nil {
+		trail, err := s.b.List(ctx, src, toolsDir+"/")
+		if err != nil {
+			return snap, err
+		}
+		keys = append(keys, trail...)
+	} else {
+		var picked []string
+		for id := range ids {
+			picked = append(picked, id)
+		}
+		slices.Sort(picked)
+		hs, err := s.Hypotheses(ctx, src, picked)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return snap, err
+		}
+		for _, id := range picked {
+			keys = append(keys, sourceKeys(hs[id])...)
+		}
+	}
 	// A debate's id is "debate-A-B", but ids may hold '-': read who debated instead.
 	var debates []string
 	if only == nil {
@@ -136,10 +158,31 @@ func (s *Store) ImportHypothesis(ctx context.Context, src, srcID, dst, dstID str
 	if parents != nil {
 		h.Parents = parents
 	}
+	// The sources it cites come along, before it does: a hypothesis in dst finds them.
+	if keys := sourceKeys(h); len(keys) > 0 {
+		if err := s.b.Copy(ctx, src, dst, keys); err != nil {
+			return research.Hypothesis{}, fmt.Errorf("store: import %s of %q into %q: %w", srcID, src, dst, err)
+		}
+	}
 	if err := s.PutHypothesis(ctx, dst, h); err != nil {
 		return research.Hypothesis{}, err
 	}
 	return s.Hypothesis(ctx, dst, dstID)
+}
+
+// sourceKeys are the keys of the audit records a hypothesis' references name.
+func sourceKeys(h research.Hypothesis) []string {
+	var keys []string
+	for _, r := range h.References {
+		if !digestRE.MatchString(r.Source) {
+			continue
+		}
+		k := toolsDir + "/" + r.Source + ".json"
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Archived is a session's archive record.

@@ -22,6 +22,7 @@
 //	plan.json, overview.json, archived.json
 //	debates/<debate id>.json
 //	metareviews/0001.json
+//	tools/<digest>.json (the audit trail of tool results, content-addressed)
 //	report.md, and other report artefacts (PutFile)
 //
 // plus the session's event log and its row in the session index (Sessions). Ids may hold
@@ -68,6 +69,7 @@ const (
 	debatesDir     = "debates"
 	metaReviewsDir = "metareviews"
 	overviewFile   = "overview.json"
+	toolsDir       = "tools"
 )
 
 // Backend keeps a store's records: byte strings under a session id and a key (see the
@@ -356,6 +358,12 @@ type Turn struct {
 	Result   json.RawMessage `json:"result"`
 	Usage    research.Usage  `json:"usage"`
 	Finished string          `json:"finished"` // RFC 3339
+	// A step of a tool-using turn (its id is the turn's with ".step-N") also keeps its part
+	// of the conversation, which the next step reads back: Given, the results of the
+	// previous step's calls (their content in the tool records they name); and Said, what
+	// the model answered, its text and the calls it asked for.
+	Given []research.ToolResult `json:"given,omitempty"`
+	Said  *research.ToolStep    `json:"said,omitempty"`
 }
 
 // PutTurn stores a finished turn under t.ID. If the session already holds that turn,

@@ -1,0 +1,116 @@
+package citation
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// A search result and a fetched record, as cosci's literature server gives them.
+const (
+	searchResult = `{"query":"tau microglia","total":2,"results":[
+ {"id":"10.5555/cosci.tau.001","doi":"10.5555/cosci.tau.001","title":"Microglia carry tau","authors":["Ito, Kenji"],"year":2021,"snippet":"Microglia phagocytose tau and release it in exosomes."},
+ {"id":"smith2019","title":"Neuronal activity and tau","snippet":"Activity accelerates the release of tau."}]}`
+	fetched   = `{"id":"10.5555/cosci.tau.001","doi":"10.5555/cosci.tau.001","key":"ito2021","title":"Microglia carry tau between synapses","authors":["Ito, Kenji","M\u00fcller, Anna"],"year":2021,"venue":"J. Neuro. Tests","url":"https://example.org/ito","abstract":"We show that microglia phagocytose tau and release it in exosomes. Depleting microglia \u2014 with PLX3397 \u2014 halved the spread of tau in mice."}`
+	cslResult = `[{"id":"k1","type":"article-journal","title":"A CSL item","author":[{"family":"Doe","given":"Jane"},{"literal":"The Tau Consortium"}],"issued":{"date-parts":[[2019,3]]},"container-title":"Journal","DOI":"10.5555/CSL.1"}]`
+)
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		text, id string
+		want     bool
+	}{
+		{searchResult, "10.5555/cosci.tau.001", true},
+		{searchResult, "https://doi.org/10.5555/COSCI.TAU.001", true},
+		{searchResult, "doi:10.5555/cosci.tau.001", true},
+		{searchResult, "smith2019", true},
+		{searchResult, "10.5555/cosci.tau.002", false},
+		{searchResult, "", false},
+	}
+	for _, tt := range tests {
+		if got := Names(tt.text, tt.id); got != tt.want {
+			t.Errorf("Names(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	tests := []struct {
+		name, text, quote string
+		want              bool
+	}{
+		{"word for word", fetched, "microglia phagocytose tau and release it in exosomes", true},
+		{"case and punctuation", fetched, "We show that Microglia phagocytose tau, and release it in exosomes!", true},
+		{"through JSON escapes", fetched, "Depleting microglia — with PLX3397 — halved the spread of tau in mice.", true},
+		{"a dash that drifted", fetched, "Depleting microglia - with PLX3397 - halved the spread of tau in mice", true},
+		{"a claim the source does not make", fetched, "Depleting microglia fully reversed the spread of tau in every model tested.", false},
+		{"half of a sentence with the rest made up", fetched, "microglia phagocytose tau and then destroy it completely in lysosomes within hours", false},
+		{"empty", fetched, "   ", false},
+		{"plain text", "Echo: tau propagation", "tau propagation", true},
+	}
+	for _, tt := range tests {
+		if got := Holds(tt.text, tt.quote); got != tt.want {
+			t.Errorf("%s: Holds = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	results := []Result{{Source: "s-search", Content: searchResult}, {Source: "s-fetch", Content: fetched}, {Source: "s-csl", Content: cslResult}}
+	refs := []research.Reference{
+		{ID: "10.5555/cosci.tau.001", Quote: "q1"},                                                                   // a search hit and a fetched record: the record wins
+		{ID: "10.5555/cosci.tau.001", Quote: "Microglia phagocytose tau and release it in exosomes."},                // the search hit holds the quote too: the first that does
+		{ID: "10.5555/cosci.tau.001", Quote: "Depleting microglia, with PLX3397, halved the spread of tau in mice."}, // only the fetched record holds it
+		{ID: "smith2019", Quote: "q2"},                                                                               // a search hit only
+		{ID: "10.5555/csl.1"},                                                                                        // CSL-JSON, found by its DOI
+		{ID: "10.5555/cosci.invented", Quote: "q3", Fabricated: true},
+		{ID: "parent2020"}, // cited from a parent, not fetched again
+	}
+	inherited := []research.Reference{{ID: "parent2020", Source: "s-parent", Title: "A parent's source", Year: 2020}}
+	got := Resolve(refs, results, inherited)
+
+	r := got[0]
+	if r.Source != "s-fetch" || r.Title != "Microglia carry tau between synapses" || r.Venue != "J. Neuro. Tests" || r.Year != 2021 ||
+		!slices.Equal(r.Authors, []string{"Ito, Kenji", "Müller, Anna"}) || r.DOI != "10.5555/cosci.tau.001" || r.URL != "https://example.org/ito" || r.Quote != "q1" {
+		t.Errorf("fetched: %+v", r)
+	}
+	if r := got[1]; r.Source != "s-search" || r.Title != "Microglia carry tau between synapses" {
+		t.Errorf("quoted search hit: %+v", r)
+	}
+	if r := got[2]; r.Source != "s-fetch" {
+		t.Errorf("quoted fetched record: %+v", r)
+	}
+	got = slices.Delete(got, 1, 3)
+	if r := got[1]; r.Source != "s-search" || r.Title != "Neuronal activity and tau" || r.DOI != "" {
+		t.Errorf("search hit: %+v", r)
+	}
+	if r := got[2]; r.Source != "s-csl" || r.DOI != "10.5555/csl.1" || r.Year != 2019 || !slices.Equal(r.Authors, []string{"Doe, Jane", "The Tau Consortium"}) || r.Venue != "Journal" {
+		t.Errorf("CSL-JSON: %+v", r)
+	}
+	if r := got[3]; r.Source != "" || r.Title != "" || !r.Fabricated {
+		t.Errorf("invented: %+v", r)
+	}
+	if r := got[4]; r.Source != "s-parent" || r.Title != "A parent's source" {
+		t.Errorf("inherited: %+v", r)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	records := map[string]string{"s-fetch": fetched, "s-search": searchResult}
+	refs := []research.Reference{
+		{ID: "10.5555/cosci.tau.001", Source: "s-fetch", Quote: "Microglia phagocytose tau and release it in exosomes."},
+		{ID: "10.5555/cosci.tau.001", Source: "s-fetch", Quote: "Microglia destroy tau in lysosomes within minutes of uptake."},
+		{ID: "10.5555/cosci.x", Source: "", Quote: "anything"},
+		{ID: "10.5555/cosci.x", Source: "s-fetch", Quote: "a record that does not name it"},
+		{ID: "smith2019", Source: "s-gone", Quote: "a record not in the trail"},
+		{ID: "smith2019", Source: "s-search"},
+	}
+	want := []string{research.CitationVerified, research.CitationUnsupported, research.CitationInvented, research.CitationInvented, research.CitationInvented, research.CitationVerified}
+	got := Check(refs, records)
+	for i, c := range got {
+		if c.Verdict != want[i] || c.ID != refs[i].ID {
+			t.Errorf("reference %d (%s): %s (%s), want %s", i, refs[i].ID, c.Verdict, c.Note, want[i])
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// The tools of a grounded turn, as cosci offers them.
+var loopTools = []research.ToolSpec{
+	{Name: "literature.search", Description: "Search the library", InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)},
+	{Name: "literature.fetch", Description: "Fetch a reference", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
+}
+
+const searchResult = `{"results":[{"id":"10.5555/cosci.tau.001","title":"Microglia carry tau","snippet":"Microglia release tau in exosomes."}]}`
+
+// groundedHypothesis is a final answer citing what the search returned.
+var groundedHypothesis = strings.TrimSuffix(goodHypothesis, "}") + `,"references":[{"id":"10.5555/cosci.tau.001","quote":"Microglia release tau in exosomes."}]}`
+
+// toolCallReply is the provider's answer asking for a search, in its own wire format.
+func toolCallReply(w wire) reply {
+	if w.name == "openai" {
+		return reply{status: 200, body: `{"id":"chatcmpl-2","object":"chat.completion","created":1730000000,"model":"test-model",` +
+			`"choices":[{"index":0,"message":{"role":"assistant","content":"Let me search.","refusal":null,"annotations":[],` +
+			`"tool_calls":[{"id":"call_1","type":"function","function":{"name":"literature__search","arguments":"{\"query\":\"tau microglia\"}"}}]},` +
+			`"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":300,"completion_tokens":20,"total_tokens":320}}`}
+	}
+	return reply{status: 200, body: `{"id":"msg_02","type":"message","role":"assistant","model":"test-model","content":[` +
+		`{"type":"text","text":"Let me search."},{"type":"tool_use","id":"toolu_1","name":"literature__search","input":{"query":"tau microglia"}}],` +
+		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":300,"output_tokens":20}}`}
+}
+
+// TestToolLoopOnTheWire: a grounded generation through each SDK's own tool use. The model
+// asks for a search (offered as a function with its schema), reads the result in the
+// API's form for tool results, and answers with a hypothesis that cites it; when the
+// budget is spent it is told to answer, and may call nothing.
+func TestToolLoopOnTheWire(t *testing.T) {
+	for _, w := range wires {
+		t.Run(w.name, func(t *testing.T) {
+			f := newFake(t, toolCallReply(w), okFor(w, "hypothesis", groundedHypothesis, 500, 80, false), okFor(w, "hypothesis", groundedHypothesis, 600, 80, false))
+			m := newLLM(t, w, f)
+			req := research.GenerateRequest{TurnID: "t", HypothesisID: "h-0001", Goal: "g", Strategy: research.StrategyLiterature, Prompt: "GENERATE PROMPT",
+				Tooling: research.Tooling{Tools: loopTools}}
+			ctx := context.Background()
+
+			// Step 1: the model asks for a search.
+			st, u, err := m.GenerateStep(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := research.ToolCall{ID: "call_1", Name: "literature.search", Arguments: json.RawMessage(`{"query":"tau microglia"}`)}
+			if w.name == "anthropic" {
+				want.ID = "toolu_1"
+			}
+			if len(st.Calls) != 1 || st.Calls[0].ID != want.ID || st.Calls[0].Name != want.Name || compactJSON(st.Calls[0].Arguments) != string(want.Arguments) || st.Text != "Let me search." {
+				t.Fatalf("step 1: %+v, want a call %+v", st, want)
+			}
+			if u.PromptTokens != 300 || u.Requests != 1 {
+				t.Errorf("step 1 usage %+v", u)
+			}
+			rec := f.requests()[0]
+			offered := toolsOffered(w, rec)
+			if !slices.Equal(offered, []string{"literature__search", "literature__fetch"}) {
+				t.Errorf("tools offered %v", offered)
+			}
+			if !strings.Contains(string(rec.raw), `"references"`) {
+				t.Errorf("the answer's schema lacks references: %s", rec.raw)
+			}
+			if w.name == "anthropic" && !strings.Contains(string(rec.raw), `"tool_choice":{"type":"any"}`) {
+				t.Errorf("the model may answer in prose: %s", rec.raw)
+			}
+
+			// Step 2: the result goes back the API's way; the model answers.
+			req.Tooling.Steps = []research.ToolStep{{Text: st.Text, Calls: st.Calls, Results: []research.ToolResult{{CallID: want.ID, Name: want.Name, Content: searchResult}}}}
+			st, _, err = m.GenerateStep(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Calls) != 0 || st.Answer.ID != "h-0001" || len(st.Answer.References) != 1 || st.Answer.References[0].ID != "10.5555/cosci.tau.001" {
+				t.Fatalf("step 2: %+v", st)
+			}
+			conv := conversation(w, f.requests()[1])
+			wantConv := []string{
+				"user: GENERATE PROMPT",
+				"assistant: Let me search. | call " + want.ID + " literature__search {\"query\":\"tau microglia\"}",
+				"result " + want.ID + ": " + searchResult,
+			}
+			if !slices.Equal(conv, wantConv) {
+				t.Errorf("step 2 conversation:\n%s\nwant:\n%s", strings.Join(conv, "\n"), strings.Join(wantConv, "\n"))
+			}
+
+			// A final step: told to answer, and no tool may be called.
+			req.Tooling.Final = true
+			if _, _, err = m.GenerateStep(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			last := f.requests()[2]
+			if !strings.Contains(string(last.raw), strings.ReplaceAll(prompt.FinalStep, "'", `\u0027`)) && !strings.Contains(string(last.raw), prompt.FinalStep) {
+				t.Errorf("the final step does not say the budget is spent: %s", last.raw)
+			}
+			switch w.name {
+			case "openai":
+				if last.body["tool_choice"] != "none" {
+					t.Errorf("tool_choice = %v, want none", last.body["tool_choice"])
+				}
+			case "anthropic":
+				choice, _ := last.body["tool_choice"].(map[string]any)
+				if choice["type"] != "tool" || choice["name"] != "hypothesis" {
+					t.Errorf("tool_choice = %v, want the answer forced", choice)
+				}
+			}
+		})
+	}
+}
+
+// toolsOffered are the names of the tools a request offers, besides Anthropic's answer tool.
+func toolsOffered(w wire, rec recorded) []string {
+	var names []string
+	tools, _ := rec.body["tools"].([]any)
+	for _, t := range tools {
+		t := t.(map[string]any)
+		if fn, ok := t["function"].(map[string]any); ok {
+			names = append(names, fn["name"].(string))
+		} else if t["name"] != "hypothesis" {
+			names = append(names, t["name"].(string))
+		}
+	}
+	return names
+}
+
+// conversation is a request's messages after the system prompt, as lines: who said what,
+// the calls, and the results.
+func conversation(w wire, rec recorded) []string {
+	var out []string
+	msgs, _ := rec.body["messages"].([]any)
+	for _, m := range msgs {
+		m := m.(map[string]any)
+		role := m["role"].(string)
+		switch w.name {
+		case "openai":
+			switch role {
+			case "system":
+				continue
+			case "tool":
+				out = append(out, fmt.Sprintf("result %s: %v", m["tool_call_id"], m["content"]))
+			case "assistant":
+				line := fmt.Sprintf("assistant: %v", m["content"])
+				calls, _ := m["tool_calls"].([]any)
+				for _, c := range calls {
+					c := c.(map[string]any)
+					fn := c["function"].(map[string]any)
+					line += fmt.Sprintf(" | call %s %s %s", c["id"], fn["name"], fn["arguments"])
+				}
+				out = append(out, line)
+			default:
+				out = append(out, fmt.Sprintf("%s: %v", role, m["content"]))
+			}
+		case "anthropic":
+			var texts, calls []string
+			for _, b := range m["content"].([]any) {
+				b := b.(map[string]any)
+				switch b["type"] {
+				case "text":
+					texts = append(texts, b["text"].(string))
+				case "tool_use":
+					in, _ := json.Marshal(b["input"])
+					calls = append(calls, fmt.Sprintf("call %s %s %s", b["id"], b["name"], in))
+				case "tool_result":
+					out = append(out, fmt.Sprintf("result %s: %v", b["tool_use_id"], toolResultText(b["content"])))
+				}
+			}
+			if len(texts) > 0 || len(calls) > 0 {
+				out = append(out, strings.Join(append([]string{role + ": " + strings.Join(texts, "")}, calls...), " | "))
+			}
+		}
+	}
+	return out
+}
+
+// toolResultText is a tool_result block's content: a string, or text blocks.
+func toolResultText(c any) string {
+	if s, ok := c.(string); ok {
+		return s
+	}
+	var parts []string
+	for _, b := range c.([]any) {
+		parts = append(parts, b.(map[string]any)["text"].(string))
+	}
+	return strings.Join(parts, "")
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,156 @@
+// Package tools connects a worker to the MCP tool servers its configuration names, through
+// the official MCP Go SDK: it starts stdio servers as child processes or reaches streamable
+// HTTP ones, lists their tools, and calls them. Every worker host reads the same
+// configuration, so any of them can make any session's tool calls.
+//
+// A tool is named by its server's name and the server's own name of it, joined by a dot:
+// "literature.search".
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// DefaultTimeout is how long one call may take when a server's configuration sets none.
+const DefaultTimeout = 30 * time.Second
+
+// Config is the tool servers a worker connects to, read from a YAML or JSON file:
+//
+//	servers:
+//	  - name: literature
+//	    command: [bin/literature, --library, /data/zotero]
+//	    rate: 10        # calls per second, across every worker
+//	    timeout: 30s    # one call
+//	  - name: pubmed
+//	    url: https://mcp.example.org/mcp
+//	    headers: {Authorization: "Bearer ${PUBMED_TOKEN}"}
+type Config struct {
+	Servers []Server `json:"servers" yaml:"servers"`
+}
+
+// Server is one tool server: a command speaking MCP over stdio, or a streamable HTTP
+// endpoint.
+type Server struct {
+	Name string `json:"name" yaml:"name"`
+	// Command is the program and its arguments, for a stdio server. It runs in Dir (the
+	// worker's directory if empty) with an environment of PATH, HOME, LANG and TMPDIR and
+	// the variables Env names, no more: the worker's model keys stay with the worker.
+	Command []string `json:"command,omitempty" yaml:"command,omitempty"`
+	Dir     string   `json:"dir,omitempty" yaml:"dir,omitempty"`
+	Env     []string `json:"env,omitempty" yaml:"env,omitempty"`
+	// URL is a streamable HTTP endpoint. Its Headers' values may name variables of the
+	// worker's environment as ${NAME}, so that tokens stay out of the file.
+	URL     string            `json:"url,omitempty" yaml:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty" yaml:"headers,omitempty"`
+	// Rate is how many calls per second the server takes, across every worker and session
+	// (0: no limit). Temporal enforces it: each server's calls have a task queue of their
+	// own, whose activities-per-second limit holds for all its workers.
+	Rate float64 `json:"rate,omitempty" yaml:"rate,omitempty"`
+	// Timeout bounds one call (DefaultTimeout if 0); a call that takes longer is retried,
+	// then handed to the model as a tool error.
+	Timeout research.Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+}
+
+// CallTimeout is how long one call to the server may take.
+func (s Server) CallTimeout() time.Duration {
+	if s.Timeout > 0 {
+		return time.Duration(s.Timeout)
+	}
+	return DefaultTimeout
+}
+
+// Load reads a configuration file (YAML, of which JSON is a part) and checks it against
+// the worker's environment, so that a mistake stops the worker at start rather than a
+// session an hour later.
+func Load(path string, env func(string) string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("tools: %w", err)
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true) // a misspelt field is a mistake, not a default
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("tools: %s: %v", path, err)
+	}
+	if err := c.Check(env); err != nil {
+		return Config{}, fmt.Errorf("tools: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Check refuses a configuration the worker could not use, naming the server and what to fix.
+func (c Config) Check(env func(string) string) error {
+	seen := map[string]bool{}
+	for i, s := range c.Servers {
+		what := fmt.Sprintf("server %d (%s)", i+1, s.Name)
+		if err := research.CheckServerName(s.Name); err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("%s: the name is used twice; give each server its own", what)
+		}
+		seen[s.Name] = true
+		switch {
+		case len(s.Command) > 0 && s.URL != "":
+			return fmt.Errorf("%s: give a command (stdio) or a url (streamable HTTP), not both", what)
+		case len(s.Command) == 0 && s.URL == "":
+			return fmt.Errorf("%s: give a command (a stdio server) or a url (a streamable HTTP server)", what)
+		case len(s.Command) > 0 && strings.TrimSpace(s.Command[0]) == "":
+			return fmt.Errorf("%s: the command's program is empty", what)
+		case s.Rate < 0:
+			return fmt.Errorf("%s: rate is %v; give calls per second, or 0 for no limit", what, s.Rate)
+		case s.Timeout < 0:
+			return fmt.Errorf("%s: timeout is %s; it must be positive", what, s.Timeout)
+		}
+		if s.URL != "" {
+			u, err := url.Parse(s.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s: url %q is not an http(s) URL", what, s.URL)
+			}
+		}
+		if len(s.Headers) > 0 && s.URL == "" {
+			return fmt.Errorf("%s: headers are for a url server; a command server gets environment variables through env", what)
+		}
+		for _, name := range sortedKeys(s.Headers) {
+			for _, m := range envRef.FindAllStringSubmatch(s.Headers[name], -1) {
+				if env(m[1]) == "" {
+					return fmt.Errorf("%s: header %s names ${%s}, which is not set in the worker's environment", what, name, m[1])
+				}
+			}
+		}
+		for _, v := range s.Env {
+			if env(v) == "" {
+				return fmt.Errorf("%s: env names %s, which is not set in the worker's environment", what, v)
+			}
+		}
+	}
+	return nil
+}
+
+// header is a header's value with the ${NAME}s it names filled in from env.
+func header(value string, env func(string) string) string {
+	return envRef.ReplaceAllStringFunc(value, func(ref string) string { return env(ref[2 : len(ref)-1]) })
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
