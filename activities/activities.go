@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/report"
@@ -57,6 +58,8 @@ type Activities struct {
 	// Sessions finds sessions through Temporal's visibility (the worker's client), to route
 	// a message to the most recent foreground session.
 	Sessions Lister
+	// Tools are the worker's tool servers (tools.Box); nil when it has none.
+	Tools Toolbox
 }
 
 // Application error types the workflow tells apart.
@@ -101,12 +104,16 @@ type GenerateInput struct {
 	Focus        []string   `json:"focus,omitempty"`
 	Strategy     string     `json:"strategy,omitempty"`
 	Context      ContextRef `json:"context"`
+	Loop         Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
 }
 
-// GenerateResult is what the workflow keeps of a new hypothesis.
+// GenerateResult is what the workflow keeps of a new hypothesis, or, at a step of a
+// tool-using turn, the calls the model asked for instead.
 type GenerateResult struct {
-	HypothesisID string         `json:"hypothesis_id"`
-	Title        string         `json:"title"`
+	HypothesisID string         `json:"hypothesis_id,omitempty"`
+	Title        string         `json:"title,omitempty"`
+	References   int            `json:"references,omitempty"` // how many sources it cites
+	Calls        []PendingCall  `json:"calls,omitempty"`
 	Usage        research.Usage `json:"usage"`
 }
 
@@ -116,6 +123,7 @@ type ReviewInput struct {
 	HypothesisID string     `json:"hypothesis_id"`
 	Type         string     `json:"type"`
 	Context      ContextRef `json:"context"`
+	Loop         Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
 }
 
 // ReviewResult is what the workflow keeps of a review.
@@ -126,8 +134,12 @@ type ReviewResult struct {
 	Safety       float64 `json:"safety"` // the safety mark, 0 to 10 (see research.SafetyFloor)
 	Verdict      string  `json:"verdict"`
 	// FailedAssumptions counts the assumptions a deep verification found to fail.
-	FailedAssumptions int            `json:"failed_assumptions,omitempty"`
-	Usage             research.Usage `json:"usage"`
+	FailedAssumptions int `json:"failed_assumptions,omitempty"`
+	// Invented and Unsupported count the hypothesis' citations the check flagged.
+	Invented    int            `json:"invented,omitempty"`
+	Unsupported int            `json:"unsupported,omitempty"`
+	Calls       []PendingCall  `json:"calls,omitempty"` // at a step of a tool-using turn
+	Usage       research.Usage `json:"usage"`
 }
 
 // CompareInput asks for the verdict of one match.
@@ -146,7 +158,11 @@ type CompareResult struct {
 // Generate runs a generation turn: the model proposes a hypothesis, the store keeps it.
 // The prompt carries the shared context in.Context names (plan, meta-review, steering).
 func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateResult, error) {
-	return runTurn(ctx, a, in.Turn, AgentGeneration, func(m Model) (GenerateResult, string, error) {
+	t, rec := in.Turn, stepRecord(in.Loop)
+	if in.Loop.On() {
+		t.TurnID = StepID(in.TurnID, in.Loop.Step)
+	}
+	return runStep(ctx, a, t, AgentGeneration, rec, func(m Model) (GenerateResult, string, error) {
 		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return GenerateResult{}, "", err
@@ -158,13 +174,37 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 			c.Focus = focus
 		}
 		req := research.GenerateRequest{
-			TurnID: in.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
+			TurnID: t.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
 			Focus: focus, Strategy: in.Strategy, Context: c, Seed: in.Seed,
 		}
-		req.Prompt = prompt.Generate(req)
-		h, usage, err := m.Generate(ctx, req)
-		if err != nil {
-			return GenerateResult{}, req.Prompt, err
+		var (
+			h     research.Hypothesis
+			usage research.Usage
+		)
+		if in.Loop.On() {
+			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
+				return GenerateResult{}, "", err
+			}
+			req.Prompt = prompt.Generate(req)
+			sm, err := stepper(m)
+			if err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
+			st, u, err := sm.GenerateStep(ctx, req)
+			if err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
+			if len(st.Calls) > 0 {
+				return GenerateResult{Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+			}
+			answered(rec)
+			h, usage = st.Answer, u
+			h.References = citation.Resolve(h.References, foundIn(req.Tooling), nil)
+		} else {
+			req.Prompt = prompt.Generate(req)
+			if h, usage, err = m.Generate(ctx, req); err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
 		}
 		h.ID, h.Goal = in.HypothesisID, in.Goal
 		if h.Origin == "" {
@@ -178,9 +218,22 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 	})
 }
 
+// stepRecord is the record a step of a tool-using turn fills in, or nil for a turn
+// without tools.
+func stepRecord(l Loop) *store.Turn {
+	if !l.On() {
+		return nil
+	}
+	return &store.Turn{}
+}
+
 // Review runs a reflection turn on one hypothesis, in the shared context in.Context names.
 func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, error) {
-	return runTurn(ctx, a, in.Turn, AgentReflection, func(m Model) (ReviewResult, string, error) {
+	t, rec := in.Turn, stepRecord(in.Loop)
+	if in.Loop.On() {
+		t.TurnID = StepID(in.TurnID, in.Loop.Step)
+	}
+	return runStep(ctx, a, t, AgentReflection, rec, func(m Model) (ReviewResult, string, error) {
 		h, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID)
 		if err != nil {
 			return ReviewResult{}, "", err
@@ -189,11 +242,35 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 		if err != nil {
 			return ReviewResult{}, "", err
 		}
-		req := research.ReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
-		req.Prompt = prompt.Review(req)
-		r, usage, err := m.Review(ctx, req)
-		if err != nil {
-			return ReviewResult{}, req.Prompt, err
+		req := research.ReviewRequest{TurnID: t.TurnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
+		var (
+			r     research.Review
+			usage research.Usage
+		)
+		if in.Loop.On() {
+			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
+				return ReviewResult{}, "", err
+			}
+			req.Prompt = prompt.Review(req)
+			sm, err := stepper(m)
+			if err != nil {
+				return ReviewResult{}, req.Prompt, err
+			}
+			st, u, err := sm.ReviewStep(ctx, req)
+			if err != nil {
+				return ReviewResult{}, req.Prompt, err
+			}
+			if len(st.Calls) > 0 {
+				return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+			}
+			answered(rec)
+			r, usage = st.Answer, u
+			r.References = citation.Resolve(r.References, foundIn(req.Tooling), nil)
+		} else {
+			req.Prompt = prompt.Review(req)
+			if r, usage, err = m.Review(ctx, req); err != nil {
+				return ReviewResult{}, req.Prompt, err
+			}
 		}
 		r.HypothesisID, r.Type = h.ID, in.Type
 		if r.Reviewer == "" {
@@ -201,6 +278,9 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 		}
 		if in.Type == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
 			return ReviewResult{}, req.Prompt, malformed(errors.New("a deep verification review lists no assumptions"))
+		}
+		if err := a.checkCitations(ctx, in.SessionID, h, &r); err != nil {
+			return ReviewResult{}, req.Prompt, err
 		}
 		if err := a.Store.PutReview(ctx, in.SessionID, 0, r); err != nil {
 			return ReviewResult{}, req.Prompt, err
@@ -211,10 +291,19 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 				failed++
 			}
 		}
-		return ReviewResult{
+		res := ReviewResult{
 			HypothesisID: h.ID, Type: in.Type, Score: r.Scores.Overall(), Safety: r.Scores.Safety,
 			Verdict: r.Verdict, FailedAssumptions: failed, Usage: usage,
-		}, req.Prompt, nil
+		}
+		for _, c := range r.Citations {
+			switch c.Verdict {
+			case research.CitationInvented:
+				res.Invented++
+			case research.CitationUnsupported:
+				res.Unsupported++
+			}
+		}
+		return res, req.Prompt, nil
 	})
 }
 
@@ -242,6 +331,12 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 // this turn already succeeded; otherwise call the model while keeping the activity alive, and store the
 // result before returning it. Storing last makes the turn record the commit point.
 func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, call func(Model) (R, string, error)) (R, error) {
+	return runStep(ctx, a, t, agent, nil, call)
+}
+
+// runStep is runTurn for a step of a tool-using turn: rec, filled in by call, is the
+// step's part of the conversation, stored with the step's record.
+func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, rec *store.Turn, call func(Model) (R, string, error)) (R, error) {
 	var zero R
 	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
 		return zero, err
@@ -268,11 +363,14 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 	if err != nil {
 		return zero, err
 	}
-	err = a.Store.PutTurn(ctx, t.SessionID, store.Turn{
+	record := store.Turn{
 		ID: t.TurnID, Agent: agent, Prompt: promptText, Result: result,
 		Usage: usageOf(r), Finished: session.Stamp(time.Now()),
-	})
-	return r, err
+	}
+	if rec != nil {
+		record.Given, record.Said = rec.Given, rec.Said
+	}
+	return r, a.Store.PutTurn(ctx, t.SessionID, record)
 }
 
 // model resolves the model a turn names: first in Models, then through Providers.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -71,7 +72,7 @@ func TestTurnIsIdempotent(t *testing.T) {
 	if m.calls != 1 {
 		t.Fatalf("the model was called %d times for one turn, want 1", m.calls)
 	}
-	if first != second || first.HypothesisID != "h-0001" || first.Title == "" || first.Usage.Requests != 1 {
+	if !reflect.DeepEqual(first, second) || first.HypothesisID != "h-0001" || first.Title == "" || first.Usage.Requests != 1 {
 		t.Fatalf("first %+v, second %+v", first, second)
 	}
 	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0001")

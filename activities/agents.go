@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -54,7 +55,7 @@ func (a *Activities) keep(ctx context.Context, sessionID string, h research.Hypo
 	if err != nil {
 		return GenerateResult{}, err
 	}
-	return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, Usage: usage}, nil
+	return GenerateResult{HypothesisID: stored.ID, Title: stored.Title, References: len(stored.References), Usage: usage}, nil
 }
 
 // putHypothesis stores h and returns the hypothesis the store holds under its id: h, or
@@ -171,7 +172,11 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 // Evolve runs an evolution turn: a new hypothesis, with id in.HypothesisID, evolved from
 // in.Parents by in.Kind. It never changes a parent; the new hypothesis records them.
 func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult, error) {
-	return runTurn(ctx, a, in.Turn, AgentEvolution, func(m Model) (GenerateResult, string, error) {
+	t, rec := in.Turn, stepRecord(in.Loop)
+	if in.Loop.On() {
+		t.TurnID = StepID(in.TurnID, in.Loop.Step)
+	}
+	return runStep(ctx, a, t, AgentEvolution, rec, func(m Model) (GenerateResult, string, error) {
 		if !slices.Contains(research.EvolutionKinds, in.Kind) {
 			return GenerateResult{}, "", invalid("evolution kind %q is not one of %s", in.Kind, strings.Join(research.EvolutionKinds, ", "))
 		}
@@ -186,21 +191,48 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 			return GenerateResult{}, "", err
 		}
 		parents := make([]research.Hypothesis, len(in.Parents))
+		var inherited []research.Reference
 		for i, id := range in.Parents {
 			parents[i] = found[id]
+			inherited = append(inherited, found[id].References...)
 		}
 		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return GenerateResult{}, "", err
 		}
 		req := research.EvolveRequest{
-			TurnID: in.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal, Kind: in.Kind,
+			TurnID: t.TurnID, HypothesisID: in.HypothesisID, Goal: in.Goal, Kind: in.Kind,
 			Parents: parents, Context: c, Seed: in.Seed,
 		}
-		req.Prompt = prompt.Evolve(req)
-		h, usage, err := m.Evolve(ctx, req)
-		if err != nil {
-			return GenerateResult{}, req.Prompt, err
+		var (
+			h     research.Hypothesis
+			usage research.Usage
+		)
+		if in.Loop.On() {
+			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
+				return GenerateResult{}, "", err
+			}
+			req.Prompt = prompt.Evolve(req)
+			sm, err := stepper(m)
+			if err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
+			st, u, err := sm.EvolveStep(ctx, req)
+			if err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
+			if len(st.Calls) > 0 {
+				return GenerateResult{Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+			}
+			answered(rec)
+			h, usage = st.Answer, u
+			// A parent's source may be cited again without fetching it anew.
+			h.References = citation.Resolve(h.References, foundIn(req.Tooling), inherited)
+		} else {
+			req.Prompt = prompt.Evolve(req)
+			if h, usage, err = m.Evolve(ctx, req); err != nil {
+				return GenerateResult{}, req.Prompt, err
+			}
 		}
 		h.ID, h.Goal, h.Origin, h.Strategy = in.HypothesisID, in.Goal, "evolution", in.Kind
 		h.Parents = slices.Clone(in.Parents)

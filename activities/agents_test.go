@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -393,7 +394,7 @@ func TestAddHypothesis(t *testing.T) {
 	must(t, run(t, env, a.AddHypothesis, in, &again))
 	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-s1")
 	must(t, err)
-	if r != again || r.HypothesisID != "h-s1" || r.Title != in.Title || r.Usage != (research.Usage{}) {
+	if !reflect.DeepEqual(r, again) || r.HypothesisID != "h-s1" || r.Title != in.Title || r.Usage != (research.Usage{}) {
 		t.Errorf("results %+v, %+v", r, again)
 	}
 	if h.Origin != "scientist" || h.Strategy != "scientist" || h.Statement != in.Statement || h.Goal != testGoal || h.Latent != nil {

@@ -3,6 +3,7 @@ package activities
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,7 +117,7 @@ func TestImportHypothesisActivity(t *testing.T) {
 	var r, again GenerateResult
 	must(t, run(t, env, a.ImportHypothesis, in, &r))
 	must(t, run(t, env, a.ImportHypothesis, in, &again))
-	if r != again || r.HypothesisID != "h-0042" || r.Title != "title h-0002" {
+	if !reflect.DeepEqual(r, again) || r.HypothesisID != "h-0042" || r.Title != "title h-0002" {
 		t.Errorf("results %+v, %+v", r, again)
 	}
 	h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0042")

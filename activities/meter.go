@@ -49,6 +49,20 @@ func (m *meter) Overview(ctx context.Context, req research.OverviewRequest) (res
 	return record(m, m.Model.Overview, ctx, req)
 }
 
+// GenerateStep, ReviewStep and EvolveStep meter a tool-using turn's steps; the model
+// behind the meter is a Stepper (see stepper).
+func (m *meter) GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error) {
+	return record(m, m.Model.(Stepper).GenerateStep, ctx, req)
+}
+
+func (m *meter) ReviewStep(ctx context.Context, req research.ReviewRequest) (research.Step[research.Review], research.Usage, error) {
+	return record(m, m.Model.(Stepper).ReviewStep, ctx, req)
+}
+
+func (m *meter) EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error) {
+	return record(m, m.Model.(Stepper).EvolveStep, ctx, req)
+}
+
 // record makes one call through the meter.
 func record[Q, T any](m *meter, call func(context.Context, Q) (T, research.Usage, error), ctx context.Context, req Q) (T, research.Usage, error) {
 	v, u, err := call(ctx, req)

@@ -56,6 +56,7 @@ type EvolveInput struct {
 	Kind         string     `json:"kind"` // research.EvolutionKinds
 	Parents      []string   `json:"parents"`
 	Context      ContextRef `json:"context"`
+	Loop         Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
 }
 
 // ProximityInput asks how similar the new hypotheses are to every other one.

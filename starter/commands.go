@@ -34,6 +34,7 @@ var commandArgs = map[string]string{
 	workflows.Review:        "<id> --hypothesis h-0003 [--score 7.5] [--verdict accept|revise|reject] [--critique C]",
 	workflows.Feedback:      "<id> [--toward T] [--away A]",
 	workflows.SetBudget:     "<id> --tokens N",
+	workflows.AnswerTool:    "<id> --call C (--approve | --reject [--reason R] | --result TEXT | --result-file F)",
 }
 
 // flagOfField names the flag that sets each payload field, for messages.
@@ -57,7 +58,8 @@ func flagOfField(name, field string) string {
 // payloadFields lists the fields a message may start with, longest first where one is a
 // prefix of another.
 var payloadFields = []string{"research_goal", "reason", "goal", "focus", "token_budget", "title", "statement",
-	"rationale", "testable_predictions", "hypothesis_id", "score", "verdict", "critique", "toward", "away"}
+	"rationale", "testable_predictions", "hypothesis_id", "score", "verdict", "critique", "toward", "away",
+	"call", "decision", "result"}
 
 // parseCommand reads `starter NAME <id> [flags]` into the session ID and the command's
 // payload (nil when it has none). The payload is checked with session.ParseCommand, the way
@@ -74,6 +76,8 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		toward, away                  string
 		tokenBudget                   optInt
 		score                         optFloat
+		call, result, resultFile      string
+		approve, reject               bool
 	)
 	switch name {
 	case workflows.Suspend, workflows.Terminate:
@@ -98,10 +102,27 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		fs.StringVar(&away, "away", "", "a direction the agents should leave")
 	case workflows.SetBudget:
 		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap; required)")
+	case workflows.AnswerTool:
+		fs.StringVar(&call, "call", "", "the waiting call, e.g. call-1 (see starter status; required)")
+		fs.BoolVar(&approve, "approve", false, "let the call be made")
+		fs.BoolVar(&reject, "reject", false, "refuse the call; the model goes on without it")
+		fs.StringVar(&reason, "reason", "", "why you refuse it, for the model and the history")
+		fs.StringVar(&result, "result", "", "give the call's result yourself, in place of the tool's")
+		fs.StringVar(&resultFile, "result-file", "", "read the result from this `file` (- for stdin)")
 	}
 	id, err := sessionArg(fs, args)
 	if err != nil {
 		return "", nil, err
+	}
+	if resultFile != "" {
+		b, err := readAll(resultFile)
+		if err != nil {
+			return "", nil, usageErrorf("--result-file: %v", err)
+		}
+		result = string(b)
+	}
+	if approve && reject {
+		return "", nil, usageErrorf("give --approve or --reject, not both")
 	}
 	if predictionsFile != "" {
 		lines, err := readLines(predictionsFile)
@@ -114,7 +135,7 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	arg := map[string]any{}
 	for k, v := range map[string]string{"reason": reason, "goal": goal, "focus": focus, "title": title,
 		"statement": statement, "rationale": rationale, "hypothesis_id": hypothesis, "verdict": verdict,
-		"critique": critique, "toward": toward, "away": away} {
+		"critique": critique, "toward": toward, "away": away, "call": call, "result": result, "decision": decision(approve, reject)} {
 		if v = strings.TrimSpace(v); v != "" {
 			arg[k] = v
 		}
@@ -379,4 +400,23 @@ func commandOutcome(name string, arg map[string]any, s workflows.Status) string 
 		msg += fmt.Sprintf(" (resume it with: starter resume %s)", s.SessionID)
 	}
 	return msg
+}
+
+// decision is answer-tool's decision from its flags ("" when a result is given instead).
+func decision(approve, reject bool) string {
+	switch {
+	case approve:
+		return "approve"
+	case reject:
+		return "reject"
+	}
+	return ""
+}
+
+// readAll reads a file, or stdin for "-".
+func readAll(path string) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(path)
 }

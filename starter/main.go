@@ -46,6 +46,7 @@ func init() {
 		{"archive", archiveArgs, "archive an ended session: hidden from list, still readable", cmdArchive},
 		{"schedule", scheduleArgs, "recurring reviews: create, list, delete or trigger a schedule", cmdSchedule},
 		{"heartbeat", heartbeatArgs, "start the heartbeat session that verifies the latest session's leads", cmdHeartbeat},
+		{"tools", toolsArgs, "list the tools the workers offer, for --tools", cmdTools},
 	}...)
 }
 

@@ -33,19 +33,24 @@ type startOptions struct {
 
 // flagOf names the flag that sets each field research.Validate may complain about.
 var flagOf = map[string]string{
-	"research_goal":              "--goal",
-	"scientist_id":               "--scientist",
-	"config.max_hypotheses":      "--max-hypotheses",
-	"config.time_limit":          "--time-limit",
-	"config.review_types":        "--review-types",
-	"config.safety_level":        "--safety-level",
-	"config.provider":            "--provider",
-	"config.model":               "--model",
-	"config.token_budget":        "--token-budget",
-	"config.convergence_rounds":  "--convergence-rounds",
-	"config.checkpoint_interval": "--checkpoint-interval",
-	"config.top_k":               "--top-k",
-	"config.debate_share":        "--debate-share",
+	"research_goal":                 "--goal",
+	"scientist_id":                  "--scientist",
+	"config.max_hypotheses":         "--max-hypotheses",
+	"config.time_limit":             "--time-limit",
+	"config.review_types":           "--review-types",
+	"config.safety_level":           "--safety-level",
+	"config.provider":               "--provider",
+	"config.model":                  "--model",
+	"config.token_budget":           "--token-budget",
+	"config.convergence_rounds":     "--convergence-rounds",
+	"config.checkpoint_interval":    "--checkpoint-interval",
+	"config.top_k":                  "--top-k",
+	"config.debate_share":           "--debate-share",
+	"config.tools":                  "--tools",
+	"config.tool_calls_per_turn":    "--tool-calls-per-turn",
+	"config.tool_calls_per_session": "--tool-calls-per-session",
+	"config.approve_tools":          "--approve-tools",
+	"config.approval_timeout":       "--approval-timeout",
 }
 
 // maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
@@ -90,6 +95,9 @@ type configFlags struct {
 	checkpointInterval time.Duration
 	reviewTypes        string
 	tokenBudget        optInt
+	tools              string
+	approveTools       string
+	approvalTimeout    time.Duration
 }
 
 // register adds the configuration flags to fs. With inherit, an unset flag keeps the
@@ -117,6 +125,11 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")
 	fs.IntVar(&c.TopK, "top-k", 0, "the size of the top the tournament works to get right and watches for convergence "+def(strconv.Itoa(research.DefaultTopK)))
 	fs.Float64Var(&c.DebateShare, "debate-share", 0, "share of the tournament's boundary matches played as multi-turn debates, 0 to 1 "+def("0: none"))
+	fs.StringVar(&f.tools, "tools", "", "comma-separated tools the agents may call, server.tool or server.* (see starter tools) "+def(": none"))
+	fs.IntVar(&c.ToolCallsPerTurn, "tool-calls-per-turn", 0, "tool calls one agent turn may make before it must answer "+def(strconv.Itoa(research.DefaultToolCallsPerTurn)))
+	fs.IntVar(&c.ToolCallsPerSession, "tool-calls-per-session", 0, "tool calls the whole session may make "+def(strconv.Itoa(research.DefaultToolCallsPerHypothesis)+" per --max-hypotheses"))
+	fs.StringVar(&f.approveTools, "approve-tools", "", "comma-separated tools whose every call waits for your answer (starter answer-tool) "+def(": none"))
+	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long a call waits for your answer before it is refused "+def(research.Duration(research.DefaultApprovalTimeout).String()))
 	seed := "random seed, for reproducible offline sessions"
 	if inherit {
 		seed += " " + def("")
@@ -142,6 +155,9 @@ func (f *configFlags) config() research.Config {
 	c.CheckpointInterval = research.Duration(f.checkpointInterval)
 	c.ReviewTypes = splitList(f.reviewTypes)
 	c.TokenBudget = f.tokenBudget.v
+	c.Tools = splitList(f.tools)
+	c.ApproveTools = splitList(f.approveTools)
+	c.ApprovalTimeout = research.Duration(f.approvalTimeout)
 	return c
 }
 
@@ -252,6 +268,12 @@ func staticDetails(r research.Request) string {
 		fmt.Fprintf(&b, " (model %s)", c.Model)
 	}
 	fmt.Fprintf(&b, "\n- **Token budget:** %s\n", tokenBudgetText(c.TokenBudget))
+	if len(c.Tools) > 0 {
+		fmt.Fprintf(&b, "- **Tools:** %s (%d calls a turn, %d a session)\n", strings.Join(c.Tools, ", "), c.ToolTurnBudget(), c.ToolSessionBudget())
+		if len(c.ApproveTools) > 0 {
+			fmt.Fprintf(&b, "- **Tools that wait for approval:** %s\n", strings.Join(c.ApproveTools, ", "))
+		}
+	}
 	fmt.Fprintf(&b, "- **Seed:** %d\n", c.Seed)
 	return b.String()
 }
@@ -266,7 +288,16 @@ func tokenBudgetText(n int) string {
 func cmdStart(ctx context.Context, args []string) error {
 	o, err := parseStart(args)
 	return withTemporal(err, func(c client.Client, namespace string) error {
-
+		if len(o.req.Config.Tools) > 0 {
+			// A tool the workers do not offer is refused before anything starts.
+			cat, err := catalog(ctx, c)
+			if err != nil {
+				return err
+			}
+			if err := workflows.CheckTools(o.req.Config, cat); err != nil {
+				return invalidSession(err)
+			}
+		}
 		sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 		defer cancel()
 		if _, err := c.ExecuteWorkflow(sctx, startWorkflowOptions(o), workflows.WorkflowType, o.req); err != nil {

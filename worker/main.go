@@ -26,6 +26,13 @@
 //     memory between its tasks; the least recently used is evicted when the cache is full
 //     and rebuilt by replaying its history the next time it has work.
 //
+// Tool servers (MCP) are named by --tools FILE (or COSCI_TOOLS): stdio commands the worker
+// starts, or streamable HTTP endpoints (see internal/tools). Each server's calls have a
+// task queue of their own, workflows.ToolQueue(name), which every worker with the server
+// polls; the server's rate (calls per second) is that queue's TaskQueueActivitiesPerSecond,
+// enforced by the Temporal server across all the workers, so a lab's sessions together
+// never call a literature service faster than it allows.
+//
 // Provider credentials come only from this process's environment (OPENAI_API_KEY,
 // OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); they never travel in a
 // workflow's input or history and are never logged. A session names its provider and
@@ -44,6 +51,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
@@ -52,6 +60,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/tools"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -78,10 +87,14 @@ func run() error {
 	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
 	pricesFile := flag.String("prices", os.Getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
+	toolsFile := flag.String("tools", os.Getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
+	fabricate := flag.Float64("offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
 	flag.Parse()
 	switch {
 	case *errorRate < 0 || *errorRate > 1:
 		return fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", *errorRate)
+	case *fabricate < 0 || *fabricate > 1:
+		return fmt.Errorf("--offline-fabricate is %v; it must be between 0 and 1", *fabricate)
 	case math.IsNaN(*firstBias) || math.Abs(*firstBias) > 10:
 		return fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", *firstBias)
 	case *slots < 1:
@@ -101,7 +114,7 @@ func run() error {
 	}
 	defer st.Close()
 	registry := &provider.Registry{
-		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, ErrorSeed: *errorSeed, FirstBias: *firstBias},
+		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, ErrorSeed: *errorSeed, FirstBias: *firstBias, Fabricate: *fabricate},
 		Env:     os.Getenv,
 		Prices:  prices,
 	}
@@ -109,6 +122,17 @@ func run() error {
 		Store:      st,
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
+	}
+	var servers []tools.Server
+	if *toolsFile != "" {
+		cfg, err := tools.Load(*toolsFile, os.Getenv)
+		if err != nil {
+			return err
+		}
+		box := tools.Open(cfg, os.Getenv, logger)
+		defer box.Close()
+		acts.Tools = box
+		servers = cfg.Servers
 	}
 
 	c, err := connection.Dial(logger)
@@ -154,10 +178,26 @@ func run() error {
 	}
 	defer turns.Stop()
 
+	// One worker per tool server, on the server's own queue, so its rate holds across
+	// every worker of the deployment.
+	var names []string
+	for _, srv := range servers {
+		w := worker.New(c, workflows.ToolQueue(srv.Name), worker.Options{
+			TaskQueueActivitiesPerSecond: srv.Rate,
+			Interceptors:                 classify,
+		})
+		w.RegisterActivityWithOptions(acts.CallTool, activity.RegisterOptions{Name: "CallTool"})
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("cannot start the worker of tool server %s: %w", srv.Name, err)
+		}
+		defer w.Stop()
+		names = append(names, srv.Name)
+	}
+
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", *slots, "rps", rpsText(*rps), "store", st.Location(),
-		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices))
+		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","))
 	return sessions.Run(worker.InterruptCh())
 }
 

@@ -34,7 +34,16 @@ const (
 	Review        = "review"
 	Feedback      = "feedback"
 	SetBudget     = "set-budget"
+	AnswerTool    = "answer-tool" // approve or refuse a tool call that waits, or give its result
 )
+
+// ToolQueue is the task queue of a tool server's calls: the workers that connect to the
+// server poll it, and its activities-per-second limit is the server's rate limit, which
+// the Temporal server enforces across all of them.
+func ToolQueue(server string) string { return "cosci-tools-" + server }
+
+// ToolCatalogWorkflow is the type of the short workflow that lists the workers' tools.
+const ToolCatalogWorkflow = "ToolCatalog"
 
 // Commands lists every command name, in the order of session.Commands, the table that
 // names, describes and parses them.
@@ -147,6 +156,8 @@ type Status struct {
 	// Detail says what an accepted update did, when there is more to say than the state
 	// ("added as h-0013; it enters the tournament next round").
 	Detail string `json:"detail,omitempty"`
+	// Waiting is the tool calls that wait for the scientist's answer (answer-tool).
+	Waiting []session.WaitingCall `json:"waiting,omitempty"`
 }
 
 // AgentStat counts one agent's turns.

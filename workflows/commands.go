@@ -6,6 +6,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/converter"
@@ -159,13 +160,22 @@ func (s *supervisor) check(cmd session.Command) error {
 	case Terminate:
 		return l.Terminate()
 	}
-	if err := l.CanSteer(cmd.Name); err != nil {
+	if cmd.Name == AnswerTool && !l.State.Terminal() {
+		// A call waits while its turn runs: while the session is active, suspended or
+		// ending alike.
+	} else if err := l.CanSteer(cmd.Name); err != nil {
 		return err
 	}
 	if cmd.Name == RefineGoal && cmd.Goal != "" {
 		if err := research.ScreenGoal(cmd.Goal, s.req.Config.SafetyLevel); err != nil {
 			return fmt.Errorf("cannot refine-goal: %w", err)
 		}
+	}
+	if cmd.Name == AnswerTool {
+		if !slices.ContainsFunc(s.Waiting, func(w Waiting) bool { return w.ID == cmd.Call && w.Decision == "" }) {
+			return s.noSuchCall(cmd.Call)
+		}
+		return nil
 	}
 	if cmd.Name == Review {
 		if _, ok := s.index[cmd.HypothesisID]; !ok {
@@ -233,6 +243,14 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 			s.Feedback = append(s.Feedback, "away from: "+cmd.Away)
 		}
 		detail = strings.Join(s.Feedback[max(0, len(s.Feedback)-2):], "; ")
+	case AnswerTool:
+		d, err := s.answerTool(cmd)
+		if err != nil {
+			s.logCommand(cmd.Name, via, false, err.Error())
+			return err
+		}
+		detail = strings.TrimSpace(d + " " + cmd.Reason)
+		s.lastDetail = d
 	}
 	s.logCommand(cmd.Name, via, true, detail)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -163,7 +164,7 @@ func checkRestores(t *testing.T, st *store.Store, id string, sent []activities.C
 		case !slices.Equal(got.Played, w.Played) || !slices.Equal(got.Edges, w.Edges) || !slices.Equal(got.Results, w.Results):
 			t.Errorf("checkpoint %d restores %d pairs, %d similarities and %d results; %d, %d and %d were sent",
 				seq, len(got.Played), len(got.Edges), len(got.Results), len(w.Played), len(w.Edges), len(w.Results))
-		case got.Progress != w.Progress || got.NextID != w.NextID || got.State != w.State:
+		case !reflect.DeepEqual(got.Progress, w.Progress) || got.NextID != w.NextID || got.State != w.State:
 			t.Errorf("checkpoint %d restores progress %+v, next id %d, state %s; sent %+v, %d, %s", seq, got.Progress, got.NextID, got.State, w.Progress, w.NextID, w.State)
 		case matchesIn(got) != got.Progress.MatchesPlayed || len(got.Hypotheses) != got.Progress.HypothesesGenerated:
 			t.Errorf("checkpoint %d holds %d matches and %d hypotheses; its progress says %d matches and %d hypotheses",

@@ -35,6 +35,7 @@ func (s *supervisor) status() Status {
 		Goal:        s.Goal,
 		StartedAt:   session.Stamp(s.StartedAt),
 		UpdatedAt:   session.Stamp(s.UpdatedAt),
+		Waiting:     s.waiting(),
 	}
 }
 
@@ -58,6 +59,9 @@ func (s *supervisor) progress(ctx workflow.Context) session.Progress {
 		LastCheckpoint:      s.LastCheckpoint,
 		Checkpoints:         s.Checkpoints,
 		State:               s.Life.State,
+		ToolCalls:           s.ToolCalls,
+		ToolErrors:          s.ToolErrors,
+		Waiting:             s.waiting(),
 	}
 }
 

@@ -8,4 +8,5 @@ func Register(r interface{ RegisterWorkflow(any) }) {
 	r.RegisterWorkflow(Subagent)
 	r.RegisterWorkflow(Heartbeat)
 	r.RegisterWorkflow(ArchiveSession)
+	r.RegisterWorkflow(ToolCatalog)
 }

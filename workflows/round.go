@@ -29,6 +29,7 @@ func (s *supervisor) round(ctx workflow.Context) {
 	}
 	fresh := s.storeAdded(ctx)
 	fresh = append(fresh, s.storeImports(ctx)...)
+	fresh = append(fresh, s.takeLate()...)
 	fresh = append(fresh, s.generate(ctx, work.Generate)...)
 	fresh = append(fresh, s.evolve(ctx, work.Evolve)...)
 	s.proximity(ctx, fresh)
@@ -103,14 +104,15 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 			Context:      s.contextRef(),
 		}
 		summary := fmt.Sprintf("generate hypothesis %d/%d (%s, %s)", s.Generated+s.Evolved+i+1, s.req.Config.MaxHypotheses, id, strategies[i])
-		out, err := turn(ctx, s, activities.AgentGeneration, summary, in.Turn, id, a.Generate, in)
+		tools := s.toolsFor(activities.AgentGeneration, strategies[i])
+		out, err := toolTurn(ctx, s, activities.AgentGeneration, summary, in.Turn, id, a.Generate, in, tools, (*activities.GenerateInput).SetLoop)
 		if err != nil {
 			return
 		}
 		s.Usage = s.Usage.Add(out.Usage)
-		s.add(session.Entry{ID: id, Title: out.Title, Origin: "generation", Strategy: strategies[i], Round: s.Rounds, Elo: tournament.InitialElo})
+		s.add(session.Entry{ID: id, Title: out.Title, Origin: "generation", Strategy: strategies[i], Round: s.Rounds, Elo: tournament.InitialElo, References: out.References})
 		s.Generated++
-		ids[i] = id
+		s.deliver(ctx, ids, i, id)
 	})
 	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
 }
@@ -140,16 +142,34 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 		id := s.newID()
 		in := activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parents, Context: s.contextRef()}
 		summary := fmt.Sprintf("evolve %s by %s into %s", strings.Join(parents, " + "), kinds[i], id)
-		out, err := turn(ctx, s, activities.AgentEvolution, summary, in.Turn, id, a.Evolve, in)
+		tools := s.toolsFor(activities.AgentEvolution, kinds[i])
+		out, err := toolTurn(ctx, s, activities.AgentEvolution, summary, in.Turn, id, a.Evolve, in, tools, (*activities.EvolveInput).SetLoop)
 		if err != nil {
 			return
 		}
 		s.Usage = s.Usage.Add(out.Usage)
-		s.add(session.Entry{ID: id, Title: out.Title, Origin: "evolution", Strategy: kinds[i], Parents: parents, Round: s.Rounds, Elo: tournament.InitialElo})
+		s.add(session.Entry{ID: id, Title: out.Title, Origin: "evolution", Strategy: kinds[i], Parents: parents, Round: s.Rounds, Elo: tournament.InitialElo, References: out.References})
 		s.Evolved++
-		ids[i] = id
+		s.deliver(ctx, ids, i, id)
 	})
 	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+}
+
+// deliver hands a new hypothesis to its parallel step (ids[i]), or, if the step moved on
+// while its turn waited for the scientist, to the next round (Late).
+func (s *supervisor) deliver(ctx workflow.Context, ids []string, i int, id string) {
+	if late(ctx) {
+		s.Late = append(s.Late, id)
+		return
+	}
+	ids[i] = id
+}
+
+// takeLate takes the hypotheses that arrived after their round's step.
+func (s *supervisor) takeLate() []string {
+	ids := s.Late
+	s.Late = nil
+	return ids
 }
 
 // storeAdded stores the hypotheses the scientist added since the last round; they enter
@@ -262,7 +282,8 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 			return
 		}
 		in := activities.ReviewInput{Turn: s.turnInput("review-" + id + "-" + typ), HypothesisID: id, Type: typ, Context: s.contextRef()}
-		out, err := turn(ctx, s, activities.AgentReflection, fmt.Sprintf("review %s (%s)", id, typ), in.Turn, id, a.Review, in)
+		tools := s.toolsFor(activities.AgentReflection, typ)
+		out, err := toolTurn(ctx, s, activities.AgentReflection, fmt.Sprintf("review %s (%s)", id, typ), in.Turn, id, a.Review, in, tools, (*activities.ReviewInput).SetLoop)
 		if err != nil {
 			return
 		}
@@ -270,6 +291,7 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 		e := &s.Entries[s.index[id]]
 		e.Score = (e.Score*float64(e.Reviews) + out.Score) / float64(e.Reviews+1)
 		e.Reviews++
+		e.Flagged = max(e.Flagged, out.Invented+out.Unsupported) // every review checks the same citations
 		s.Reviews++
 		if out.Safety < floor && e.Excluded == "" {
 			e.Excluded = fmt.Sprintf("unsafe: the %s review scored its safety %.1f, below the %s floor %.1f",

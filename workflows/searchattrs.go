@@ -71,6 +71,15 @@ func (s *supervisor) details(ctx workflow.Context) string {
 	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
 	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
 		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
+	if len(s.req.Config.Tools) > 0 {
+		b.WriteString(fmt.Sprintf("\n**Tools:** %d calls of %d (%d failed or errors) · %s\n", s.ToolCalls, s.req.Config.ToolSessionBudget(), s.ToolErrors, strings.Join(s.req.Config.Tools, ", ")))
+	}
+	if ws := s.waiting(); len(ws) > 0 {
+		b.WriteString("\n**Waiting for the scientist** (answer-tool):\n\n| call | tool | about | since |\n|---|---|---|---|\n")
+		for _, w := range ws {
+			b.WriteString(fmt.Sprintf("| %s | %s | %s | %s |\n", w.ID, w.Tool, strings.ReplaceAll(w.Brief, "|", "/"), w.Since))
+		}
+	}
 	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
 	for _, st := range s.Agents {
 		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))

@@ -77,10 +77,16 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		return s.refuse(ctx, err)
 	}
 	s.move(ctx, "start", (*session.Lifecycle).Start, "session started")
-	if restored {
-		return nil
+	if !restored {
+		if err := s.registerCommands(ctx); err != nil {
+			return err
+		}
 	}
-	return s.registerCommands(ctx)
+	// The first thing a session with tools does: check that the workers offer them.
+	if err := s.checkTools(ctx); err != nil {
+		return s.refuse(ctx, err)
+	}
+	return nil
 }
 
 // research is the supervisor's loop, then the end of the session.
@@ -92,6 +98,8 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			break
 		}
 		if s.continueAsNewDue(ctx) {
+			// A turn waiting for the scientist cannot move to the next run: wait for it.
+			s.wait(ctx, func() bool { return s.toolTurns == 0 })
 			if err := s.continueAsNew(ctx); err != nil {
 				return Result{}, err
 			}
@@ -144,6 +152,11 @@ type supervisor struct {
 	autoResumed bool
 	storeFlaps  int
 	now         func() time.Time // workflow time, for records made outside a context
+	// Tool-using turns in flight, the calls that wait for the scientist, and whether the
+	// session is ending (waiting calls are then refused).
+	toolTurns    int
+	Waiting      []Waiting
+	closingTools bool
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the
@@ -236,6 +249,16 @@ type Carried struct {
 	// continued as new has dropped their records.
 	Delegated []string `json:"delegated,omitempty"`
 	Imports   []Import `json:"imports,omitempty"`
+
+	// Tool use: calls made, those that failed or returned a tool error, whether the
+	// session's tool budget is spent, and how many calls waited for the scientist (to
+	// name the next one). Late are hypotheses whose turns waited for the scientist and
+	// finished after their round's step: the next round takes them in.
+	ToolCalls  int      `json:"tool_calls,omitempty"`
+	ToolErrors int      `json:"tool_errors,omitempty"`
+	ToolsSpent bool     `json:"tools_spent,omitempty"`
+	CallSeq    int      `json:"call_seq,omitempty"`
+	Late       []string `json:"late,omitempty"`
 }
 
 // Added is a scientist's hypothesis accepted but not stored yet.
@@ -362,6 +385,9 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	if s.hasSubagents() {
 		s.awaitSubagents(ctx)
 	}
+	// Turns still waiting for the scientist are refused their calls, and finish.
+	s.closingTools = true
+	s.wait(ctx, func() bool { return s.toolTurns == 0 })
 	s.storeAdded(ctx)
 	s.storeImports(ctx)
 	s.storeManualReviews(ctx)

@@ -32,15 +32,20 @@ func (s *supervisor) suspendBecause(ctx workflow.Context, reason string) {
 
 // parallel runs fn(i) for i in [0, n) as workflow coroutines and waits for all of them,
 // serving checkpoint requests while it waits.
+//
+// A coroutine whose turn waits for the scientist's approval of a tool call (it is
+// parked) is not waited for: the step moves on, and the turn finishes late (see late).
 func (s *supervisor) parallel(ctx workflow.Context, n int, fn func(ctx workflow.Context, i int)) {
-	done := 0
+	g := &group{n: n}
+	gctx := workflow.WithValue(ctx, groupKey{}, g)
 	for i := range n {
-		workflow.Go(ctx, func(ctx workflow.Context) {
-			defer func() { done++ }()
+		workflow.Go(gctx, func(ctx workflow.Context) {
+			defer func() { g.done++ }()
 			fn(ctx, i)
 		})
 	}
-	s.wait(ctx, func() bool { return done == n })
+	s.wait(ctx, func() bool { return g.done+g.parked == n })
+	g.over = true
 }
 
 // wait blocks until cond holds, writing any checkpoint the scientist asks for meanwhile
@@ -92,6 +97,14 @@ func (s *supervisor) activeTime(ctx workflow.Context) time.Duration {
 // are fn's types. t is the turn's identity; hypothesis the one it concerns, if any.
 func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary string, t activities.Turn, hypothesis string,
 	fn func(context.Context, In) (Out, error), in In) (Out, error) {
+	out, err := runTurnActivity(ctx, s, agent, summary, fn, in)
+	s.book(ctx, agent, summary, t, hypothesis, err)
+	return out, err
+}
+
+// runTurnActivity runs a provider turn's activity (or one step of a tool-using turn),
+// waiting out a fault of the session store.
+func runTurnActivity[In, Out any](ctx workflow.Context, s *supervisor, agent, summary string, fn func(context.Context, In) (Out, error), in In) (Out, error) {
 	var out Out
 	opts := turnOptions(summary)
 	if agent == activities.AgentProximity {
@@ -99,6 +112,12 @@ func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary strin
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
 	err := s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
+	return out, err
+}
+
+// book records a finished (or failed) turn: the agent's statistics, the event log, the
+// Web UI's details, and whether a checkpoint is due.
+func (s *supervisor) book(ctx workflow.Context, agent, summary string, t activities.Turn, hypothesis string, err error) {
 	stat := &s.Agents[slices.IndexFunc(s.Agents, func(st AgentStat) bool { return st.Agent == agent })]
 	stat.Turns++
 	ev := session.Event{Kind: session.EventTurn, Turn: t.TurnID, Hypothesis: hypothesis, Detail: summary}
@@ -122,7 +141,6 @@ func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary strin
 	if s.intervalCheckpointDue(ctx) {
 		s.CheckpointWanted = true // written by the round's wait, between turns
 	}
-	return out, err
 }
 
 func (s *supervisor) turnInput(turnID string) activities.Turn {

@@ -1,0 +1,135 @@
+package activities
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/tools/toolstest"
+)
+
+func (c *counting) GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error) {
+	c.calls++
+	return c.Offline.GenerateStep(ctx, req)
+}
+
+// TestToolLoopSteps walks a grounded generation step by step, as the workflow does: each
+// step is stored and not asked of the model again when retried; each call's result goes
+// to the audit trail; the answer's references carry the library's details and the digest
+// of the result they quote; and a review checks them.
+func TestToolLoopSteps(t *testing.T) {
+	var served toolstest.Calls
+	m := &counting{}
+	env, a := newActivities(t, m)
+	a.Tools = toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(&served)})
+	ctx := t.Context()
+	in := generateInput("generate-h-0001")
+	in.Strategy = research.StrategyLiterature
+	loop := Loop{Tools: []string{"literature.search", "literature.fetch"}}
+
+	var given []ToolOutcome
+	var out GenerateResult
+	for step := 1; step <= 4; step++ {
+		loop.Step, loop.Given = step, given
+		in.Loop = loop
+		calls := m.calls
+		out = GenerateResult{}
+		must(t, run(t, env, a.Generate, in, &out))
+		var again GenerateResult
+		must(t, run(t, env, a.Generate, in, &again)) // a retry of the same step
+		if m.calls != calls+1 {
+			t.Fatalf("step %d asked the model %d times", step, m.calls-calls)
+		}
+		if len(out.Calls) == 0 {
+			break
+		}
+		rec, ok, err := a.Store.Turn(ctx, "s-1", StepID("generate-h-0001", step))
+		if err != nil || !ok || rec.Said == nil || len(rec.Said.Calls) != len(out.Calls) {
+			t.Fatalf("step %d's record %+v, %v, %v", step, rec, ok, err)
+		}
+		given = nil
+		for i, c := range out.Calls {
+			var res ToolCallResult
+			must(t, run(t, env, a.CallTool, ToolCallInput{SessionID: "s-1", TurnID: "generate-h-0001", Step: step, Call: i}, &res))
+			tr, err := a.Store.ToolRecord(ctx, "s-1", res.Source)
+			if err != nil || tr.Tool != c.Name || res.IsError {
+				t.Fatalf("call %s: %+v, record %+v, %v", c.Name, res, tr, err)
+			}
+			given = append(given, ToolOutcome{CallID: c.ID, Name: c.Name, Source: res.Source})
+		}
+	}
+	if out.HypothesisID != "h-0001" || out.References == 0 {
+		t.Fatalf("the turn's answer: %+v", out)
+	}
+	if served.Of("search") != 1 || served.Of("fetch") != 2 {
+		t.Errorf("the server answered %d searches and %d fetches; want 1 and 2", served.Of("search"), served.Of("fetch"))
+	}
+	h, err := a.Store.Hypothesis(ctx, "s-1", "h-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range h.References {
+		if r.Source == "" || r.Title == "" || len(r.Authors) == 0 || r.Year == 0 {
+			t.Errorf("reference %+v lacks the library's details", r)
+		}
+	}
+	var rv ReviewResult
+	must(t, run(t, env, a.Review, ReviewInput{Turn: Turn{SessionID: "s-1", TurnID: "review-h-0001-initial", Goal: in.Goal, Provider: "offline"}, HypothesisID: "h-0001", Type: research.ReviewInitial}, &rv))
+	reviews, err := a.Store.Reviews(ctx, "s-1", "h-0001")
+	if err != nil || len(reviews) != 1 || len(reviews[0].Citations) != len(h.References) || rv.Invented+rv.Unsupported != 0 {
+		t.Fatalf("review %+v, stored %+v, %v", rv, reviews, err)
+	}
+	for _, c := range reviews[0].Citations {
+		if c.Verdict != research.CitationVerified {
+			t.Errorf("a genuine citation was flagged: %+v", c)
+		}
+	}
+}
+
+// TestFlaggedCitationCostsScore: a review of a hypothesis that cites what no tool
+// returned flags it, says so in the critique, and scores it lower than the same review
+// (same turn, same model stream) of the same hypothesis without that citation.
+func TestFlaggedCitationCostsScore(t *testing.T) {
+	env, a := newActivities(t, &simulator.Offline{})
+	ctx := t.Context()
+	clean := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Predictions: []string{"p"}, Goal: "g", Origin: "generation"}
+	cites := clean
+	cites.References = []research.Reference{{ID: "10.5555/cosci.invented", Quote: "a claim"}}
+	must(t, a.Store.PutHypothesis(ctx, "with", cites))
+	must(t, a.Store.PutHypothesis(ctx, "without", clean))
+	review := func(sessionID string) ReviewResult {
+		var r ReviewResult
+		must(t, run(t, env, a.Review, ReviewInput{Turn: Turn{SessionID: sessionID, TurnID: "review-h-0001", Goal: "g", Provider: "offline", Seed: 1}, HypothesisID: "h-0001", Type: research.ReviewInitial}, &r))
+		return r
+	}
+	flagged, plain := review("with"), review("without")
+	if flagged.Invented != 1 || plain.Invented != 0 {
+		t.Fatalf("invented citations %d and %d, want 1 and 0", flagged.Invented, plain.Invented)
+	}
+	if flagged.Score > plain.Score-0.5 {
+		t.Errorf("score %.2f with an invented citation, %.2f without", flagged.Score, plain.Score)
+	}
+	rs, err := a.Store.Reviews(ctx, "with", "h-0001")
+	if err != nil || !strings.Contains(rs[0].Critique, "10.5555/cosci.invented (no tool returned it)") {
+		t.Errorf("critique %q, %v", rs[0].Critique, err)
+	}
+}
+
+// A model that cannot take steps is refused a tool-using turn, clearly and for good.
+func TestModelWithoutTools(t *testing.T) {
+	env, a := newActivities(t, onlyModel{&simulator.Offline{}})
+	a.Tools = toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(nil)})
+	in := generateInput("generate-h-0001")
+	in.Loop = Loop{Step: 1, Tools: []string{"literature.search"}}
+	_, err := env.ExecuteActivity(a.Generate, in)
+	if err == nil || !strings.Contains(err.Error(), "cannot call tools") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// onlyModel hides a model's step methods.
+type onlyModel struct{ Model }

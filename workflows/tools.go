@@ -1,0 +1,401 @@
+package workflows
+
+// Tool-using turns: the loop of model steps and tool calls, each an activity, so a worker
+// killed mid-loop resumes at the last completed step and never pays twice for a model
+// call that succeeded. The loop is bounded by a budget of calls per turn and per session;
+// a call the session config marks for approval waits for the scientist, while the rest
+// of the session carries on.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// maxExtraSteps bounds a tool-using turn's steps beyond its call budget: a model that
+// answers each result with one more call still ends.
+const maxExtraSteps = 2
+
+// Waiting is a tool call waiting for the scientist's answer (the answer-tool command).
+type Waiting struct {
+	ID    string    `json:"id"` // what the answer names: "call-3"
+	Turn  string    `json:"turn"`
+	Tool  string    `json:"tool"`
+	Brief string    `json:"brief,omitempty"` // the call's main argument
+	Since time.Time `json:"since"`
+	// The answer, once given: "approve", "reject" or "result" (the scientist's own result).
+	Decision string `json:"decision,omitempty"`
+	Result   string `json:"result,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// toolsFor is the tools a turn of the agent may call: the session's, for generation by
+// literature exploration, full reviews and deep verifications, and evolution; none once
+// the session's tool budget is spent.
+func (s *supervisor) toolsFor(agent, kind string) []string {
+	tools := s.req.Config.Tools
+	if len(tools) == 0 {
+		return nil
+	}
+	switch {
+	case agent == activities.AgentGeneration && kind == research.StrategyLiterature:
+	case agent == activities.AgentReflection && (kind == research.ReviewFull || kind == research.ReviewDeepVerification):
+	case agent == activities.AgentEvolution:
+	default:
+		return nil
+	}
+	if s.ToolCalls >= s.req.Config.ToolSessionBudget() {
+		if !s.ToolsSpent {
+			s.ToolsSpent = true
+			s.note(fmt.Sprintf("the session's tool budget is spent (%d calls): the agents go on without tools", s.ToolCalls))
+		}
+		return nil
+	}
+	return tools
+}
+
+// toolTurn runs a turn that may call tools: a model step (the activity fn, told its step
+// by setLoop), then the calls it asked for, then the next step with their results, until
+// the model answers. A turn without tools is one step, as turn runs it. The turn is
+// booked once, as a whole.
+func toolTurn[In any, Out interface {
+	Pending() []activities.PendingCall
+	Spent() research.Usage
+}](ctx workflow.Context, s *supervisor, agent, summary string, t activities.Turn, hypothesis string,
+	fn func(context.Context, In) (Out, error), in In, tools []string, setLoop func(*In, activities.Loop)) (Out, error) {
+	if len(tools) == 0 {
+		return turn(ctx, s, agent, summary, t, hypothesis, fn, in)
+	}
+	s.toolTurns++
+	defer func() { s.toolTurns-- }()
+	budget := s.req.Config.ToolTurnBudget()
+	loop := activities.Loop{Tools: tools}
+	used, read := 0, ""
+	for step := 1; ; step++ {
+		loop.Step = step
+		loop.Final = used >= budget || step > budget+maxExtraSteps || s.ToolCalls >= s.req.Config.ToolSessionBudget()
+		setLoop(&in, loop)
+		what := summary
+		if step > 1 {
+			what = fmt.Sprintf("%s, step %d%s", summary, step, read)
+		}
+		var out Out
+		var err error
+		if step > 1 && !s.mayStart(ctx) {
+			err = temporal.NewApplicationError("cut short: the session is ending", "CutShort")
+		} else {
+			out, err = runTurnActivity(ctx, s, agent, what, fn, in)
+		}
+		calls := out.Pending()
+		if err != nil || len(calls) == 0 {
+			s.book(ctx, agent, summary, t, hypothesis, err)
+			return out, err
+		}
+		s.Usage = s.Usage.Add(out.Spent()) // the answer's usage is the caller's to add
+		loop.Given, read = s.callTools(ctx, t, step, calls, tools, &used, budget)
+	}
+}
+
+// callTools makes a step's calls at once and returns what each gave, in the calls' order,
+// and a few words on what was read for the next step's summary. A call the session does
+// not allow, or one over the budget, is not made: the model reads why.
+func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int, calls []activities.PendingCall, tools []string, used *int, budget int) ([]activities.ToolOutcome, string) {
+	outcomes := make([]activities.ToolOutcome, len(calls))
+	counts := make([]int, len(calls))
+	done := 0
+	for i, c := range calls {
+		outcomes[i] = activities.ToolOutcome{CallID: c.ID, Name: c.Name}
+		counts[i] = -1
+		switch {
+		case !allows(tools, c.Name):
+			outcomes[i].Error = fmt.Sprintf("this session does not let you call %q; call one of %s", c.Name, strings.Join(tools, ", "))
+			done++
+			continue
+		case *used >= budget || s.ToolCalls >= s.req.Config.ToolSessionBudget():
+			outcomes[i].Error = "the tool budget is spent; answer with what the tools have returned"
+			done++
+			continue
+		}
+		*used++
+		s.ToolCalls++
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			defer func() { done++ }()
+			outcomes[i], counts[i] = s.callTool(ctx, t, step, i, c)
+		})
+	}
+	s.wait(ctx, func() bool { return done == len(calls) })
+	var read []string
+	for i, c := range calls {
+		if counts[i] >= 0 {
+			read = append(read, fmt.Sprintf("%d results of %s", counts[i], toolLabel(c.Name)))
+		}
+	}
+	if len(read) == 0 {
+		return outcomes, ""
+	}
+	return outcomes, ": read " + strings.Join(read, ", ")
+}
+
+// allows says whether the turn's tools (names, or server.*) cover the call.
+func allows(tools []string, name string) bool {
+	server, _, _ := strings.Cut(name, ".")
+	return slices.Contains(tools, name) || slices.Contains(tools, server+".*")
+}
+
+// toolLabel names a tool as a summary reads: "search literature" for literature.search.
+func toolLabel(name string) string {
+	server, tool, ok := strings.Cut(name, ".")
+	if !ok {
+		return name
+	}
+	return tool + " " + server
+}
+
+// callTool makes one call, after the scientist's approval if the session asks for it,
+// and books it in the event log. Its outcome is the result's audit record, or what went
+// wrong, for the model to read: a tool that fails past its retries fails the call, not
+// the turn.
+func (s *supervisor) callTool(ctx workflow.Context, t activities.Turn, step, i int, c activities.PendingCall) (activities.ToolOutcome, int) {
+	out := activities.ToolOutcome{CallID: c.ID, Name: c.Name}
+	label := toolLabel(c.Name)
+	if c.Brief != "" {
+		label += ": " + c.Brief
+	}
+	in := activities.ToolCallInput{SessionID: s.id, TurnID: t.TurnID, Step: step, Call: i}
+	if s.req.Config.NeedsApproval(c.Name) {
+		w := s.askScientist(ctx, t, c)
+		switch w.Decision {
+		case "approve":
+		case "result":
+			var res activities.ToolCallResult
+			actx := workflow.WithActivityOptions(ctx, storeOptions("the scientist's result for "+label))
+			if err := workflow.ExecuteActivity(actx, a.SupplyToolResult, activities.SuppliedResult{ToolCallInput: in, Content: w.Result}).Get(ctx, &res); err != nil {
+				out.Error = "the scientist's result could not be stored: " + errorText(err)
+				s.ToolErrors++
+				return out, -1
+			}
+			s.logTool(t, label+" (the scientist's result)")
+			out.Source = res.Source
+			return out, -1
+		default:
+			out.Error = "the scientist refused this call"
+			if w.Reason != "" {
+				out.Error += ": " + w.Reason
+			}
+			out.Error += "; do without it"
+			s.logTool(t, label+" refused: "+orDefault(w.Reason, "no reason given"))
+			return out, -1
+		}
+	}
+	var res activities.ToolCallResult
+	actx := workflow.WithActivityOptions(ctx, toolOptions(c.Name, label))
+	err := workflow.ExecuteActivity(actx, a.CallTool, in).Get(ctx, &res)
+	if err != nil {
+		s.ToolErrors++
+		out.Error = "the tool failed: " + errorText(err) + "; do without it, or try another call"
+		s.logTool(t, label+" failed: "+errorText(err))
+		return out, -1
+	}
+	out.Source, out.IsError = res.Source, res.IsError
+	switch {
+	case res.IsError:
+		s.ToolErrors++
+		s.logTool(t, label+" (tool error: "+res.Note+")")
+	case res.Results >= 0:
+		s.logTool(t, fmt.Sprintf("%s (%d results)", label, res.Results))
+	default:
+		s.logTool(t, label)
+	}
+	return out, res.Results
+}
+
+func (s *supervisor) logTool(t activities.Turn, detail string) {
+	s.log(session.Event{Kind: session.EventTool, Turn: t.TurnID, Detail: detail})
+}
+
+// toolOptions: a call runs on its server's task queue, whose rate limit holds across
+// every worker; the server's own timeout bounds each attempt (the worker enforces it),
+// and a dead worker is noticed by the heartbeat. A few retries, then the model is told.
+func toolOptions(name, summary string) workflow.ActivityOptions {
+	server, _, _ := strings.Cut(name, ".")
+	return workflow.ActivityOptions{
+		TaskQueue:           ToolQueue(server),
+		Summary:             summary,
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        10 * time.Second,
+			MaximumAttempts:        3,
+			NonRetryableErrorTypes: []string{activities.ErrUnknownTool, activities.ErrInvalidInput},
+		},
+	}
+}
+
+// askScientist waits for the scientist's answer to a call that needs approval: approve,
+// refuse, or give the result themselves (the answer-tool command). The turn waits; the
+// round goes on without it (see parallel), and so does the session. An answer that does
+// not come within the session's approval timeout, or a session that ends first, refuses
+// the call.
+func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c activities.PendingCall) Waiting {
+	s.CallSeq++
+	w := Waiting{ID: fmt.Sprintf("call-%d", s.CallSeq), Turn: t.TurnID, Tool: c.Name, Brief: c.Brief, Since: workflow.Now(ctx)}
+	s.Waiting = append(s.Waiting, w)
+	s.logTool(t, fmt.Sprintf("%s waits for the scientist's approval: answer-tool {\"call\": %q, \"decision\": \"approve\"}", toolLabel(c.Name), w.ID))
+	s.show(ctx)
+	if g := groupOf(ctx); g != nil {
+		g.parked++
+		defer func() { g.parked-- }()
+	}
+	answered := func() bool {
+		i := slices.IndexFunc(s.Waiting, func(x Waiting) bool { return x.ID == w.ID })
+		return i < 0 || s.Waiting[i].Decision != "" || s.closingTools
+	}
+	ok, _ := workflow.AwaitWithTimeout(ctx, s.req.Config.ApprovalWait(), answered)
+	i := slices.IndexFunc(s.Waiting, func(x Waiting) bool { return x.ID == w.ID })
+	if i >= 0 {
+		w = s.Waiting[i]
+		s.Waiting = slices.Delete(s.Waiting, i, i+1)
+	}
+	switch {
+	case w.Decision != "":
+	case !ok:
+		w.Decision, w.Reason = "reject", fmt.Sprintf("no answer within %s", research.Duration(s.req.Config.ApprovalWait()))
+	default:
+		w.Decision, w.Reason = "reject", "the session is ending"
+	}
+	s.show(ctx)
+	return w
+}
+
+// answerTool applies the scientist's answer to a waiting call.
+func (s *supervisor) answerTool(cmd session.Command) (string, error) {
+	i := slices.IndexFunc(s.Waiting, func(x Waiting) bool { return x.ID == cmd.Call && x.Decision == "" })
+	if i < 0 {
+		return "", s.noSuchCall(cmd.Call)
+	}
+	w := &s.Waiting[i]
+	w.Decision, w.Reason, w.Result = cmd.Decision, cmd.Reason, cmd.Result
+	return fmt.Sprintf("%s %s: %s", w.ID, toolLabel(w.Tool), w.Decision), nil
+}
+
+// noSuchCall is the error for an answer to a call that is not waiting.
+func (s *supervisor) noSuchCall(id string) error {
+	var ids []string
+	for _, w := range s.Waiting {
+		if w.Decision == "" {
+			ids = append(ids, w.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("cannot answer %q: no tool call is waiting for an answer", id)
+	}
+	return fmt.Errorf("cannot answer %q: it is not waiting; waiting: %s", id, strings.Join(ids, ", "))
+}
+
+// waiting is the calls waiting for the scientist, as status and progress show them.
+func (s *supervisor) waiting() []session.WaitingCall {
+	var out []session.WaitingCall
+	for _, w := range s.Waiting {
+		if w.Decision == "" {
+			out = append(out, session.WaitingCall{ID: w.ID, Tool: w.Tool, Brief: w.Brief, Turn: w.Turn, Since: session.Stamp(w.Since)})
+		}
+	}
+	return out
+}
+
+// checkTools refuses a session whose tools the workers do not offer, at its start rather
+// than at a failed turn an hour later: it asks a worker for its catalog.
+func (s *supervisor) checkTools(ctx workflow.Context) error {
+	if len(s.req.Config.Tools) == 0 {
+		return nil
+	}
+	var cat activities.Catalog
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             "check the session's tools against the workers' catalog",
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	})
+	if err := workflow.ExecuteActivity(actx, a.ToolCatalog).Get(ctx, &cat); err != nil {
+		return fmt.Errorf("config.tools: the workers' tool catalog could not be read: %s", errorText(err))
+	}
+	return CheckTools(s.req.Config, cat)
+}
+
+// CheckTools says whether a catalog offers every tool a configuration names; the starter
+// runs it before it starts a session, the session again at its start.
+func CheckTools(c research.Config, cat activities.Catalog) error {
+	offered := map[string]bool{}
+	servers := map[string]string{} // server -> why it has no tools ("" if it has)
+	var names []string
+	for _, srv := range cat.Servers {
+		servers[srv.Server] = srv.Error
+		for _, t := range srv.Tools {
+			offered[t.Name] = true
+			names = append(names, t.Name)
+		}
+	}
+	for _, name := range c.Tools {
+		server, tool, err := research.SplitTool(name)
+		if err != nil {
+			return &research.FieldError{Field: "config.tools", Problem: err.Error()}
+		}
+		why, ok := servers[server]
+		switch {
+		case !ok && len(cat.Servers) == 0:
+			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: the workers have no tool servers; start them with --tools FILE", name)}
+		case !ok:
+			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: the workers have no tool server %q; they offer %s", name, server, strings.Join(names, ", "))}
+		case why != "":
+			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: tool server %q does not answer: %s", name, server, why)}
+		case tool != "*" && !offered[name]:
+			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q is not a tool the workers offer; they offer %s", name, strings.Join(names, ", "))}
+		}
+	}
+	return nil
+}
+
+// ToolCatalog is a short workflow that asks a worker for its tool catalog: `starter
+// tools`, and `starter start --tools`, which checks the names before it starts a session.
+func ToolCatalog(ctx workflow.Context) (activities.Catalog, error) {
+	var cat activities.Catalog
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             "list the workers' tools",
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	})
+	err := workflow.ExecuteActivity(actx, a.ToolCatalog).Get(ctx, &cat)
+	return cat, err
+}
+
+// group is one parallel step of a round: its coroutines, those done, and those parked
+// waiting for the scientist, which the step does not wait for.
+type group struct {
+	n, done, parked int
+	over            bool // the step moved on; its parked coroutines finish late
+}
+
+type groupKey struct{}
+
+// groupOf is the parallel step a coroutine runs in, or nil.
+func groupOf(ctx workflow.Context) *group {
+	g, _ := ctx.Value(groupKey{}).(*group)
+	return g
+}
+
+// late says whether the coroutine's parallel step has moved on without it: a turn that
+// waited for the scientist finishes after its round's step.
+func late(ctx workflow.Context) bool {
+	g := groupOf(ctx)
+	return g != nil && g.over
+}
