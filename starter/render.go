@@ -67,7 +67,19 @@ func renderStatus(w io.Writer, s workflows.Status) error {
 	fmt.Fprintf(t, "goal\t%s\n", research.Shorten(s.Goal, 200))
 	fmt.Fprintf(t, "started\t%s\n", when(s.StartedAt))
 	fmt.Fprintf(t, "updated\t%s\n", when(s.UpdatedAt))
+	waitingRows(t, s.SessionID, s.Waiting)
 	return t.Flush()
+}
+
+// waitingRows lists the tool calls that wait for the scientist, with how to answer.
+func waitingRows(t io.Writer, id string, ws []session.WaitingCall) {
+	for _, w := range ws {
+		what := w.Tool
+		if w.Brief != "" {
+			what += ": " + w.Brief
+		}
+		fmt.Fprintf(t, "waiting for you\t%s %s (since %s; starter answer-tool %s --call %s --approve | --reject)\n", w.ID, what, when(w.Since), id, w.ID)
+	}
 }
 
 func renderProgress(w io.Writer, p session.Progress) error {
@@ -83,6 +95,12 @@ func renderProgress(w io.Writer, p session.Progress) error {
 	if p.LastCheckpoint != "" {
 		fmt.Fprintf(t, "last checkpoint\t%s\n", when(p.LastCheckpoint))
 	}
+	if p.ToolCalls > 0 {
+		fmt.Fprintf(t, "tool calls\t%d (%d failed or errors)\n", p.ToolCalls, p.ToolErrors)
+	}
+	for _, w := range p.Waiting {
+		fmt.Fprintf(t, "waiting for you\t%s %s %s (since %s)\n", w.ID, w.Tool, w.Brief, when(w.Since))
+	}
 	return t.Flush()
 }
 
@@ -94,6 +112,12 @@ func progressDescription(id string, p session.Progress, agents []workflows.Agent
 		state = "SUSPENDED (starter resume " + id + ")"
 	}
 	s := fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
+	if p.ToolCalls > 0 {
+		s += fmt.Sprintf(" · %d tool calls", p.ToolCalls)
+	}
+	if n := len(p.Waiting); n > 0 {
+		s += fmt.Sprintf(" · %d WAITING for you (starter status %s)", n, id)
+	}
 	if a := agentTurns(agents); a != "" {
 		s += " · " + a
 	}

@@ -68,6 +68,26 @@ updated    -
 	}
 }
 
+// A call waiting for the scientist shows in status, with how to answer it.
+func TestRenderStatusWaiting(t *testing.T) {
+	got := render(t, func(w *bytes.Buffer) error {
+		return renderStatus(w, workflows.Status{
+			SessionID: "s-1", State: session.Active, ScientistID: "ada", Goal: "g", StartedAt: "2026-01-02T03:04:05Z",
+			Waiting: []session.WaitingCall{{ID: "call-2", Tool: "literature.fetch", Brief: "10.5555/x", Turn: "generate-h-0003", Since: "2026-01-02T03:05:00Z"}},
+		})
+	})
+	want := "waiting for you  call-2 literature.fetch: 10.5555/x (since 2026-01-02 03:05:00Z; starter answer-tool s-1 --call call-2 --approve | --reject)\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", got, want)
+	}
+	p := render(t, func(w *bytes.Buffer) error {
+		return renderProgress(w, session.Progress{State: session.Active, ToolCalls: 14, ToolErrors: 2})
+	})
+	if !strings.Contains(p, "tool calls    14 (2 failed or errors)") {
+		t.Errorf("progress:\n%s", p)
+	}
+}
+
 func TestRenderProgress(t *testing.T) {
 	p := session.Progress{HypothesesGenerated: 5, MaxHypotheses: 12, ReviewsCompleted: 7, MatchesPlayed: 10, Rounds: 2,
 		TurnsFailed: 1, ElapsedSeconds: 62.7, Checkpoints: 1, LastCheckpoint: "2026-01-02T03:04:05Z", State: session.Active}
