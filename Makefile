@@ -16,7 +16,12 @@ SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute 
                     --search-attribute SourceCheckpoint=Int
 WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: tools server-tools server worker build demo test check fuzz clean
+# A reference MCP server nobody here wrote, from npm: the end-to-end tests run it beside
+# cosci's own literature server.
+EVERYTHING_VERSION := 2026.8.31
+EVERYTHING         := bin/npm/node_modules/.bin/mcp-server-everything
+
+.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -55,9 +60,15 @@ server: $(TEMPORAL)
 	@mkdir -p .data
 	$(TEMPORAL) server start-dev --db-filename .data/temporal.db --ui-port 8233 $(SEARCH_ATTRS)
 
+npm-tools: $(EVERYTHING)
+$(EVERYTHING):
+	@echo "Installing @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) into bin/npm (for the end-to-end tests)..."
+	npm install --no-audit --no-fund --loglevel=error --prefix bin/npm @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
+
 build:
 	go build -o bin/cosci-worker ./worker
 	go build -o bin/starter ./starter
+	go build -o bin/literature ./literature
 
 # A worker in the foreground (the offline provider, store in .data/sessions).
 worker: build
@@ -69,7 +80,7 @@ demo: $(TEMPORAL) build
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
-test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) check
+test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) check
 	go test -count=1 -timeout 30m ./...
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
@@ -84,7 +95,9 @@ FUZZ_TARGETS := \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
 	./internal/store:FuzzRecord \
-	./internal/tournament:FuzzResult
+	./internal/tournament:FuzzResult \
+	./internal/library:FuzzBibTeX ./internal/library:FuzzRIS \
+	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
@@ -97,4 +110,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter
+	rm -rf .data bin/cosci-worker bin/starter bin/literature

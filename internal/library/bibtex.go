@@ -1,0 +1,435 @@
+package library
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// BibTeX, as reference managers export it: entries @type{key, field = value, ...} (or
+// with parentheses), values in braces, in quotes, numbers or @string macros, joined with
+// #; @comment and @preamble skipped; anything outside an entry ignored, as BibTeX does.
+
+// months are BibTeX's predefined month macros.
+var months = map[string]string{"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
+	"jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
+
+// ParseBibTeX reads the references of a BibTeX file (file names it in what is skipped).
+// An entry it cannot use (no title, not closed, malformed) is skipped with its line and
+// why, and reading goes on with the next entry.
+func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
+	p := &bibParser{src: []rune(strings.TrimPrefix(string(data), "\ufeff")), file: file, line: 1, macros: map[string]string{}}
+	var refs []Reference
+	var skipped []Skipped
+	for p.next() {
+		start, at := p.line, p.pos
+		kind := strings.ToLower(p.word())
+		p.space()
+		open := p.peek()
+		if kind == "" || (open != '{' && open != '(') {
+			continue // an @ in free text: not an entry
+		}
+		p.pos++
+		close := '}'
+		if open == '(' {
+			close = ')'
+		}
+		switch kind {
+		case "comment":
+			p.skipBalanced(close)
+			continue
+		case "preamble":
+			if !p.skipBalanced(close) {
+				skipped = append(skipped, Skipped{File: file, Line: start, Reason: "@preamble is not closed"})
+			}
+			continue
+		case "string":
+			name, value, err := p.assignment(close)
+			if err != nil {
+				skipped = append(skipped, Skipped{File: file, Line: start, Reason: "@string: " + err.Error()})
+				p.pos, p.line = at, start
+				p.recover()
+				continue
+			}
+			p.macros[strings.ToLower(name)] = value
+			p.space()
+			if p.peek() == close {
+				p.pos++
+			}
+			continue
+		}
+		ref, key, err := p.entry(kind, close)
+		if err != nil {
+			skipped = append(skipped, Skipped{File: file, Line: start, Key: key, Reason: err.Error()})
+			// An unbalanced brace may have run on to the end: go on from the next line
+			// that starts an entry after this one's start.
+			p.pos, p.line = at, start
+			p.recover()
+			continue
+		}
+		if why := ref.finish(file); why != "" {
+			skipped = append(skipped, Skipped{File: file, Line: start, Key: key, Reason: why})
+			continue
+		}
+		refs = append(refs, ref)
+	}
+	return refs, skipped
+}
+
+type bibParser struct {
+	src    []rune
+	pos    int
+	line   int
+	file   string
+	macros map[string]string
+}
+
+func (p *bibParser) peek() rune {
+	if p.pos >= len(p.src) {
+		return 0
+	}
+	return p.src[p.pos]
+}
+
+func (p *bibParser) advance() rune {
+	r := p.src[p.pos]
+	p.pos++
+	if r == '\n' {
+		p.line++
+	}
+	return r
+}
+
+// next moves past the next '@', and says whether there was one.
+func (p *bibParser) next() bool {
+	for p.pos < len(p.src) {
+		if p.advance() == '@' {
+			return true
+		}
+	}
+	return false
+}
+
+// recover moves to the start of the next line that begins an entry, after a malformed one.
+func (p *bibParser) recover() {
+	for p.pos < len(p.src) {
+		if p.src[p.pos] == '@' && (p.pos == 0 || p.src[p.pos-1] == '\n') {
+			return
+		}
+		p.advance()
+	}
+}
+
+func (p *bibParser) space() {
+	for p.pos < len(p.src) && unicode.IsSpace(p.src[p.pos]) {
+		p.advance()
+	}
+}
+
+// word reads a name: an entry type, a field or a macro.
+func (p *bibParser) word() string {
+	start := p.pos
+	for p.pos < len(p.src) {
+		r := p.src[p.pos]
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-:.+/'", r) {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return string(p.src[start:p.pos])
+}
+
+// skipBalanced moves past the closing delimiter of a block whose opening was read.
+func (p *bibParser) skipBalanced(close rune) bool {
+	depth := 0
+	for p.pos < len(p.src) {
+		switch r := p.advance(); {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case r == close && depth == 0:
+			return true
+		}
+	}
+	return false
+}
+
+// entry reads an entry after its opening delimiter: the key, then the fields.
+func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
+	p.space()
+	start := p.pos
+	for p.pos < len(p.src) && p.src[p.pos] != ',' && p.src[p.pos] != close && p.src[p.pos] != '\n' {
+		p.pos++
+	}
+	key := strings.TrimSpace(string(p.src[start:p.pos]))
+	p.space()
+	fields := map[string]string{}
+	for {
+		p.space()
+		switch p.peek() {
+		case ',':
+			p.pos++
+			continue
+		case close:
+			p.pos++
+			return bibReference(kind, key, fields), key, nil
+		case 0:
+			return Reference{}, key, fmt.Errorf("the entry is not closed (no %q before the end of the file)", close)
+		case '@':
+			return Reference{}, key, fmt.Errorf("the entry is not closed before the next one starts")
+		}
+		name, value, err := p.assignment(close)
+		if err != nil {
+			return Reference{}, key, err
+		}
+		fields[strings.ToLower(name)] = value
+	}
+}
+
+// assignment reads name = value (# value ...).
+func (p *bibParser) assignment(close rune) (string, string, error) {
+	p.space()
+	name := p.word()
+	if name == "" {
+		return "", "", fmt.Errorf("expected a field name, found %q", string(p.peek()))
+	}
+	p.space()
+	if p.peek() != '=' {
+		return "", "", fmt.Errorf("field %s has no '=' after its name", name)
+	}
+	p.pos++
+	var parts []string
+	for {
+		p.space()
+		v, err := p.value(name, close)
+		if err != nil {
+			return "", "", err
+		}
+		parts = append(parts, v)
+		p.space()
+		if p.peek() != '#' {
+			break
+		}
+		p.pos++
+	}
+	return name, strings.Join(parts, ""), nil
+}
+
+// value reads one value: {braced}, "quoted", a number, or a macro's name.
+func (p *bibParser) value(field string, close rune) (string, error) {
+	switch r := p.peek(); {
+	case r == '{':
+		p.pos++
+		start, depth := p.pos, 0
+		for p.pos < len(p.src) {
+			switch p.advance() {
+			case '{':
+				depth++
+			case '}':
+				if depth == 0 {
+					return string(p.src[start : p.pos-1]), nil
+				}
+				depth--
+			}
+		}
+		return "", fmt.Errorf("field %s: its braces are not closed", field)
+	case r == '"':
+		p.pos++
+		start, depth := p.pos, 0
+		for p.pos < len(p.src) {
+			switch p.advance() {
+			case '{':
+				depth++
+			case '}':
+				if depth > 0 {
+					depth--
+				}
+			case '"':
+				if depth == 0 {
+					return string(p.src[start : p.pos-1]), nil
+				}
+			}
+		}
+		return "", fmt.Errorf("field %s: its quotes are not closed", field)
+	case unicode.IsDigit(r):
+		start := p.pos
+		for p.pos < len(p.src) && unicode.IsDigit(p.src[p.pos]) {
+			p.pos++
+		}
+		return string(p.src[start:p.pos]), nil
+	case unicode.IsLetter(r):
+		name := p.word()
+		if v, ok := p.macros[strings.ToLower(name)]; ok {
+			return v, nil
+		}
+		if m, ok := months[strings.ToLower(name)]; ok {
+			return m, nil
+		}
+		return name, nil // an undefined macro: BibTeX warns and uses nothing; its name says more
+	case r == 0:
+		return "", fmt.Errorf("field %s has no value before the end of the file", field)
+	}
+	return "", fmt.Errorf("field %s: a value cannot start with %q", field, string(p.peek()))
+}
+
+// bibReference makes a reference of an entry's fields.
+func bibReference(kind, key string, f map[string]string) Reference {
+	text := func(names ...string) string {
+		for _, n := range names {
+			if v := strings.TrimSpace(f[n]); v != "" {
+				return DecodeLaTeX(v)
+			}
+		}
+		return ""
+	}
+	r := Reference{
+		Key: key, Type: kind,
+		Title:     text("title"),
+		Venue:     text("journal", "journaltitle", "booktitle", "school", "institution"),
+		Volume:    text("volume"),
+		Pages:     strings.TrimSpace(f["pages"]),
+		Publisher: text("publisher"),
+		URL:       strings.TrimSpace(f["url"]),
+		Abstract:  text("abstract"),
+		DOI:       strings.TrimSpace(f["doi"]),
+	}
+	r.Year = year(text("year", "date"))
+	if a := f["author"]; a != "" {
+		r.Authors = splitAuthors(a)
+	} else if e := f["editor"]; e != "" {
+		r.Authors = splitAuthors(e)
+	}
+	for _, k := range strings.FieldsFunc(text("keywords"), func(r rune) bool { return r == ',' || r == ';' }) {
+		r.Keywords = append(r.Keywords, k)
+	}
+	return r
+}
+
+// year is the first four-digit year in a text.
+func year(s string) int {
+	for i := 0; i+4 <= len(s); i++ {
+		if (i == 0 || s[i-1] < '0' || s[i-1] > '9') && (i+4 == len(s) || s[i+4] < '0' || s[i+4] > '9') {
+			if y, err := strconv.Atoi(s[i : i+4]); err == nil && y > 1000 && y < 3000 {
+				return y
+			}
+		}
+	}
+	return 0
+}
+
+// splitAuthors splits a BibTeX name list ("A and B and {C and D Inc.}") and writes each
+// name "Family, Given": "Last, First", "Last, Jr., First" and "First von Last" forms, a
+// braced name (an organisation) as it is.
+func splitAuthors(list string) []string {
+	var names []string
+	depth, start := 0, 0
+	rs := []rune(list)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+		if depth == 0 && i+5 <= len(rs) && unicode.IsSpace(rs[i]) && strings.EqualFold(string(rs[i+1:i+4]), "and") && unicode.IsSpace(rs[i+4]) {
+			names = append(names, string(rs[start:i]))
+			start = i + 5
+			i += 4
+		}
+	}
+	names = append(names, string(rs[start:]))
+	var out []string
+	for _, n := range names {
+		if n = bibName(n); n != "" && !strings.EqualFold(n, "others") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// bibName writes one BibTeX name as "Family, Given".
+func bibName(n string) string {
+	n = strings.TrimSpace(n)
+	if strings.HasPrefix(n, "{") && strings.HasSuffix(n, "}") && balanced(n[1:len(n)-1]) {
+		return clean(DecodeLaTeX(n)) // {World Health Organization}
+	}
+	parts := splitTop(n, ',')
+	switch len(parts) {
+	case 1:
+		words := splitTop(n, ' ')
+		var kept []string
+		for _, w := range words {
+			if w = strings.TrimSpace(w); w != "" {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) == 0 {
+			return ""
+		}
+		if len(kept) == 1 {
+			return clean(DecodeLaTeX(kept[0]))
+		}
+		// First von Last: the family name starts at the first lower-case particle of the
+		// middle, or is the last word.
+		at := len(kept) - 1
+		for i := 1; i < len(kept)-1; i++ {
+			if r := []rune(strings.TrimLeft(kept[i], "{\\")); len(r) > 0 && unicode.IsLower(r[0]) {
+				at = i
+				break
+			}
+		}
+		return clean(DecodeLaTeX(strings.Join(kept[at:], " "))) + ", " + clean(DecodeLaTeX(strings.Join(kept[:at], " ")))
+	case 2:
+		return joinName(parts[0], parts[1])
+	default: // Last, Jr, First
+		return joinName(parts[0]+" "+parts[1], parts[2])
+	}
+}
+
+func joinName(family, given string) string {
+	family, given = clean(DecodeLaTeX(family)), clean(DecodeLaTeX(given))
+	if given == "" {
+		return family
+	}
+	return family + ", " + given
+}
+
+// splitTop splits s at sep outside braces.
+func splitTop(s string, sep rune) []string {
+	var parts []string
+	depth, start := 0, 0
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case r == sep && depth == 0:
+			parts = append(parts, string(rs[start:i]))
+			start = i + 1
+		}
+	}
+	return append(parts, string(rs[start:]))
+}
+
+// balanced says whether a text's braces pair up.
+func balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
