@@ -21,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // A Library is a folder (or one file) of reference exports and the full-text index of
@@ -64,7 +65,7 @@ type state struct {
 	Indexed map[string]string `json:"indexed"`
 }
 
-const stateVersion = 1
+const stateVersion = 2 // 2: BM25 scoring
 
 // Formats are the export files a library reads, by extension.
 var Formats = map[string]func([]byte, string) ([]Reference, []Skipped){
@@ -159,6 +160,7 @@ func indexMapping() *mapping.IndexMappingImpl {
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = en.AnalyzerName
 	m.StoreDynamic, m.IndexDynamic, m.DocValuesDynamic = false, false, false
+	m.ScoringModel = index.BM25Scoring
 	return m
 }
 
