@@ -431,3 +431,11 @@ func storedHypotheses(t *testing.T, storeDir, id string) map[string]research.Hyp
 	}
 	return out
 }
+
+// decodePayload decodes one payload (a summary in an event's user metadata, say).
+func decodePayload(p *commonpb.Payload, out any) error {
+	if p == nil {
+		return errors.New("no payload")
+	}
+	return converter.GetDefaultDataConverter().FromPayload(p, out)
+}

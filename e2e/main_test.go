@@ -29,10 +29,11 @@ import (
 
 // Set up by TestMain for every test.
 var (
-	temporalClient client.Client // a client of the dev server
-	serverAddress  string        // the dev server's host:port
-	workerBinary   string        // the worker built from ../worker
-	buildDir       string        // TestMain's scratch directory (binaries, logs)
+	temporalClient   client.Client // a client of the dev server
+	serverAddress    string        // the dev server's host:port
+	workerBinary     string        // the worker built from ../worker
+	literatureBinary string        // the literature server built from ../literature
+	buildDir         string        // TestMain's scratch directory (binaries, logs)
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -57,6 +58,11 @@ func runMain(m *testing.M) int {
 	workerBinary = filepath.Join(buildDir, "cosci-worker")
 	if out, err := goBuild(workerBinary, "../worker"); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: cannot build the worker: %v\n%s", err, out)
+		return 1
+	}
+	literatureBinary = filepath.Join(buildDir, "literature")
+	if out, err := goBuild(literatureBinary, "../literature"); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: cannot build the literature server: %v\n%s", err, out)
 		return 1
 	}
 
