@@ -497,8 +497,8 @@ type ReportInput struct {
 	MetaReviewRound int    `json:"meta_review_round,omitempty"`
 }
 
-// Report renders the research report (report.md, report.json and the Elo chart elo.svg,
-// side by side) from the final checkpoint, the checkpoints before it (Elo over time) and
+// Report renders the research report (report.md, report.json, the Elo chart elo.svg,
+// report.html and the bibliography as BibTeX and CSL-JSON, side by side) from the final checkpoint, the checkpoints before it (Elo over time) and
 // the texts in the store, and returns the Markdown report's path. A text missing from the
 // store renders as missing rather than failing the report.
 func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error) {
@@ -542,11 +542,14 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if _, err := a.Store.PutFile(ctx, in.SessionID, report.JSONFile, files.JSON); err != nil {
-		return "", err
-	}
-	if _, err := a.Store.PutFile(ctx, in.SessionID, report.ChartFile, files.Chart); err != nil {
-		return "", err
+	// Every artefact but the Markdown first: report.md last says the report is whole.
+	for _, f := range files.Named() {
+		if f.Name == report.MarkdownFile {
+			continue
+		}
+		if _, err := a.Store.PutFile(ctx, in.SessionID, f.Name, f.Data); err != nil {
+			return "", err
+		}
 	}
 	return a.Store.PutReport(ctx, in.SessionID, files.Markdown)
 }

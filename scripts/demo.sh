@@ -33,8 +33,16 @@ else
   echo "(this server stops when the demo ends; run \`make server\` in another terminal to keep it)"
 fi
 
-echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulated latency per turn; log .data/worker.log)..."
-bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" >.data/worker.log 2>&1 &
+# The agents search the literature through cosci's literature server, over the small
+# library the tests ship (testdata/library; invented references), started by the worker.
+cat >.data/tools.yaml <<'YAML'
+servers:
+  - name: literature
+    command: [bin/literature, --library, testdata/library, --index, .data/literature-index]
+    rate: 20
+YAML
+echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulated latency per turn, tools in .data/tools.yaml; log .data/worker.log)..."
+bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
 started+=($!)
 
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
@@ -42,7 +50,8 @@ id="demo-$(date +%s)"
 bin/starter start --watch --id "$id" \
   --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
-  --review-types initial,full
+  --review-types initial,full \
+  --tools literature.search,literature.fetch
 echo
 echo "The session graph: the subagents the meta-review asked for (continue or fork it with \`go run ./starter continue|fork $id\`):"
 bin/starter tree "$id"

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -155,32 +159,39 @@ func cmdResult(ctx context.Context, args []string) error {
 	})
 }
 
+const reportArgs = "<session-id> [--html] [--out DIR] [--store S]"
+
 func cmdReport(ctx context.Context, args []string) error {
-	id, err := sessionArg(newFlagSet("report", "<session-id> [--store S]", "Print the report an ended session wrote, from the session store "+
-		"(or its path, if the store is a directory not on this machine)."), args)
-	return withTemporal(err, func(c client.Client, _ string) error {
+	fs := newFlagSet("report", reportArgs, "Print the report an ended session wrote (Markdown; --html for the page), or with --out fetch every "+
+		"artefact of it (report.md, report.json, report.html, elo.svg, bibliography.bib, bibliography.json) into a folder. "+
+		"It reads the workers' session store (--store or COSCI_STORE: a directory, or a postgres:// URL), so a laptop needs no worker and Temporal may have forgotten the session.")
+	asHTML := fs.Bool("html", false, "print the self-contained HTML report instead of the Markdown")
+	out := fs.String("out", "", "write every artefact of the report into this folder (created if missing)")
+	id, err := sessionArg(fs, args)
+	if err != nil {
+		return err
+	}
+	// The store first: it holds every finished session's report, whatever Temporal keeps.
+	if st, serr := openStore(ctx); serr == nil {
+		defer st.Close()
+		md, rerr := st.Report(ctx, id)
+		switch {
+		case rerr == nil:
+			return writeReport(ctx, st, id, md, *asHTML, *out)
+		case !errors.Is(rerr, iofs.ErrNotExist):
+			return rerr
+		}
+	}
+	return withTemporal(nil, func(c client.Client, _ string) error {
 		open, err := running(ctx, c, id)
 		switch {
 		case isNotInTemporal(err):
-			// Temporal's retention may have deleted the session; its report is in the store.
-			text, err := fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) ([]byte, error) { return st.Report(ctx, id) })
-			if err != nil {
-				return err
-			}
-			_, err = stdout.Write(text)
+			_, err := fromStore(ctx, id, err, func(ctx context.Context, st *store.Store) ([]byte, error) { return st.Report(ctx, id) })
 			return err
 		case err != nil:
 			return err
 		case open:
 			return fmt.Errorf("session is still running; the report is written when it ends (follow it with: starter watch %s)", id)
-		}
-		if st, serr := openStore(ctx); serr == nil {
-			text, rerr := st.Report(ctx, id)
-			st.Close()
-			if rerr == nil {
-				_, err = stdout.Write(text)
-				return err
-			}
 		}
 		// No store here (a directory on the worker's machine): the path the session reported.
 		r, err := result(ctx, c, id)
@@ -196,9 +207,64 @@ func cmdReport(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is in the workers' session store at the place above (set --store or COSCI_STORE to read it)\n", unwrapPathError(err))
 			return nil
 		}
-		_, err = stdout.Write(text)
-		return err
+		st, err := store.Open(ctx, filepath.Dir(filepath.Dir(r.ReportPath)))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return writeReport(ctx, st, id, text, *asHTML, *out)
 	})
+}
+
+// chartLine is how report.md embeds the chart: a file beside it, which a terminal has not.
+var chartLine = "![Elo over time](" + report.ChartFile + ")"
+
+// writeReport prints a report, or fetches its artefacts into a folder.
+func writeReport(ctx context.Context, st *store.Store, id string, md []byte, asHTML bool, out string) error {
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		var missing []string
+		for _, name := range report.Artefacts {
+			data := md
+			if name != report.MarkdownFile {
+				b, err := st.File(ctx, id, name)
+				if errors.Is(err, iofs.ErrNotExist) {
+					missing = append(missing, name)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				data = b
+			}
+			path := filepath.Join(out, name)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, path)
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(stderr, "session %s has no %s (it was written by an earlier version of cosci)\n", id, strings.Join(missing, ", "))
+		}
+		return nil
+	}
+	if asHTML {
+		page, err := st.File(ctx, id, report.HTMLFile)
+		if errors.Is(err, iofs.ErrNotExist) {
+			return fmt.Errorf("session %s has no HTML report (it was written by an earlier version of cosci); print the Markdown without --html", id)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(page)
+		return err
+	}
+	// On a terminal the chart is not beside the report: say how to get it.
+	text := strings.Replace(string(md), chartLine, fmt.Sprintf("(The chart is %s in the session's store: fetch every artefact with starter report %s --out DIR, or read starter report %s --html.)", report.ChartFile, id, id), 1)
+	_, err := io.WriteString(stdout, text)
+	return err
 }
 
 func unwrapPathError(err error) error {

@@ -33,7 +33,7 @@ func init() {
 		{"history", "<id>", "the session's own event log, one line per event (paged)", cmdHistory},
 		{"watch", "<id>", "follow a session live until it ends (Ctrl-C stops watching only)", cmdWatch},
 		{"result", "<id>", "wait for a session to end and print its result", cmdResult},
-		{"report", "<id>", "print the report an ended session wrote", cmdReport},
+		{"report", "<id> [--html] [--out DIR]", "print the report an ended session wrote, or fetch all of it into a folder", cmdReport},
 	}
 	// The scientist's commands, from the table that also names and parses them for the workflow.
 	for _, c := range session.Commands {

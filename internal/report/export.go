@@ -44,6 +44,11 @@ import (
 //	                  "scores": {"novelty", "plausibility", "testability", "safety", "overall"},
 //	                  "assumptions": [{"text", "verdict", "note"}]}]}
 //	  ],
+//	  (each hypothesis also has "references": [{"id", "doi", "title", "authors", "year",
+//	   "venue", "url", "quote", "verdict": verified | unsupported | invented | unchecked,
+//	   "note"}], the sources it cites, each with what the reviews' checks found),
+//	  "bibliography": [{"id", "doi", "title", "authors", "year", "venue", "url"}]   every
+//	                        source the ranked hypotheses cite, without invented ones,
 //	  "clusters": [[ids]]   every proximity cluster with more than one member, members in
 //	                        the order of "hypotheses", clusters by their best member,
 //	  "lineage":  [{"id", "parents", "kind"}]   every evolved hypothesis, in the order of
@@ -59,6 +64,29 @@ type export struct {
 	Hypotheses  []exportHypothesis `json:"hypotheses"`
 	Clusters    [][]string         `json:"clusters"`
 	Lineage     []exportLineage    `json:"lineage"`
+	// Bibliography is every source the ranked hypotheses and their reviews cite, once
+	// each, without those no tool returned.
+	Bibliography []exportReference `json:"bibliography"`
+}
+
+// exportReference is a cited source; on a hypothesis, with how it was used and checked.
+type exportReference struct {
+	ID      string   `json:"id"`
+	DOI     string   `json:"doi,omitempty"`
+	Title   string   `json:"title"`
+	Authors []string `json:"authors"`
+	Year    int      `json:"year,omitempty"`
+	Venue   string   `json:"venue,omitempty"`
+	URL     string   `json:"url,omitempty"` // the DOI's resolver, else the source's own URL
+	Quote   string   `json:"quote,omitempty"`
+	// Verdict is what the reviews' checks found of the citation: "verified",
+	// "unsupported", "invented" or "unchecked"; Note says why it was flagged.
+	Verdict string `json:"verdict,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+func exportReferenceOf(r research.Reference) exportReference {
+	return exportReference{ID: r.ID, DOI: r.DOI, Title: r.Title, Authors: strs(r.Authors), Year: r.Year, Venue: r.Venue, URL: link(r), Quote: r.Quote}
 }
 
 type exportSession struct {
@@ -145,6 +173,8 @@ type exportHypothesis struct {
 	ReviewScore *float64       `json:"review_score"`
 	ReviewCount int            `json:"review_count"`
 	Reviews     []exportReview `json:"reviews"`
+	// References are the sources it cites, each with its check's verdict.
+	References []exportReference `json:"references"`
 }
 
 type exportReview struct {
@@ -210,6 +240,11 @@ func buildExport(v *view) export {
 		Clusters:    [][]string{},
 		Lineage:     []exportLineage{},
 	}
+	refs, _ := v.bibliography()
+	x.Bibliography = []exportReference{}
+	for _, r := range refs {
+		x.Bibliography = append(x.Bibliography, exportReferenceOf(r))
+	}
 	for _, r := range s.Refinements {
 		x.Refinements = append(x.Refinements, exportRefinement{Time: r.Time, Goal: r.Goal, Focus: r.Focus})
 	}
@@ -253,7 +288,12 @@ func (v *view) exportHypothesis(e session.Entry) exportHypothesis {
 		Origin: v.origin(e.ID), Strategy: v.strategy(e.ID), Parents: strs(v.parents(e.ID)),
 		Round: e.Round, Cluster: e.Cluster, Excluded: e.Excluded,
 		Elo: e.Elo, EloSE: e.EloSE, Wins: e.Wins, Losses: e.Losses, ReviewCount: e.Reviews,
-		Reviews: []exportReview{},
+		Reviews: []exportReview{}, References: []exportReference{},
+	}
+	for _, c := range v.citations(e.ID) {
+		r := exportReferenceOf(c.Reference)
+		r.Verdict, r.Note = c.Verdict, c.Note
+		x.References = append(x.References, r)
 	}
 	if e.Reviews > 0 {
 		sc := e.Score

@@ -78,6 +78,7 @@ func renderMarkdown(v *view) []byte {
 	clusters(&b, v)
 	excluded(&b, v)
 	metaReview(&b, v.in.MetaReview)
+	bibliographySection(&b, v)
 	return end(b.Bytes())
 }
 
@@ -306,6 +307,7 @@ func hypothesis(b *bytes.Buffer, v *view, rank int, e session.Entry) {
 		if len(h.Predictions) > 0 {
 			w("\n")
 		}
+		references(b, v.citations(e.ID))
 	}
 
 	reviews := v.in.Reviews[e.ID]

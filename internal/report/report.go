@@ -47,7 +47,24 @@ type Files struct {
 	Markdown []byte // report.md
 	JSON     []byte // report.json: a machine-readable export (see the JSON schema in export.go)
 	Chart    []byte // elo.svg: Elo over time of the final top 10
+	HTML     []byte // report.html: the report as one self-contained page, the chart inline
+	BibTeX   []byte // bibliography.bib: the sources the ranked hypotheses cite
+	CSL      []byte // bibliography.json: the same, as CSL-JSON
 }
+
+// Named are the artefacts by their file names, in a fixed order, for writing them out.
+func (f Files) Named() []Artefact {
+	return []Artefact{{MarkdownFile, f.Markdown}, {JSONFile, f.JSON}, {ChartFile, f.Chart}, {HTMLFile, f.HTML}, {BibTeXFile, f.BibTeX}, {CSLFile, f.CSL}}
+}
+
+// Artefact is one file of a report.
+type Artefact struct {
+	Name string
+	Data []byte
+}
+
+// Artefacts are the names of every file a report is made of.
+var Artefacts = []string{MarkdownFile, JSONFile, ChartFile, HTMLFile, BibTeXFile, CSLFile}
 
 // Render makes the report's three artefacts. Texts absent from the input's maps render
 // as placeholders rather than failing, so a report can always be written; an error means
@@ -62,7 +79,16 @@ func Render(in Input) (Files, error) {
 	if err != nil {
 		return Files{}, fmt.Errorf("report: JSON export: %w", err)
 	}
-	return Files{Markdown: renderMarkdown(v), JSON: js, Chart: chart}, nil
+	refs, _ := v.bibliography()
+	csl, err := CSL(refs)
+	if err != nil {
+		return Files{}, fmt.Errorf("report: CSL-JSON bibliography: %w", err)
+	}
+	page, err := renderHTML(v, chart)
+	if err != nil {
+		return Files{}, fmt.Errorf("report: HTML: %w", err)
+	}
+	return Files{Markdown: renderMarkdown(v), JSON: js, Chart: chart, HTML: page, BibTeX: BibTeX(refs), CSL: csl}, nil
 }
 
 // view is the input indexed for rendering. Everything that orders output is a slice.

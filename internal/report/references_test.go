@@ -1,0 +1,187 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/cosci-dev/cosci/internal/library"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// cites is rich() with references: gen/00 (ranked second) cites a verified source, one
+// whose quote its source does not hold, and one no tool returned; evo/2 (first) cites
+// the verified one again and a source without a DOI, not yet checked.
+func cites() Input {
+	in := rich()
+	verified := research.Reference{ID: "10.5555/cosci.bact.001", DOI: "10.5555/cosci.bact.001", Title: "Persister cells & the 100% paradox",
+		Authors: []string{"Lewis, Kim", "Fischbach, Michael", "Müller, Anna", "Doe, Jane"}, Year: 2019, Venue: "Test Microbiology",
+		Quote: "Persister cells survive antibiotics.", Source: "aaaa"}
+	unsupported := research.Reference{ID: "10.5555/cosci.bact.002", DOI: "10.5555/cosci.bact.002", Title: "Toxins and ppGpp",
+		Authors: []string{"The Tolerance Consortium"}, Year: 2018, Venue: "Test Microbiology", Quote: "ppGpp cures everything.", Source: "bbbb"}
+	invented := research.Reference{ID: "10.5555/cosci.made-up", Quote: "A claim."}
+	nodoi := research.Reference{ID: "garcia2019", Title: "Dormancy in biofilms", Authors: []string{"García, María"}, Year: 2019,
+		URL: "https://example.org/garcia", Source: "cccc"}
+	h := in.Hypotheses["gen/00"]
+	h.References = []research.Reference{verified, unsupported, invented}
+	in.Hypotheses["gen/00"] = h
+	in.Reviews["gen/00"][1].Citations = []research.CitationCheck{
+		{ID: verified.ID, Verdict: research.CitationVerified},
+		{ID: unsupported.ID, Verdict: research.CitationUnsupported, Note: `the source does not say "ppGpp cures everything."`},
+		{ID: invented.ID, Verdict: research.CitationInvented, Note: "no tool result the citing turn read returned this source"},
+	}
+	e := in.Hypotheses["evo/2"]
+	e.References = []research.Reference{verified, nodoi}
+	in.Hypotheses["evo/2"] = e
+	return in
+}
+
+func TestReferencesInTheReport(t *testing.T) {
+	f := render(t, cites())
+	got := string(f.Markdown)
+	inOrder(t, got,
+		"### 1. ", "**References:**",
+		"- Lewis, Kim; Fischbach, Michael; Müller, Anna et al. (2019). Persister cells & the 100% paradox. Test Microbiology. <https://doi.org/10.5555/cosci.bact.001> — *not checked yet*",
+		"- García, María (2019). Dormancy in biofilms. <https://example.org/garcia> — *not checked yet*",
+		"### 2. ", "**References:**",
+		"Persister cells & the 100% paradox. Test Microbiology. <https://doi.org/10.5555/cosci.bact.001> — *verified*",
+		"> Persister cells survive antibiotics.",
+		"Toxins and ppGpp. Test Microbiology. <https://doi.org/10.5555/cosci.bact.002> — *flagged: its source does not say this*",
+		"`10.5555/cosci.made-up` (no tool returned it). — *flagged: no tool returned this source*",
+		"## References",
+		"1. Lewis, Kim; Fischbach, Michael; Müller, Anna et al. (2019). Persister cells & the 100% paradox. Test Microbiology. <https://doi.org/10.5555/cosci.bact.001>",
+		"2. García, María (2019). Dormancy in biofilms. <https://example.org/garcia>",
+		"3. The Tolerance Consortium (2018). Toxins and ppGpp. Test Microbiology. <https://doi.org/10.5555/cosci.bact.002>",
+		"1 citation were left out: no tool returned those sources",
+	)
+	if strings.Count(got, "cosci.made-up") != 1 { // the hypothesis' list only, never the bibliography
+		t.Errorf("the invented source appears %d times", strings.Count(got, "cosci.made-up"))
+	}
+
+	var x struct {
+		Hypotheses []struct {
+			ID         string            `json:"id"`
+			References []exportReference `json:"references"`
+		} `json:"hypotheses"`
+		Bibliography []exportReference `json:"bibliography"`
+	}
+	if err := json.Unmarshal(f.JSON, &x); err != nil {
+		t.Fatal(err)
+	}
+	var gen00 []exportReference
+	for _, h := range x.Hypotheses {
+		if h.ID == "gen/00" {
+			gen00 = h.References
+		}
+	}
+	if len(gen00) != 3 || gen00[0].Verdict != "verified" || gen00[1].Verdict != "unsupported" || gen00[2].Verdict != "invented" ||
+		gen00[0].URL != "https://doi.org/10.5555/cosci.bact.001" || gen00[0].Quote == "" {
+		t.Errorf("gen/00's references in report.json: %+v", gen00)
+	}
+	if len(x.Bibliography) != 3 || x.Bibliography[1].ID != "garcia2019" || x.Bibliography[0].Quote != "" {
+		t.Errorf("bibliography in report.json: %+v", x.Bibliography)
+	}
+}
+
+// TestBibliographyRoundTrips: the BibTeX and CSL-JSON exports read back, through cosci's
+// own parsers of what reference managers export, as the sources they came from.
+func TestBibliographyRoundTrips(t *testing.T) {
+	f := render(t, cites())
+	for _, tt := range []struct {
+		name  string
+		parse func([]byte, string) ([]library.Reference, []library.Skipped)
+		data  []byte
+	}{
+		{BibTeXFile, library.ParseBibTeX, f.BibTeX},
+		{CSLFile, library.ParseCSL, f.CSL},
+	} {
+		refs, skipped := tt.parse(tt.data, tt.name)
+		if len(skipped) != 0 || len(refs) != 3 {
+			t.Fatalf("%s reads back as %d references, skipping %v:\n%s", tt.name, len(refs), skipped, tt.data)
+		}
+		first := refs[0]
+		if first.ID != "10.5555/cosci.bact.001" || first.Title != "Persister cells & the 100% paradox" || first.Year != 2019 ||
+			!slices.Equal(first.Authors, []string{"Lewis, Kim", "Fischbach, Michael", "Müller, Anna", "Doe, Jane"}) || first.Venue != "Test Microbiology" {
+			t.Errorf("%s: %+v", tt.name, first)
+		}
+		if refs[1].ID != "garcia2019" || refs[1].URL != "https://example.org/garcia" || !slices.Equal(refs[1].Authors, []string{"García, María"}) {
+			t.Errorf("%s: %+v", tt.name, refs[1])
+		}
+		if !slices.Equal(refs[2].Authors, []string{"The Tolerance Consortium"}) {
+			t.Errorf("%s: an organisation's name came back as %q", tt.name, refs[2].Authors)
+		}
+	}
+	if !bytes.Contains(f.BibTeX, []byte(`@article{lewis2019persister,`)) || !bytes.Contains(f.BibTeX, []byte(`\& the 100\% paradox`)) {
+		t.Errorf("BibTeX keys or escapes:\n%s", f.BibTeX)
+	}
+}
+
+// TestHTMLReport: the page is one self-contained document: the chart inline, no script,
+// stylesheet or image from elsewhere, every in-page link pointing at an anchor that
+// exists, and sources linked to their DOIs.
+func TestHTMLReport(t *testing.T) {
+	f := render(t, cites())
+	doc, err := html.Parse(bytes.NewReader(f.HTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	var hrefs []string
+	var svg bool
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "script", "link", "iframe", "img", "object":
+				t.Errorf("the page has a <%s> element", n.Data)
+			case "svg":
+				svg = true
+			}
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "id":
+					ids[a.Val] = true
+				case "href":
+					hrefs = append(hrefs, a.Val)
+				case "src":
+					t.Errorf("<%s src=%q>: the page loads something", n.Data, a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if !svg {
+		t.Error("the chart is not inline")
+	}
+	var anchors, dois int
+	for _, h := range hrefs {
+		switch {
+		case strings.HasPrefix(h, "#"):
+			anchors++
+			if !ids[h[1:]] {
+				t.Errorf("link %s points at no anchor", h)
+			}
+		case strings.HasPrefix(h, "https://doi.org/10.5555/cosci.bact."):
+			dois++
+		case h == "https://example.org/garcia":
+		default:
+			t.Errorf("a link out of the page: %s", h)
+		}
+	}
+	if anchors < 20 || dois < 3 {
+		t.Errorf("%d in-page links and %d DOI links", anchors, dois)
+	}
+	page := string(f.HTML)
+	for _, want := range []string{`id="hyp-evo_2"`, `href="#hyp-evo_1"`, `class="verdict invented"`, "flagged: no tool returned this source", "Persister cells &amp; the 100% paradox"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
