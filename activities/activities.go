@@ -20,6 +20,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -60,6 +61,9 @@ type Activities struct {
 	Sessions Lister
 	// Tools are the worker's tool servers (tools.Box); nil when it has none.
 	Tools Toolbox
+	// Thresholds are the proximity thresholds of embedding models, by model, where they
+	// differ from the defaults (calibrated for another model).
+	Thresholds map[string]proximity.Measure
 }
 
 // Application error types the workflow tells apart.

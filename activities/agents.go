@@ -314,10 +314,9 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		if err != nil {
 			return OverviewResult{}, "", err
 		}
-		if in.Ledger != nil {
-			if in.Clusters, err = a.themes(ctx, *in.Ledger, in.Top); err != nil {
-				return OverviewResult{}, "", err
-			}
+		// Themes group what a reader would group: the top compared with one another.
+		if in.Clusters, err = a.themesOf(ctx, in.SessionID, in.Provider, in.EmbeddingModel, top); err != nil {
+			return OverviewResult{}, "", err
 		}
 		req := research.OverviewRequest{TurnID: in.TurnID, Goal: in.Goal, Top: top, Clusters: in.Clusters, MetaReview: c.MetaReview, Seed: in.Seed}
 		req.Prompt = prompt.Overview(req)

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/store"
 )
 
 // The proximity graph keeps, for each new hypothesis, its ProximityNeighbours most similar
@@ -19,10 +24,17 @@ const (
 	ProximityFloor      = 0.1
 )
 
-// Proximity is the proximity agent: it reads the texts of every competing hypothesis and
-// returns the new ones' nearest neighbours (see package proximity). It compares each new
-// hypothesis with all the others, never all with all, so a call costs len(New) × len(All)
-// comparisons. It calls no model, so it is not a turn: it is cheap to run again.
+// Embedders is what the activities need to embed texts: the worker's provider registry.
+type Embedders interface {
+	Embedder(provider, model string) (provider.Embedder, error)
+}
+
+// Proximity is the proximity agent: it returns the new hypotheses' nearest neighbours
+// among every competing one (see package proximity), and the measure it compared them by
+// with its thresholds. With a provider that offers embeddings it compares their
+// embeddings (cosine), embedding each hypothesis once and caching it in the store; with
+// any other, their words. It compares each new hypothesis with all the others, never all
+// with all, so a call costs len(New) × len(All) comparisons.
 //
 // A hypothesis missing from the store is left out of the graph (and logged) rather than
 // failing the call: retrying would not bring it back, and the graph only guides pairing.
@@ -36,6 +48,37 @@ func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (Proximit
 			activity.GetLogger(ctx).Warn("proximity: some hypotheses are missing; leaving them out", "error", err)
 		}
 	}
+	ids := make([]string, 0, len(hs))
+	for id := range hs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	e, model, err := a.embedder(in.Provider, in.EmbeddingModel)
+	if err != nil {
+		return ProximityResult{}, providerError(err)
+	}
+	var sim func(x, y string) float64
+	measure := proximity.Lexical
+	if e != nil {
+		vecs, usage, err := a.embeddings(ctx, in.SessionID, model, e, ids, hs)
+		var refused *provider.RequestError
+		switch {
+		case errors.As(err, &refused):
+			// The server has no such embedding model (a local server, say): compare words,
+			// rather than lose the round's proximity.
+			if activity.IsActivity(ctx) {
+				activity.GetLogger(ctx).Warn("proximity: the provider refused to embed; comparing words instead", "model", model, "error", err)
+			}
+		case err != nil:
+			return ProximityResult{}, withUsage(providerError(err), usage)
+		default:
+			measure = proximity.Embedding(model, a.Thresholds)
+			sim = func(x, y string) float64 { return proximity.Cosine(vecs[x], vecs[y]) }
+			out := a.proximityResult(in, ids, sim, measure)
+			out.Usage = usage
+			return out, nil
+		}
+	}
 	sigs := make(map[string]proximity.Signature, len(hs))
 	for id, h := range hs {
 		if err := ctx.Err(); err != nil {
@@ -43,11 +86,78 @@ func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (Proximit
 		}
 		sigs[id] = proximity.Sign(h)
 	}
-	edges := proximity.Neighbours(in.New, sigs, ProximityNeighbours, ProximityFloor)
+	sim = func(x, y string) float64 { return sigs[x].Similarity(sigs[y]) }
+	return a.proximityResult(in, ids, sim, measure), nil
+}
+
+// proximityResult finds the new hypotheses' neighbours by sim.
+func (a *Activities) proximityResult(in ProximityInput, ids []string, sim func(x, y string) float64, m proximity.Measure) ProximityResult {
+	edges := proximity.NeighboursBy(in.New, ids, sim, ProximityNeighbours, ProximityFloor)
 	for i := range edges {
 		// Four decimals are plenty to rank and threshold by, and keep the history small.
 		edges[i].Sim = math.Round(edges[i].Sim*1e4) / 1e4
 	}
-	out := ProximityResult{Edges: edges}
-	return out, nil
+	return ProximityResult{Edges: edges, Measure: m.Name, Duplicate: m.Duplicate, Cluster: m.Cluster}
+}
+
+// embedder is the session's embedder and its model, or nil when its provider offers none.
+func (a *Activities) embedder(providerName, model string) (provider.Embedder, string, error) {
+	r, ok := a.Providers.(Embedders)
+	if !ok || providerName == "" {
+		return nil, "", nil
+	}
+	if model == "" {
+		model = provider.DefaultEmbeddingModel
+	}
+	e, err := r.Embedder(providerName, model)
+	if err != nil || e == nil {
+		return nil, "", err
+	}
+	return e, model, nil
+}
+
+// embeddings are the hypotheses' embeddings by model: those the store holds, and the
+// others embedded now (and stored, once).
+func (a *Activities) embeddings(ctx context.Context, sessionID, model string, e provider.Embedder, ids []string, hs map[string]research.Hypothesis) (map[string][]float32, research.Usage, error) {
+	vecs, err := a.Store.Embeddings(ctx, sessionID, model, ids)
+	if err != nil {
+		return nil, research.Usage{}, err
+	}
+	var missing, texts []string
+	for _, id := range ids {
+		if _, ok := vecs[id]; !ok {
+			missing = append(missing, id)
+			texts = append(texts, EmbeddingText(hs[id]))
+		}
+	}
+	if len(missing) == 0 {
+		return vecs, research.Usage{}, nil
+	}
+	stop := a.keepAlive(ctx)
+	got, usage, err := e.Embed(ctx, texts)
+	stop()
+	if err != nil {
+		return nil, usage, err
+	}
+	for i, id := range missing {
+		if err := a.Store.PutEmbedding(ctx, sessionID, id, store.Embedding{Model: model, Vector: got[i]}); err != nil {
+			return nil, usage, err
+		}
+		vecs[id] = got[i]
+	}
+	// Another attempt may have stored its vectors first: use what the store holds.
+	stored, err := a.Store.Embeddings(ctx, sessionID, model, missing)
+	if err != nil {
+		return nil, usage, err
+	}
+	for id, v := range stored {
+		vecs[id] = v
+	}
+	return vecs, usage, nil
+}
+
+// EmbeddingText is what a hypothesis' embedding is made of: its title, statement and
+// predictions (what it claims), not its rationale.
+func EmbeddingText(h research.Hypothesis) string {
+	return strings.Join(append([]string{h.Title, h.Statement}, h.Predictions...), "\n")
 }

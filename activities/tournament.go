@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/tournament"
 )
@@ -66,6 +67,8 @@ type TournamentInput struct {
 	TopK        int     `json:"top_k,omitempty"`
 	DebateShare float64 `json:"debate_share,omitempty"`
 	Seed        uint64  `json:"seed,omitempty"`
+	// Cluster is the cluster threshold of the session's proximity measure (0: lexical).
+	Cluster float64 `json:"cluster,omitempty"`
 }
 
 // TournamentResult is the round's matches, in the order to apply their results, and the
@@ -155,7 +158,11 @@ func (a *Activities) Tournament(ctx context.Context, in TournamentInput) (Tourna
 	for _, e := range t.Hypotheses {
 		cluster[e.ID] = e.Cluster
 	}
-	for n, members := range proximity.Clusters(ids, edges, proximity.ClusterThreshold) {
+	threshold := in.Cluster
+	if threshold <= 0 {
+		threshold = proximity.ClusterThreshold
+	}
+	for n, members := range proximity.Clusters(ids, edges, threshold) {
 		name := n + 1
 		if _, err := fmt.Sscanf(members[0], "h-%d", &name); err != nil {
 			name = n + 1
@@ -233,14 +240,26 @@ func fitted(t session.Snapshot, ids []string, similarity func(x, y string) float
 	return out
 }
 
-// themes groups the top hypotheses (ranked ids, best first) by the stored proximity graph,
-// for the research overview (see proximity.Themes).
-func (a *Activities) themes(ctx context.Context, l Ledger, top []string) ([][]string, error) {
-	t, err := a.read(ctx, l)
-	if err != nil {
-		return nil, err
+// themesOf groups the top hypotheses (best first) into the overview's themes: by their
+// embeddings when the session's provider offers them and the store holds theirs, else by
+// their words (tf-idf); see proximity.ThemesOf.
+func (a *Activities) themesOf(ctx context.Context, sessionID, providerName, model string, top []research.Hypothesis) ([][]string, error) {
+	ids := make([]string, len(top))
+	for i, h := range top {
+		ids[i] = h.ID
 	}
-	return proximity.Themes(top, t.Edges), nil
+	if e, m, err := a.embedder(providerName, model); err == nil && e != nil {
+		vecs, err := a.Store.Embeddings(ctx, sessionID, m, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(vecs) == len(ids) {
+			measure := proximity.Embedding(m, a.Thresholds)
+			sim := func(i, j int) float64 { return proximity.Cosine(vecs[ids[i]], vecs[ids[j]]) }
+			return proximity.ThemesOf(top, sim, measure.Theme), nil
+		}
+	}
+	return proximity.ThemesOf(top, proximity.TFIDF(top), proximity.ThemeSimilarity), nil
 }
 
 // PairKey names the pair of x and y whichever way round they come.

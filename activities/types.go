@@ -64,12 +64,21 @@ type ProximityInput struct {
 	SessionID string   `json:"session_id"`
 	New       []string `json:"new"`
 	All       []string `json:"all"` // every hypothesis still competing, New included
+	// The session's provider and embedding model: with a provider that offers
+	// embeddings, hypotheses are compared by theirs.
+	Provider       string `json:"provider,omitempty"`
+	EmbeddingModel string `json:"embedding_model,omitempty"`
 }
 
 // ProximityResult holds each new hypothesis' nearest neighbours (a bounded number, above a
-// floor), so the graph stays small however large the session grows.
+// floor), so the graph stays small however large the session grows, and the measure they
+// were found by, with its thresholds (none from workers before measures: lexical).
 type ProximityResult struct {
-	Edges []proximity.Edge `json:"edges"`
+	Edges     []proximity.Edge `json:"edges"`
+	Measure   string           `json:"measure,omitempty"`
+	Duplicate float64          `json:"duplicate,omitempty"`
+	Cluster   float64          `json:"cluster,omitempty"`
+	Usage     research.Usage   `json:"usage,omitzero"` // what embedding cost
 }
 
 // MetaReviewInput asks for the recurring critique of one round.
@@ -96,9 +105,12 @@ type OverviewInput struct {
 	Top      []string   `json:"top"`      // ranked ids, best first (at most 10)
 	Clusters [][]string `json:"clusters"` // related ids among them
 	Context  ContextRef `json:"context"`
-	// Ledger, when set instead of Clusters, is where the proximity graph is: the activity
-	// groups Top by it (proximity.Themes).
+	// Ledger, when set instead of Clusters, is where the proximity graph is. (The activity
+	// now groups Top into themes by comparing them with one another.)
 	Ledger *Ledger `json:"ledger,omitempty"`
+	// EmbeddingModel is the session's: its embeddings, if the store holds them, group the
+	// themes.
+	EmbeddingModel string `json:"embedding_model,omitempty"`
 }
 
 // OverviewResult: the overview itself is in the store.

@@ -39,6 +39,9 @@ type fakeOpenAI struct {
 	problems     []string       // requests the fake could not make sense of
 	prompt       int            // prompt tokens answered (200 only)
 	completion   int            // completion tokens answered (200 only)
+	embedded     int            // texts embedded
+	embedTokens  int            // prompt tokens of the embeddings
+	texts        map[string]int // each text embedded, and how often
 }
 
 func newFakeOpenAI(t *testing.T, key string, delay time.Duration) *fakeOpenAI {
@@ -114,6 +117,9 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.authHeaders[r.Header.Get("Authorization")]++
 	f.mu.Unlock()
 	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/embeddings" && r.Header.Get("Authorization") == "Bearer "+f.key:
+		f.embed(w, body)
+		return
 	case r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions":
 		f.fail(w, http.StatusNotFound, fmt.Sprintf("%s %s: not an endpoint of the fake", r.Method, r.URL.Path))
 		return
@@ -188,8 +194,8 @@ func (f *fakeOpenAI) fail(w http.ResponseWriter, status int, problem string) {
 
 // stats is a copy of the counters, for assertions.
 type fakeStats struct {
-	requests, answered, unauthorized, prompt, completion int
-	authHeaders, agents, models, schemas                 map[string]int
+	requests, answered, unauthorized, prompt, completion, embedded, embedTokens int
+	authHeaders, agents, models, schemas, texts                                 map[string]int
 }
 
 func (f *fakeOpenAI) stats() fakeStats {
@@ -205,6 +211,7 @@ func (f *fakeOpenAI) stats() fakeStats {
 	return fakeStats{
 		requests: f.requests, answered: f.answered, unauthorized: f.unauthorized, prompt: f.prompt, completion: f.completion,
 		authHeaders: clone(f.authHeaders), agents: clone(f.agents), models: clone(f.models), schemas: clone(f.schemas),
+		embedded: f.embedded, embedTokens: f.embedTokens, texts: clone(f.texts),
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -38,8 +39,9 @@ var providerTurns = []string{"Plan", "Generate", "Evolve", "Review", "Compare", 
 // history, not in the session store, not in the worker's log.
 func TestSessionOnFakeOpenAI(t *testing.T) {
 	const (
-		secret = "sk-test-SECRET-123"
-		model  = "fake-model"
+		secret   = "sk-test-SECRET-123"
+		model    = "fake-model"
+		embedder = "cosci-stand-in" // the fake embeds with simulator.Embed
 		// USD per million tokens, from the worker's price file.
 		promptPrice, completionPrice = 1000.0, 3000.0
 	)
@@ -48,13 +50,18 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 	if err := os.WriteFile(prices, fmt.Appendf(nil, `{%q: {"prompt_per_mtok": %g, "completion_per_mtok": %g}}`, model, promptPrice, completionPrice), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The stand-in embedding's thresholds, as TestCalibrate finds them (BENCHMARKS.md).
+	thresholds := filepath.Join(t.TempDir(), "proximity.json")
+	if err := os.WriteFile(thresholds, fmt.Appendf(nil, `{%q: {"duplicate": 0.58, "cluster": 0.33, "theme": 0.3}}`, embedder), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	storeDir := t.TempDir()
-	w := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + secret, "OPENAI_BASE_URL=" + fake.baseURL()}, "--prices", prices)
+	w := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + secret, "OPENAI_BASE_URL=" + fake.baseURL()}, "--prices", prices, "--proximity-thresholds", thresholds)
 
 	id := newSessionID(t)
 	startSession(t, id, research.Request{
 		ResearchGoal: "Identify druggable mechanisms that slow tau propagation in early Alzheimer's disease",
-		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8},
+		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8, EmbeddingModel: embedder},
 	})
 	res, err := result(id, 2*time.Minute)
 	if err != nil {
@@ -76,9 +83,30 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 	if s.authHeaders["Bearer "+secret] != s.requests || s.requests == 0 {
 		t.Errorf("the fake saw %d requests, %d of them with \"Authorization: Bearer <the worker's key>\"; want all", s.requests, s.authHeaders["Bearer "+secret])
 	}
-	if s.models[model] != s.answered {
-		t.Errorf("models asked for: %v; want %q in every request", s.models, model)
+	if s.models[model]+s.models[embedder] != s.answered || s.models[embedder] == 0 {
+		t.Errorf("models asked for: %v; want %q in every chat request and %q in the embeddings requests", s.models, model, embedder)
 	}
+	// The proximity agent embedded every hypothesis, each once, and kept the vectors.
+	if s.embedded != 8 {
+		t.Errorf("the fake embedded %d texts; want the 8 hypotheses, once each", s.embedded)
+	}
+	for text, n := range s.texts {
+		if n != 1 {
+			t.Errorf("the fake embedded %q %d times", research.Shorten(text, 60), n)
+		}
+	}
+	st, err := store.Open(t.Context(), storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, 8)
+	for _, e := range mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 50}).Hypotheses {
+		ids = append(ids, e.ID)
+	}
+	if vecs, err := st.Embeddings(t.Context(), id, embedder, ids); err != nil || len(vecs) != 8 {
+		t.Errorf("the store holds %d embeddings (%v); want the 8 hypotheses'", len(vecs), err)
+	}
+	st.Close()
 
 	// The session's usage is the fake's usage blocks summed, priced from --prices.
 	view := mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 1})
@@ -86,7 +114,8 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 		t.Errorf("the session's usage is %+v; want the fake's %d prompt and %d completion tokens over %d requests",
 			view.Usage, s.prompt, s.completion, s.answered)
 	}
-	wantCost := (float64(s.prompt)*promptPrice + float64(s.completion)*completionPrice) / 1e6
+	// The stand-in embedding model has no price: its tokens cost nothing.
+	wantCost := (float64(s.prompt-s.embedTokens)*promptPrice + float64(s.completion)*completionPrice) / 1e6
 	if math.Abs(view.Usage.CostUSD-wantCost) > 1e-6*wantCost {
 		t.Errorf("the session's cost is $%.6f; want $%.6f from the worker's price file", view.Usage.CostUSD, wantCost)
 	}

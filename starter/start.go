@@ -47,6 +47,7 @@ var flagOf = map[string]string{
 	"config.top_k":                  "--top-k",
 	"config.debate_share":           "--debate-share",
 	"config.tools":                  "--tools",
+	"config.embedding_model":        "--embedding-model",
 	"config.tool_calls_per_turn":    "--tool-calls-per-turn",
 	"config.tool_calls_per_session": "--tool-calls-per-session",
 	"config.approve_tools":          "--approve-tools",
@@ -120,6 +121,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" "+def("standard"))
 	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" "+def(research.DefaultProvider))
 	fs.StringVar(&c.Model, "model", "", "model name "+def(": the provider's"))
+	fs.StringVar(&c.EmbeddingModel, "embedding-model", "", "embedding model the proximity agent compares hypotheses with, for a provider that offers embeddings (openai) "+def("text-embedding-3-small"))
 	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
 	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, "stop as converged once the top hypotheses stayed the same this many rounds "+
 		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")

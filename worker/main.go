@@ -41,7 +41,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -58,6 +60,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/connection"
 	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/tools"
@@ -88,6 +91,7 @@ func run() error {
 	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
 	pricesFile := flag.String("prices", os.Getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
 	toolsFile := flag.String("tools", os.Getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
+	thresholdsFile := flag.String("proximity-thresholds", os.Getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
 	fabricate := flag.Float64("offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
 	flag.Parse()
 	switch {
@@ -122,6 +126,11 @@ func run() error {
 		Store:      st,
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
+	}
+	if *thresholdsFile != "" {
+		if acts.Thresholds, err = loadThresholds(*thresholdsFile); err != nil {
+			return err
+		}
 	}
 	var servers []tools.Server
 	if *toolsFile != "" {
@@ -225,6 +234,29 @@ func loadPrices(path string) (provider.Prices, error) {
 	}
 	maps.Copy(prices, extra)
 	return prices, nil
+}
+
+// loadThresholds reads proximity thresholds by embedding model: those a lab calibrated
+// for its model (see BENCHMARKS.md, "Proximity").
+func loadThresholds(path string) (map[string]proximity.Measure, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--proximity-thresholds: %w", err)
+	}
+	var m map[string]proximity.Measure
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("--proximity-thresholds %s: %v; write {\"model\": {\"duplicate\": 0.9, \"cluster\": 0.75, \"theme\": 0.55}}", path, err)
+	}
+	for model, t := range m {
+		for _, v := range []float64{t.Duplicate, t.Cluster, t.Theme} {
+			if v <= 0 || v > 1 {
+				return nil, fmt.Errorf("--proximity-thresholds %s: model %s: every threshold is a similarity above 0, at most 1", path, model)
+			}
+		}
+	}
+	return m, nil
 }
 
 func rpsText(rps float64) string {

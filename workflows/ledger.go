@@ -77,7 +77,7 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 	if !s.mayGo(ctx) {
 		return nil
 	}
-	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK}
+	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK, Cluster: s.ClusterAt}
 	actx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
 	var out activities.TournamentResult
 	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {

@@ -77,7 +77,7 @@ func (s *supervisor) rate(ctx workflow.Context, budget int) []tournament.Match {
 	if !s.mayGo(ctx) {
 		return nil
 	}
-	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), Budget: budget,
+	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), Budget: budget, Cluster: s.ClusterAt,
 		Fitted: true, TopK: s.req.Config.TopK, DebateShare: s.req.Config.DebateShare,
 		Seed: uint64(s.req.Config.Seed) ^ uint64(s.Matches)*0x9e3779b97f4a7c15}
 	what := fmt.Sprintf("fit the ratings and choose round %d's next matches", s.Rounds)

@@ -227,11 +227,18 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	if len(fresh) == 0 || len(competing) < 2 || !s.mayGo(ctx) {
 		return
 	}
-	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing}
+	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing, Provider: s.req.Config.Provider, EmbeddingModel: s.req.Config.EmbeddingModel}
 	t := activities.Turn{SessionID: s.id, TurnID: fmt.Sprintf("proximity-round-%d", s.Rounds)}
 	out, err := turn(ctx, s, activities.AgentProximity, fmt.Sprintf("proximity of %d new hypotheses", len(fresh)), t, "", a.Proximity, in)
 	if err != nil {
 		return
+	}
+	s.Usage = s.Usage.Add(out.Usage)
+	// The measure's own thresholds (embeddings and words differ); a worker from before
+	// measures gives none: the lexical ones.
+	duplicate := proximity.DuplicateThreshold
+	if out.Duplicate > 0 {
+		duplicate, s.ClusterAt = out.Duplicate, out.Cluster
 	}
 	isFresh := func(id string) bool { return slices.Contains(fresh, id) }
 	for _, e := range out.Edges {
@@ -239,7 +246,7 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 			s.Edges = append(s.Edges, e)
 		}
 		s.sim[activities.PairKey(e.A, e.B)] = e.Sim
-		if e.Sim < proximity.DuplicateThreshold {
+		if e.Sim < duplicate {
 			continue
 		}
 		// The newer of the two goes: the one made this round, or the later id.
@@ -469,7 +476,7 @@ func (s *supervisor) overview(ctx workflow.Context) {
 	for _, e := range top {
 		ids = append(ids, e.ID)
 	}
-	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef()}
+	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef(), EmbeddingModel: s.req.Config.EmbeddingModel}
 	if s.ledger {
 		in.Ledger = s.tournamentLedger() // the activity groups them by the stored graph
 	} else {

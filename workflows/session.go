@@ -259,6 +259,9 @@ type Carried struct {
 	ToolsSpent bool     `json:"tools_spent,omitempty"`
 	CallSeq    int      `json:"call_seq,omitempty"`
 	Late       []string `json:"late,omitempty"`
+	// ClusterAt is the cluster threshold of the measure the proximity agent compares by
+	// (0: the lexical one).
+	ClusterAt float64 `json:"cluster_at,omitempty"`
 }
 
 // Added is a scientist's hypothesis accepted but not stored yet.

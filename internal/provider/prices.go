@@ -40,6 +40,9 @@ func DefaultPrices() Prices {
 		"gpt-5":        {1.25, 10.00},
 		"gpt-5-mini":   {0.25, 2.00},
 		"gpt-5-nano":   {0.05, 0.40},
+		// OpenAI embeddings (input only)
+		"text-embedding-3-small": {0.02, 0},
+		"text-embedding-3-large": {0.13, 0},
 		// Anthropic
 		"claude-3-5-haiku-latest":  {0.80, 4.00},
 		"claude-3-5-sonnet-latest": {3.00, 15.00},

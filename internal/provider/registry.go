@@ -35,8 +35,9 @@ type Registry struct {
 	Prices     Prices              // for the cost of real models' turns
 	HTTPClient *http.Client        // for real models; nil means a new client each
 
-	mu     sync.Mutex
-	models map[[2]string]Model
+	mu        sync.Mutex
+	models    map[[2]string]Model
+	embedders map[string]Embedder
 }
 
 // Model returns the model for a session's provider and model name. An empty model name is

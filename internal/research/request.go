@@ -117,6 +117,10 @@ type Config struct {
 	// ApprovalTimeout is how long a call waits for that answer before it is refused
 	// (0: DefaultApprovalTimeout).
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
+	// EmbeddingModel is the model the proximity agent embeds hypotheses with, when the
+	// provider offers embeddings (an OpenAI-compatible one; "" its default,
+	// text-embedding-3-small); with any other provider it compares their words.
+	EmbeddingModel string `json:"embedding_model,omitempty"`
 }
 
 // Over returns base with every field c sets put over it: what a continued or forked
@@ -172,6 +176,9 @@ func (c Config) Over(base Config) Config {
 	}
 	if c.ApprovalTimeout != 0 {
 		base.ApprovalTimeout = c.ApprovalTimeout
+	}
+	if c.EmbeddingModel != "" {
+		base.EmbeddingModel = c.EmbeddingModel
 	}
 	return base
 }
@@ -268,6 +275,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.provider", fmt.Sprintf("%q is not one of %s", c.Provider, strings.Join(Providers, ", "))}
 	case len(c.Model) > 200:
 		return &FieldError{"config.model", "is longer than 200 characters"}
+	case len(c.EmbeddingModel) > 200:
+		return &FieldError{"config.embedding_model", "is longer than 200 characters"}
 	case c.ConvergenceRounds < 1 || c.ConvergenceRounds > MaxConvergenceRounds:
 		return &FieldError{"config.convergence_rounds", fmt.Sprintf("is %d; must be from 1 to %d", c.ConvergenceRounds, MaxConvergenceRounds)}
 	case c.TopK < 1 || c.TopK > MaxTopK:

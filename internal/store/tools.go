@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 )
 
@@ -68,4 +70,51 @@ func (s *Store) ToolRecord(ctx context.Context, sessionID, digest string) (ToolR
 		return ToolRecord{}, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, k), Problem: "its content does not match its digest"}
 	}
 	return r, nil
+}
+
+// Embedding is a hypothesis' embedding by one model: the proximity agent's cache, so each
+// hypothesis is embedded once per model.
+type Embedding struct {
+	Model  string    `json:"model"`
+	Vector []float32 `json:"vector"`
+}
+
+const embeddingsDir = "embeddings"
+
+func embeddingKey(sessionID, model, id string) (string, error) {
+	return key(sessionID, embeddingsDir, ".json", "embedding model", model, "hypothesis id", id)
+}
+
+// PutEmbedding stores a hypothesis' embedding by a model, once.
+func (s *Store) PutEmbedding(ctx context.Context, sessionID, id string, e Embedding) error {
+	k, err := embeddingKey(sessionID, e.Model, id)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(e) // compact: vectors are long and nobody reads them by eye
+	if err != nil {
+		return err
+	}
+	return s.b.Put(ctx, sessionID, k, append(b, '\n'), true)
+}
+
+// Embeddings returns the stored embeddings by model of the hypotheses ids, by id; a
+// hypothesis not yet embedded is absent.
+func (s *Store) Embeddings(ctx context.Context, sessionID, model string, ids []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(ids))
+	for _, id := range ids {
+		k, err := embeddingKey(sessionID, model, id)
+		if err != nil {
+			return nil, err
+		}
+		var e Embedding
+		if err := s.get(ctx, sessionID, k, "embedding of "+id, &e); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		out[id] = e.Vector
+	}
+	return out, nil
 }
