@@ -102,11 +102,6 @@ func (r chatRequest) text() string {
 }
 
 func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for m := f.maxInFlight.Load(); n > m && !f.maxInFlight.CompareAndSwap(m, n); m = f.maxInFlight.Load() {
-	}
-
 	body, err := io.ReadAll(r.Body)
 	var req chatRequest
 	if err == nil {
@@ -144,6 +139,12 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if agent == "" {
 		f.fail(w, http.StatusBadRequest, fmt.Sprintf("cannot tell which agent asked: %.200q", text))
 		return
+	}
+	// Only chat turns count as in flight: --slots bounds provider turns, and the proximity
+	// agent's embeddings requests (one per new hypothesis, on the sessions queue) are not.
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for m := f.maxInFlight.Load(); n > m && !f.maxInFlight.CompareAndSwap(m, n); m = f.maxInFlight.Load() {
 	}
 	if f.delay > 0 {
 		select {

@@ -202,6 +202,9 @@ func (p *Postgres) Put(ctx context.Context, sessionID, key string, data []byte, 
 		q = `INSERT INTO cosci_records (session_id, key, data) VALUES ($1, $2, $3)
 			ON CONFLICT (session_id, key) DO NOTHING`
 	}
+	if data == nil {
+		data = []byte{} // an empty record is a record: bytea NOT NULL, not NULL
+	}
 	if _, err := p.pool.Exec(ctx, q, sessionID, key, data); err != nil {
 		return fmt.Errorf("store: write %s: %w", p.Where(sessionID, key), err)
 	}

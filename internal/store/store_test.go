@@ -865,6 +865,16 @@ func testPutFile(t *testing.T, s *Store) {
 	if _, err := s.PutFile(tctx(t), "s/1", "elo.svg", []byte("<svg/>")); err != nil {
 		t.Errorf("PutFile(elo.svg): %v", err)
 	}
+	// An empty artefact (a bibliography of a session that cites nothing) is a file like any
+	// other, whether its bytes are nil or empty.
+	for _, empty := range [][]byte{nil, {}} {
+		if _, err := s.PutFile(tctx(t), "s/1", "bibliography.bib", empty); err != nil {
+			t.Errorf("PutFile(empty %#v): %v", empty, err)
+		}
+		if b, err := s.File(tctx(t), "s/1", "bibliography.bib"); err != nil || len(b) != 0 {
+			t.Errorf("bibliography.bib = %q, %v; want empty, nil", b, err)
+		}
+	}
 	for _, bad := range []string{"", ".", "..", "../x.json", "a/b.json", `a\b.json`, ".hidden", ".tmp-123", "plan.json", "hypotheses", "events.jsonl", "nul\x00.json", strings.Repeat("x", 300)} {
 		if path, err := s.PutFile(tctx(t), "s/1", bad, []byte("x")); err == nil {
 			t.Errorf("PutFile(%q) wrote %s, want an error", bad, path)
