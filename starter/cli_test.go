@@ -274,6 +274,18 @@ func TestCommandOutcome(t *testing.T) {
 	if got := commandOutcome(workflows.Resume, nil, s); got != "session s-1 is now active" {
 		t.Errorf("resume: %q", got)
 	}
+	for _, tt := range []struct {
+		arg  map[string]any
+		want string
+	}{
+		{map[string]any{"call": "call-3", "decision": "approve"}, "session s-1 (active): call-3 approved: the tool is called now, and the turn that asked goes on"},
+		{map[string]any{"call": "call-4", "decision": "reject", "reason": "paywalled"}, "session s-1 (active): call-4 rejected: the model is told why, and the turn that asked goes on"},
+		{map[string]any{"call": "call-5", "result": "my notes"}, "session s-1 (active): call-5 answered with your result, and the turn that asked goes on"},
+	} {
+		if got := commandOutcome(workflows.AnswerTool, tt.arg, s); got != tt.want {
+			t.Errorf("answer-tool %v: %q, want %q", tt.arg, got, tt.want)
+		}
+	}
 	if got := commandOutcome(workflows.SetBudget, map[string]any{"token_budget": 0}, s); got != "session s-1 is now active; no token budget (no cap)" {
 		t.Errorf("set-budget 0: %q", got)
 	}

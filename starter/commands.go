@@ -395,6 +395,14 @@ func commandOutcome(name string, arg map[string]any, s workflows.Status) string 
 		msg += "; your feedback steers the agents from the next round"
 	case workflows.SetBudget:
 		msg += "; " + budget()
+	case workflows.AnswerTool:
+		// The session's state does not change; the call's does.
+		done := map[string]string{"approve": "approved: the tool is called now",
+			"reject": "rejected: the model is told why", "result": "answered with your result"}[fmt.Sprint(arg["decision"])]
+		if done == "" && arg["result"] != nil {
+			done = "answered with your result"
+		}
+		msg = fmt.Sprintf("session %s (%s): %s %s, and the turn that asked goes on", s.SessionID, stateOf(s), arg["call"], done)
 	}
 	if s.State == session.Suspended && (name == workflows.SetBudget || name == workflows.RefineGoal) {
 		msg += fmt.Sprintf(" (resume it with: starter resume %s)", s.SessionID)

@@ -34,6 +34,11 @@ import (
 // suspended for an unusable store and resumed by itself once they were writable again,
 // then a hypothesis record truncated until it suspended naming the record, repaired and
 // resumed by hand.
+// testdata/session-grounded.json: 10 hypotheses of the grounded version
+// (scripts/record-grounded.sh): the literature server over testdata/library, tools
+// literature.search and literature.fetch with every fetch waiting for approval; 29 tool
+// calls, 21 answers by update (one approved, one rejected, one answered with the
+// scientist's own result, the rest approved).
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
