@@ -32,11 +32,15 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 	out := make([]research.Reference, len(refs))
 	for i, ref := range refs {
 		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Fabricated: ref.Fabricated}
+		best, quoted := -1, false
 		if j := slices.IndexFunc(inherited, func(p research.Reference) bool { return SameID(p.ID, ref.ID) && p.Source != "" }); j >= 0 {
 			p := inherited[j]
 			r.ID, r.Source, r.DOI, r.Title, r.Authors, r.Year, r.Venue, r.URL = p.ID, p.Source, p.DOI, p.Title, p.Authors, p.Year, p.Venue, p.URL
+			// The parent's source for the parent's own quote stays the source: a search
+			// hit of this turn that names the work without holding the quote must not
+			// take its place (reflection would then find the quote unsupported).
+			quoted = ref.Quote != "" && slices.Equal(words(p.Quote), words(ref.Quote))
 		}
-		best, quoted := -1, false
 		for _, res := range results {
 			if !Names(res.Content, ref.ID) {
 				continue

@@ -66,8 +66,14 @@ func TestResolve(t *testing.T) {
 		{ID: "10.5555/csl.1"},                                                                                        // CSL-JSON, found by its DOI
 		{ID: "10.5555/cosci.invented", Quote: "q3", Fabricated: true},
 		{ID: "parent2020"}, // cited from a parent, not fetched again
+		// cited from a parent with the parent's quote, which the parent's fetched record
+		// holds; this turn's search hit names the work without holding the quote
+		{ID: "smith2019", Quote: "Activity drives tau release at the synapse, as the parent read."},
 	}
-	inherited := []research.Reference{{ID: "parent2020", Source: "s-parent", Title: "A parent's source", Year: 2020}}
+	inherited := []research.Reference{
+		{ID: "parent2020", Source: "s-parent", Title: "A parent's source", Year: 2020},
+		{ID: "smith2019", Source: "s-parent-fetch", Quote: "Activity drives tau release at the synapse, as the parent read."},
+	}
 	got := Resolve(refs, results, inherited)
 
 	r := got[0]
@@ -93,6 +99,9 @@ func TestResolve(t *testing.T) {
 	}
 	if r := got[4]; r.Source != "s-parent" || r.Title != "A parent's source" {
 		t.Errorf("inherited: %+v", r)
+	}
+	if r := got[5]; r.Source != "s-parent-fetch" || r.Title != "Neuronal activity and tau" {
+		t.Errorf("inherited with the parent's quote: %+v; want the parent's source, with the details of this turn's hit", r)
 	}
 }
 
