@@ -149,7 +149,14 @@ func (r reading) next(rng *rand.Rand, t research.Tooling, query string, refetch 
 // query is what a turn searches for: a topic of the goal, and its own subject (a topic,
 // or a hypothesis' title) in a few words, as a scientist types into a search box.
 func query(rng *rand.Rand, goal, subject string) string {
-	words := strings.Fields(strings.Trim(subject, ".…"))
+	var words []string
+	for _, w := range strings.Fields(subject) {
+		// An evolved title's label ("Feasible:") and a shortened title's ellipsis are not
+		// what anyone searches for.
+		if w = strings.Trim(w, ".…"); w != "" && !strings.HasSuffix(w, ":") {
+			words = append(words, w)
+		}
+	}
 	q := strings.Join(words[:min(4, len(words))], " ")
 	if t := pick(rng, topics(goal)); !strings.Contains(strings.ToLower(q), strings.ToLower(t)) {
 		q = t + " " + q

@@ -77,3 +77,22 @@ func TestStepsFinalAndReview(t *testing.T) {
 		t.Errorf("review step 1: %+v, %v", rv, err)
 	}
 }
+
+// A turn searches for a few words of its subject, as a scientist types them: without an
+// evolved title's label or a shortened title's ellipsis.
+func TestQuery(t *testing.T) {
+	const goal = "Identify druggable mechanisms that slow tau protein propagation"
+	tests := []struct{ subject, has, hasNot string }{
+		{"Feasible: Stochastic switching amplifies druggable mechanisms during…", "Stochastic switching amplifies druggable", "Feasible:"},
+		{"Grounded: Metabolic rewiring…", "Metabolic rewiring", "…"},
+		{"microglia", "microglia", ":"},
+	}
+	for _, tt := range tests {
+		for seed := range int64(5) {
+			q := query(newRand(seed, "t"), goal, tt.subject)
+			if !strings.Contains(q, tt.has) || strings.Contains(q, tt.hasNot) {
+				t.Errorf("query for %q = %q; want it to hold %q and not %q", tt.subject, q, tt.has, tt.hasNot)
+			}
+		}
+	}
+}
