@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -32,11 +35,16 @@ import (
 //
 // Ranked search is bleve's (BM25 over titles, abstracts, authors, keywords and venues, an
 // English analyzer with stemming); the library keeps the references themselves in memory,
-// so a search returns their details without reading documents back from the index.
+// so a search returns their details without reading documents back from the index. The
+// index is split into shards by id, searched at once through a bleve alias (which takes
+// BM25's statistics over all of them in a small library, so the ranking is that of one
+// index): a search of a large library reads every posting of its words, and shards spread
+// that over the cores.
 type Library struct {
 	path, indexDir string
 	logger         *slog.Logger
-	idx            bleve.Index
+	shards         []bleve.Index
+	idx            bleve.IndexAlias // searches every shard
 	analyzer       func(string) []string
 
 	refresh sync.Mutex // one Refresh at a time
@@ -65,7 +73,19 @@ type state struct {
 	Indexed map[string]string `json:"indexed"`
 }
 
-const stateVersion = 2 // 2: BM25 scoring
+const stateVersion = 3 // 2: BM25 scoring; 3: shards
+
+// shards is how many shards the index has. Two or more halve a large library's search
+// time on two cores or more (BenchmarkLibrary); four leave room for larger machines
+// without costing a small library anything it would notice.
+const shards = 4
+
+// globalStatsBelow is the library size under which a search first gathers BM25's
+// statistics (document counts, field lengths, term frequencies) over all the shards, a
+// second pass over the query's postings: a shard of a small library is too small a
+// sample to rank by alone. Above it each shard holds thousands of references drawn at
+// random by id, whose statistics are those of the whole to within a percent.
+const globalStatsBelow = 20000
 
 // Formats are the export files a library reads, by extension.
 var Formats = map[string]func([]byte, string) ([]Reference, []Skipped){
@@ -105,23 +125,27 @@ func Open(path, indexDir string, logger *slog.Logger) (*Library, error) {
 		return nil, err
 	}
 	bleveDir := filepath.Join(indexDir, "bleve")
-	l.idx, err = bleve.Open(bleveDir)
-	switch {
-	case err == nil && st.Version == stateVersion:
-		l.indexed = st.Indexed
-	case err == nil:
-		// An index of another version: start again.
-		l.idx.Close()
+	if st.Version == stateVersion {
+		if l.shards, err = openShards(bleveDir); err == nil {
+			l.indexed = st.Indexed
+		}
+	}
+	if l.shards == nil {
+		// No index, or one of another version: start again.
 		if err := os.RemoveAll(bleveDir); err != nil {
 			return nil, err
 		}
-		fallthrough
-	default:
-		if l.idx, err = bleve.New(bleveDir, indexMapping()); err != nil {
-			return nil, fmt.Errorf("create the index in %s: %w", bleveDir, err)
+		if l.shards, err = createShards(bleveDir); err != nil {
+			return nil, err
 		}
 	}
 	m := indexMapping()
+	l.idx = bleve.NewIndexAlias(l.shards...)
+	if a, ok := l.idx.(interface {
+		SetIndexMapping(mapping.IndexMapping) error
+	}); ok {
+		a.SetIndexMapping(m) // for BM25's statistics over all the shards (globalStatsBelow)
+	}
 	analyzer := m.AnalyzerNamed(en.AnalyzerName)
 	l.analyzer = func(s string) []string {
 		var terms []string
@@ -131,14 +155,58 @@ func Open(path, indexDir string, logger *slog.Logger) (*Library, error) {
 		return terms
 	}
 	if _, err := l.Refresh(); err != nil {
-		l.idx.Close()
+		l.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
+func openShards(dir string) ([]bleve.Index, error) {
+	var out []bleve.Index
+	for i := range shards {
+		idx, err := bleve.Open(filepath.Join(dir, strconv.Itoa(i)))
+		if err != nil {
+			closeAll(out)
+			return nil, err
+		}
+		out = append(out, idx)
+	}
+	return out, nil
+}
+
+func createShards(dir string) ([]bleve.Index, error) {
+	var out []bleve.Index
+	for i := range shards {
+		idx, err := bleve.New(filepath.Join(dir, strconv.Itoa(i)), indexMapping())
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("create the index in %s: %w", dir, err)
+		}
+		out = append(out, idx)
+	}
+	return out, nil
+}
+
+func closeAll(idx []bleve.Index) error {
+	var errs []error
+	for _, i := range idx {
+		errs = append(errs, i.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// shardOf is the shard that holds a reference: always the same for an id.
+func shardOf(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % shards)
+}
+
 // Close closes the index.
-func (l *Library) Close() error { return l.idx.Close() }
+func (l *Library) Close() error {
+	l.idx.Close()
+	return closeAll(l.shards)
+}
 
 // indexMapping indexes a reference's words for ranking and keeps nothing else: the
 // library holds the references, so nothing is stored, and no term vectors are made.
@@ -355,15 +423,26 @@ const reindexBatch = 2000
 // reindex indexes what changed between the references indexed and refs, in batches,
 // then saves which references the index holds.
 func (l *Library) reindex(refs []Reference, ch *Changes) error {
-	batch := l.idx.NewBatch()
-	flush := func() error {
-		if batch.Size() == 0 {
+	batches := make([]*bleve.Batch, len(l.shards))
+	for i, s := range l.shards {
+		batches[i] = s.NewBatch()
+	}
+	flushOne := func(i int) error {
+		if batches[i].Size() == 0 {
 			return nil
 		}
-		if err := l.idx.Batch(batch); err != nil {
+		if err := l.shards[i].Batch(batches[i]); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
-		batch.Reset()
+		batches[i].Reset()
+		return nil
+	}
+	flush := func() error {
+		for i := range batches {
+			if err := flushOne(i); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	now := map[string]bool{}
@@ -374,7 +453,8 @@ func (l *Library) reindex(refs []Reference, ch *Changes) error {
 		if had && old == h {
 			continue
 		}
-		if err := batch.Index(r.ID, documentOf(r)); err != nil {
+		i := shardOf(r.ID)
+		if err := batches[i].Index(r.ID, documentOf(r)); err != nil {
 			return fmt.Errorf("index %s: %w", r.ID, err)
 		}
 		l.indexed[r.ID] = h
@@ -383,15 +463,15 @@ func (l *Library) reindex(refs []Reference, ch *Changes) error {
 		} else {
 			ch.Added++
 		}
-		if batch.Size() >= reindexBatch {
-			if err := flush(); err != nil {
+		if batches[i].Size() >= reindexBatch/shards {
+			if err := flushOne(i); err != nil {
 				return err
 			}
 		}
 	}
 	for id := range l.indexed {
 		if !now[id] {
-			batch.Delete(id)
+			batches[shardOf(id)].Delete(id)
 			delete(l.indexed, id)
 			ch.Removed++
 		}
@@ -514,6 +594,12 @@ func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
 		years := bleve.NewNumericRangeInclusiveQuery(lo, hi, &yes, &yes)
 		years.SetField("year")
 		search = bleve.NewConjunctionQuery(search, years)
+	}
+	l.mu.RLock()
+	n := len(l.refs)
+	l.mu.RUnlock()
+	if n < globalStatsBelow {
+		ctx = context.WithValue(ctx, bsearch.SearchTypeKey, bsearch.GlobalScoring)
 	}
 	res, err := l.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(search, q.Limit, 0, false))
 	if err != nil {
