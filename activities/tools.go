@@ -237,19 +237,27 @@ type SuppliedResult struct {
 // SupplyToolResult keeps the scientist's result for a call in the audit trail, marked as
 // theirs, so the model reads it and a citation of it can be checked like any other.
 func (a *Activities) SupplyToolResult(ctx context.Context, in SuppliedResult) (ToolCallResult, error) {
-	st, ok, err := a.Store.Turn(ctx, in.SessionID, StepID(in.TurnID, in.Step))
-	switch {
-	case err != nil:
+	call, err := a.callOf(ctx, in.ToolCallInput)
+	if err != nil {
 		return ToolCallResult{}, err
-	case !ok || st.Said == nil || in.Call < 0 || in.Call >= len(st.Said.Calls):
-		return ToolCallResult{}, invalid("turn %s has no call %d at step %d", in.TurnID, in.Call, in.Step)
 	}
-	call := st.Said.Calls[in.Call]
 	digest, err := a.Store.PutToolRecord(ctx, in.SessionID, store.ToolRecord{Tool: call.Name, Arguments: call.Arguments, Content: in.Content, By: "scientist"})
 	if err != nil {
 		return ToolCallResult{}, err
 	}
 	return ToolCallResult{Source: digest, Results: -1}, nil
+}
+
+// callOf reads the call a step's record asked for.
+func (a *Activities) callOf(ctx context.Context, in ToolCallInput) (research.ToolCall, error) {
+	st, ok, err := a.Store.Turn(ctx, in.SessionID, StepID(in.TurnID, in.Step))
+	switch {
+	case err != nil:
+		return research.ToolCall{}, err
+	case !ok || st.Said == nil || in.Call < 0 || in.Call >= len(st.Said.Calls):
+		return research.ToolCall{}, invalid("turn %s has no call %d at step %d", in.TurnID, in.Call, in.Step)
+	}
+	return st.Said.Calls[in.Call], nil
 }
 
 // ToolCallInput names one call of a tool-using turn's step; its arguments are in the
@@ -277,14 +285,10 @@ type ToolCallResult struct {
 // found) is a result for the model to read; a failure to reach the tool is retried by
 // Temporal, and once the retries are spent the workflow hands the model the failure.
 func (a *Activities) CallTool(ctx context.Context, in ToolCallInput) (ToolCallResult, error) {
-	st, ok, err := a.Store.Turn(ctx, in.SessionID, StepID(in.TurnID, in.Step))
-	switch {
-	case err != nil:
+	call, err := a.callOf(ctx, in)
+	if err != nil {
 		return ToolCallResult{}, err
-	case !ok || st.Said == nil || in.Call < 0 || in.Call >= len(st.Said.Calls):
-		return ToolCallResult{}, invalid("turn %s has no call %d at step %d", in.TurnID, in.Call, in.Step)
 	}
-	call := st.Said.Calls[in.Call]
 	if a.Tools == nil {
 		return ToolCallResult{}, errors.New("this worker has no tool servers (start it with --tools FILE)")
 	}
