@@ -225,10 +225,25 @@ func configText(c research.Config) string {
 
 func usageText(u research.Usage) string {
 	text := fmt.Sprintf("%d prompt + %d completion tokens in %d requests", u.PromptTokens, u.CompletionTokens, u.Requests)
+	if c := cacheText(u); c != "" {
+		text += " (" + c + ")"
+	}
 	if u.CostUSD > 0 {
 		text += fmt.Sprintf(", about $%.4f", u.CostUSD)
 	}
 	return text
+}
+
+// cacheText says how much of the prompt the provider's cache served or took, or "".
+func cacheText(u research.Usage) string {
+	var parts []string
+	if u.CachedTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d%% of the prompt from cache", 100*u.CachedTokens/max(1, u.PromptTokens)))
+	}
+	if u.CacheWriteTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d written to cache", u.CacheWriteTokens))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // budgetText is the tokens used against the budget.

@@ -350,6 +350,8 @@ func TestUsageLineShowsCost(t *testing.T) {
 	}{
 		{research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 3}, "100 prompt + 20 completion tokens in 3 requests"},
 		{research.Usage{PromptTokens: 33901, CompletionTokens: 2780, Requests: 64, CostUSD: 0.00676}, "33901 prompt + 2780 completion tokens in 64 requests, about $0.0068"},
+		{research.Usage{PromptTokens: 4000, CompletionTokens: 100, Requests: 2, CachedTokens: 3000, CacheWriteTokens: 500},
+			"4000 prompt + 100 completion tokens in 2 requests (75% of the prompt from cache, 500 written to cache)"},
 	}
 	for _, tt := range tests {
 		if got := usageText(tt.u); got != tt.want {

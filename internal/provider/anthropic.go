@@ -129,7 +129,7 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 	}
 	u := msg.Usage
 	ans := Answer{
-		Usage:     usageOf(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens),
+		Usage:     usageOf(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens),
 		Truncated: msg.StopReason == anthropic.StopReasonMaxTokens,
 	}
 	names := toolNames(req.Tooling)

@@ -144,9 +144,11 @@ func keyMissing(provider, envVar, hint string) *AuthError {
 	return &AuthError{Provider: provider, Message: envVar + " is not set; set it in the worker's environment and restart the worker" + hint}
 }
 
-// usageOf is the usage of one request.
-func usageOf(prompt, completion int64) research.Usage {
-	return research.Usage{PromptTokens: int(prompt), CompletionTokens: int(completion), Requests: 1}
+// usageOf is one request's usage: prompt counts every input token, cached (read from the
+// prompt cache) and written (into it) included.
+func usageOf(prompt, completion, cached, written int64) research.Usage {
+	return research.Usage{PromptTokens: int(prompt), CompletionTokens: int(completion), Requests: 1,
+		CachedTokens: int(cached), CacheWriteTokens: int(written)}
 }
 
 // toolContent is a tool result as the model reads it; an error says so, since not every

@@ -173,6 +173,43 @@ func wantUsage(t *testing.T, u, want research.Usage) {
 	}
 }
 
+// TestCachedUsage: the prompt-cache counts each API reports in its own way (OpenAI:
+// cached tokens inside prompt_tokens; Anthropic: cache reads and writes beside
+// input_tokens) come back as one usage, and are priced as cached input.
+func TestCachedUsage(t *testing.T) {
+	usage := map[string][2]string{
+		"openai":    {`"usage":{"prompt_tokens":1000,"completion_tokens":200,"total_tokens":1200}`, `"usage":{"prompt_tokens":1000,"completion_tokens":200,"total_tokens":1200,"prompt_tokens_details":{"cached_tokens":600}}`},
+		"anthropic": {`"usage":{"input_tokens":1000,"output_tokens":200}`, `"usage":{"input_tokens":200,"output_tokens":200,"cache_read_input_tokens":600,"cache_creation_input_tokens":200}`},
+	}
+	prices := Prices{"test-model": {PromptPerMTok: 1, CompletionPerMTok: 2, CachedPerMTok: 0.1, CacheWritePerMTok: 1.25}}
+	for _, w := range wires {
+		t.Run(w.name, func(t *testing.T) {
+			r := okFor(w, agentCases[0].schema, agentCases[0].answer, 1000, 200, false)
+			if !strings.Contains(r.body, usage[w.name][0]) {
+				t.Fatalf("the fake's usage block changed: %s", r.body)
+			}
+			r.body = strings.Replace(r.body, usage[w.name][0], usage[w.name][1], 1)
+			m := newLLM(t, w, newFake(t, r))
+			m.Prices = prices
+			_, u, err := agentCases[0].call(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := research.Usage{PromptTokens: 1000, CompletionTokens: 200, Requests: 1, CachedTokens: 600}
+			cost := (400*1 + 600*0.1 + 200*2) / 1e6
+			if w.name == "anthropic" {
+				want.CacheWriteTokens = 200
+				cost = (200*1 + 600*0.1 + 200*1.25 + 200*2) / 1e6
+			}
+			want.CostUSD = cost
+			if u.CachedTokens != want.CachedTokens || u.CacheWriteTokens != want.CacheWriteTokens {
+				t.Errorf("usage = %+v, want %+v", u, want)
+			}
+			wantUsage(t, u, want)
+		})
+	}
+}
+
 // Every agent, on both providers: the prompt and the schema go out as the API wants them,
 // the answer is parsed, and the usage and its cost come back.
 func TestLLMAnswersEveryAgent(t *testing.T) {

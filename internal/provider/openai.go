@@ -114,7 +114,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 	if err != nil {
 		return Answer{}, o.classify(ctx, err)
 	}
-	a := Answer{Usage: usageOf(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)}
+	a := Answer{Usage: usageOf(resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.PromptTokensDetails.CachedTokens, 0)}
 	if len(resp.Choices) > 0 {
 		c := resp.Choices[0]
 		a.Text = c.Message.Content

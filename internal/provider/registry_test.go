@@ -208,6 +208,35 @@ func TestPrices(t *testing.T) {
 	}
 }
 
+// TestCachedPrices: input read from the prompt cache, and input written into it, are
+// priced as the providers bill them; a table that gives no cache prices bills them as
+// any input; counts that do not add up never make a negative cost.
+func TestCachedPrices(t *testing.T) {
+	p := DefaultPrices()
+	p["local"] = Price{PromptPerMTok: 1, CompletionPerMTok: 2}
+	for _, tc := range []struct {
+		name  string
+		model string
+		u     research.Usage
+		want  float64
+	}{
+		{"openai, a quarter cached", "gpt-4.1", research.Usage{PromptTokens: 4_000_000, CachedTokens: 1_000_000, CompletionTokens: 1_000_000}, 3*2.00 + 0.50 + 8.00},
+		{"anthropic, read and write", "claude-sonnet-4-5", research.Usage{PromptTokens: 3_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 3.00 + 0.30 + 3.75},
+		{"no cache prices", "local", research.Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 2 * 1},
+		{"more cached than prompt", "gpt-4.1", research.Usage{PromptTokens: 1_000_000, CachedTokens: 5_000_000, CacheWriteTokens: 5_000_000}, 0.50},
+	} {
+		if got := p.Cost(tc.model, tc.u); !near(got, tc.want) || got < 0 {
+			t.Errorf("%s: %g, want %g", tc.name, got, tc.want)
+		}
+	}
+	// Every built-in price of a cache read is below the input price.
+	for m, pr := range p {
+		if pr.CachedPerMTok > pr.PromptPerMTok {
+			t.Errorf("%s: a cached token costs more (%g) than an input token (%g)", m, pr.CachedPerMTok, pr.PromptPerMTok)
+		}
+	}
+}
+
 func TestLoadPrices(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -221,13 +250,14 @@ func TestLoadPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p) != 2 || p["gpt-4o-mini"] != (Price{0.2, 0.8}) {
+	if len(p) != 2 || p["gpt-4o-mini"] != (Price{PromptPerMTok: 0.2, CompletionPerMTok: 0.8}) {
 		t.Errorf("prices = %v", p)
 	}
 	for name, body := range map[string]string{
-		"typo.json":     `{"m": {"prompt_per_mtoks": 1}}`,
-		"negative.json": `{"m": {"prompt_per_mtok": -1, "completion_per_mtok": 1}}`,
-		"bad.json":      `[1, 2]`,
+		"typo.json":      `{"m": {"prompt_per_mtoks": 1}}`,
+		"negative.json":  `{"m": {"prompt_per_mtok": -1, "completion_per_mtok": 1}}`,
+		"negative cache": `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "cached_per_mtok": -0.1}}`,
+		"bad.json":       `[1, 2]`,
 	} {
 		if _, err := LoadPrices(write(name, body)); err == nil {
 			t.Errorf("%s: no error", name)

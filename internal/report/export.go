@@ -113,10 +113,13 @@ type exportSession struct {
 }
 
 type exportUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-	Requests         int `json:"requests"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	Requests         int     `json:"requests"`
+	CachedTokens     int     `json:"cached_tokens"`      // of the prompt tokens, served from the provider's cache
+	CacheWriteTokens int     `json:"cache_write_tokens"` // of the prompt tokens, written into it
+	CostUSD          float64 `json:"cost_usd"`           // an estimate from the worker's price table
 }
 
 type exportRefinement struct {
@@ -232,6 +235,7 @@ func buildExport(v *view) export {
 			Usage: exportUsage{
 				PromptTokens: s.Usage.PromptTokens, CompletionTokens: s.Usage.CompletionTokens,
 				TotalTokens: s.Usage.PromptTokens + s.Usage.CompletionTokens, Requests: s.Usage.Requests,
+				CachedTokens: s.Usage.CachedTokens, CacheWriteTokens: s.Usage.CacheWriteTokens, CostUSD: s.Usage.CostUSD,
 			},
 		},
 		Goal:        s.Goal,

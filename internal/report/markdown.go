@@ -625,6 +625,12 @@ func usage(u research.Usage) string {
 	text := fmt.Sprintf("%s tokens (%s prompt, %s completion) in %s requests",
 		research.Thousands(u.PromptTokens+u.CompletionTokens), research.Thousands(u.PromptTokens),
 		research.Thousands(u.CompletionTokens), research.Thousands(u.Requests))
+	if u.CachedTokens > 0 {
+		text += fmt.Sprintf("; %s prompt tokens (%d%%) served from the provider's cache", research.Thousands(u.CachedTokens), 100*u.CachedTokens/max(1, u.PromptTokens))
+	}
+	if u.CacheWriteTokens > 0 {
+		text += fmt.Sprintf(", %s written to it", research.Thousands(u.CacheWriteTokens))
+	}
 	if u.CostUSD > 0 {
 		text += fmt.Sprintf("; estimated cost $%.4f (from the worker's price table)", u.CostUSD)
 	}

@@ -902,8 +902,9 @@ func TestCode(t *testing.T) {
 
 func TestUsageShowsEstimatedCost(t *testing.T) {
 	for u, want := range map[research.Usage]string{
-		{PromptTokens: 1200, CompletionTokens: 300, Requests: 4}:                "1,500 tokens (1,200 prompt, 300 completion) in 4 requests",
-		{PromptTokens: 1000, CompletionTokens: 0, Requests: 1, CostUSD: 0.0125}: "1,000 tokens (1,000 prompt, 0 completion) in 1 requests; estimated cost $0.0125 (from the worker's price table)",
+		{PromptTokens: 1200, CompletionTokens: 300, Requests: 4}:                                             "1,500 tokens (1,200 prompt, 300 completion) in 4 requests",
+		{PromptTokens: 1000, CompletionTokens: 0, Requests: 1, CostUSD: 0.0125}:                              "1,000 tokens (1,000 prompt, 0 completion) in 1 requests; estimated cost $0.0125 (from the worker's price table)",
+		{PromptTokens: 8000, CompletionTokens: 500, Requests: 2, CachedTokens: 6000, CacheWriteTokens: 1000}: "8,500 tokens (8,000 prompt, 500 completion) in 2 requests; 6,000 prompt tokens (75%) served from the provider's cache, 1,000 written to it",
 	} {
 		if got := usage(u); got != want {
 			t.Errorf("usage(%+v) = %q, want %q", u, got, want)

@@ -232,16 +232,30 @@ type Comparison struct {
 
 // Usage counts what a provider turn cost.
 type Usage struct {
+	// PromptTokens counts every input token, those a provider served from its prompt cache
+	// and those it wrote into it included.
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	Requests         int `json:"requests"`
+	// CachedTokens of the prompt were read from the provider's prompt cache (billed at a
+	// fraction of the input price); CacheWriteTokens were written into it (Anthropic bills
+	// them above the input price).
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// CostUSD is an estimate from the worker's price table; 0 when the model has no price.
 	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.Requests + v.Requests, u.CostUSD + v.CostUSD}
+	return Usage{
+		PromptTokens:     u.PromptTokens + v.PromptTokens,
+		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		Requests:         u.Requests + v.Requests,
+		CachedTokens:     u.CachedTokens + v.CachedTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		CostUSD:          u.CostUSD + v.CostUSD,
+	}
 }
 
 // Tokens is prompt plus completion tokens.
