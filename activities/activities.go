@@ -99,6 +99,9 @@ type Turn struct {
 	Provider  string `json:"provider"`
 	Model     string `json:"model,omitempty"`
 	Seed      int64  `json:"seed"`
+	// Round is the session's round, for the key that groups a round's calls in a
+	// provider's prompt cache (0 in sessions started before it).
+	Round int `json:"round,omitempty"`
 }
 
 // GenerateInput asks for one new hypothesis with a known id.
@@ -149,8 +152,9 @@ type ReviewResult struct {
 // CompareInput asks for the verdict of one match.
 type CompareInput struct {
 	Turn
-	A string `json:"a"`
-	B string `json:"b"`
+	A       string     `json:"a"`
+	B       string     `json:"b"`
+	Context ContextRef `json:"context,omitzero"`
 }
 
 // CompareResult is the winner's id.
@@ -189,7 +193,7 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
 				return GenerateResult{}, "", err
 			}
-			req.Prompt = prompt.Generate(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentGeneration, prompt.Generate(req), true)
 			sm, err := stepper(m)
 			if err != nil {
 				return GenerateResult{}, req.Prompt, err
@@ -205,7 +209,7 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 			h, usage = st.Answer, u
 			h.References = citation.Resolve(h.References, foundIn(req.Tooling), nil)
 		} else {
-			req.Prompt = prompt.Generate(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentGeneration, prompt.Generate(req), true)
 			if h, usage, err = m.Generate(ctx, req); err != nil {
 				return GenerateResult{}, req.Prompt, err
 			}
@@ -255,7 +259,7 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
 				return ReviewResult{}, "", err
 			}
-			req.Prompt = prompt.Review(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentReflection, prompt.Review(req), true)
 			sm, err := stepper(m)
 			if err != nil {
 				return ReviewResult{}, req.Prompt, err
@@ -271,7 +275,7 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 			r, usage = st.Answer, u
 			r.References = citation.Resolve(r.References, foundIn(req.Tooling), nil)
 		} else {
-			req.Prompt = prompt.Review(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentReflection, prompt.Review(req), true)
 			if r, usage, err = m.Review(ctx, req); err != nil {
 				return ReviewResult{}, req.Prompt, err
 			}
@@ -318,8 +322,12 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 		if err != nil {
 			return CompareResult{}, "", err
 		}
-		req := research.CompareRequest{TurnID: in.TurnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B], Seed: in.Seed}
-		req.Prompt = prompt.Compare(in.Goal, req.A, req.B)
+		shared, err := a.context(ctx, in.SessionID, in.Context)
+		if err != nil {
+			return CompareResult{}, "", err
+		}
+		req := research.CompareRequest{TurnID: in.TurnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B], Context: shared, Seed: in.Seed}
+		req.Prompt, req.Cache = cached(in.Turn, AgentRanking, prompt.Compare(req), true)
 		c, usage, err := m.Compare(ctx, req)
 		if err != nil {
 			return CompareResult{}, req.Prompt, err

@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -72,7 +74,7 @@ func (a *Activities) putHypothesis(ctx context.Context, sessionID string, h rese
 func (a *Activities) Plan(ctx context.Context, in Turn) (PlanResult, error) {
 	return runTurn(ctx, a, in, AgentSupervisor, func(m Model) (PlanResult, string, error) {
 		req := research.PlanRequest{TurnID: in.TurnID, Goal: in.Goal, Seed: in.Seed}
-		req.Prompt = prompt.Plan(req)
+		req.Prompt, req.Cache = cached(in, AgentSupervisor, prompt.Plan(req), false)
 		p, usage, err := m.Plan(ctx, req)
 		if err != nil {
 			return PlanResult{}, req.Prompt, err
@@ -124,11 +126,15 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 		if err != nil {
 			return DebateResult{}, "", err
 		}
+		c, err := a.context(ctx, in.SessionID, in.Context)
+		if err != nil {
+			return DebateResult{}, "", err
+		}
 		req := research.DebateRequest{
 			TurnID: in.TurnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B],
-			Transcript: slices.Clone(d.Turns[:in.Number-1]), Turn: in.Number, Turns: in.Of, Seed: in.Seed,
+			Transcript: slices.Clone(d.Turns[:in.Number-1]), Turn: in.Number, Turns: in.Of, Context: c, Seed: in.Seed,
 		}
-		req.Prompt = prompt.Debate(req)
+		req.Prompt, req.Cache = cached(in.Turn, AgentRanking, prompt.Debate(req), true)
 		last := in.Number == in.Of
 
 		if in.Number <= len(d.Turns) { // spoken by an earlier attempt
@@ -212,7 +218,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 			if req.Tooling, err = a.tooling(ctx, in.SessionID, in.TurnID, in.Loop, rec); err != nil {
 				return GenerateResult{}, "", err
 			}
-			req.Prompt = prompt.Evolve(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentEvolution, prompt.Evolve(req), true)
 			sm, err := stepper(m)
 			if err != nil {
 				return GenerateResult{}, req.Prompt, err
@@ -229,7 +235,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 			// A parent's source may be cited again without fetching it anew.
 			h.References = citation.Resolve(h.References, foundIn(req.Tooling), inherited)
 		} else {
-			req.Prompt = prompt.Evolve(req)
+			req.Prompt, req.Cache = cached(in.Turn, AgentEvolution, prompt.Evolve(req), true)
 			if h, usage, err = m.Evolve(ctx, req); err != nil {
 				return GenerateResult{}, req.Prompt, err
 			}
@@ -268,8 +274,12 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 			}
 			debates = append(debates, d)
 		}
-		req := research.MetaReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Round: in.Round, Reviews: reviews, Debates: debates, Seed: in.Seed}
-		req.Prompt = prompt.MetaReview(req)
+		c, err := a.context(ctx, in.SessionID, in.Context)
+		if err != nil {
+			return MetaReviewResult{}, "", err
+		}
+		req := research.MetaReviewRequest{TurnID: in.TurnID, Goal: in.Goal, Round: in.Round, Reviews: reviews, Debates: debates, Context: c, Seed: in.Seed}
+		req.Prompt, req.Cache = cached(in.Turn, AgentMetaReview, prompt.MetaReview(req), false)
 		mr, usage, err := m.MetaReview(ctx, req)
 		if err != nil {
 			return MetaReviewResult{}, req.Prompt, err
@@ -310,7 +320,7 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		for i, id := range in.Top {
 			top[i] = found[id]
 		}
-		c, err := a.context(ctx, in.SessionID, ContextRef{MetaReviewRound: in.Context.MetaReviewRound})
+		c, err := a.context(ctx, in.SessionID, in.Context)
 		if err != nil {
 			return OverviewResult{}, "", err
 		}
@@ -318,8 +328,8 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 		if in.Clusters, err = a.themesOf(ctx, in.SessionID, in.Provider, in.EmbeddingModel, top); err != nil {
 			return OverviewResult{}, "", err
 		}
-		req := research.OverviewRequest{TurnID: in.TurnID, Goal: in.Goal, Top: top, Clusters: in.Clusters, MetaReview: c.MetaReview, Seed: in.Seed}
-		req.Prompt = prompt.Overview(req)
+		req := research.OverviewRequest{TurnID: in.TurnID, Goal: in.Goal, Top: top, Clusters: in.Clusters, MetaReview: c.MetaReview, Context: c, Seed: in.Seed}
+		req.Prompt, req.Cache = cached(in.Turn, AgentMetaReview, prompt.Overview(req), false)
 		ov, usage, err := m.Overview(ctx, req)
 		if err != nil {
 			return OverviewResult{}, req.Prompt, err
@@ -429,4 +439,20 @@ func (a *Activities) ManualReview(ctx context.Context, in ManualReviewInput) (Re
 		return ReviewResult{}, err
 	}
 	return ReviewResult{HypothesisID: in.HypothesisID, Type: r.Type, Score: score, Safety: 10, Verdict: verdict}, nil
+}
+
+// cached is a rendered prompt as a request carries it: its text, and how a provider may
+// cache it. The calls of one agent in one round of a session share a key (a provider that
+// routes by key sends them where their prefix is cached); breakpoints says whether the
+// turn is one of many of its agent in a round, so that marking its prefix for the cache
+// pays for the write.
+func cached(t Turn, agent string, p prompt.Text, breakpoints bool) (string, research.Cache) {
+	return p.Prompt, research.Cache{Prefix: p.Prefix, Key: CacheKey(t.SessionID, t.Round, agent), Breakpoints: breakpoints}
+}
+
+// CacheKey names the calls of one agent in one round of a session: a short hash, since a
+// session's id may be long and the key is sent to the provider.
+func CacheKey(sessionID string, round int, agent string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s", sessionID, round, agent)))
+	return "cosci-" + hex.EncodeToString(sum[:12])
 }

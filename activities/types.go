@@ -41,6 +41,9 @@ type DebateInput struct {
 	B        string `json:"b"`
 	Number   int    `json:"number"` // 1-based
 	Of       int    `json:"of"`     // the debate's length (3 to 10)
+	// Context is the shared context the prompt carries (none in sessions started before
+	// every prompt carried it).
+	Context ContextRef `json:"context,omitzero"`
 }
 
 // DebateResult carries the winner on the last turn only.
@@ -85,8 +88,9 @@ type ProximityResult struct {
 type MetaReviewInput struct {
 	Turn
 	Round      int      `json:"round"`
-	Hypotheses []string `json:"hypotheses"` // whose reviews to read
-	Debates    []string `json:"debates"`    // debate ids to read
+	Hypotheses []string   `json:"hypotheses"` // whose reviews to read
+	Debates    []string   `json:"debates"`    // debate ids to read
+	Context    ContextRef `json:"context,omitzero"`
 }
 
 // MetaReviewResult is the headline of the meta-review (the whole is in the store).

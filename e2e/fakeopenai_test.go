@@ -230,22 +230,23 @@ func masked(key string) string {
 	return key[:3] + "*****" + key[len(key)-4:]
 }
 
-// agentOf tells which agent wrote a prompt, by the role each of internal/prompt's
-// templates opens with.
+// agentOf tells which agent wrote a prompt, by the role each agent's part of
+// internal/prompt's templates opens with (every prompt starts with the same shared
+// prefix, so it is the second "You are").
 func agentOf(text string) string {
 	// Ordered: the overview's prompt is a meta-review agent's too.
-	for _, a := range []struct{ marker, also, agent string }{
-		{"You are the supervisor of an AI co-scientist", "", "plan"},
-		{"You are the generation agent", "", "generation"},
-		{"You are the evolution agent", "", "evolution"},
-		{"You are the reflection agent", "", "reflection"},
-		{"You are the ranking agent", "Judge a match", "comparison"},
-		{"You are advocate", "", "advocate"},
-		{"You are the judge of a scientific debate", "", "judgement"},
-		{"You are the meta-review agent", "write the research overview", "overview"},
-		{"You are the meta-review agent", "", "meta-review"},
+	for _, a := range []struct{ marker, agent string }{
+		{"You are the supervisor.", "plan"},
+		{"You are the generation agent.", "generation"},
+		{"You are the evolution agent.", "evolution"},
+		{"You are the reflection agent.", "reflection"},
+		{"You are the ranking agent. Judge a match", "comparison"},
+		{"You are an advocate in a scientific debate", "advocate"},
+		{"You are the judge of a scientific debate", "judgement"},
+		{"You are the meta-review agent. The session is over", "overview"},
+		{"You are the meta-review agent.", "meta-review"},
 	} {
-		if strings.Contains(text, a.marker) && strings.Contains(text, a.also) {
+		if strings.Contains(text, a.marker) {
 			return a.agent
 		}
 	}

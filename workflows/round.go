@@ -373,7 +373,7 @@ func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
 	if !s.mayStart(ctx) {
 		return ""
 	}
-	in := activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B}
+	in := activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B, Context: s.contextRef()}
 	out, err := turn(ctx, s, activities.AgentRanking, fmt.Sprintf("match %s vs %s", m.A, m.B), in.Turn, m.A, a.Compare, in)
 	if err != nil {
 		return ""
@@ -390,7 +390,7 @@ func (s *supervisor) debate(ctx workflow.Context, m tournament.Match) string {
 		if !s.mayStart(ctx) {
 			return ""
 		}
-		in := activities.DebateInput{Turn: s.turnInput(fmt.Sprintf("%s-turn-%d", id, n)), DebateID: id, A: m.A, B: m.B, Number: n, Of: m.Turns}
+		in := activities.DebateInput{Turn: s.turnInput(fmt.Sprintf("%s-turn-%d", id, n)), DebateID: id, A: m.A, B: m.B, Number: n, Of: m.Turns, Context: s.contextRef()}
 		summary := fmt.Sprintf("debate %s vs %s, turn %d/%d", m.A, m.B, n, m.Turns)
 		out, err := turn(ctx, s, activities.AgentRanking, summary, in.Turn, m.A, a.Debate, in)
 		if err != nil {
@@ -434,7 +434,7 @@ func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string
 	if !s.mayGo(ctx) {
 		return nil
 	}
-	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates}
+	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates, Context: s.contextRef()}
 	out, err := turn(ctx, s, activities.AgentMetaReview, fmt.Sprintf("meta-review of round %d", s.Rounds), in.Turn, "", a.MetaReview, in)
 	if err != nil {
 		return nil

@@ -147,6 +147,7 @@ func (s *supervisor) turnInput(turnID string) activities.Turn {
 	return activities.Turn{
 		SessionID: s.id, TurnID: turnID, Goal: s.Goal,
 		Provider: s.req.Config.Provider, Model: s.req.Config.Model, Seed: s.req.Config.Seed,
+		Round: s.Rounds,
 	}
 }
 

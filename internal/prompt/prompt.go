@@ -9,10 +9,11 @@
 // judges matches, as a single comparison (Compare) or a multi-turn debate (Debate); the
 // evolution agent derives new hypotheses from the best (Evolve); and the meta-review agent
 // finds the recurring critique of a round, recommending work to hand to subagents
-// (MetaReview), and writes the final research overview (Overview). Every generation,
-// reflection and evolution prompt carries the session's shared context
-// (research.Context): the plan, the scientist's focus and feedback, and the latest
-// meta-review.
+// (MetaReview), and writes the final research overview (Overview). Every prompt starts
+// with the same shared prefix, the co-scientist's role, the goal and the session's context
+// (research.Context: the plan, the scientist's focus and feedback, the latest
+// meta-review), then the agent's part, then the call's own: built so that a provider
+// caches what the calls of a round share (see Text).
 //
 // The parsers (ParsePlan, ParseHypothesis, ParseReview, ...) are the only way a model's
 // answer enters the domain: they accept the small untidiness models add (a fenced block,
@@ -20,7 +21,6 @@
 package prompt
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -33,7 +33,7 @@ import (
 // Version names this set of prompts and schemas. Change it whenever the wording or a
 // schema changes, so results produced under different prompts are not mistaken for
 // one another.
-const Version = "v3"
+const Version = "v4"
 
 // Agent names, as used in MalformedError.
 const (
@@ -369,109 +369,95 @@ func EvolutionName(kind string) string {
 
 // ---------------------------------------------------------------------------------------
 // Templates
+//
+// Every prompt has three parts, in this order, so that a provider can serve what its
+// calls share from a prompt cache (see Text):
+//
+//  1. the shared prefix: the co-scientist's role, the goal and the session's context (the
+//     plan, the scientist's steering, the latest meta-review), word for word the same for
+//     every agent in a round;
+//  2. the agent's part: its role and instructions, the same for each of its calls in a
+//     round;
+//  3. the call's own part: the hypotheses, the strategy, the transcript.
+//
+// The answer's schema is not in the text: the providers' APIs carry it (structured output,
+// or the tool the answer is given through), and sending it twice cost every call hundreds
+// of tokens. What the schema cannot say (3 to 5 items, how long a title may be) the
+// agent's part says in words.
 
 var (
-	planTmpl = template.Must(template.New("plan").Parse(`You are the supervisor of an AI co-scientist. Before any hypothesis is generated, turn the scientist's research goal into a research plan that every agent will follow.
+	sharedTmpl = template.Must(template.New("shared").Parse(`You are an agent of an AI co-scientist, a team of agents that helps a scientist reach a research goal. The supervisor plans the research; the generation agent proposes hypotheses; the reflection agent reviews them; the ranking agent judges them against one another in a tournament; the evolution agent writes new hypotheses from the best; the meta-review agent finds what each round's reviews and debates have in common. Every agent works from the goal and the context below.
 
 Research goal:
 {{.Goal}}
+{{.Context}}`))
 
-Write:
+	planTask = template.Must(template.New("plan").Parse(`
+You are the supervisor. Before any hypothesis is generated, turn the research goal into a research plan that every agent will follow. Write:
 - preferences: 3 to 5 statements of what kind of hypotheses the scientist wants (mechanistic, novel, close to the clinic, ...);
 - constraints: 3 to 5 statements of what every hypothesis must respect (scope, methods, ethics and safety);
 - evaluation_criteria: 3 to 5 criteria the reviewers and judges will apply;
 - summary: the plan in one sentence of at most 200 characters.
-Read them from the goal; do not invent requirements the goal does not imply.
-
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
+Read them from the goal; do not invent requirements the goal does not imply. Answer with one JSON object that matches the answer schema, and nothing else.
 `))
 
-	generateTmpl = template.Must(template.New("generate").Parse(`You are the generation agent of an AI co-scientist.
-
-Research goal:
-{{.Goal}}
-{{.Context}}
+	generateTask = template.Must(template.New("generate").Parse(`
+You are the generation agent. Propose ONE new, specific and testable hypothesis that serves the goal{{if .Focus}} and addresses the newest focus{{end}}{{if .Plan}}, respects the plan's constraints and does well on its evaluation criteria{{end}}{{if .MetaReview}}, and avoids the recurring critique of the last round{{end}}, working by the strategy named below. Give it a title of at most 100 characters, state it in one or two sentences, say in the rationale why it is plausible and how the strategy produced it, and list the observations that would support or refute it as testable_predictions.
+{{.Grounding}}Answer with one JSON object that matches the answer schema, and nothing else.
+`))
+	generateOwn = template.Must(template.New("generate-own").Parse(`
 Strategy: {{.Strategy}}. {{.Method}}
-
-Use it to propose ONE new, specific and testable hypothesis that serves the goal{{if .Focus}} and addresses the newest focus{{end}}{{if .Plan}}, respects the plan's constraints and does well on its evaluation criteria{{end}}{{if .MetaReview}}, and avoids the recurring critique of the last round{{end}}.
-{{.Grounding}}
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
 `))
 
-	reviewTmpl = template.Must(template.New("review").Parse(`You are the reflection agent of an AI co-scientist. Review one hypothesis.
-
-Research goal:
-{{.Goal}}
-{{.Context}}
+	reviewTask = template.Must(template.New("review").Parse(`
+You are the reflection agent. Review one hypothesis.
 Review type: {{.Type}}. {{.Checks}}
-
-{{.H}}
 Score novelty, plausibility, testability and safety, each from 0 to 10{{if .Plan}}, judging by the plan's evaluation criteria{{end}}. A safety score below 3 says the hypothesis should not be pursued: if you give one, name the safety concern in the critique. In the critique, name the main weakness{{if .MetaReview}}, and say whether the hypothesis repeats the recurring critique of the last round{{end}}. Give the verdict "accept" if the hypothesis is ready to test, "revise" if it could be with changes, "reject" otherwise.
-{{.Grounding}}
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
+{{.Grounding}}Answer with one JSON object that matches the answer schema, and nothing else.
 `))
+	reviewOwn = template.Must(template.New("review-own").Parse(`
+{{.H}}`))
 
-	compareTmpl = template.Must(template.New("compare").Parse(`You are the ranking agent of an AI co-scientist. Judge a match between two hypotheses.
-
-Research goal:
-{{.Goal}}
-{{range .Pair}}
-{{.}}{{end}}
-Which hypothesis better serves the research goal: more novel, more plausible, easier to test, and safe? Debate the strengths and weaknesses of each, then decide. There is no tie.
-
-Answer with one JSON object and nothing else, matching this schema; "winner" is "A" or "B":
-{{.Schema}}
+	compareTask = template.Must(template.New("compare").Parse(`
+You are the ranking agent. Judge a match between the two hypotheses below: which better serves the research goal, being more novel, more plausible, easier to test, and safe{{if .Plan}}, by the plan's evaluation criteria{{end}}? Debate the strengths and weaknesses of each, then decide. There is no tie. Answer with one JSON object that matches the answer schema, and nothing else; "winner" is "A" or "B".
 `))
+	pairOwn = template.Must(template.New("pair").Parse(`{{range .Pair}}
+{{.}}{{end}}`))
 
-	advocateTmpl = template.Must(template.New("advocate").Parse(`You are advocate {{.Side}} in a scientific debate held by the ranking agent of an AI co-scientist. You argue for hypothesis {{.Side}}; advocate {{.Other}} argues for hypothesis {{.Other}}. On the last turn a judge decides which hypothesis better serves the research goal.
-
-Research goal:
-{{.Goal}}
-{{range .Pair}}
+	advocateTask = template.Must(template.New("advocate").Parse(`
+You are an advocate in a scientific debate held by the ranking agent: advocate A argues for hypothesis A, advocate B for hypothesis B, and on the last turn a judge decides which hypothesis better serves the research goal. On your turn, make your case in one paragraph: cite your hypothesis' statement or its predictions, and on the opening turn say why it serves the goal better than the other, later answer the other advocate's last point. Be fair: a judge sees through overstatement. Answer with one JSON object that matches the answer schema, and nothing else.
+`))
+	advocateOwn = template.Must(template.New("advocate-own").Parse(`{{range .Pair}}
 {{.}}{{end}}
 {{.Transcript}}
-This is turn {{.Turn}} of {{.Turns}}. Make your case for hypothesis {{.Side}} in one paragraph: cite its statement or its predictions, {{if .First}}and say why it serves the goal better than hypothesis {{.Other}}{{else}}and answer advocate {{.Other}}'s last point{{end}}. Be fair: a judge sees through overstatement.
-
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
+You are advocate {{.Side}}: you argue for hypothesis {{.Side}}; advocate {{.Other}} argues for hypothesis {{.Other}}. This is turn {{.Turn}} of {{.Turns}}. {{if .First}}Say why hypothesis {{.Side}} serves the goal better than hypothesis {{.Other}}.{{else}}Answer advocate {{.Other}}'s last point.{{end}}
 `))
 
-	judgeTmpl = template.Must(template.New("judge").Parse(`You are the judge of a scientific debate held by the ranking agent of an AI co-scientist. Advocate A argued for hypothesis A, advocate B for hypothesis B.
-
-Research goal:
-{{.Goal}}
-{{range .Pair}}
+	judgeTask = template.Must(template.New("judge").Parse(`
+You are the judge of a scientific debate held by the ranking agent: advocate A argued for hypothesis A, advocate B for hypothesis B. Sum the debate up in "argument". Then decide which hypothesis better serves the research goal: more novel, more plausible, easier to test, and safe{{if .Plan}}, by the plan's evaluation criteria{{end}}. Weigh the arguments, not their eloquence. There is no tie. Answer with one JSON object that matches the answer schema, and nothing else; "winner" is "A" or "B".
+`))
+	judgeOwn = template.Must(template.New("judge-own").Parse(`{{range .Pair}}
 {{.}}{{end}}
 {{.Transcript}}
-This is the last turn ({{.Turn}} of {{.Turns}}). Sum the debate up in "argument". Then decide which hypothesis better serves the research goal: more novel, more plausible, easier to test, and safe. Weigh the arguments, not their eloquence. There is no tie.
-
-Answer with one JSON object and nothing else, matching this schema; "winner" is "A" or "B":
-{{.Schema}}
+This is the last turn ({{.Turn}} of {{.Turns}}).
 `))
 
-	evolveTmpl = template.Must(template.New("evolve").Parse(`You are the evolution agent of an AI co-scientist. You never edit a hypothesis: you write a new one that will compete with its parents.
-
-Research goal:
-{{.Goal}}
-{{.Context}}
-{{range .Parents}}
+	evolveTask = template.Must(template.New("evolve").Parse(`
+You are the evolution agent. You never edit a hypothesis: you write a new one that will compete with its parents. Write ONE new, specific and testable hypothesis from the parents below, by the kind of evolution named below{{if .Plan}}, that respects the plan's constraints{{end}}{{if .MetaReview}} and avoids the recurring critique of the last round{{end}}. Give it a title of at most 100 characters; in the rationale, say what you took from which parent (by id) and what you changed.
+{{.Grounding}}Answer with one JSON object that matches the answer schema, and nothing else.
+`))
+	evolveOwn = template.Must(template.New("evolve-own").Parse(`{{range .Parents}}
 {{.}}{{end}}
 Evolution: {{.Kind}}. {{.Method}}
-
-Write ONE new, specific and testable hypothesis{{if .Plan}} that respects the plan's constraints{{end}}{{if .MetaReview}} and avoids the recurring critique of the last round{{end}}. In the rationale, say what you took from which parent (by id) and what you changed.
-{{.Grounding}}
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
 `))
 
-	metaReviewTmpl = template.Must(template.New("metareview").Parse(`You are the meta-review agent of an AI co-scientist. Read every review and debate of round {{.Round}} and find what recurs.
-
-Research goal:
-{{.Goal}}
-
+	metaReviewTask = template.Must(template.New("metareview").Parse(`
+You are the meta-review agent. Read every review and debate of the round below and find what recurs. Group the reviews' critiques by the weakness they name, and list the recurring weaknesses as "critiques", most frequent first (at most 5). List the recurring strengths likewise. Then write "feedback": one paragraph addressed to the generation agent (what to propose next and what to avoid) and to the reflection agent (what to check more closely).
+Last, you may hand work to subagents, which pursue it on their own while the session goes on. List it in "delegations" as [{"task", "hypothesis_id", "reason"}], at most 2, each on a hypothesis of this round named by its id: task "verify" for a promising hypothesis whose assumptions no review has checked yet (a deep verification of it alone), task "evolve" for one worth a line of its own (evolve it, then evolve the result, and so on). Say in "reason", in one short sentence, what the subagent should find out. A subagent costs as much as a round: leave "delegations" empty unless a hypothesis clearly deserves one, and always when the round names no hypothesis.
+Answer with one JSON object that matches the answer schema, and nothing else.
+`))
+	metaReviewOwn = template.Must(template.New("metareview-own").Parse(`
+Round {{.Round}}.
 Reviews ({{len .Reviews}}):
 {{range .Reviews}}- {{.}}
 {{else}}(none)
@@ -481,20 +467,13 @@ Debates ({{len .Debates}}):
 {{else}}(none)
 {{end}}
 Hypotheses of this round: {{if .Hypotheses}}{{.Hypotheses}}{{else}}(none){{end}}
+{{if not .Hypotheses}}There is no hypothesis to hand to a subagent: leave "delegations" empty.
+{{end}}`))
 
-Group the reviews' critiques by the weakness they name, and list the recurring weaknesses as "critiques", most frequent first (at most 5). List the recurring strengths likewise. Then write "feedback": one paragraph addressed to the generation agent (what to propose next and what to avoid) and to the reflection agent (what to check more closely).
-
-{{if .Hypotheses}}Last, you may hand work to subagents, which pursue it on their own while the session goes on. List it in "delegations" as [{"task", "hypothesis_id", "reason"}], at most 2, each on a hypothesis of this round named by its id: task "verify" for a promising hypothesis whose assumptions no review has checked yet (a deep verification of it alone), task "evolve" for one worth a line of its own (evolve it, then evolve the result, and so on). Say in "reason", in one short sentence, what the subagent should find out. A subagent costs as much as a round: leave "delegations" empty unless a hypothesis clearly deserves one.{{else}}There is no hypothesis to hand to a subagent: leave "delegations" empty.{{end}}
-
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
+	overviewTask = template.Must(template.New("overview").Parse(`
+You are the meta-review agent. The session is over: write the research overview the scientist will read. Write a summary paragraph of what the session found. Write one theme per cluster, in the clusters' order: a title saying what its hypotheses share, their ids, and a note on what the theme suggests. Then 3 to 5 open questions and 3 to 5 suggested experiments, drawn from the top hypotheses' predictions. Answer with one JSON object that matches the answer schema, and nothing else.
 `))
-
-	overviewTmpl = template.Must(template.New("overview").Parse(`You are the meta-review agent of an AI co-scientist. The session is over: write the research overview the scientist will read.
-
-Research goal:
-{{.Goal}}
-
+	overviewOwn = template.Must(template.New("overview-own").Parse(`
 Top hypotheses, best first:
 {{range .Top}}
 {{.}}{{end}}
@@ -503,26 +482,42 @@ Clusters of related hypotheses:
 {{else}}(none)
 {{end}}{{if .Critiques}}
 Recurring critique from the last round: {{.Critiques}}
-{{end}}
-Write a summary paragraph of what the session found. Write one theme per cluster, in the clusters' order: a title saying what its hypotheses share, their ids, and a note on what the theme suggests. Then 3 to 5 open questions and 3 to 5 suggested experiments, drawn from the top hypotheses' predictions.
-
-Answer with one JSON object and nothing else, matching this schema:
-{{.Schema}}
-`))
+{{end}}`))
 )
 
 // ---------------------------------------------------------------------------------------
 // Prompts
 
-// Plan renders the supervisor's prompt: the research plan for req.Goal.
-func Plan(req research.PlanRequest) string {
-	return render(planTmpl, map[string]any{"Goal": req.Goal, "Schema": compact(PlanSchema)})
+// Text is a rendered prompt. Its first Prefix bytes are the same in every call of its
+// agent in a round: the shared prefix (the co-scientist's role, the goal, the session's
+// context) and the agent's part (its role and instructions). The rest is the call's own
+// part. A provider that caches prompt prefixes serves the first part from its cache after
+// the first call (see research.Cache).
+type Text struct {
+	Prompt string
+	Prefix int
+}
+
+// compose joins a prompt's three parts, marking where the part its agent's calls share ends.
+func compose(shared, agent, own string) Text {
+	return Text{Prompt: shared + agent + own, Prefix: len(shared) + len(agent)}
+}
+
+// shared renders the prefix every prompt of a round starts with.
+func shared(goal string, c research.Context) string {
+	return render(sharedTmpl, map[string]any{"Goal": goal, "Context": contextText(c)})
+}
+
+// Plan renders the supervisor's prompt: the research plan for req.Goal. It is all prefix:
+// nothing in it is the call's own.
+func Plan(req research.PlanRequest) Text {
+	return compose(shared(req.Goal, research.Context{}), render(planTask, nil), "")
 }
 
 // Generate renders the generation agent's prompt: one new hypothesis for the goal, by
 // req.Strategy (one of research.Strategies; DefaultStrategy when empty), in req.Context.
 // The focus is req.Focus, or req.Context.Focus when req.Focus is empty.
-func Generate(req research.GenerateRequest) string {
+func Generate(req research.GenerateRequest) Text {
 	strategy := strings.TrimSpace(req.Strategy)
 	if strategy == "" {
 		strategy = DefaultStrategy
@@ -538,48 +533,41 @@ func Generate(req research.GenerateRequest) string {
 	if strategy == research.StrategyFeedback && c.MetaReview == nil {
 		method += " There is no meta-review yet: expand on the scientist's feedback and the plan instead."
 	}
-	return render(generateTmpl, map[string]any{
-		"Goal":       req.Goal,
-		"Context":    contextText(c),
-		"Strategy":   StrategyName(strategy),
-		"Method":     method,
+	task := render(generateTask, map[string]any{
 		"Focus":      newest(c.Focus) != "",
 		"Plan":       c.Plan != nil,
 		"MetaReview": hasMetaReview(c),
 		"Grounding":  grounding(req.Tooling, "the hypothesis"),
-		"Schema":     compact(HypothesisSchemaFor(req.Tooling)),
 	})
+	own := render(generateOwn, map[string]any{"Strategy": StrategyName(strategy), "Method": method})
+	return compose(shared(req.Goal, c), task, own)
 }
 
 // Review renders the reflection agent's prompt: a review of type req.Type (one of
 // research.ReviewTypes) of req.Hypothesis, in req.Context.
-func Review(req research.ReviewRequest) string {
+func Review(req research.ReviewRequest) Text {
 	checks, ok := reviewChecks[req.Type]
 	if !ok {
 		checks = "Judge the hypothesis as a whole: is it correct, new, testable and safe?"
 	}
-	return render(reviewTmpl, map[string]any{
-		"Goal":       req.Goal,
-		"Context":    contextText(req.Context),
+	task := render(reviewTask, map[string]any{
 		"Type":       req.Type,
 		"Checks":     checks,
-		"H":          hypothesisText("Hypothesis "+req.Hypothesis.ID, req.Hypothesis),
 		"Plan":       req.Context.Plan != nil,
 		"MetaReview": hasMetaReview(req.Context),
 		"Grounding":  grounding(req.Tooling, "the review"),
-		"Schema":     compact(ReviewSchemaWith(req.Type, req.Tooling)),
 	})
+	own := render(reviewOwn, map[string]any{"H": hypothesisText("Hypothesis "+req.Hypothesis.ID, req.Hypothesis)})
+	return compose(shared(req.Goal, req.Context), task, own)
 }
 
-// Compare renders the ranking agent's prompt: which of a (labelled "A") and b (labelled
-// "B") better serves the goal. The labels, not the ids, are what the model answers with,
-// so a model cannot misspell an id into a winner that was not in the match.
-func Compare(goal string, a, b research.Hypothesis) string {
-	return render(compareTmpl, map[string]any{
-		"Goal":   goal,
-		"Pair":   pair(a, b),
-		"Schema": compact(ComparisonSchema),
-	})
+// Compare renders the ranking agent's prompt: which of req.A (labelled "A") and req.B
+// (labelled "B") better serves the goal. The labels, not the ids, are what the model
+// answers with, so a model cannot misspell an id into a winner that was not in the match.
+func Compare(req research.CompareRequest) Text {
+	task := render(compareTask, map[string]any{"Plan": req.Context.Plan != nil})
+	own := render(pairOwn, map[string]any{"Pair": pair(req.A, req.B)})
+	return compose(shared(req.Goal, req.Context), task, own)
 }
 
 // DebateSpeaker returns who speaks on a turn of a debate of the given length: advocates
@@ -598,18 +586,18 @@ func DebateSpeaker(turn, turns int) string {
 // Debate renders one turn of a debate between req.A and req.B: an advocate's turn, or, on
 // the last turn (req.Turn == req.Turns), the judge's, who answers with the label ("A" or
 // "B") of the winner.
-func Debate(req research.DebateRequest) string {
+func Debate(req research.DebateRequest) Text {
 	speaker := DebateSpeaker(req.Turn, req.Turns)
 	data := map[string]any{
-		"Goal":       req.Goal,
+		"Plan":       req.Context.Plan != nil,
 		"Pair":       pair(req.A, req.B),
 		"Transcript": transcriptText(req.Transcript),
 		"Turn":       req.Turn,
 		"Turns":      req.Turns,
 	}
+	prefix := shared(req.Goal, req.Context)
 	if speaker == "judge" {
-		data["Schema"] = compact(JudgementSchema)
-		return render(judgeTmpl, data)
+		return compose(prefix, render(judgeTask, data), render(judgeOwn, data))
 	}
 	other := "B"
 	if speaker == "B" {
@@ -617,13 +605,12 @@ func Debate(req research.DebateRequest) string {
 	}
 	data["Side"], data["Other"] = speaker, other
 	data["First"] = len(req.Transcript) == 0
-	data["Schema"] = compact(AdvocateSchema)
-	return render(advocateTmpl, data)
+	return compose(prefix, render(advocateTask, data), render(advocateOwn, data))
 }
 
 // Evolve renders the evolution agent's prompt: a new hypothesis of kind req.Kind (one of
 // research.EvolutionKinds) from req.Parents, in req.Context.
-func Evolve(req research.EvolveRequest) string {
+func Evolve(req research.EvolveRequest) Text {
 	method, ok := evolutionMethods[req.Kind]
 	if !ok {
 		method = "Improve on the parents as the kind's name suggests."
@@ -632,22 +619,18 @@ func Evolve(req research.EvolveRequest) string {
 	for i, p := range req.Parents {
 		parents[i] = hypothesisText(fmt.Sprintf("Parent %d, hypothesis %s", i+1, p.ID), p)
 	}
-	return render(evolveTmpl, map[string]any{
-		"Goal":       req.Goal,
-		"Context":    contextText(req.Context),
-		"Parents":    parents,
-		"Kind":       EvolutionName(req.Kind),
-		"Method":     method,
+	task := render(evolveTask, map[string]any{
 		"Plan":       req.Context.Plan != nil,
 		"MetaReview": hasMetaReview(req.Context),
 		"Grounding":  grounding(req.Tooling, "the new hypothesis"),
-		"Schema":     compact(HypothesisSchemaFor(req.Tooling)),
 	})
+	own := render(evolveOwn, map[string]any{"Parents": parents, "Kind": EvolutionName(req.Kind), "Method": method})
+	return compose(shared(req.Goal, req.Context), task, own)
 }
 
 // MetaReview renders the meta-review agent's prompt: the recurring critique across one
 // round's reviews and debates.
-func MetaReview(req research.MetaReviewRequest) string {
+func MetaReview(req research.MetaReviewRequest) Text {
 	reviews := make([]string, len(req.Reviews))
 	for i, r := range req.Reviews {
 		var failed []string
@@ -672,14 +655,13 @@ func MetaReview(req research.MetaReviewRequest) string {
 		}
 		debates[i] = s
 	}
-	return render(metaReviewTmpl, map[string]any{
-		"Goal":       req.Goal,
+	own := render(metaReviewOwn, map[string]any{
 		"Round":      req.Round,
 		"Reviews":    reviews,
 		"Debates":    debates,
 		"Hypotheses": strings.Join(RoundHypotheses(req), ", "),
-		"Schema":     compact(MetaReviewSchema),
 	})
+	return compose(shared(req.Goal, req.Context), render(metaReviewTask, nil), own)
 }
 
 // RoundHypotheses returns the ids of the hypotheses a meta-review request names, in its
@@ -703,8 +685,10 @@ func RoundHypotheses(req research.MetaReviewRequest) []string {
 	return ids
 }
 
-// Overview renders the meta-review agent's last prompt: the research overview.
-func Overview(req research.OverviewRequest) string {
+// Overview renders the meta-review agent's last prompt: the research overview. The latest
+// meta-review is in the shared prefix (req.Context); req.MetaReview stands in for it when
+// the context has none, and its critique is then named with the clusters.
+func Overview(req research.OverviewRequest) Text {
 	top := make([]string, len(req.Top))
 	for i, h := range req.Top {
 		top[i] = hypothesisText(fmt.Sprintf("%d. Hypothesis %s", i+1, h.ID), h)
@@ -714,16 +698,11 @@ func Overview(req research.OverviewRequest) string {
 		clusters[i] = fmt.Sprintf("cluster %d: %s", i+1, strings.Join(c, ", "))
 	}
 	var critiques string
-	if m := req.MetaReview; m != nil && len(m.Critiques) > 0 {
+	if m := req.MetaReview; m != nil && req.Context.MetaReview == nil && len(m.Critiques) > 0 {
 		critiques = strings.Join(m.Critiques, "; ") + "."
 	}
-	return render(overviewTmpl, map[string]any{
-		"Goal":      req.Goal,
-		"Top":       top,
-		"Clusters":  clusters,
-		"Critiques": critiques,
-		"Schema":    compact(OverviewSchema),
-	})
+	own := render(overviewOwn, map[string]any{"Top": top, "Clusters": clusters, "Critiques": critiques})
+	return compose(shared(req.Goal, req.Context), render(overviewTask, nil), own)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -871,16 +850,6 @@ func render(t *template.Template, data any) string {
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		panic("prompt: template " + t.Name() + ": " + err.Error())
-	}
-	return b.String()
-}
-
-// compact returns a schema on one line, keeping its field order: it costs fewer prompt
-// tokens than the indented form kept in source for people to read.
-func compact(schema json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, schema); err != nil {
-		panic("prompt: schema is not JSON: " + err.Error())
 	}
 	return b.String()
 }

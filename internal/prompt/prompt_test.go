@@ -83,24 +83,36 @@ func containsNone(t *testing.T, prompt string, not ...string) {
 	}
 }
 
-// TestContextInEveryPrompt: every generation, reflection and evolution prompt carries the
-// whole shared context when it is given, and none of it when it is not.
+// TestContextInEveryPrompt: every prompt of a round carries the whole shared context when
+// it is given, and none of it when it is not.
 func TestContextInEveryPrompt(t *testing.T) {
 	tests := []struct {
 		name   string
 		render func(research.Context) string
 	}{
 		{"generate", func(c research.Context) string {
-			return Generate(research.GenerateRequest{Goal: goal, Strategy: research.StrategyLiterature, Context: c})
+			return Generate(research.GenerateRequest{Goal: goal, Strategy: research.StrategyLiterature, Context: c}).Prompt
 		}},
 		{"review", func(c research.Context) string {
-			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hyp, Context: c})
+			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hyp, Context: c}).Prompt
 		}},
 		{"deep verification", func(c research.Context) string {
-			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewDeepVerification, Hypothesis: hyp, Context: c})
+			return Review(research.ReviewRequest{Goal: goal, Type: research.ReviewDeepVerification, Hypothesis: hyp, Context: c}).Prompt
 		}},
 		{"evolve", func(c research.Context) string {
-			return Evolve(research.EvolveRequest{Goal: goal, Kind: research.EvolveGrounding, Parents: []research.Hypothesis{hyp}, Context: c})
+			return Evolve(research.EvolveRequest{Goal: goal, Kind: research.EvolveGrounding, Parents: []research.Hypothesis{hyp}, Context: c}).Prompt
+		}},
+		{"compare", func(c research.Context) string {
+			return Compare(research.CompareRequest{Goal: goal, A: hyp, B: hyp2, Context: c}).Prompt
+		}},
+		{"debate", func(c research.Context) string {
+			return Debate(research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Turn: 1, Turns: 3, Context: c}).Prompt
+		}},
+		{"meta-review", func(c research.Context) string {
+			return MetaReview(research.MetaReviewRequest{Goal: goal, Round: 2, Context: c}).Prompt
+		}},
+		{"overview", func(c research.Context) string {
+			return Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp}, Context: c}).Prompt
 		}},
 	}
 	for _, tt := range tests {
@@ -153,7 +165,7 @@ func TestGenerate(t *testing.T) {
 		{
 			name: "default strategy, no focus",
 			req:  research.GenerateRequest{Goal: goal},
-			want: []string{goal, "Strategy: literature exploration.", "ONE", `"testable_predictions"`},
+			want: []string{goal, "Strategy: literature exploration.", "ONE", "testable_predictions"},
 			not:  []string{"refined", "newest focus", "Recurring critique"},
 		},
 		{
@@ -195,7 +207,7 @@ func TestGenerate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Generate(tt.req)
+			p := Generate(tt.req).Prompt
 			containsAll(t, p, tt.want...)
 			containsNone(t, p, tt.not...)
 		})
@@ -205,20 +217,20 @@ func TestGenerate(t *testing.T) {
 func TestReviewNamesTypeAndWhatItChecks(t *testing.T) {
 	for _, typ := range research.ReviewTypes {
 		t.Run(typ, func(t *testing.T) {
-			p := Review(research.ReviewRequest{Goal: goal, Type: typ, Hypothesis: hyp})
-			containsAll(t, p, goal, "Review type: "+typ, reviewChecks[typ], hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `"verdict"`, "safety score below 3")
+			p := Review(research.ReviewRequest{Goal: goal, Type: typ, Hypothesis: hyp}).Prompt
+			containsAll(t, p, goal, "Review type: "+typ, reviewChecks[typ], hyp.ID, hyp.Title, hyp.Statement, hyp.Predictions[0], `the verdict "accept"`, "safety score below 3")
 			if typ == research.ReviewDeepVerification {
-				containsAll(t, p, `"assumptions":{`, `"holds","doubtful","fails"`, "decomposes the hypothesis into the assumptions")
+				containsAll(t, p, `in "assumptions"`, `"holds", "doubtful" or "fails"`, "decomposes the hypothesis into the assumptions")
 			} else {
 				containsNone(t, p, `"assumptions"`)
 			}
 		})
 	}
-	containsAll(t, Review(research.ReviewRequest{Goal: goal, Type: "unknown", Hypothesis: hyp}), "Review type: unknown", "as a whole")
+	containsAll(t, Review(research.ReviewRequest{Goal: goal, Type: "unknown", Hypothesis: hyp}).Prompt, "Review type: unknown", "as a whole")
 }
 
 func TestCompare(t *testing.T) {
-	p := Compare(goal, hyp, hyp2)
+	p := Compare(research.CompareRequest{Goal: goal, A: hyp, B: hyp2}).Prompt
 	containsAll(t, p, goal, "Hypothesis A (h-7): Tau seeding via exosomes", "Hypothesis B (h-9): Synaptic tau release", hyp2.Statement, `"winner" is "A" or "B"`,
 		"Testable predictions:\n- Silencing neurons reduces extracellular tau\n- Blocking synaptic vesicle release slows tau spread\n")
 	if strings.Index(p, "Hypothesis A") > strings.Index(p, "Hypothesis B") {
@@ -250,25 +262,25 @@ func TestDebate(t *testing.T) {
 		{
 			name: "opening turn",
 			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Turn: 1, Turns: 3},
-			want: []string{"You are advocate A", "advocate B argues for hypothesis B", "Hypothesis A (h-7): Tau seeding", "Hypothesis B (h-9): Synaptic tau", "opens with this turn", "This is turn 1 of 3", "better than hypothesis B", `"argument"`},
+			want: []string{"You are advocate A", "advocate B argues for hypothesis B", "Hypothesis A (h-7): Tau seeding", "Hypothesis B (h-9): Synaptic tau", "opens with this turn", "This is turn 1 of 3", "better than hypothesis B", "in one paragraph"},
 			not:  []string{`"winner"`, "Turn 1, advocate A"},
 		},
 		{
 			name: "B answers",
 			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript[:1], Turn: 2, Turns: 4},
-			want: []string{"You are advocate B", "Turn 1, advocate A: Exosomes are found in CSF.", "This is turn 2 of 4", "answer advocate A's last point"},
+			want: []string{"You are advocate B", "Turn 1, advocate A: Exosomes are found in CSF.", "This is turn 2 of 4", "Answer advocate A's last point"},
 			not:  []string{`"winner"`},
 		},
 		{
 			name: "judge",
 			req:  research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript, Turn: 3, Turns: 3},
-			want: []string{"You are the judge", "Turn 1, advocate A: Exosomes", "Turn 2, advocate B: Free tau", "the last turn (3 of 3)", `"winner" is "A" or "B"`, `"reasoning"`},
+			want: []string{"You are the judge", "Turn 1, advocate A: Exosomes", "Turn 2, advocate B: Free tau", "the last turn (3 of 3)", `"winner" is "A" or "B"`, `Sum the debate up in "argument"`},
 			not:  []string{"You are advocate"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Debate(tt.req)
+			p := Debate(tt.req).Prompt
 			containsAll(t, p, goal)
 			containsAll(t, p, tt.want...)
 			containsNone(t, p, tt.not...)
@@ -279,18 +291,18 @@ func TestDebate(t *testing.T) {
 func TestEvolve(t *testing.T) {
 	for _, kind := range research.EvolutionKinds {
 		t.Run(kind, func(t *testing.T) {
-			p := Evolve(research.EvolveRequest{Goal: goal, Kind: kind, Parents: []research.Hypothesis{hyp, hyp2}})
+			p := Evolve(research.EvolveRequest{Goal: goal, Kind: kind, Parents: []research.Hypothesis{hyp, hyp2}}).Prompt
 			containsAll(t, p, goal, "Evolution: "+EvolutionName(kind)+".", evolutionMethods[kind],
 				"Parent 1, hypothesis h-7: Tau seeding via exosomes", "Parent 2, hypothesis h-9: Synaptic tau release",
-				hyp.Predictions[0], "what you took from which parent", `"testable_predictions"`)
+				hyp.Predictions[0], "what you took from which parent")
 		})
 	}
-	containsAll(t, Evolve(research.EvolveRequest{Goal: goal, Kind: "mutation", Parents: []research.Hypothesis{hyp}}), "Evolution: mutation.", "as the kind's name suggests")
+	containsAll(t, Evolve(research.EvolveRequest{Goal: goal, Kind: "mutation", Parents: []research.Hypothesis{hyp}}).Prompt, "Evolution: mutation.", "as the kind's name suggests")
 }
 
 func TestPlan(t *testing.T) {
-	p := Plan(research.PlanRequest{Goal: goal})
-	containsAll(t, p, "supervisor", goal, "preferences", "constraints", "evaluation_criteria", "3 to 5", "at most 200 characters", `"summary"`)
+	p := Plan(research.PlanRequest{Goal: goal}).Prompt
+	containsAll(t, p, "supervisor", goal, "preferences", "constraints", "evaluation_criteria", "3 to 5", "at most 200 characters", "summary:")
 }
 
 func TestMetaReview(t *testing.T) {
@@ -306,16 +318,15 @@ func TestMetaReview(t *testing.T) {
 		},
 		Debates: []research.Debate{{A: "h-7", B: "h-9", Turns: make([]research.DebateTurn, 3), Winner: "h-9", Reasoning: "B is testable."}},
 	}
-	p := MetaReview(req)
-	containsAll(t, p, goal, "round 4", "Reviews (2):", "- h-7 (full review, revise): The main weakness is that the mediator is unseen.",
+	p := MetaReview(req).Prompt
+	containsAll(t, p, goal, "Round 4.", "Reviews (2):", "- h-7 (full review, revise): The main weakness is that the mediator is unseen.",
 		"Failed assumptions: release depends on activity.", "Debates (1):", "- h-7 vs h-9, 3 turns, won by h-9: B is testable.",
 		"most frequent first", "generation agent", "reflection agent", `"feedback"`,
 		"Hypotheses of this round: h-7, h-9\n", `"delegations"`, "at most 2", `task "verify" for a promising hypothesis whose assumptions`,
 		`task "evolve" for one worth a line of its own`, `"reason"`)
 	containsNone(t, p, "tau is released at synapses", "no hypothesis to hand")
-	empty := MetaReview(research.MetaReviewRequest{Goal: goal, Round: 1})
+	empty := MetaReview(research.MetaReviewRequest{Goal: goal, Round: 1}).Prompt
 	containsAll(t, empty, "Reviews (0):\n(none)", "Debates (0):\n(none)", "Hypotheses of this round: (none)", `There is no hypothesis to hand to a subagent: leave "delegations" empty.`)
-	containsNone(t, empty, `task "verify"`)
 }
 
 func TestRoundHypotheses(t *testing.T) {
@@ -347,11 +358,11 @@ func TestOverview(t *testing.T) {
 		Clusters:   [][]string{{"h-7"}, {"h-9", "h-11"}},
 		MetaReview: meta,
 	}
-	p := Overview(req)
+	p := Overview(req).Prompt
 	containsAll(t, p, goal, "1. Hypothesis h-7: Tau seeding", "2. Hypothesis h-9: Synaptic tau", hyp2.Predictions[0],
 		"- cluster 1: h-7\n- cluster 2: h-9, h-11", "Recurring critique from the last round: the proposed mediator",
-		"one theme per cluster", "open questions", `"suggested_experiments"`)
-	bare := Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp}})
+		"one theme per cluster", "open questions", "suggested experiments")
+	bare := Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp}}).Prompt
 	containsAll(t, bare, "Clusters of related hypotheses:\n(none)")
 	containsNone(t, bare, "Recurring critique")
 }
@@ -472,5 +483,59 @@ func TestSchemas(t *testing.T) {
 	}
 	if string(ReviewSchemaFor(research.ReviewDeepVerification)) != string(DeepVerificationSchema) || string(ReviewSchemaFor(research.ReviewFull)) != string(ReviewSchema) {
 		t.Error("ReviewSchemaFor picks the wrong schema")
+	}
+}
+
+// TestPromptsShareTheirPrefix: the prompts of a round are built to be cached. Two calls of
+// one agent in a round (different hypotheses, strategies, kinds, transcripts) are the
+// same in their first Prefix bytes and differ after it; every agent's prompt starts with
+// the same shared prefix; and no prompt carries an answer schema, which the APIs send.
+func TestPromptsShareTheirPrefix(t *testing.T) {
+	c := fullContext
+	transcript := []research.DebateTurn{{Turn: 1, Speaker: "A", Argument: "Exosomes are found in CSF."}}
+	tests := []struct {
+		agent string
+		a, b  Text
+	}{
+		{"generation", Generate(research.GenerateRequest{Goal: goal, Strategy: research.StrategyLiterature, Context: c}),
+			Generate(research.GenerateRequest{Goal: goal, Strategy: research.StrategyDebate, Context: c})},
+		{"reflection", Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hyp, Context: c}),
+			Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hyp2, Context: c})},
+		{"ranking", Compare(research.CompareRequest{Goal: goal, A: hyp, B: hyp2, Context: c}),
+			Compare(research.CompareRequest{Goal: goal, A: hyp2, B: hyp, Context: c})},
+		{"advocate", Debate(research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Turn: 1, Turns: 3, Context: c}),
+			Debate(research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript, Turn: 2, Turns: 3, Context: c})},
+		{"judge", Debate(research.DebateRequest{Goal: goal, A: hyp, B: hyp2, Transcript: transcript, Turn: 3, Turns: 3, Context: c}),
+			Debate(research.DebateRequest{Goal: goal, A: hyp2, B: hyp, Transcript: transcript, Turn: 3, Turns: 3, Context: c})},
+		{"evolution", Evolve(research.EvolveRequest{Goal: goal, Kind: research.EvolveGrounding, Parents: []research.Hypothesis{hyp}, Context: c}),
+			Evolve(research.EvolveRequest{Goal: goal, Kind: research.EvolveCombination, Parents: []research.Hypothesis{hyp, hyp2}, Context: c})},
+		{"meta-review", MetaReview(research.MetaReviewRequest{Goal: goal, Round: 3, Context: c}),
+			MetaReview(research.MetaReviewRequest{Goal: goal, Round: 4, Reviews: []research.Review{{HypothesisID: "h-7", Type: "full"}}, Context: c})},
+		{"overview", Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp}, Context: c}),
+			Overview(research.OverviewRequest{Goal: goal, Top: []research.Hypothesis{hyp2}, Context: c})},
+	}
+	prefix := shared(goal, c)
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			if tt.a.Prefix != tt.b.Prefix || tt.a.Prefix <= len(prefix) || tt.a.Prefix >= len(tt.a.Prompt) {
+				t.Fatalf("prefixes of %d and %d bytes; want the same, past the shared %d bytes and short of the prompt's %d", tt.a.Prefix, tt.b.Prefix, len(prefix), len(tt.a.Prompt))
+			}
+			if tt.a.Prompt[:tt.a.Prefix] != tt.b.Prompt[:tt.b.Prefix] {
+				t.Errorf("the calls differ inside their prefix:\n%s\n---\n%s", tt.a.Prompt[:tt.a.Prefix], tt.b.Prompt[:tt.b.Prefix])
+			}
+			if tt.a.Prompt == tt.b.Prompt {
+				t.Error("the two calls are the same prompt; the test compares nothing")
+			}
+			if !strings.HasPrefix(tt.a.Prompt, prefix) {
+				t.Errorf("the prompt does not start with the round's shared prefix:\n%s", tt.a.Prompt)
+			}
+			containsNone(t, tt.a.Prompt, `"type":"object"`, `"properties"`, `"required"`)
+		})
+	}
+	// The plan comes before any context: its prompt is the goal's prefix and the
+	// supervisor's task, all of it shared.
+	p := Plan(research.PlanRequest{Goal: goal})
+	if p.Prefix != len(p.Prompt) || !strings.HasPrefix(p.Prompt, shared(goal, research.Context{})) {
+		t.Errorf("plan prompt: prefix %d of %d bytes", p.Prefix, len(p.Prompt))
 	}
 }

@@ -72,10 +72,15 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 // of them: a tool, or the answer.
 func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error) {
 	turns := req.messages()
-	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(turns[0].text))}
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(promptBlocks(turns[0].text, req.Cache)...)}
 	for i, st := range req.Tooling.Steps {
 		final := req.Tooling.Final && i == len(req.Tooling.Steps)-1
 		msgs = append(msgs, anthropicStep(st, final)...)
+	}
+	if req.Cache.Breakpoints && len(req.Tooling.Steps) > 0 {
+		// The conversation so far is the next step's prefix: a breakpoint on its last tool
+		// result lets that step read it from the cache.
+		markLastResult(msgs[len(msgs)-1].Content)
 	}
 	for _, m := range turns[1:] {
 		if m.assistant {
@@ -156,6 +161,33 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 	}
 	ans.Text = strings.Join(text, "\n") // with no call, the parser may still find the object in the text
 	return ans, nil
+}
+
+// promptBlocks is the prompt as the first user message's text blocks: with a cache
+// breakpoint at the end of the prefix the calls of its agent in a round share, when the
+// turn asks for one. Anthropic caches nothing unmarked; a prefix shorter than the model's
+// minimum is not cached and costs nothing extra.
+func promptBlocks(text string, c research.Cache) []anthropic.ContentBlockParamUnion {
+	if !c.Breakpoints || c.Prefix <= 0 || c.Prefix > len(text) {
+		return []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(text)}
+	}
+	shared := anthropic.NewTextBlock(text[:c.Prefix])
+	*shared.GetCacheControl() = anthropic.NewCacheControlEphemeralParam()
+	if c.Prefix == len(text) {
+		return []anthropic.ContentBlockParamUnion{shared}
+	}
+	return []anthropic.ContentBlockParamUnion{shared, anthropic.NewTextBlock(text[c.Prefix:])}
+}
+
+// markLastResult puts a cache breakpoint on the last tool result among blocks (not on the
+// instruction to answer that may follow it, which the next step would not repeat).
+func markLastResult(blocks []anthropic.ContentBlockParamUnion) {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if blocks[i].OfToolResult != nil {
+			*blocks[i].GetCacheControl() = anthropic.NewCacheControlEphemeralParam()
+			return
+		}
+	}
 }
 
 // anthropicStep is one step of a tool-using turn as Messages: the assistant's text and

@@ -23,9 +23,12 @@ type Completer interface {
 
 // Completion is one request to a model.
 type Completion struct {
-	Agent      string          // "generation", "reflection", ... (for logs and errors)
-	System     string          // a short system prompt
-	Prompt     string          // the rendered prompt (package prompt's)
+	Agent  string // "generation", "reflection", ... (for logs and errors)
+	System string // a short system prompt
+	Prompt string // the rendered prompt (package prompt's)
+	// Cache says how much of Prompt the calls of its agent in a round share, and their
+	// key: the Completer marks or keys it for the provider's prompt cache.
+	Cache      research.Cache
 	SchemaName string          // e.g. "hypothesis"
 	Schema     json.RawMessage // the answer's JSON schema (package prompt's)
 	Repair     string          // non-empty on a repair turn: the previous answer's problem, to be fixed

@@ -53,7 +53,7 @@ type LLM struct {
 // Generate proposes one hypothesis. The result carries the request's id, goal and
 // strategy, and Origin "generation".
 func (m *LLM) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
-	h, u, err := ask(ctx, m, req.Prompt, prompt.AgentGeneration, "hypothesis", prompt.HypothesisSchema, prompt.ParseHypothesis)
+	h, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentGeneration, "hypothesis", prompt.HypothesisSchema, prompt.ParseHypothesis)
 	if err != nil {
 		return research.Hypothesis{}, u, err
 	}
@@ -65,7 +65,7 @@ func (m *LLM) Generate(ctx context.Context, req research.GenerateRequest) (resea
 // list assumptions).
 func (m *LLM) Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error) {
 	parse := func(raw []byte) (research.Review, error) { return prompt.ParseReviewOf(req.Type, raw) }
-	r, u, err := ask(ctx, m, req.Prompt, prompt.AgentReflection, "review", prompt.ReviewSchemaFor(req.Type), parse)
+	r, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentReflection, "review", prompt.ReviewSchemaFor(req.Type), parse)
 	if err != nil {
 		return research.Review{}, u, err
 	}
@@ -81,7 +81,7 @@ func (m *LLM) Compare(ctx context.Context, req research.CompareRequest) (researc
 		l, r, err := prompt.ParseComparison(raw)
 		return verdict{l, r}, err
 	}
-	v, u, err := ask(ctx, m, req.Prompt, prompt.AgentRanking, "comparison", prompt.ComparisonSchema, parse)
+	v, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentRanking, "comparison", prompt.ComparisonSchema, parse)
 	if err != nil {
 		return research.Comparison{}, u, err
 	}
@@ -94,7 +94,7 @@ func (m *LLM) Compare(ctx context.Context, req research.CompareRequest) (researc
 
 // Plan writes the research plan.
 func (m *LLM) Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error) {
-	return ask(ctx, m, req.Prompt, prompt.AgentSupervisor, "research_plan", prompt.PlanSchema, prompt.ParsePlan)
+	return ask(ctx, m, req.Prompt, req.Cache, prompt.AgentSupervisor, "research_plan", prompt.PlanSchema, prompt.ParsePlan)
 }
 
 // Debate speaks one turn of a debate: an advocate's argument, or on the last turn the
@@ -106,7 +106,7 @@ func (m *LLM) Debate(ctx context.Context, req research.DebateRequest) (research.
 	speaker := prompt.DebateSpeaker(req.Turn, req.Turns)
 	turn := research.DebateTurn{Turn: req.Turn, Speaker: speaker}
 	if speaker != "judge" {
-		arg, u, err := ask(ctx, m, req.Prompt, prompt.AgentRanking, "advocate", prompt.AdvocateSchema, prompt.ParseAdvocate)
+		arg, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentRanking, "advocate", prompt.AdvocateSchema, prompt.ParseAdvocate)
 		if err != nil {
 			return research.DebateAnswer{}, u, err
 		}
@@ -118,7 +118,7 @@ func (m *LLM) Debate(ctx context.Context, req research.DebateRequest) (research.
 		a, l, r, err := prompt.ParseJudgement(raw)
 		return judgement{a, l, r}, err
 	}
-	j, u, err := ask(ctx, m, req.Prompt, prompt.AgentRanking, "judgement", prompt.JudgementSchema, parse)
+	j, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentRanking, "judgement", prompt.JudgementSchema, parse)
 	if err != nil {
 		return research.DebateAnswer{}, u, err
 	}
@@ -133,7 +133,7 @@ func (m *LLM) Debate(ctx context.Context, req research.DebateRequest) (research.
 // Evolve writes a new hypothesis from req.Parents. The result carries the request's id,
 // goal and kind (as Strategy), its parents' ids, and Origin "evolution".
 func (m *LLM) Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error) {
-	h, u, err := ask(ctx, m, req.Prompt, prompt.AgentEvolution, "hypothesis", prompt.HypothesisSchema, prompt.ParseEvolved)
+	h, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentEvolution, "hypothesis", prompt.HypothesisSchema, prompt.ParseEvolved)
 	if err != nil {
 		return research.Hypothesis{}, u, err
 	}
@@ -147,7 +147,7 @@ func (m *LLM) Evolve(ctx context.Context, req research.EvolveRequest) (research.
 
 // MetaReview finds the recurring critique of a round.
 func (m *LLM) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
-	mr, u, err := ask(ctx, m, req.Prompt, prompt.AgentMetaReview, "meta_review", prompt.MetaReviewSchema,
+	mr, u, err := ask(ctx, m, req.Prompt, req.Cache, prompt.AgentMetaReview, "meta_review", prompt.MetaReviewSchema,
 		func(raw []byte) (research.MetaReview, error) { return prompt.ParseMetaReviewFor(req, raw) })
 	if err != nil {
 		return research.MetaReview{}, u, err
@@ -158,24 +158,24 @@ func (m *LLM) MetaReview(ctx context.Context, req research.MetaReviewRequest) (r
 
 // Overview writes the research overview.
 func (m *LLM) Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error) {
-	return ask(ctx, m, req.Prompt, prompt.AgentMetaReview, "research_overview", prompt.OverviewSchema, prompt.ParseOverview)
+	return ask(ctx, m, req.Prompt, req.Cache, prompt.AgentMetaReview, "research_overview", prompt.OverviewSchema, prompt.ParseOverview)
 }
 
 // ask sends one prompt and parses the answer, with one repair turn for a malformed or
 // truncated answer.
-func ask[T any](ctx context.Context, m *LLM, text, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error)) (T, research.Usage, error) {
-	st, u, err := askStep(ctx, m, text, agent, schemaName, schema, parse, research.Tooling{})
+func ask[T any](ctx context.Context, m *LLM, text string, cache research.Cache, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error)) (T, research.Usage, error) {
+	st, u, err := askStep(ctx, m, text, cache, agent, schemaName, schema, parse, research.Tooling{})
 	return st.Answer, u, err
 }
 
 // askStep takes one step of a turn: the model answers (parsed, with one repair turn for a
 // malformed or truncated answer), or, if the turn may call tools, asks for tool calls.
-func askStep[T any](ctx context.Context, m *LLM, text, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error), tooling research.Tooling) (research.Step[T], research.Usage, error) {
+func askStep[T any](ctx context.Context, m *LLM, text string, cache research.Cache, agent, schemaName string, schema json.RawMessage, parse func([]byte) (T, error), tooling research.Tooling) (research.Step[T], research.Usage, error) {
 	var zero research.Step[T]
 	if m.C == nil {
 		return zero, research.Usage{}, errors.New("provider.LLM has no Completer; build it with NewOpenAI, NewAnthropic or Registry.Model")
 	}
-	req := Completion{Agent: agent, System: systemPrompt, Prompt: text, SchemaName: schemaName, Schema: slices.Clone(schema), Tooling: tooling}
+	req := Completion{Agent: agent, System: systemPrompt, Prompt: text, Cache: cache, SchemaName: schemaName, Schema: slices.Clone(schema), Tooling: tooling}
 	var total research.Usage
 	for attempt := 0; ; attempt++ {
 		ans, err := m.C.Complete(ctx, req)
@@ -207,7 +207,7 @@ func askStep[T any](ctx context.Context, m *LLM, text, agent, schemaName string,
 
 // GenerateStep is Generate for a turn that may call tools: a hypothesis, or tool calls.
 func (m *LLM) GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error) {
-	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentGeneration, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseHypothesis, req.Tooling)
+	st, u, err := askStep(ctx, m, req.Prompt, req.Cache, prompt.AgentGeneration, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseHypothesis, req.Tooling)
 	if err != nil || len(st.Calls) > 0 {
 		return st, u, err
 	}
@@ -218,7 +218,7 @@ func (m *LLM) GenerateStep(ctx context.Context, req research.GenerateRequest) (r
 // ReviewStep is Review for a turn that may call tools: a review, or tool calls.
 func (m *LLM) ReviewStep(ctx context.Context, req research.ReviewRequest) (research.Step[research.Review], research.Usage, error) {
 	parse := func(raw []byte) (research.Review, error) { return prompt.ParseReviewOf(req.Type, raw) }
-	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentReflection, "review", prompt.ReviewSchemaWith(req.Type, req.Tooling), parse, req.Tooling)
+	st, u, err := askStep(ctx, m, req.Prompt, req.Cache, prompt.AgentReflection, "review", prompt.ReviewSchemaWith(req.Type, req.Tooling), parse, req.Tooling)
 	if err != nil || len(st.Calls) > 0 {
 		return st, u, err
 	}
@@ -228,7 +228,7 @@ func (m *LLM) ReviewStep(ctx context.Context, req research.ReviewRequest) (resea
 
 // EvolveStep is Evolve for a turn that may call tools: a new hypothesis, or tool calls.
 func (m *LLM) EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error) {
-	st, u, err := askStep(ctx, m, req.Prompt, prompt.AgentEvolution, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseEvolved, req.Tooling)
+	st, u, err := askStep(ctx, m, req.Prompt, req.Cache, prompt.AgentEvolution, "hypothesis", prompt.HypothesisSchemaFor(req.Tooling), prompt.ParseEvolved, req.Tooling)
 	if err != nil || len(st.Calls) > 0 {
 		return st, u, err
 	}

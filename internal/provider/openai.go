@@ -29,14 +29,19 @@ type OpenAIConfig struct {
 	Model      string       // required, e.g. "gpt-4o-mini"
 	HTTPClient *http.Client // nil: a new http.Client
 	Timeout    time.Duration
+	// PromptCacheKey sends each request's cache key (research.Cache.Key) as
+	// prompt_cache_key, which OpenAI uses to route requests that share a prefix to where it
+	// is cached. Off for other OpenAI-compatible servers, which may refuse the field.
+	PromptCacheKey bool
 }
 
 // OpenAI is a Completer on the Chat Completions API, through the official SDK. It asks for
 // structured output (response_format json_schema), strict when the schema allows it.
 type OpenAI struct {
-	chat  openai.ChatCompletionService
-	model string
-	key   string // only to remove it from error messages
+	chat     openai.ChatCompletionService
+	model    string
+	key      string // only to remove it from error messages
+	cacheKey bool   // send prompt_cache_key (OpenAIConfig.PromptCacheKey)
 }
 
 // NewOpenAI returns an OpenAI completer. It reads nothing from the environment (it builds
@@ -57,7 +62,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Timeout > 0 {
 		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
 	}
-	return &OpenAI{chat: openai.NewChatCompletionService(opts...), model: cfg.Model, key: cfg.APIKey}, nil
+	return &OpenAI{chat: openai.NewChatCompletionService(opts...), model: cfg.Model, key: cfg.APIKey, cacheKey: cfg.PromptCacheKey}, nil
 }
 
 // Complete sends one chat completion request. A turn that may call tools offers them as
@@ -83,6 +88,10 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 		}
 	}
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(o.model), Messages: msgs}
+	// OpenAI caches every prompt's prefix by itself; the key keeps a round's calls together.
+	if o.cacheKey && req.Cache.Key != "" {
+		params.PromptCacheKey = openai.String(req.Cache.Key)
+	}
 	if len(req.Schema) > 0 {
 		schema, strict := strictSchema(req.Schema)
 		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -102,7 +103,8 @@ func (r *Registry) build(provider, model string) (Model, error) {
 		if key == "" {
 			return nil, keyMissing("openai", "OPENAI_API_KEY", " (a local server without auth, such as Ollama, accepts any value)")
 		}
-		o, err := NewOpenAI(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
+		base := get("OPENAI_BASE_URL")
+		o, err := NewOpenAI(OpenAIConfig{APIKey: key, BaseURL: base, Model: model, HTTPClient: r.HTTPClient, PromptCacheKey: isOpenAI(base)})
 		if err != nil {
 			return nil, err
 		}
@@ -119,4 +121,14 @@ func (r *Registry) build(provider, model string) (Model, error) {
 		c = a
 	}
 	return &LLM{C: c, Model: model, Prices: r.Prices}, nil
+}
+
+// isOpenAI reports whether an OPENAI_BASE_URL is OpenAI's own API (or unset): only there
+// does cosci send fields other OpenAI-compatible servers may refuse.
+func isOpenAI(base string) bool {
+	if base == "" {
+		return true
+	}
+	u, err := url.Parse(base)
+	return err == nil && (u.Hostname() == "api.openai.com")
 }

@@ -270,6 +270,20 @@ type Context struct {
 	MetaReview *MetaReview // the latest meta-review, if any
 }
 
+// Cache says how a provider may cache a request's prompt. The first Prefix bytes of the
+// prompt are the same in every call of its agent in the session's round (the
+// co-scientist's role, the goal, the plan, the latest meta-review, the agent's
+// instructions), so a provider that caches prompt prefixes serves them from its cache
+// after the first call; Key names that group of calls, for a provider that routes
+// requests by a key (OpenAI's prompt_cache_key). Breakpoints says whether to mark the
+// prefix for a provider that caches only what it is told to (Anthropic): a turn made
+// once per round (the plan, a meta-review) gains nothing from a cache write.
+type Cache struct {
+	Prefix      int
+	Key         string
+	Breakpoints bool
+}
+
 // GenerateRequest asks a model for one new hypothesis.
 type GenerateRequest struct {
 	TurnID       string
@@ -279,6 +293,7 @@ type GenerateRequest struct {
 	Strategy     string
 	Context      Context
 	Prompt       string // the rendered prompt; models that speak text use it
+	Cache        Cache
 	Seed         int64
 	// Tooling is the tools the turn may call and its conversation so far; zero for a
 	// turn without tools.
@@ -293,6 +308,7 @@ type ReviewRequest struct {
 	Hypothesis Hypothesis
 	Context    Context
 	Prompt     string
+	Cache      Cache
 	Seed       int64
 	// Tooling is the tools the turn may call and its conversation so far; zero for a
 	// turn without tools.
@@ -304,6 +320,7 @@ type PlanRequest struct {
 	TurnID string
 	Goal   string
 	Prompt string
+	Cache  Cache
 	Seed   int64
 }
 
@@ -315,7 +332,9 @@ type DebateRequest struct {
 	Transcript []DebateTurn // the turns so far
 	Turn       int          // 1-based
 	Turns      int          // the debate's length; the last turn also judges
+	Context    Context
 	Prompt     string
+	Cache      Cache
 	Seed       int64
 }
 
@@ -335,6 +354,7 @@ type EvolveRequest struct {
 	Parents      []Hypothesis
 	Context      Context
 	Prompt       string
+	Cache        Cache
 	Seed         int64
 	// Tooling is the tools the turn may call and its conversation so far; zero for a
 	// turn without tools.
@@ -348,7 +368,9 @@ type MetaReviewRequest struct {
 	Round   int
 	Reviews []Review
 	Debates []Debate
+	Context Context
 	Prompt  string
+	Cache   Cache
 	Seed    int64
 }
 
@@ -358,18 +380,22 @@ type OverviewRequest struct {
 	Goal       string
 	Top        []Hypothesis // ranked, best first
 	Clusters   [][]string   // ids of related hypotheses, from the proximity graph
-	MetaReview *MetaReview
+	MetaReview *MetaReview  // the latest meta-review; Context.MetaReview when nil
+	Context    Context
 	Prompt     string
+	Cache      Cache
 	Seed       int64
 }
 
 // CompareRequest asks a model to judge a match between two hypotheses.
 type CompareRequest struct {
-	TurnID string
-	Goal   string
-	A, B   Hypothesis
-	Prompt string
-	Seed   int64
+	TurnID  string
+	Goal    string
+	A, B    Hypothesis
+	Context Context
+	Prompt  string
+	Cache   Cache
+	Seed    int64
 }
 
 // The review score (0 to 10) at which a verdict turns: at AcceptAt and above a hypothesis
