@@ -87,7 +87,7 @@ type ProximityResult struct {
 // MetaReviewInput asks for the recurring critique of one round.
 type MetaReviewInput struct {
 	Turn
-	Round      int      `json:"round"`
+	Round      int        `json:"round"`
 	Hypotheses []string   `json:"hypotheses"` // whose reviews to read
 	Debates    []string   `json:"debates"`    // debate ids to read
 	Context    ContextRef `json:"context,omitzero"`
