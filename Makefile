@@ -11,7 +11,7 @@ TEMPORAL_SQL_TOOL       := bin/temporal-sql-tool
 TEMPORAL_SCHEMA         := bin/temporal-schema
 SEARCH_ATTRS     := --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
                     --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
-                    --search-attribute TotalTokens=Int --search-attribute SessionType=Keyword \
+                    --search-attribute TotalTokens=Int --search-attribute CostUSD=Double --search-attribute SessionType=Keyword \
                     --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
                     --search-attribute SourceCheckpoint=Int
 WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -64,6 +65,8 @@ type Activities struct {
 	// Thresholds are the proximity thresholds of embedding models, by model, where they
 	// differ from the defaults (calibrated for another model).
 	Thresholds map[string]proximity.Measure
+
+	unpriced sync.Map // provider/model -> warned: a model the price table lacks, warned of once
 }
 
 // Application error types the workflow tells apart.
@@ -371,6 +374,9 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 	if err != nil {
 		return zero, withUsage(providerError(err), metered.spent)
 	}
+	if u := usageOf(r); u.Unpriced > 0 {
+		a.warnUnpriced(ctx, t)
+	}
 	result, err := json.Marshal(r)
 	if err != nil {
 		return zero, err
@@ -383,6 +389,16 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 		record.Given, record.Said = rec.Given, rec.Said
 	}
 	return r, a.Store.PutTurn(ctx, t.SessionID, record)
+}
+
+// warnUnpriced says, once per model in this worker's life, that a model has no price: its
+// turns' cost is unknown, not free.
+func (a *Activities) warnUnpriced(ctx context.Context, t Turn) {
+	if _, warned := a.unpriced.LoadOrStore(t.Provider+"/"+t.Model, true); warned {
+		return
+	}
+	activity.GetLogger(ctx).Warn("the model has no price in this worker's price table: its turns' cost is counted as unknown, and a session with a dollar budget suspends; give it a price with --prices FILE",
+		"provider", t.Provider, "model", t.Model)
 }
 
 // model resolves the model a turn names: first in Models, then through Providers.

@@ -23,7 +23,7 @@ else
   bin/temporal server start-dev --db-filename .data/temporal.db --ui-port 8233 \
     --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
     --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
-    --search-attribute TotalTokens=Int --search-attribute SessionType=Keyword \
+    --search-attribute TotalTokens=Int --search-attribute CostUSD=Double --search-attribute SessionType=Keyword \
     --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
     --search-attribute SourceCheckpoint=Int \
     >.data/server.log 2>&1 &

@@ -13,7 +13,7 @@ R=$(mktemp -d)
 bin/temporal server start-dev --ip 127.0.0.1 --port 7298 --ui-port 8298 --headless --log-level error \
   --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
   --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
-  --search-attribute TotalTokens=Int --search-attribute SessionType=Keyword \
+  --search-attribute TotalTokens=Int --search-attribute CostUSD=Double --search-attribute SessionType=Keyword \
   --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
   --search-attribute SourceCheckpoint=Int > $R/server.log 2>&1 &
 SERVER=$!

@@ -33,7 +33,7 @@ var commandArgs = map[string]string{
 	workflows.AddHypothesis: "<id> --title T --statement S [--rationale R] --prediction P [--prediction P2 ...]",
 	workflows.Review:        "<id> --hypothesis h-0003 [--score 7.5] [--verdict accept|revise|reject] [--critique C]",
 	workflows.Feedback:      "<id> [--toward T] [--away A]",
-	workflows.SetBudget:     "<id> --tokens N",
+	workflows.SetBudget:     "<id> [--tokens N] [--usd D]",
 	workflows.AnswerTool:    "<id> --call C (--approve | --reject [--reason R] | --result TEXT | --result-file F)",
 }
 
@@ -75,7 +75,7 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		hypothesis, verdict, critique string
 		toward, away                  string
 		tokenBudget                   optInt
-		score                         optFloat
+		score, budgetUSD              optFloat
 		call, result, resultFile      string
 		approve, reject               bool
 	)
@@ -101,7 +101,8 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		fs.StringVar(&toward, "toward", "", "a direction the agents should explore more")
 		fs.StringVar(&away, "away", "", "a direction the agents should leave")
 	case workflows.SetBudget:
-		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap; required)")
+		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
+		fs.Var(&budgetUSD, "usd", "the dollar budget: `USD` dollars, e.g. 5 or 0.50 (0: no cap)")
 	case workflows.AnswerTool:
 		fs.StringVar(&call, "call", "", "the waiting call, e.g. call-1 (see starter status; required)")
 		fs.BoolVar(&approve, "approve", false, "let the call be made")
@@ -155,6 +156,9 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	if score.set {
 		arg["score"] = score.v
 	}
+	if budgetUSD.set {
+		arg["budget_usd"] = budgetUSD.v
+	}
 
 	payload, err := json.Marshal(arg)
 	if err != nil {
@@ -181,8 +185,8 @@ func missing(name string, arg map[string]any) string {
 			return `refine-goal needs --goal "...", --focus "...", --token-budget N, or several`
 		}
 	case workflows.SetBudget:
-		if !has("token_budget") {
-			return "set-budget needs --tokens N (e.g. 500000 or 500k; 0 means no cap)"
+		if !has("token_budget") && !has("budget_usd") {
+			return "set-budget needs --tokens N (e.g. 500000 or 500k), --usd D (e.g. 5), or both; 0 means no cap"
 		}
 	case workflows.AddHypothesis:
 		switch {
@@ -363,11 +367,22 @@ func update(ctx context.Context, c client.Client, id, name string, arg map[strin
 func commandOutcome(name string, arg map[string]any, s workflows.Status) string {
 	msg := fmt.Sprintf("session %s is now %s", s.SessionID, stateOf(s))
 	budget := func() string {
-		n, _ := arg["token_budget"].(int)
-		if n == 0 {
-			return "no token budget (no cap)"
+		var parts []string
+		if v, ok := arg["token_budget"]; ok {
+			if n, _ := v.(int); n == 0 {
+				parts = append(parts, "no token budget (no cap)")
+			} else {
+				parts = append(parts, "token budget "+research.Thousands(n))
+			}
 		}
-		return "token budget " + research.Thousands(n)
+		if v, ok := arg["budget_usd"]; ok {
+			if d, _ := v.(float64); d == 0 {
+				parts = append(parts, "no dollar budget (no cap)")
+			} else {
+				parts = append(parts, "dollar budget $"+research.Dollars(d))
+			}
+		}
+		return strings.Join(parts, ", ")
 	}
 	switch name {
 	case workflows.Checkpoint:

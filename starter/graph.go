@@ -223,6 +223,7 @@ func overridesText(c research.Config) string {
 	add(c.Provider != "", "provider", c.Provider)
 	add(c.Model != "", "model", c.Model)
 	add(c.TokenBudget != 0, "token-budget", c.TokenBudget)
+	add(c.BudgetUSD != 0, "budget-usd", c.BudgetUSD)
 	add(c.ConvergenceRounds != 0, "convergence-rounds", c.ConvergenceRounds)
 	add(c.TopK != 0, "top-k", c.TopK)
 	add(c.DebateShare != 0, "debate-share", c.DebateShare)

@@ -132,6 +132,10 @@ func rowOf(e *workflowpb.WorkflowExecutionInfo) listRow {
 	if decode(fields[workflows.AttrTopElo], &elo) {
 		r.TopElo = &elo
 	}
+	var cost float64
+	if decode(fields[workflows.AttrCostUSD], &cost) {
+		r.CostUSD = &cost
+	}
 	r.Status = sessionStatus(status, e.GetStatus())
 	return r
 }

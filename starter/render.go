@@ -90,6 +90,7 @@ func renderProgress(w io.Writer, p session.Progress) error {
 	fmt.Fprintf(t, "matches\t%d\n", p.MatchesPlayed)
 	fmt.Fprintf(t, "rounds\t%d\n", p.Rounds)
 	fmt.Fprintf(t, "failed turns\t%d\n", p.TurnsFailed)
+	fmt.Fprintf(t, "cost\t%s\n", spentText(p))
 	fmt.Fprintf(t, "elapsed\t%s\n", elapsed(p))
 	fmt.Fprintf(t, "checkpoints\t%d\n", p.Checkpoints)
 	if p.LastCheckpoint != "" {
@@ -112,6 +113,12 @@ func progressDescription(id string, p session.Progress, agents []workflows.Agent
 		state = "SUSPENDED (starter resume " + id + ")"
 	}
 	s := fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
+	if p.CostUSD > 0 || p.BudgetUSD > 0 {
+		s += " · $" + research.Dollars(p.CostUSD)
+		if p.BudgetUSD > 0 {
+			s += " of $" + research.Dollars(p.BudgetUSD)
+		}
+	}
 	if p.ToolCalls > 0 {
 		s += fmt.Sprintf(" · %d tool calls", p.ToolCalls)
 	}
@@ -183,6 +190,9 @@ func renderState(w io.Writer, v workflows.StateView) error {
 	}
 	fmt.Fprintf(t, "usage\t%s\n", usageText(v.Usage))
 	fmt.Fprintf(t, "budget\t%s\n", budgetText(v.Usage, v.TokenBudget))
+	if v.Config.BudgetUSD > 0 {
+		fmt.Fprintf(t, "\t%s\n", dollarBudgetText(v.Usage, v.Config.BudgetUSD))
+	}
 	if v.StopReason != "" {
 		fmt.Fprintf(t, "stop reason\t%s\n", v.StopReason)
 	}
@@ -192,9 +202,9 @@ func renderState(w io.Writer, v workflows.StateView) error {
 	if len(v.Agents) > 0 {
 		fmt.Fprintln(w)
 		t = newTable(w)
-		fmt.Fprintln(t, "AGENT\tTURNS\tOK\tFAILED")
+		fmt.Fprintln(t, "AGENT\tTURNS\tOK\tFAILED\tTOKENS\tCOST")
 		for _, a := range v.Agents {
-			fmt.Fprintf(t, "%s\t%d\t%d\t%d\n", a.Agent, a.Turns, a.Succeeded, a.Failed)
+			fmt.Fprintf(t, "%s\t%d\t%d\t%d\t%s\t$%s\n", a.Agent, a.Turns, a.Succeeded, a.Failed, research.Thousands(a.Usage.Tokens()), research.Dollars(a.Usage.CostUSD))
 		}
 		if err := t.Flush(); err != nil {
 			return err
@@ -229,9 +239,32 @@ func usageText(u research.Usage) string {
 		text += " (" + c + ")"
 	}
 	if u.CostUSD > 0 {
-		text += fmt.Sprintf(", about $%.4f", u.CostUSD)
+		text += fmt.Sprintf(", about $%s", research.Dollars(u.CostUSD))
+	}
+	if u.Unpriced > 0 {
+		text += fmt.Sprintf("; %d requests on a model the workers have no price for, whose cost is unknown (give one with the worker's --prices)", u.Unpriced)
 	}
 	return text
+}
+
+// spentText is the cost so far against the budgets, for progress: "$0.42 of $5.00 (8%)".
+func spentText(p session.Progress) string {
+	text := "$" + research.Dollars(p.CostUSD)
+	if p.BudgetUSD > 0 {
+		text += fmt.Sprintf(" of $%s (%.0f%%)", research.Dollars(p.BudgetUSD), 100*p.CostUSD/p.BudgetUSD)
+	}
+	if p.TokenBudget > 0 {
+		text += fmt.Sprintf("; %s of %s tokens", research.Thousands(p.TokensUsed), research.Thousands(p.TokenBudget))
+	} else {
+		text += fmt.Sprintf("; %s tokens", research.Thousands(p.TokensUsed))
+	}
+	return text
+}
+
+// dollarBudgetText is the cost against the dollar budget.
+func dollarBudgetText(u research.Usage, budget float64) string {
+	return fmt.Sprintf("$%s of $%s spent (%.0f%%); $%s left", research.Dollars(u.CostUSD), research.Dollars(budget),
+		100*u.CostUSD/budget, research.Dollars(max(budget-u.CostUSD, 0)))
 }
 
 // cacheText says how much of the prompt the provider's cache served or took, or "".
@@ -242,6 +275,9 @@ func cacheText(u research.Usage) string {
 	}
 	if u.CacheWriteTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d written to cache", u.CacheWriteTokens))
+	}
+	if u.Batched > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests batched", u.Batched))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -450,15 +486,19 @@ type listRow struct {
 	Status     string
 	Hypotheses *int64   // nil: not reported yet
 	TopElo     *float64 // nil: not reported yet
+	CostUSD    *float64 // nil: not reported (sessions started before cost was shown)
 	Scientist  string
 	Started    time.Time
 }
 
 func renderList(w io.Writer, rows []listRow) error {
 	t := newTable(w)
-	fmt.Fprintln(t, "SESSION\tSTATUS\tHYPOTHESES\tTOP ELO\tSCIENTIST\tSTARTED")
+	fmt.Fprintln(t, "SESSION\tSTATUS\tHYPOTHESES\tTOP ELO\tCOST\tSCIENTIST\tSTARTED")
 	for _, r := range rows {
-		count, elo := "-", "-"
+		count, elo, cost := "-", "-", "-"
+		if r.CostUSD != nil {
+			cost = "$" + research.Dollars(*r.CostUSD)
+		}
 		if r.Hypotheses != nil {
 			count = strconv.FormatInt(*r.Hypotheses, 10)
 		}
@@ -469,7 +509,7 @@ func renderList(w io.Writer, rows []listRow) error {
 		if !r.Started.IsZero() {
 			started = r.Started.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, or(r.Scientist, "-"), started)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, cost, or(r.Scientist, "-"), started)
 	}
 	return t.Flush()
 }

@@ -90,7 +90,8 @@ func TestRenderStatusWaiting(t *testing.T) {
 
 func TestRenderProgress(t *testing.T) {
 	p := session.Progress{HypothesesGenerated: 5, MaxHypotheses: 12, ReviewsCompleted: 7, MatchesPlayed: 10, Rounds: 2,
-		TurnsFailed: 1, ElapsedSeconds: 62.7, Checkpoints: 1, LastCheckpoint: "2026-01-02T03:04:05Z", State: session.Active}
+		TurnsFailed: 1, ElapsedSeconds: 62.7, Checkpoints: 1, LastCheckpoint: "2026-01-02T03:04:05Z", State: session.Active,
+		TokensUsed: 120000, TokenBudget: 500000, CostUSD: 0.4213, BudgetUSD: 2}
 	got := render(t, func(w *bytes.Buffer) error { return renderProgress(w, p) })
 	want := `state            active
 hypotheses       5/12
@@ -98,6 +99,7 @@ reviews          7
 matches          10
 rounds           2
 failed turns     1
+cost             $0.42 of $2.00 (21%); 120,000 of 500,000 tokens
 elapsed          1m3s
 checkpoints      1
 last checkpoint  2026-01-02 03:04:05Z
@@ -121,6 +123,10 @@ func TestProgressDescription(t *testing.T) {
 			"SUSPENDED (starter resume s-1) · 0 reviews · 0 matches · 0s"},
 		{session.Progress{State: session.Active, ReviewsCompleted: 24, MatchesPlayed: 30, ElapsedSeconds: 5}, agents,
 			"active · 24 reviews · 30 matches · 5s · gen 12 · rev 24 · rank 30 · evo 4 · meta 2 · prox 0 · oracle 1"},
+		{session.Progress{State: session.Active, ElapsedSeconds: 5, CostUSD: 0.123}, nil,
+			"active · 0 reviews · 0 matches · 5s · $0.12"},
+		{session.Progress{State: session.Active, ElapsedSeconds: 5, CostUSD: 0.004, BudgetUSD: 2}, nil,
+			"active · 0 reviews · 0 matches · 5s · $0.0040 of $2.00"},
 	}
 	for _, tt := range tests {
 		if got := progressDescription("s-1", tt.p, tt.agents); got != tt.want {
@@ -144,7 +150,7 @@ func TestRenderState(t *testing.T) {
 		Config: research.Config{MaxHypotheses: 12, TimeLimit: research.Duration(2 * time.Hour), ReviewTypes: []string{"initial", "full"},
 			SafetyLevel: "standard", Provider: "offline", Seed: 7},
 		Hypotheses: sampleEntries, Total: 5, Offset: 2, Limit: 2,
-		Agents: []workflows.AgentStat{{Agent: "generation", Turns: 6, Succeeded: 5, Failed: 1}},
+		Agents: []workflows.AgentStat{{Agent: "generation", Turns: 6, Succeeded: 5, Failed: 1, Usage: research.Usage{PromptTokens: 9000, CompletionTokens: 3000, CostUSD: 0.0123}}},
 		Usage:  research.Usage{PromptTokens: 100, CompletionTokens: 20, Requests: 3},
 	}
 	got := render(t, func(w *bytes.Buffer) error { return renderState(w, v) })
@@ -154,7 +160,7 @@ func TestRenderState(t *testing.T) {
 		"refined    2026-01-02 03:04:05Z  focus: persister cells\n",
 		"config     max 12 hypotheses, time limit 2h0m0s, reviews initial+full, safety standard, provider offline, seed 7\n",
 		"usage      100 prompt + 20 completion tokens in 3 requests\n",
-		"AGENT       TURNS  OK  FAILED\ngeneration  6      5   1\n",
+		"AGENT       TURNS  OK  FAILED  TOKENS  COST\ngeneration  6      5   1       12,000  $0.012\n",
 		"budget     120 tokens used; no budget (no cap)\n",
 		"RANK  ID      ELO   W-L  SCORE  ORIGIN                 CLUSTER  LINEAGE           TITLE\n",
 		"3     h-0002  1247  3-0  8.2    evolution/combination  2        ← h-0003, h-0007  Metabolic rewiring limits survival under nutrient scarcity\n",
@@ -263,17 +269,17 @@ func TestRenderResult(t *testing.T) {
 }
 
 func TestRenderList(t *testing.T) {
-	count, none, elo := int64(6), int64(0), 1247.4
+	count, none, elo, cost := int64(6), int64(0), 1247.4, 0.4213
 	rows := []listRow{
-		{ID: "s-1", Status: "active", Hypotheses: &count, TopElo: &elo, Scientist: "ada", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{ID: "s-1", Status: "active", Hypotheses: &count, TopElo: &elo, CostUSD: &cost, Scientist: "ada", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 		{ID: "s-2", Status: "initializing", Hypotheses: &none, TopElo: new(float64), Scientist: "anonymous"},
 		{ID: "s-3", Status: "terminated"},
 	}
 	got := render(t, func(w *bytes.Buffer) error { return renderList(w, rows) })
-	want := `SESSION  STATUS        HYPOTHESES  TOP ELO  SCIENTIST  STARTED
-s-1      active        6           1247     ada        2026-01-02 03:04:05Z
-s-2      initializing  0           -        anonymous  -
-s-3      terminated    -           -        -          -
+	want := `SESSION  STATUS        HYPOTHESES  TOP ELO  COST   SCIENTIST  STARTED
+s-1      active        6           1247     $0.42  ada        2026-01-02 03:04:05Z
+s-2      initializing  0           -        -      anonymous  -
+s-3      terminated    -           -        -      -          -
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
@@ -42,6 +43,7 @@ var flagOf = map[string]string{
 	"config.provider":               "--provider",
 	"config.model":                  "--model",
 	"config.token_budget":           "--token-budget",
+	"config.budget_usd":             "--budget-usd",
 	"config.convergence_rounds":     "--convergence-rounds",
 	"config.checkpoint_interval":    "--checkpoint-interval",
 	"config.top_k":                  "--top-k",
@@ -123,6 +125,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.StringVar(&c.Model, "model", "", "model name "+def(": the provider's"))
 	fs.StringVar(&c.EmbeddingModel, "embedding-model", "", "embedding model the proximity agent compares hypotheses with, for a provider that offers embeddings (openai) "+def("text-embedding-3-small"))
 	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
+	fs.Float64Var(&c.BudgetUSD, "budget-usd", 0, "cap what the session's model calls may cost at `USD` dollars, as the workers' price table estimates it; each call starts only if it fits, and the session suspends at the limit "+def(": no cap"))
 	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, "stop as converged once the top hypotheses stayed the same this many rounds "+
 		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")
 	fs.IntVar(&c.TopK, "top-k", 0, "the size of the top the tournament works to get right and watches for convergence "+def(strconv.Itoa(research.DefaultTopK)))
@@ -311,6 +314,9 @@ func cmdStart(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(stdout, o.id)
 		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, o.id))
+		if w := priceWarning(o.req.Config); w != "" {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 		switch {
 		case o.watch:
 			return watch(ctx, c, namespace, o.id)
@@ -319,4 +325,29 @@ func cmdStart(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// priceWarning warns of a model cosci's built-in price table lacks: its cost reads as
+// unknown unless the workers were given a price for it (worker --prices), and a dollar
+// budget cannot be kept on it. "" when the model is priced or free (the offline one).
+func priceWarning(c research.Config) string {
+	p := strings.ToLower(strings.TrimSpace(c.Provider))
+	if p == "" || p == research.DefaultProvider {
+		return ""
+	}
+	model := strings.TrimSpace(c.Model)
+	switch {
+	case model == "" && p == "openai":
+		model = provider.OpenAIDefaultModel
+	case model == "" && p == "anthropic":
+		model = provider.AnthropicDefaultModel
+	}
+	if provider.DefaultPrices().Has(model) {
+		return ""
+	}
+	w := fmt.Sprintf("model %s has no built-in price (prices read %s): its cost reads as unknown unless the workers have a price for it (worker --prices FILE)", model, provider.PricesAsOf)
+	if c.BudgetUSD > 0 {
+		w += "; without one, --budget-usd suspends the session at its first model call"
+	}
+	return w
 }

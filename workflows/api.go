@@ -166,6 +166,11 @@ type AgentStat struct {
 	Turns     int    `json:"turns"`
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
+	// Usage is what the agent's turns spent (zero in sessions started before it was kept
+	// per agent); Dearest the most one of its calls spent, in tokens and in dollars, which
+	// the budget expects of its next call.
+	Usage   research.Usage `json:"usage,omitzero"`
+	Dearest research.Usage `json:"dearest,omitzero"`
 }
 
 // StateView answers the state query: the goal, the configuration and one page of the

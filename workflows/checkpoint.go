@@ -115,6 +115,7 @@ func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 		Config:      s.req.Config,
 		Progress:    p,
 		Usage:       s.Usage,
+		SpentBy:     s.spentBy(),
 		StartedAt:   session.Stamp(s.StartedAt),
 
 		Lineage:       &s.lineage,

@@ -5,6 +5,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,6 +157,12 @@ func (s *supervisor) check(cmd session.Command) error {
 			used := s.Usage.PromptTokens + s.Usage.CompletionTokens
 			return fmt.Errorf("cannot resume: the token budget is spent (%d of %d tokens); raise it with set-budget first", used, s.req.Config.TokenBudget)
 		}
+		if s.budgets {
+			// A resume that could not pay for one more call would suspend again at once.
+			if why := s.budget().Refuses("model", s.Usage, s.inFlight, s.expected("")); why != "" {
+				return errors.New("cannot resume: " + why)
+			}
+		}
 		return nil
 	case Terminate:
 		return l.Terminate()
@@ -222,8 +229,16 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 	case Checkpoint:
 		s.CheckpointWanted = true
 	case SetBudget:
-		s.req.Config.TokenBudget = *cmd.TokenBudget
-		detail = fmt.Sprintf("token budget: %d (used so far: %d)", *cmd.TokenBudget, s.Usage.PromptTokens+s.Usage.CompletionTokens)
+		var set []string
+		if cmd.TokenBudget != nil {
+			s.req.Config.TokenBudget = *cmd.TokenBudget
+			set = append(set, fmt.Sprintf("token budget: %d (used so far: %d)", *cmd.TokenBudget, s.Usage.PromptTokens+s.Usage.CompletionTokens))
+		}
+		if cmd.BudgetUSD != nil {
+			s.req.Config.BudgetUSD = *cmd.BudgetUSD
+			set = append(set, fmt.Sprintf("dollar budget: $%s (spent so far: $%s)", research.Dollars(*cmd.BudgetUSD), research.Dollars(s.Usage.CostUSD)))
+		}
+		detail = strings.Join(set, "; ")
 	case AddHypothesis:
 		id := s.newID()
 		s.Added = append(s.Added, Added{ID: id, Cmd: cmd})

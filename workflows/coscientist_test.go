@@ -191,11 +191,11 @@ func TestBudgetSuspendsAndResumes(t *testing.T) {
 	req.Config.TokenBudget = 6000
 	h.at(time.Hour, func() {
 		st := query[Status](h, QueryStatus)
-		if st.State != session.Suspended || !strings.HasPrefix(st.Reason, "budget exhausted: used ") {
-			t.Errorf("status %+v; want suspended, budget exhausted", st)
+		if st.State != session.Suspended || !strings.HasPrefix(st.Reason, "token budget reached: ") {
+			t.Errorf("status %+v; want suspended, token budget reached", st)
 		}
 		h.update(Resume, nil, func(_ Status, err error) {
-			if err == nil || !strings.Contains(err.Error(), "cannot resume: the token budget is spent") {
+			if err == nil || !strings.Contains(err.Error(), "cannot resume: token budget reached") {
 				t.Errorf("resume on a spent budget: %v", err)
 			}
 		})
@@ -213,7 +213,7 @@ func TestBudgetSuspendsAndResumes(t *testing.T) {
 	}
 	var suspended, raised bool
 	for _, e := range h.history() {
-		suspended = suspended || (e.Kind == session.EventTransition && strings.HasPrefix(e.Detail, "budget exhausted"))
+		suspended = suspended || (e.Kind == session.EventTransition && strings.HasPrefix(e.Detail, "token budget reached"))
 		raised = raised || (e.Command == SetBudget && e.Accepted != nil && *e.Accepted)
 	}
 	if !suspended || !raised {

@@ -74,7 +74,7 @@ func (s *supervisor) makePlan(ctx workflow.Context) {
 	if err != nil {
 		return
 	}
-	s.Usage = s.Usage.Add(out.Usage)
+	s.spend(activities.AgentSupervisor, out.Usage)
 	s.Plan = out.Summary
 	if s.Plan == "" {
 		s.Plan = "(plan without summary)"
@@ -109,7 +109,7 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 		if err != nil {
 			return
 		}
-		s.Usage = s.Usage.Add(out.Usage)
+		s.spend(activities.AgentGeneration, out.Usage)
 		s.add(session.Entry{ID: id, Title: out.Title, Origin: "generation", Strategy: strategies[i], Round: s.Rounds, Elo: tournament.InitialElo, References: out.References})
 		s.Generated++
 		s.deliver(ctx, ids, i, id)
@@ -147,7 +147,7 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 		if err != nil {
 			return
 		}
-		s.Usage = s.Usage.Add(out.Usage)
+		s.spend(activities.AgentEvolution, out.Usage)
 		s.add(session.Entry{ID: id, Title: out.Title, Origin: "evolution", Strategy: kinds[i], Parents: parents, Round: s.Rounds, Elo: tournament.InitialElo, References: out.References})
 		s.Evolved++
 		s.deliver(ctx, ids, i, id)
@@ -233,7 +233,7 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	if err != nil {
 		return
 	}
-	s.Usage = s.Usage.Add(out.Usage)
+	s.spend(activities.AgentProximity, out.Usage)
 	// The measure's own thresholds (embeddings and words differ); a worker from before
 	// measures gives none: the lexical ones.
 	duplicate := proximity.DuplicateThreshold
@@ -294,7 +294,7 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 		if err != nil {
 			return
 		}
-		s.Usage = s.Usage.Add(out.Usage)
+		s.spend(activities.AgentReflection, out.Usage)
 		e := &s.Entries[s.index[id]]
 		e.Score = (e.Score*float64(e.Reviews) + out.Score) / float64(e.Reviews+1)
 		e.Reviews++
@@ -378,7 +378,7 @@ func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
 	if err != nil {
 		return ""
 	}
-	s.Usage = s.Usage.Add(out.Usage)
+	s.spend(activities.AgentRanking, out.Usage)
 	return out.Winner
 }
 
@@ -396,7 +396,7 @@ func (s *supervisor) debate(ctx workflow.Context, m tournament.Match) string {
 		if err != nil {
 			return ""
 		}
-		s.Usage = s.Usage.Add(out.Usage)
+		s.spend(activities.AgentRanking, out.Usage)
 		if n == m.Turns {
 			return out.Winner
 		}
@@ -439,7 +439,7 @@ func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string
 	if err != nil {
 		return nil
 	}
-	s.Usage = s.Usage.Add(out.Usage)
+	s.spend(activities.AgentMetaReview, out.Usage)
 	s.MetaRound = out.Round
 	s.MetaCritiques = out.Critiques
 	return out.Delegations
@@ -484,6 +484,6 @@ func (s *supervisor) overview(ctx workflow.Context) {
 	}
 	out, err := turn(ctx, s, activities.AgentMetaReview, "write the research overview", in.Turn, "", a.Overview, in)
 	if err == nil {
-		s.Usage = s.Usage.Add(out.Usage)
+		s.spend(activities.AgentMetaReview, out.Usage)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // searchAttrs is what the session shows to visibility (`temporal workflow list --query`).
@@ -19,6 +20,7 @@ type searchAttrs struct {
 	Count  int64   `json:"count,omitempty"`
 	TopElo float64 `json:"top_elo,omitempty"`
 	Tokens int64   `json:"tokens,omitempty"`
+	Cost   float64 `json:"cost_usd,omitempty"`
 }
 
 // show refreshes what the Web UI shows after every step: the live details and, when it
@@ -41,6 +43,9 @@ func (s *supervisor) publish(ctx workflow.Context) {
 	if top := s.top(1); len(top) > 0 {
 		now.TopElo = top[0].Elo
 	}
+	if s.budgets { // sessions started before it do not show their cost to visibility
+		now.Cost = s.Usage.CostUSD
+	}
 	if now == s.Shown {
 		return
 	}
@@ -49,6 +54,9 @@ func (s *supervisor) publish(ctx workflow.Context) {
 		keyCount.ValueSet(now.Count),
 		keyTopElo.ValueSet(now.TopElo),
 		keyTokens.ValueSet(now.Tokens),
+	}
+	if s.budgets {
+		updates = append(updates, keyCost.ValueSet(now.Cost))
 	}
 	if s.Shown.Status == "" {
 		updates = append(updates, keyScientist.ValueSet(s.req.ScientistID))
@@ -80,9 +88,12 @@ func (s *supervisor) details(ctx workflow.Context) string {
 			b.WriteString(fmt.Sprintf("| %s | %s | %s | %s |\n", w.ID, w.Tool, strings.ReplaceAll(w.Brief, "|", "/"), w.Since))
 		}
 	}
-	b.WriteString("\n| agent | turns | failed |\n|---|---|---|\n")
+	if s.Usage.Requests > 0 {
+		b.WriteString("\n**Cost:** " + costText(s.Usage, s.req.Config) + "\n")
+	}
+	b.WriteString("\n| agent | turns | failed | tokens | cost |\n|---|---|---|---|---|\n")
 	for _, st := range s.Agents {
-		b.WriteString(fmt.Sprintf("| %s | %d | %d |\n", st.Agent, st.Turns, st.Failed))
+		b.WriteString(fmt.Sprintf("| %s | %d | %d | %d | $%s |\n", st.Agent, st.Turns, st.Failed, st.Usage.Tokens(), research.Dollars(st.Usage.CostUSD)))
 	}
 	if s.Plan != "" {
 		b.WriteString("\n**Plan:** " + s.Plan + "\n")
@@ -119,6 +130,7 @@ const (
 	AttrHypothesisCount = "HypothesisCount" // Int
 	AttrTopElo          = "TopElo"          // Double
 	AttrTotalTokens     = "TotalTokens"     // Int: prompt plus completion tokens so far
+	AttrCostUSD         = "CostUSD"         // Double: what the model calls cost so far (an estimate)
 	// Lineage, set once at start: `temporal workflow list --query "ParentSession='X'"`.
 	AttrSessionType      = "SessionType"      // Keyword: user, cron, heartbeat, subagent
 	AttrConversation     = "ConversationId"   // Keyword
@@ -137,6 +149,7 @@ var SearchAttributes = map[string]string{
 	AttrHypothesisCount:  "Int",
 	AttrTopElo:           "Double",
 	AttrTotalTokens:      "Int",
+	AttrCostUSD:          "Double",
 	AttrSessionType:      "Keyword",
 	AttrConversation:     "Keyword",
 	AttrParentSession:    "Keyword",
@@ -149,6 +162,7 @@ var (
 	keyCount     = temporal.NewSearchAttributeKeyInt64(AttrHypothesisCount)
 	keyTopElo    = temporal.NewSearchAttributeKeyFloat64(AttrTopElo)
 	keyTokens    = temporal.NewSearchAttributeKeyInt64(AttrTotalTokens)
+	keyCost      = temporal.NewSearchAttributeKeyFloat64(AttrCostUSD)
 )
 
 func showLineage(ctx workflow.Context, d lineage.Descriptor) error {

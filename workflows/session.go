@@ -47,6 +47,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	}
 	s.graph = sinceGraph(ctx)
 	s.ledger = sinceLedger(ctx)
+	s.budgets = sinceBudget(ctx)
 	// A new session's ratings are fitted; a restored one's as its parent's were (restore).
 	s.canFit = sinceFitted(ctx) && s.ledger
 	if carried != nil {
@@ -107,6 +108,7 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 		}
 		if d := policy.Decide(s.stats()); d.Suspend {
 			s.suspendBecause(ctx, d.Reason)
+			s.Refused = "" // a resume tries again, with the budget the scientist gave
 			continue
 		}
 		s.round(ctx)
@@ -132,7 +134,11 @@ type supervisor struct {
 	lineage lineage.Descriptor
 	graph   bool // the session-graph version of the workflow: lineage, continue-as-new, subagents
 	ledger  bool // the tournament's pairs and graph live in the store (ledger.go)
-	canFit  bool // this version fits ratings; whether the session does is Carried.Rating
+	budgets bool // budgets count the calls in flight and the next call's estimate (budget.go)
+	// inFlight is what the calls under way are expected to spend (budget.go); zero
+	// between rounds, so no run hands any over.
+	inFlight research.Usage
+	canFit   bool // this version fits ratings; whether the session does is Carried.Rating
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -219,10 +225,13 @@ type Carried struct {
 	CheckpointPath   string              `json:"checkpoint_path,omitempty"`
 	CheckpointWanted bool                `json:"checkpoint_wanted,omitempty"`
 	Usage            research.Usage      `json:"usage"`
-	Agents           []AgentStat         `json:"agents"`
-	LastError        string              `json:"last_error,omitempty"`
-	TerminateReason  string              `json:"terminate_reason,omitempty"`
-	StopReason       string              `json:"stop_reason,omitempty"`
+	// Refused is why the budget refused a call this round (budget.go): the session
+	// suspends with it after the round.
+	Refused         string      `json:"refused,omitempty"`
+	Agents          []AgentStat `json:"agents"`
+	LastError       string      `json:"last_error,omitempty"`
+	TerminateReason string      `json:"terminate_reason,omitempty"`
+	StopReason      string      `json:"stop_reason,omitempty"`
 
 	// Events is the tail of the session's own log: the events not yet in the store
 	// (Events[Persisted:]) and the latest ones the history query serves from memory.
@@ -361,6 +370,7 @@ func (s *supervisor) stats() policy.Stats {
 		Fitted:            s.fitted(),
 		TokensUsed:        s.Usage.PromptTokens + s.Usage.CompletionTokens,
 		TokenBudget:       s.req.Config.TokenBudget,
+		OverBudget:        s.Refused,
 	}
 	for _, e := range s.Entries {
 		if e.Excluded == "" {

@@ -182,7 +182,13 @@ func (s *supervisor) delegate(ctx workflow.Context, asked []research.Delegation)
 		}) {
 			continue
 		}
-		s.fork(ctx, d)
+		// A subagent spends from the session's budget: what its calls are expected to
+		// cost is reserved until its result is merged.
+		release, err := s.reserve("subagent", s.subagentEstimate(d.Task))
+		if err != nil {
+			return
+		}
+		s.fork(ctx, d, release)
 	}
 }
 
@@ -212,7 +218,7 @@ func (s *supervisor) running() int {
 }
 
 // fork starts one subagent and a coroutine that merges its result when it ends.
-func (s *supervisor) fork(ctx workflow.Context, d research.Delegation) {
+func (s *supervisor) fork(ctx workflow.Context, d research.Delegation, release func()) {
 	s.Forks++
 	id := lineage.ForkID(s.id, strconv.Itoa(s.Forks))
 	name := d.Task + " " + d.Hypothesis
@@ -236,6 +242,7 @@ func (s *supervisor) fork(ctx workflow.Context, d research.Delegation) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SubagentResult
 		err := future.Get(ctx, &res)
+		release()
 		s.merge(ref, res, err)
 	})
 }

@@ -100,7 +100,7 @@ func toolTurn[In any, Out interface {
 			s.book(ctx, agent, summary, t, hypothesis, err)
 			return out, err
 		}
-		s.Usage = s.Usage.Add(out.Spent()) // the answer's usage is the caller's to add
+		s.spend(agent, out.Spent()) // the answer's usage is the caller's to add
 		loop.Given, read = s.callTools(ctx, t, step, calls, tools, &used, budget)
 	}
 }

@@ -6,7 +6,6 @@ package workflows
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -106,25 +105,33 @@ func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary strin
 // waiting out a fault of the session store.
 func runTurnActivity[In, Out any](ctx workflow.Context, s *supervisor, agent, summary string, fn func(context.Context, In) (Out, error), in In) (Out, error) {
 	var out Out
+	release, err := s.reserve(agent, s.expected(agent))
+	if err != nil {
+		return out, err
+	}
+	defer release()
 	opts := turnOptions(summary)
 	if agent == activities.AgentProximity {
 		opts.TaskQueue = TaskQueue // a computation over the store, not a model call
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
-	err := s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
+	err = s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
 	return out, err
 }
 
 // book records a finished (or failed) turn: the agent's statistics, the event log, the
 // Web UI's details, and whether a checkpoint is due.
 func (s *supervisor) book(ctx workflow.Context, agent, summary string, t activities.Turn, hypothesis string, err error) {
-	stat := &s.Agents[slices.IndexFunc(s.Agents, func(st AgentStat) bool { return st.Agent == agent })]
+	if errors.Is(err, errOverBudget) {
+		return // never started
+	}
+	stat := s.stat(agent)
 	stat.Turns++
 	ev := session.Event{Kind: session.EventTurn, Turn: t.TurnID, Hypothesis: hypothesis, Detail: summary}
 	if err != nil {
 		stat.Failed++
 		s.TurnsFailed++
-		s.Usage = s.Usage.Add(activities.SpentBy(err)) // a failed turn's tokens count too
+		s.spend(agent, activities.SpentBy(err)) // a failed turn's tokens count too
 		s.LastError = errorText(err)
 		ev.Detail = summary + " failed: " + s.LastError
 		var app *temporal.ApplicationError

@@ -44,6 +44,8 @@ type Stats struct {
 	TopK                    int
 	Fitted                  bool
 	TokensUsed, TokenBudget int
+	// OverBudget is why the budget refused a call this round, or "".
+	OverBudget string
 }
 
 // Assignment is a number of turns of one kind: a generation strategy or an evolution kind.
@@ -142,6 +144,8 @@ func Decide(s Stats) Decision {
 	switch {
 	case s.Hypotheses >= s.Max:
 		return Decision{Stop: true, Reason: fmt.Sprintf("reached max_hypotheses (%d)", s.Max)}
+	case s.OverBudget != "":
+		return Decision{Suspend: true, Reason: s.OverBudget}
 	case s.TokenBudget > 0 && s.TokensUsed >= s.TokenBudget:
 		return Decision{Suspend: true, Reason: BudgetReason(s.TokensUsed, s.TokenBudget)}
 	case s.ConvergenceRounds > 0 && s.TopStableRounds >= s.ConvergenceRounds && s.Hypotheses >= ConvergedMinimum:

@@ -25,7 +25,7 @@ const AnthropicDefaultMaxTokens = 4096
 type AnthropicConfig struct {
 	APIKey     string       // required
 	BaseURL    string       // "" means AnthropicDefaultBaseURL
-	Model      string       // required, e.g. "claude-3-5-haiku-latest"
+	Model      string       // required, e.g. "claude-haiku-4-5"
 	HTTPClient *http.Client // nil: a new http.Client
 	Timeout    time.Duration
 	MaxTokens  int // the output limit of a turn; 0 means AnthropicDefaultMaxTokens
@@ -45,7 +45,7 @@ type Anthropic struct {
 // NewAnthropic returns an Anthropic completer. It reads nothing from the environment or
 // the SDK's profile files: the key and the base URL come from cfg alone.
 func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
-	base, hc, err := endpoint{"anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "", "claude-3-5-haiku-latest", AnthropicDefaultBaseURL}.
+	base, hc, err := endpoint{"anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "", "claude-haiku-4-5", AnthropicDefaultBaseURL}.
 		check(cfg.APIKey, cfg.Model, cfg.BaseURL, cfg.HTTPClient)
 	if err != nil {
 		return nil, err

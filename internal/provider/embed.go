@@ -83,7 +83,11 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			return nil, usage, &RequestError{Provider: "openai", Message: fmt.Sprintf("the embeddings answer has no vector for text %d", i)}
 		}
 	}
-	usage.CostUSD = e.prices.Cost(e.model, usage)
+	if e.prices.Has(e.model) {
+		usage.CostUSD = e.prices.Cost(e.model, usage)
+	} else {
+		usage.Unpriced = usage.Requests // unknown, not free
+	}
 	return out, usage, nil
 }
 

@@ -256,8 +256,14 @@ func truncation(agent string, ans Answer, perr error) *prompt.MalformedError {
 	return &prompt.MalformedError{Agent: agent, Problem: p}
 }
 
-// priced adds the estimated cost to a usage.
+// priced adds the estimated cost to a usage: the cost of each request, which may be batched
+// or not. A model the price table lacks costs 0, and its requests are counted as unpriced
+// so that no one reads the 0 as free.
 func (m *LLM) priced(u research.Usage) research.Usage {
+	if u.Requests > 0 && !m.Prices.Has(m.Model) {
+		u.CostUSD, u.Unpriced = 0, u.Requests
+		return u
+	}
 	u.CostUSD = m.Prices.Cost(m.Model, u)
 	return u
 }

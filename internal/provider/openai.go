@@ -26,7 +26,7 @@ type OpenAIConfig struct {
 	// BaseURL is the API's address, e.g. http://localhost:11434/v1 for Ollama; "" means
 	// OpenAIDefaultBaseURL.
 	BaseURL    string
-	Model      string       // required, e.g. "gpt-4o-mini"
+	Model      string       // required, e.g. "gpt-6-luna"
 	HTTPClient *http.Client // nil: a new http.Client
 	Timeout    time.Duration
 	// PromptCacheKey sends each request's cache key (research.Cache.Key) as
@@ -48,7 +48,7 @@ type OpenAI struct {
 // the SDK's chat completion service without the client's OPENAI_* defaults): the key and
 // the base URL come from cfg alone.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	base, hc, err := endpoint{"openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", " (a local server without auth accepts any value)", "gpt-4o-mini", OpenAIDefaultBaseURL}.
+	base, hc, err := endpoint{"openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", " (a local server without auth accepts any value)", "gpt-6-luna", OpenAIDefaultBaseURL}.
 		check(cfg.APIKey, cfg.Model, cfg.BaseURL, cfg.HTTPClient)
 	if err != nil {
 		return nil, err

@@ -14,54 +14,84 @@ import (
 
 // Price is what a model costs, in US dollars per million tokens. Input tokens read from
 // the provider's prompt cache cost CachedPerMTok, and those written into it
-// CacheWritePerMTok; either left at 0 costs as any input token.
+// CacheWritePerMTok; either left at 0 costs as any input token. A request answered
+// through the provider's batch API costs BatchShare of all that (0: DefaultBatchShare).
 type Price struct {
 	PromptPerMTok     float64 `json:"prompt_per_mtok"`
 	CompletionPerMTok float64 `json:"completion_per_mtok"`
 	CachedPerMTok     float64 `json:"cached_per_mtok,omitempty"`
 	CacheWritePerMTok float64 `json:"cache_write_per_mtok,omitempty"`
+	BatchShare        float64 `json:"batch_share,omitempty"`
 }
 
+// DefaultBatchShare is what a request costs through a batch API, as a share of its list
+// price: both OpenAI's Batch API and Anthropic's Message Batches take 50% off input and
+// output.
+const DefaultBatchShare = 0.5
+
 // Prices are prices by model name. A session's CostUSD is an estimate from this table,
-// not a bill: providers change their prices, and batch discounts are not counted.
+// not a bill: providers change their prices.
 type Prices map[string]Price
 
-// PricesAsOf is when the built-in prices were read from the providers' price pages.
-const PricesAsOf = "mid-2025"
+// PricesAsOf is when the built-in prices were read: the providers' price and model pages
+// (OpenAI's developers.openai.com/api/docs/pricing, Anthropic's platform.claude.com model
+// and pricing pages) as copies of them stood on that day.
+const PricesAsOf = "2026-11-25"
 
-// DefaultPrices is a small built-in table of list prices for a few common OpenAI and
-// Anthropic models, in USD per million tokens. They are ESTIMATES, copied from the
-// providers' price pages as of PricesAsOf (the last time they were checked), and will go
-// stale. Override or extend them with a JSON file read by LoadPrices and merged over this
-// table (maps.Copy), in the form {"model": {"prompt_per_mtok": 0.15,
+// DefaultPrices is a built-in table of list prices of OpenAI and Anthropic models, in USD
+// per million tokens, at short context (both providers charge more above 200K-272K input
+// tokens, which cosci's prompts never reach). They are ESTIMATES read on PricesAsOf and
+// will go stale. Override or extend them with a JSON file read by LoadPrices and merged
+// over this table (maps.Copy), in the form {"model": {"prompt_per_mtok": 0.15,
 // "completion_per_mtok": 0.6, "cached_per_mtok": 0.075}}. A model missing from the table
-// costs 0 (unknown), never a guess. OpenAI bills cached input at a quarter or half of the
-// input price (by model) and writes nothing extra; Anthropic bills a cache read at a tenth
-// of the input price and a write (5-minute cache) at 1.25 times it.
+// costs 0 and is counted as unpriced (see LLM), never guessed.
+//
+// Cache prices: OpenAI bills cached input at a tenth of the input price on its current
+// models (a quarter or half on older ones) and, for the usage cosci reads, nothing
+// extra for writes; Anthropic bills a cache read at a tenth of the input price and a
+// 5-minute write at 1.25 times it.
 func DefaultPrices() Prices {
 	return Prices{
-		// OpenAI: input, output, cached input
-		"gpt-4o-mini":  {0.15, 0.60, 0.075, 0},
-		"gpt-4o":       {2.50, 10.00, 1.25, 0},
-		"gpt-4.1":      {2.00, 8.00, 0.50, 0},
-		"gpt-4.1-mini": {0.40, 1.60, 0.10, 0},
-		"gpt-4.1-nano": {0.10, 0.40, 0.025, 0},
-		"o4-mini":      {1.10, 4.40, 0.275, 0},
-		"gpt-5":        {1.25, 10.00, 0.125, 0},
-		"gpt-5-mini":   {0.25, 2.00, 0.025, 0},
-		"gpt-5-nano":   {0.05, 0.40, 0.005, 0},
+		// OpenAI, current: input, output, cached input
+		"gpt-6-astra":  {PromptPerMTok: 10.00, CompletionPerMTok: 50.00, CachedPerMTok: 1.00},
+		"gpt-6.1-sol":  {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10},
+		"gpt-6-sol":    {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20},
+		"gpt-6-luna":   {PromptPerMTok: 0.10, CompletionPerMTok: 0.50, CachedPerMTok: 0.01},
+		"gpt-5.5":      {PromptPerMTok: 5.00, CompletionPerMTok: 30.00, CachedPerMTok: 0.50},
+		"gpt-5.4":      {PromptPerMTok: 2.50, CompletionPerMTok: 15.00, CachedPerMTok: 0.25},
+		"gpt-5.4-mini": {PromptPerMTok: 0.75, CompletionPerMTok: 4.50, CachedPerMTok: 0.075},
+		"gpt-5.4-nano": {PromptPerMTok: 0.20, CompletionPerMTok: 1.25, CachedPerMTok: 0.02},
+		// OpenAI, earlier
+		"gpt-5.2":      {PromptPerMTok: 1.75, CompletionPerMTok: 14.00, CachedPerMTok: 0.175},
+		"gpt-5.1":      {PromptPerMTok: 1.25, CompletionPerMTok: 10.00, CachedPerMTok: 0.125},
+		"gpt-5":        {PromptPerMTok: 1.25, CompletionPerMTok: 10.00, CachedPerMTok: 0.125},
+		"gpt-5-mini":   {PromptPerMTok: 0.25, CompletionPerMTok: 2.00, CachedPerMTok: 0.025},
+		"gpt-5-nano":   {PromptPerMTok: 0.05, CompletionPerMTok: 0.40, CachedPerMTok: 0.005},
+		"gpt-4.1":      {PromptPerMTok: 2.00, CompletionPerMTok: 8.00, CachedPerMTok: 0.50},
+		"gpt-4.1-mini": {PromptPerMTok: 0.40, CompletionPerMTok: 1.60, CachedPerMTok: 0.10},
+		"gpt-4.1-nano": {PromptPerMTok: 0.10, CompletionPerMTok: 0.40, CachedPerMTok: 0.025},
+		"gpt-4o":       {PromptPerMTok: 2.50, CompletionPerMTok: 10.00, CachedPerMTok: 1.25},
+		"gpt-4o-mini":  {PromptPerMTok: 0.15, CompletionPerMTok: 0.60, CachedPerMTok: 0.075},
+		"o4-mini":      {PromptPerMTok: 1.10, CompletionPerMTok: 4.40, CachedPerMTok: 0.275},
 		// OpenAI embeddings (input only)
-		"text-embedding-3-small": {0.02, 0, 0, 0},
-		"text-embedding-3-large": {0.13, 0, 0, 0},
-		// Anthropic: input, output, cache read, cache write (5 minutes)
-		"claude-3-5-haiku-latest":  {0.80, 4.00, 0.08, 1.00},
-		"claude-3-5-sonnet-latest": {3.00, 15.00, 0.30, 3.75},
-		"claude-3-7-sonnet-latest": {3.00, 15.00, 0.30, 3.75},
-		"claude-haiku-4-5":         {1.00, 5.00, 0.10, 1.25},
-		"claude-sonnet-4-0":        {3.00, 15.00, 0.30, 3.75},
-		"claude-sonnet-4-5":        {3.00, 15.00, 0.30, 3.75},
-		"claude-opus-4-0":          {15.00, 75.00, 1.50, 18.75},
-		"claude-opus-4-1":          {15.00, 75.00, 1.50, 18.75},
+		"text-embedding-3-small": {PromptPerMTok: 0.02},
+		"text-embedding-3-large": {PromptPerMTok: 0.13},
+		// Anthropic, current: input, output, cache read, cache write (5 minutes)
+		"claude-opus-5-5":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.20, CacheWritePerMTok: 5.00},
+		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},
+		"claude-haiku-4-5":  {PromptPerMTok: 1.00, CompletionPerMTok: 5.00, CachedPerMTok: 0.10, CacheWritePerMTok: 1.25},
+		// Anthropic, earlier
+		"claude-sonnet-5":          {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},
+		"claude-opus-4-6":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25},
+		"claude-opus-4-5":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25},
+		"claude-sonnet-4-6":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
+		"claude-sonnet-4-5":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
+		"claude-sonnet-4-0":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
+		"claude-opus-4-1":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75},
+		"claude-opus-4-0":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75},
+		"claude-3-7-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
+		"claude-3-5-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
+		"claude-3-5-haiku-latest":  {PromptPerMTok: 0.80, CompletionPerMTok: 4.00, CachedPerMTok: 0.08, CacheWritePerMTok: 1.00},
 	}
 }
 
@@ -84,8 +114,11 @@ func LoadPrices(path string) (Prices, error) {
 		if strings.TrimSpace(m) == "" {
 			return nil, fmt.Errorf("price table %s: a model name is empty", path)
 		}
-		if slices.ContainsFunc([]float64{pr.PromptPerMTok, pr.CompletionPerMTok, pr.CachedPerMTok, pr.CacheWritePerMTok}, func(v float64) bool { return v < 0 || math.IsNaN(v) }) {
+		if slices.ContainsFunc([]float64{pr.PromptPerMTok, pr.CompletionPerMTok, pr.CachedPerMTok, pr.CacheWritePerMTok}, func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }) {
 			return nil, fmt.Errorf("price table %s: model %q has a negative price; prices are USD per million tokens", path, m)
+		}
+		if pr.BatchShare < 0 || pr.BatchShare > 1 || math.IsNaN(pr.BatchShare) {
+			return nil, fmt.Errorf("price table %s: model %q has batch_share %g; it is the share of the list price a batch costs, from 0 to 1 (0: the default %g)", path, m, pr.BatchShare, DefaultBatchShare)
 		}
 	}
 	if p == nil {
@@ -101,11 +134,19 @@ func LoadPrices(path string) (Prices, error) {
 // "claude-3-5-haiku-latest").
 //
 // Cached input is priced at CachedPerMTok, input written to the cache at
-// CacheWritePerMTok, the rest of the prompt at PromptPerMTok.
+// CacheWritePerMTok, the rest of the prompt at PromptPerMTok; u is one request's usage, and
+// a request answered through a batch API (u.Batched) costs the model's batch share of that.
 func (p Prices) Cost(model string, u research.Usage) float64 {
 	pr, ok := p.lookup(model)
 	if !ok {
 		return 0
+	}
+	share := 1.0
+	if u.Batched > 0 {
+		share = pr.BatchShare
+		if share == 0 {
+			share = DefaultBatchShare
+		}
 	}
 	or := func(v, def float64) float64 {
 		if v == 0 {
@@ -115,8 +156,14 @@ func (p Prices) Cost(model string, u research.Usage) float64 {
 	}
 	cached, written := min(u.CachedTokens, u.PromptTokens), min(u.CacheWriteTokens, u.PromptTokens-min(u.CachedTokens, u.PromptTokens))
 	plain := u.PromptTokens - cached - written
-	return (float64(plain)*pr.PromptPerMTok + float64(cached)*or(pr.CachedPerMTok, pr.PromptPerMTok) +
+	return share * (float64(plain)*pr.PromptPerMTok + float64(cached)*or(pr.CachedPerMTok, pr.PromptPerMTok) +
 		float64(written)*or(pr.CacheWritePerMTok, pr.PromptPerMTok) + float64(u.CompletionTokens)*pr.CompletionPerMTok) / 1e6
+}
+
+// Has reports whether the table prices the model (by any of the names Cost accepts).
+func (p Prices) Has(model string) bool {
+	_, ok := p.lookup(model)
+	return ok
 }
 
 func (p Prices) lookup(model string) (Price, bool) {

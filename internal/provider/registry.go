@@ -13,8 +13,8 @@ import (
 
 // Default model names, used when a session names none.
 const (
-	OpenAIDefaultModel    = "gpt-4o-mini"
-	AnthropicDefaultModel = "claude-3-5-haiku-latest"
+	OpenAIDefaultModel    = "gpt-6-luna"
+	AnthropicDefaultModel = "claude-haiku-4-5"
 )
 
 // Registry builds models from the worker's environment; credentials never come from

@@ -95,7 +95,7 @@ func TestRegistryCachesAndIsSafeForConcurrentUse(t *testing.T) {
 			t.Fatal("the same provider and model built two clients")
 		}
 	}
-	other, _ := r.Model("openai", "gpt-4o-mini")
+	other, _ := r.Model("openai", OpenAIDefaultModel)
 	def, _ := r.Model("openai", "")
 	if other == got[0] || def != other {
 		t.Error("models are not cached by (provider, model), with the default model named")
@@ -196,6 +196,11 @@ func TestPrices(t *testing.T) {
 		{"claude-3-5-haiku-latest", 0.80 + 2*4},
 		{"claude-3-5-haiku-20241022", 0.80 + 2*4},
 		{"gpt-4o-mini-tts", 0},
+		{"gpt-6-sol", 2 + 2*10},
+		{"gpt-6-sol-2026-09-22", 2 + 2*10},
+		{"gpt-5.4-mini-2026-03-17", 0.75 + 2*4.50}, // gpt-5.4-mini's snapshot, not gpt-5.4's
+		{"claude-sonnet-5-5", 2 + 2*10},
+		{"claude-haiku-4-5-20251001", 1 + 2*5},
 		{"llama3.1:8b", 0},
 		{"", 0},
 	} {
@@ -205,6 +210,67 @@ func TestPrices(t *testing.T) {
 	}
 	if got := Prices(nil).Cost("gpt-4o", u); got != 0 {
 		t.Errorf("nil table: %g", got)
+	}
+}
+
+// TestDefaultModelsArePriced: the models a session gets when it names none have a price,
+// and every built-in price is a real one.
+func TestDefaultModelsArePriced(t *testing.T) {
+	p := DefaultPrices()
+	for _, m := range []string{OpenAIDefaultModel, AnthropicDefaultModel, "text-embedding-3-small"} {
+		if !p.Has(m) {
+			t.Errorf("the default model %s has no price", m)
+		}
+	}
+	for m, pr := range p {
+		if pr.PromptPerMTok <= 0 || (pr.CompletionPerMTok <= 0 && !strings.HasPrefix(m, "text-embedding")) || pr.BatchShare != 0 {
+			t.Errorf("%s: %+v", m, pr)
+		}
+	}
+	if p.Has("llama3.1:8b") || p.Has("") {
+		t.Error("Has prices a model the table lacks")
+	}
+}
+
+// TestBatchedPrices: a request answered through a batch API costs the model's batch share
+// of its list price (half, unless the table says otherwise), cache discounts included.
+func TestBatchedPrices(t *testing.T) {
+	p := Prices{"m": {PromptPerMTok: 2, CompletionPerMTok: 10, CachedPerMTok: 0.2}, "other": {PromptPerMTok: 2, CompletionPerMTok: 10, CachedPerMTok: 0.2, BatchShare: 0.25}}
+	u := research.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 100_000, Requests: 1}
+	list := 0.5*2 + 0.5*0.2 + 0.1*10
+	for _, tc := range []struct {
+		model   string
+		batched int
+		want    float64
+	}{
+		{"m", 0, list},
+		{"m", 1, list * DefaultBatchShare},
+		{"other", 1, list * 0.25},
+	} {
+		u.Batched = tc.batched
+		if got := p.Cost(tc.model, u); !near(got, tc.want) {
+			t.Errorf("%s, batched %d: %g, want %g", tc.model, tc.batched, got, tc.want)
+		}
+	}
+}
+
+// TestUnpricedModel: a turn on a model the price table lacks costs 0 and says so, so that
+// the session can tell unknown from free.
+func TestUnpricedModel(t *testing.T) {
+	for _, tc := range []struct {
+		model        string
+		wantUnpriced int
+	}{{"test-model", 0}, {"qwen2.5:7b", 1}} {
+		f := newFake(t, okFor(openaiWire, agentCases[0].schema, agentCases[0].answer, 1000, 200, false))
+		m := newLLM(t, openaiWire, f)
+		m.Model = tc.model
+		_, u, err := agentCases[0].call(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Unpriced != tc.wantUnpriced || (tc.wantUnpriced > 0) != (u.CostUSD == 0) {
+			t.Errorf("%s: usage %+v, want %d unpriced", tc.model, u, tc.wantUnpriced)
+		}
 	}
 }
 
@@ -257,6 +323,7 @@ func TestLoadPrices(t *testing.T) {
 		"typo.json":      `{"m": {"prompt_per_mtoks": 1}}`,
 		"negative.json":  `{"m": {"prompt_per_mtok": -1, "completion_per_mtok": 1}}`,
 		"negative cache": `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "cached_per_mtok": -0.1}}`,
+		"batch share":    `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "batch_share": 2}}`,
 		"bad.json":       `[1, 2]`,
 	} {
 		if _, err := LoadPrices(write(name, body)); err == nil {

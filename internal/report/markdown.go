@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,8 +107,50 @@ func summary(b *bytes.Buffer, v *view) {
 		{"Checkpoints", strconv.Itoa(p.Checkpoints)},
 		{"Usage", usage(snap.Usage)},
 	}
+	if c := snap.Config; c.BudgetUSD > 0 || c.TokenBudget > 0 {
+		items = append(items, struct{ name, value string }{"Budget", budget(snap.Usage, c)})
+	}
 	for _, it := range items {
 		fmt.Fprintf(b, "- **%s:** %s\n", it.name, orDash(it.value))
+	}
+	b.WriteString("\n")
+	spentBy(b, snap)
+}
+
+// budget is what was spent against the session's caps.
+func budget(u research.Usage, c research.Config) string {
+	var parts []string
+	if c.BudgetUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%s of $%s", research.Dollars(u.CostUSD), research.Dollars(c.BudgetUSD)))
+	}
+	if c.TokenBudget > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s tokens", research.Thousands(u.Tokens()), research.Thousands(c.TokenBudget)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// spentAgents are the agents in the order a round runs them, for the cost table.
+var spentAgents = []string{"supervisor", "generation", "evolution", "proximity", "reflection", "ranking", "meta-review"}
+
+// spentBy writes what each agent's calls spent, when the checkpoint says.
+func spentBy(b *bytes.Buffer, snap session.Snapshot) {
+	if len(snap.SpentBy) == 0 {
+		return
+	}
+	b.WriteString("| agent | requests | prompt tokens | from cache | completion tokens | cost |\n|---|---:|---:|---:|---:|---:|\n")
+	names := append([]string(nil), spentAgents...)
+	for _, name := range slices.Sorted(maps.Keys(snap.SpentBy)) {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		u, ok := snap.SpentBy[name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | $%s |\n", cell(name), research.Thousands(u.Requests), research.Thousands(u.PromptTokens),
+			research.Thousands(u.CachedTokens), research.Thousands(u.CompletionTokens), research.Dollars(u.CostUSD))
 	}
 	b.WriteString("\n")
 }
@@ -631,8 +675,14 @@ func usage(u research.Usage) string {
 	if u.CacheWriteTokens > 0 {
 		text += fmt.Sprintf(", %s written to it", research.Thousands(u.CacheWriteTokens))
 	}
+	if u.Batched > 0 {
+		text += fmt.Sprintf("; %s requests through the provider's batch API", research.Thousands(u.Batched))
+	}
 	if u.CostUSD > 0 {
-		text += fmt.Sprintf("; estimated cost $%.4f (from the worker's price table)", u.CostUSD)
+		text += fmt.Sprintf("; estimated cost $%s (from the worker's price table)", research.Dollars(u.CostUSD))
+	}
+	if u.Unpriced > 0 {
+		text += fmt.Sprintf("; %s requests on a model without a price, whose cost is unknown and not counted", research.Thousands(u.Unpriced))
 	}
 	return text
 }

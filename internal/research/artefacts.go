@@ -242,6 +242,11 @@ type Usage struct {
 	// them above the input price).
 	CachedTokens     int `json:"cached_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// Batched counts the requests answered through the provider's batch API (billed at a
+	// discount); Unpriced those whose model the worker's price table lacks, whose cost is
+	// unknown and not in CostUSD.
+	Batched  int `json:"batched,omitempty"`
+	Unpriced int `json:"unpriced,omitempty"`
 	// CostUSD is an estimate from the worker's price table; 0 when the model has no price.
 	CostUSD float64 `json:"cost_usd,omitempty"`
 }
@@ -254,6 +259,8 @@ func (u Usage) Add(v Usage) Usage {
 		Requests:         u.Requests + v.Requests,
 		CachedTokens:     u.CachedTokens + v.CachedTokens,
 		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		Batched:          u.Batched + v.Batched,
+		Unpriced:         u.Unpriced + v.Unpriced,
 		CostUSD:          u.CostUSD + v.CostUSD,
 	}
 }

@@ -23,6 +23,8 @@ const (
 	MaxHypothesesLimit   = 10000
 	MaxTimeLimit         = 30 * 24 * time.Hour
 	MaxFocusLength       = 1000
+	// MaxBudgetUSD bounds budget_usd: a typo of a few zeros is refused, not spent.
+	MaxBudgetUSD         = 100000
 	DefaultMaxHypotheses = 12
 	DefaultProvider      = "offline"
 	DefaultScientistID   = "anonymous"
@@ -84,6 +86,11 @@ type Config struct {
 	// TokenBudget caps the tokens the session's model turns may use (0: no cap). When it is
 	// spent the session suspends; raise it with set-budget and resume.
 	TokenBudget int `json:"token_budget,omitempty"`
+	// BudgetUSD caps what the session's model calls may cost, in US dollars, as the
+	// worker's price table estimates it (0: no cap). Each call starts only if what was
+	// spent, what the calls in flight are expected to cost and what it is expected to cost
+	// fit; otherwise the session suspends. Raise it with set-budget and resume.
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
 	// ConvergenceRounds is how many rounds in a row the top hypotheses must stay the same
 	// for the session to stop as converged (default 4). A large value keeps a session
 	// exploring until max_hypotheses or its time limit.
@@ -149,6 +156,9 @@ func (c Config) Over(base Config) Config {
 	}
 	if c.TokenBudget != 0 {
 		base.TokenBudget = c.TokenBudget
+	}
+	if c.BudgetUSD != 0 {
+		base.BudgetUSD = c.BudgetUSD
 	}
 	if c.ConvergenceRounds != 0 {
 		base.ConvergenceRounds = c.ConvergenceRounds
@@ -285,6 +295,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.debate_share", fmt.Sprintf("is %g; must be from 0 (no debates) to 1 (every boundary match a debate)", c.DebateShare)}
 	case c.TokenBudget < 0:
 		return &FieldError{"config.token_budget", fmt.Sprintf("is %d; must not be negative (0 means no cap)", c.TokenBudget)}
+	case !(c.BudgetUSD >= 0 && c.BudgetUSD <= MaxBudgetUSD):
+		return &FieldError{"config.budget_usd", fmt.Sprintf("is %g; must be from 0 (no cap) to %g US dollars", c.BudgetUSD, float64(MaxBudgetUSD))}
 	}
 	if err := c.validateTools(); err != nil {
 		return err

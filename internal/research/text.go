@@ -3,6 +3,8 @@ package research
 // Text helpers for what cosci shows people: reports, the starter, the Web UI.
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +26,17 @@ func Shorten(s string, n int) string {
 		cut = strings.TrimRight(cut[:i], " ,;:")
 	}
 	return cut + "…"
+}
+
+// Dollars writes an amount of US dollars as a person reads it, without the sign: in
+// cents from a dollar up ("12.35"), and to two significant digits below ("0.42", "0.013",
+// "0.0042"), since a model call costs fractions of a cent.
+func Dollars(v float64) string {
+	if v >= 1 || v <= 0 {
+		return fmt.Sprintf("%.2f", max(v, 0))
+	}
+	decimals := min(max(2, 1-int(math.Floor(math.Log10(v)))), 8)
+	return fmt.Sprintf("%.*f", decimals, v)
 }
 
 // Thousands writes a whole number with its digits grouped in threes, "1,250,000": token

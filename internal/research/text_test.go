@@ -39,3 +39,11 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestDollars(t *testing.T) {
+	for v, want := range map[float64]string{0: "0.00", -1: "0.00", 12.3456: "12.35", 1: "1.00", 0.5: "0.50", 0.123: "0.12", 0.0125: "0.013", 0.0042: "0.0042", 0.001: "0.0010", 0.00001234: "0.000012"} {
+		if got := Dollars(v); got != want {
+			t.Errorf("Dollars(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -22,8 +22,9 @@ type Command struct {
 	// refine-goal
 	Goal  string `json:"goal,omitempty"`
 	Focus string `json:"focus,omitempty"`
-	// refine-goal, set-budget: the new token budget
-	TokenBudget *int `json:"token_budget,omitempty"`
+	// refine-goal, set-budget: the new token budget; set-budget: the new dollar budget
+	TokenBudget *int     `json:"token_budget,omitempty"`
+	BudgetUSD   *float64 `json:"budget_usd,omitempty"`
 	// add-hypothesis
 	Title       string   `json:"title,omitempty"`
 	Statement   string   `json:"statement,omitempty"`
@@ -105,10 +106,10 @@ var Commands = []Spec{
 		Summary:     "steer the agents toward or away from a direction",
 		Help:        "Steer the agents: what to explore more (toward) and what to leave (away).",
 		Description: "Steer the agents toward or away from a direction."},
-	{Name: "set-budget", Fields: []string{"token_budget"}, Example: `{"token_budget": 500000}`,
-		Summary:     "set the token budget (0: no cap); resume a session that spent it",
-		Help:        "Set the session's token budget (0: no cap). A session that spent its budget suspends; raise it, then resume.",
-		Description: "Set the token budget (0: no cap); a session suspended for budget can then resume."},
+	{Name: "set-budget", Fields: []string{"token_budget", "budget_usd"}, Example: `{"token_budget": 500000, "budget_usd": 5}`,
+		Summary:     "set the token or dollar budget (0: no cap); resume a session that spent it",
+		Help:        "Set the session's token budget, its dollar budget, or both (0: no cap). A session that spent its budget suspends; raise it, then resume.",
+		Description: "Set the token or dollar budget (0: no cap); a session suspended for budget can then resume."},
 	{Name: "answer-tool", Fields: []string{"call", "decision", "result", "reason"},
 		Example:     `{"call": "call-1", "decision": "approve"}`,
 		Summary:     "approve or refuse a tool call that waits for you, or give its result",
@@ -183,6 +184,8 @@ func kindOf(field string) string {
 	switch field {
 	case "token_budget":
 		return "a whole number of tokens"
+	case "budget_usd":
+		return "a number of US dollars"
 	case "score":
 		return "a number from 0 to 10"
 	case "testable_predictions":
@@ -220,6 +223,9 @@ func (c Command) check() error {
 	if c.TokenBudget != nil && *c.TokenBudget < 0 {
 		return fmt.Errorf("%s: token_budget is %d; it must not be negative (0 means no cap)", c.Name, *c.TokenBudget)
 	}
+	if c.BudgetUSD != nil && !(*c.BudgetUSD >= 0 && *c.BudgetUSD <= research.MaxBudgetUSD) {
+		return fmt.Errorf("%s: budget_usd is %g; it must be from 0 (no cap) to %d US dollars", c.Name, *c.BudgetUSD, research.MaxBudgetUSD)
+	}
 	switch c.Name {
 	case "refine-goal":
 		if c.Goal == "" && c.Focus == "" && c.TokenBudget == nil {
@@ -234,8 +240,8 @@ func (c Command) check() error {
 			return fmt.Errorf("refine-goal: focus is %d characters; at most %d", n, research.MaxFocusLength)
 		}
 	case "set-budget":
-		if c.TokenBudget == nil {
-			return fmt.Errorf(`set-budget needs "token_budget", e.g. %s`, example(c.Name))
+		if c.TokenBudget == nil && c.BudgetUSD == nil {
+			return fmt.Errorf(`set-budget needs "token_budget", "budget_usd" or both, e.g. %s`, example(c.Name))
 		}
 	case "add-hypothesis":
 		h := research.Hypothesis{Title: c.Title, Statement: c.Statement, Predictions: c.Predictions}

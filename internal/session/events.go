@@ -78,23 +78,28 @@ type Entry struct {
 
 // Progress is what the progress query answers.
 type Progress struct {
-	HypothesesGenerated int     `json:"hypotheses_generated"`
-	MaxHypotheses       int     `json:"max_hypotheses"`
-	ReviewsCompleted    int     `json:"reviews_completed"`
-	MatchesPlayed       int     `json:"matches_played"`
-	Debates             int     `json:"debates"`  // matches played as multi-turn debates
-	Evolved             int     `json:"evolved"`  // hypotheses made by the evolution agent
-	Added               int     `json:"added"`    // hypotheses the scientist added
-	Excluded            int     `json:"excluded"` // unsafe or near-duplicate, out of the tournament
-	MetaReviews         int     `json:"meta_reviews"`
-	TokensUsed          int     `json:"tokens_used"`
-	Rounds              int     `json:"rounds"`
-	TurnsFailed         int     `json:"turns_failed"`
-	Elapsed             string  `json:"elapsed"`
-	ElapsedSeconds      float64 `json:"elapsed_seconds"`
-	LastCheckpoint      string  `json:"last_checkpoint,omitempty"`
-	Checkpoints         int     `json:"checkpoints"`
-	State               State   `json:"state"`
+	HypothesesGenerated int `json:"hypotheses_generated"`
+	MaxHypotheses       int `json:"max_hypotheses"`
+	ReviewsCompleted    int `json:"reviews_completed"`
+	MatchesPlayed       int `json:"matches_played"`
+	Debates             int `json:"debates"`  // matches played as multi-turn debates
+	Evolved             int `json:"evolved"`  // hypotheses made by the evolution agent
+	Added               int `json:"added"`    // hypotheses the scientist added
+	Excluded            int `json:"excluded"` // unsafe or near-duplicate, out of the tournament
+	MetaReviews         int `json:"meta_reviews"`
+	TokensUsed          int `json:"tokens_used"`
+	// CostUSD is what the model calls cost so far, as the worker's price table estimates
+	// it; TokenBudget and BudgetUSD are the session's caps (0: none).
+	CostUSD        float64 `json:"cost_usd,omitempty"`
+	TokenBudget    int     `json:"token_budget,omitempty"`
+	BudgetUSD      float64 `json:"budget_usd,omitempty"`
+	Rounds         int     `json:"rounds"`
+	TurnsFailed    int     `json:"turns_failed"`
+	Elapsed        string  `json:"elapsed"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	LastCheckpoint string  `json:"last_checkpoint,omitempty"`
+	Checkpoints    int     `json:"checkpoints"`
+	State          State   `json:"state"`
 	// Tool use: calls made, calls that failed or returned a tool error, and the calls
 	// waiting for the scientist's approval, with since when.
 	ToolCalls  int           `json:"tool_calls,omitempty"`
@@ -127,7 +132,9 @@ type Snapshot struct {
 	Hypotheses []Entry        `json:"hypotheses"`
 	Progress   Progress       `json:"progress"`
 	Usage      research.Usage `json:"usage"`
-	StartedAt  string         `json:"started_at"`
+	// SpentBy is what each agent's turns spent, by agent ("generation", "ranking", ...).
+	SpentBy   map[string]research.Usage `json:"spent_by,omitempty"`
+	StartedAt string                    `json:"started_at"`
 
 	// Lineage is the session's place in the session graph.
 	Lineage *lineage.Descriptor `json:"lineage,omitempty"`
