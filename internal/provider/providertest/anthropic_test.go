@@ -292,3 +292,22 @@ func TestAnthropicTokenScale(t *testing.T) {
 		}
 	}
 }
+
+// A breakpoint on a tool caches the tools (the start of the prompt).
+func TestAnthropicToolBreakpoint(t *testing.T) {
+	f := providertest.Start(t, providertest.Options{})
+	c := anthropicClient(f, f.AnthropicKey())
+	tool := anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "literature__search", Description: anthropic.String(long("search", 1200)),
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"query": map[string]any{"type": "string"}}}, CacheControl: ephemeral}}
+	var usages []anthropic.Usage
+	for _, q := range []string{"First?", "Second?"} {
+		m, err := send(c, "claude-sonnet-4-5", nil, []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(q))}, tool, answerTool(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		usages = append(usages, m.Usage)
+	}
+	if w := usages[0].CacheCreationInputTokens; w < 1024 || usages[1].CacheReadInputTokens != w || usages[1].CacheCreationInputTokens != 0 {
+		t.Errorf("a breakpoint on the first tool: %+v then %+v; want the tool written, then read", usages[0], usages[1])
+	}
+}

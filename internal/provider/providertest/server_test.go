@@ -50,3 +50,37 @@ func TestInFlightAndConcurrentTurns(t *testing.T) {
 		t.Errorf("stats %+v; want %d turns on each API", s, n/2)
 	}
 }
+
+// The Answer hook sees the turn (agent from the schema, system, messages) and decides the
+// answer and its output tokens; the usage reports them.
+func TestAnswerHook(t *testing.T) {
+	var turns []providertest.Turn
+	var mu sync.Mutex
+	f := providertest.Start(t, providertest.Options{Answer: func(turn providertest.Turn) providertest.Reply {
+		mu.Lock()
+		turns = append(turns, turn)
+		mu.Unlock()
+		return providertest.Reply{Text: `{"winner":"B","reasoning":"the hook says so"}`, OutputTokens: 777}
+	}})
+	oa := chat(t, openAIClient(f, f.OpenAIKey()), "Be brief.", "A or B?", "")
+	if oa.Choices[0].Message.Content != `{"winner":"B","reasoning":"the hook says so"}` || oa.Usage.CompletionTokens != 777 {
+		t.Errorf("openai: %q, %d completion tokens; want the hook's answer and 777", oa.Choices[0].Message.Content, oa.Usage.CompletionTokens)
+	}
+	an, err := send(anthropicClient(f, f.AnthropicKey()), "claude-sonnet-4-5", []anthropic.TextBlockParam{{Text: "Be brief."}},
+		[]anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("A or B?"))}, answerTool(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(an.Content[0].Input) != `{"winner":"B","reasoning":"the hook says so"}` || an.Usage.OutputTokens != 777 {
+		t.Errorf("anthropic: %s, %d output tokens; want the hook's answer and 777", an.Content[0].Input, an.Usage.OutputTokens)
+	}
+	for _, turn := range turns {
+		if turn.Agent != providertest.AgentComparison || turn.System != "Be brief." || len(turn.Messages) == 0 || turn.Messages[len(turn.Messages)-1].Text != "A or B?" ||
+			turn.PromptTokens == 0 || turn.Default.Text == "" {
+			t.Errorf("%s turn %+v; want a comparison with its system, messages, prompt tokens and the default answer", turn.Provider, turn)
+		}
+	}
+	if s := f.Stats(); s.OpenAI.Output != 777 || s.Anthropic.Output != 777 {
+		t.Errorf("output tokens %d and %d; want 777 each", s.OpenAI.Output, s.Anthropic.Output)
+	}
+}
