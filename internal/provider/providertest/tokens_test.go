@@ -32,13 +32,13 @@ func TestTokenCountSpread(t *testing.T) {
 	}
 	const goal = "Why does tau pathology spread between connected brain regions?"
 	prompts := map[string]string{
-		"plan":       prompt.Plan(research.PlanRequest{Goal: goal}),
-		"generation": prompt.Generate(research.GenerateRequest{Goal: goal, Context: ctx}),
-		"review":     prompt.Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hypA, Context: ctx}),
-		"comparison": prompt.Compare(goal, hypA, hypB),
-		"debate":     prompt.Debate(research.DebateRequest{Goal: goal, A: hypA, B: hypB, Turn: 3, Turns: 3}),
-		"evolution":  prompt.Evolve(research.EvolveRequest{Goal: goal, Kind: "combination", Parents: []research.Hypothesis{hypA, hypB}, Context: ctx}),
-		"meta":       prompt.MetaReview(research.MetaReviewRequest{Goal: goal, Round: 2}),
+		"plan":       prompt.Plan(research.PlanRequest{Goal: goal}).Prompt,
+		"generation": prompt.Generate(research.GenerateRequest{Goal: goal, Context: ctx}).Prompt,
+		"review":     prompt.Review(research.ReviewRequest{Goal: goal, Type: research.ReviewFull, Hypothesis: hypA, Context: ctx}).Prompt,
+		"comparison": prompt.Compare(research.CompareRequest{Goal: goal, A: hypA, B: hypB, Context: ctx}).Prompt,
+		"debate":     prompt.Debate(research.DebateRequest{Goal: goal, A: hypA, B: hypB, Turn: 3, Turns: 3, Context: ctx}).Prompt,
+		"evolution":  prompt.Evolve(research.EvolveRequest{Goal: goal, Kind: "combination", Parents: []research.Hypothesis{hypA, hypB}, Context: ctx}).Prompt,
+		"meta":       prompt.MetaReview(research.MetaReviewRequest{Goal: goal, Round: 2, Context: ctx}).Prompt,
 	}
 	var o, c, bytes, schema int
 	var lines []string
