@@ -71,6 +71,19 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 // schema; a turn that may call tools offers them beside it, and the model must call one
 // of them: a tool, or the answer.
 func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error) {
+	params, err := a.params(req)
+	if err != nil {
+		return Answer{}, err
+	}
+	msg, err := a.client.Messages.New(ctx, params)
+	if err != nil {
+		return Answer{}, a.classify(ctx, err)
+	}
+	return anthropicAnswer(req, msg), nil
+}
+
+// params is the Messages request a Completion is, for a call or a batch.
+func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 	turns := req.messages()
 	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(promptBlocks(turns[0].text, req.Cache)...)}
 	for i, st := range req.Tooling.Steps {
@@ -107,11 +120,11 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 			Name: wireName(t.Name), Description: anthropic.String(t.Description), InputSchema: schema,
 		}})
 	}
-	mayCall := len(params.Tools) > 0 && !req.Tooling.Final && req.Repair == ""
+	mayCall := mayCallTools(req)
 	if len(req.Schema) > 0 {
 		schema, err := toolSchema(req.Schema)
 		if err != nil {
-			return Answer{}, &RequestError{Provider: "anthropic", Message: "the " + req.Agent + " schema is not a JSON object schema (" + err.Error() + "); this is a bug in cosci"}
+			return params, &RequestError{Provider: "anthropic", Message: "the " + req.Agent + " schema is not a JSON object schema (" + err.Error() + "); this is a bug in cosci"}
 		}
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
 			Name:        name,
@@ -128,10 +141,18 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 			}}
 		}
 	}
-	msg, err := a.client.Messages.New(ctx, params)
-	if err != nil {
-		return Answer{}, a.classify(ctx, err)
-	}
+	return params, nil
+}
+
+// mayCallTools says whether a turn lets the model call a tool rather than answer.
+func mayCallTools(req Completion) bool {
+	return len(req.Tooling.Tools) > 0 && !req.Tooling.Final && req.Repair == ""
+}
+
+// anthropicAnswer reads a message's answer: the input of the answer tool, the tool calls
+// the model asked for instead, or its text; and its usage, cache reads and writes included.
+func anthropicAnswer(req Completion, msg *anthropic.Message) Answer {
+	name, mayCall := toolName(req.SchemaName), mayCallTools(req)
 	u := msg.Usage
 	ans := Answer{
 		Usage:     usageOf(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens),
@@ -157,10 +178,10 @@ func (a *Anthropic) Complete(ctx context.Context, req Completion) (Answer, error
 	}
 	if answered {
 		ans.Calls = nil // the answer ends the turn, whatever else the model asked for
-		return ans, nil
+		return ans
 	}
 	ans.Text = strings.Join(text, "\n") // with no call, the parser may still find the object in the text
-	return ans, nil
+	return ans
 }
 
 // promptBlocks is the prompt as the first user message's text blocks: with a cache

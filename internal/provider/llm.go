@@ -176,30 +176,30 @@ func askStep[T any](ctx context.Context, m *LLM, text string, cache research.Cac
 		return zero, research.Usage{}, errors.New("provider.LLM has no Completer; build it with NewOpenAI, NewAnthropic or Registry.Model")
 	}
 	req := Completion{Agent: agent, System: systemPrompt, Prompt: text, Cache: cache, SchemaName: schemaName, Schema: slices.Clone(schema), Tooling: tooling}
-	var total research.Usage
+	var total research.Usage // each request priced on its own: one may be batched, its repair not
 	for attempt := 0; ; attempt++ {
 		ans, err := m.C.Complete(ctx, req)
-		total = total.Add(ans.Usage)
+		total = total.Add(m.priced(ans.Usage))
 		if err != nil {
-			return zero, m.priced(total), err
+			return zero, total, err
 		}
 		if len(ans.Calls) > 0 && len(tooling.Tools) > 0 && !tooling.Final && req.Repair == "" {
-			return research.Step[T]{Text: ans.Text, Calls: ans.Calls}, m.priced(total), nil
+			return research.Step[T]{Text: ans.Text, Calls: ans.Calls}, total, nil
 		}
 		v, perr := parse([]byte(ans.Text))
 		if perr == nil && (!ans.Truncated || attempt == 1) {
-			return research.Step[T]{Answer: v}, m.priced(total), nil
+			return research.Step[T]{Answer: v}, total, nil
 		}
 		problem := truncation(agent, ans, perr)
 		if problem == nil {
 			var me *prompt.MalformedError
 			if !errors.As(perr, &me) {
-				return zero, m.priced(total), perr // not the model's fault: no repair
+				return zero, total, perr // not the model's fault: no repair
 			}
 			problem = me
 		}
 		if attempt == 1 {
-			return zero, m.priced(total), problem
+			return zero, total, problem
 		}
 		req.Repair, req.Previous = problem.Problem, ans.Text
 	}

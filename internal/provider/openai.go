@@ -39,6 +39,8 @@ type OpenAIConfig struct {
 // structured output (response_format json_schema), strict when the schema allows it.
 type OpenAI struct {
 	chat     openai.ChatCompletionService
+	files    openai.FileService
+	batches  openai.BatchService
 	model    string
 	key      string // only to remove it from error messages
 	cacheKey bool   // send prompt_cache_key (OpenAIConfig.PromptCacheKey)
@@ -62,12 +64,24 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Timeout > 0 {
 		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
 	}
-	return &OpenAI{chat: openai.NewChatCompletionService(opts...), model: cfg.Model, key: cfg.APIKey, cacheKey: cfg.PromptCacheKey}, nil
+	return &OpenAI{
+		chat: openai.NewChatCompletionService(opts...), files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...),
+		model: cfg.Model, key: cfg.APIKey, cacheKey: cfg.PromptCacheKey,
+	}, nil
 }
 
 // Complete sends one chat completion request. A turn that may call tools offers them as
 // functions, next to the answer's response format: the model calls tools or answers.
 func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
+	resp, err := o.chat.New(ctx, o.params(req))
+	if err != nil {
+		return Answer{}, o.classify(ctx, err)
+	}
+	return openAIAnswer(req, resp), nil
+}
+
+// params is the Chat Completions request a Completion is, for a call or a batch.
+func (o *OpenAI) params(req Completion) openai.ChatCompletionNewParams {
 	var msgs []openai.ChatCompletionMessageParamUnion
 	if req.System != "" {
 		msgs = append(msgs, openai.SystemMessage(req.System))
@@ -119,11 +133,14 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 		// The conversation names the tools, so they stay listed; the model may not call one.
 		params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
 	}
-	resp, err := o.chat.New(ctx, params)
-	if err != nil {
-		return Answer{}, o.classify(ctx, err)
-	}
-	a := Answer{Usage: usageOf(resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.PromptTokensDetails.CachedTokens, 0)}
+	return params
+}
+
+// openAIAnswer reads a chat completion's answer: its text or tool calls, and its usage
+// (cache reads and, on models that report them, writes included).
+func openAIAnswer(req Completion, resp *openai.ChatCompletion) Answer {
+	d := resp.Usage.PromptTokensDetails
+	a := Answer{Usage: usageOf(resp.Usage.PromptTokens, resp.Usage.CompletionTokens, d.CachedTokens, d.CacheWriteTokens)}
 	if len(resp.Choices) > 0 {
 		c := resp.Choices[0]
 		a.Text = c.Message.Content
@@ -139,7 +156,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Completion) (Answer, error) {
 			a.Calls = append(a.Calls, research.ToolCall{ID: tc.ID, Name: unwire(names, tc.Function.Name), Arguments: json.RawMessage(arguments([]byte(tc.Function.Arguments)))})
 		}
 	}
-	return a, nil
+	return a
 }
 
 // openAIStep is one step of a tool-using turn as Chat Completions messages: the

@@ -1,0 +1,141 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/provider/providertest"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+var (
+	hypA = research.Hypothesis{ID: "h-1", Title: "Tau seeding via exosomes", Statement: "Exosomes carry tau seeds.", Rationale: "Exosomal tau is in CSF.", Predictions: []string{"Blocking exosomes slows spread"}}
+	hypB = research.Hypothesis{ID: "h-2", Title: "Synaptic tau release", Statement: "Neurons release tau at synapses.", Rationale: "Release follows activity.", Predictions: []string{"Silencing neurons reduces tau"}}
+)
+
+// batchModels are cosci's models on each API, pointed at the fake, priced.
+func batchModels(t *testing.T, f *providertest.Server) map[string]*provider.LLM {
+	t.Helper()
+	oa, err := provider.NewOpenAI(provider.OpenAIConfig{APIKey: f.OpenAIKey(), BaseURL: f.OpenAIBaseURL(), Model: "gpt-6-sol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := provider.NewAnthropic(provider.AnthropicConfig{APIKey: f.AnthropicKey(), BaseURL: f.AnthropicBaseURL(), Model: "claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices := provider.DefaultPrices()
+	return map[string]*provider.LLM{"openai": {C: oa, Model: "gpt-6-sol", Prices: prices}, "anthropic": {C: an, Model: "claude-sonnet-5-5", Prices: prices}}
+}
+
+// TestBatchRoundTrip: the completions a round's turns would send are recorded without a
+// call, go out as one batch, and come back, in any order, as each turn's answer, priced at
+// the batch discount; a request the batch failed, and a turn whose prompt changed since,
+// are asked as ordinary calls.
+func TestBatchRoundTrip(t *testing.T) {
+	f := providertest.Start(t, providertest.Options{Seed: 3, FailBatchRequest: func(r providertest.BatchRequest) bool { return r.CustomID == "t2" }})
+	ctx := context.Background()
+	for name, m := range batchModels(t, f) {
+		t.Run(name, func(t *testing.T) {
+			before := f.Stats()
+			// Four matches, recorded as the turns would send them.
+			var reqs []research.CompareRequest
+			var batch []provider.BatchRequest
+			for i := range 4 {
+				req := research.CompareRequest{TurnID: fmt.Sprintf("match-%d", i), A: hypA, B: hypB, Prompt: fmt.Sprintf("JUDGE MATCH %d", i)}
+				rec := &provider.Recorder{}
+				if _, _, err := m.With(rec).Compare(ctx, req); !errors.Is(err, provider.ErrDeferred) || len(rec.Got) != 1 {
+					t.Fatalf("recording match %d: %v, %d completions", i, err, len(rec.Got))
+				}
+				reqs = append(reqs, req)
+				batch = append(batch, provider.BatchRequest{ID: fmt.Sprintf("t%d", i), Completion: rec.Got[0]})
+			}
+			if got := ordinary(f.Stats()); got != ordinary(before) {
+				t.Fatalf("recording made %d requests", got-ordinary(before))
+			}
+			b, ok := m.Batcher()
+			if !ok {
+				t.Fatal("the provider has no Batcher")
+			}
+			id, err := b.SubmitBatch(ctx, "round-1-matches", batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := b.BatchState(ctx, id)
+			if err != nil || !st.Ended || st.Total != 4 || st.Done != 3 || st.Failed != 1 {
+				t.Fatalf("state %+v, %v; want ended, 3 of 4 done, 1 failed", st, err)
+			}
+			results, err := b.BatchResults(ctx, id)
+			if err != nil || len(results) != 4 || results["t2"].Err == "" {
+				t.Fatalf("results %v, %v", results, err)
+			}
+			direct := ordinary(f.Stats())
+			for i, req := range reqs {
+				r := results[fmt.Sprintf("t%d", i)]
+				if i == 3 {
+					req.Prompt += " (the goal was refined since)"
+				}
+				c, u, err := m.With(&provider.Answered{Digest: provider.Digest(batch[i].Completion), Result: r, Next: b}).Compare(ctx, req)
+				if err != nil || (c.Winner != hypA.ID && c.Winner != hypB.ID) {
+					t.Fatalf("match %d: %+v, %v", i, c, err)
+				}
+				list := m.Prices.Cost(m.Model, research.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens})
+				fromBatch := i != 2 && i != 3
+				if (u.Batched == 1) != fromBatch || u.Requests != 1 {
+					t.Errorf("match %d: usage %+v; from the batch %v", i, u, fromBatch)
+				}
+				if want := map[bool]float64{true: 0.5, false: 1}[fromBatch] * list; math.Abs(u.CostUSD-want) > 1e-12 {
+					t.Errorf("match %d costs $%g, want $%g", i, u.CostUSD, want)
+				}
+			}
+			if calls := ordinary(f.Stats()) - direct; calls != 2 {
+				t.Errorf("%d ordinary calls after the batch; want 2 (the failed request and the changed prompt)", calls)
+			}
+		})
+	}
+}
+
+// ordinary counts the fake's ordinary calls of either API (not in a batch).
+func ordinary(s providertest.Stats) int { return s.OpenAI.Requests + s.Anthropic.Requests }
+
+// TestBatchCancelAndNoAPI: a batch can be cancelled before it ends; a server without the
+// batch endpoints (a local OpenAI-compatible one) says so with ErrNoBatchAPI.
+func TestBatchCancelAndNoAPI(t *testing.T) {
+	f := providertest.Start(t, providertest.Options{BatchDelay: -1})
+	ctx := context.Background()
+	for name, m := range batchModels(t, f) {
+		t.Run(name, func(t *testing.T) {
+			rec := &provider.Recorder{}
+			_, _, _ = m.With(rec).Compare(ctx, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"})
+			b, _ := m.Batcher()
+			id, err := b.SubmitBatch(ctx, "k", []provider.BatchRequest{{ID: "t0", Completion: rec.Got[0]}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st, err := b.BatchState(ctx, id); err != nil || st.Ended {
+				t.Fatalf("a batch that never completes by itself: %+v, %v", st, err)
+			}
+			if err := b.CancelBatch(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.SubmitBatch(ctx, "k", []provider.BatchRequest{{ID: "bad id!", Completion: rec.Got[0]}}); err == nil {
+				t.Error("a request id the APIs refuse was sent")
+			}
+		})
+	}
+	none := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(none.Close)
+	oa, _ := provider.NewOpenAI(provider.OpenAIConfig{APIKey: "k", BaseURL: none.URL + "/v1", Model: "local"})
+	an, _ := provider.NewAnthropic(provider.AnthropicConfig{APIKey: "k", BaseURL: none.URL, Model: "local"})
+	for _, b := range []provider.Batcher{oa, an} {
+		if _, err := b.SubmitBatch(ctx, "k", []provider.BatchRequest{{ID: "t0", Completion: provider.Completion{Prompt: "x", SchemaName: "comparison"}}}); !errors.Is(err, provider.ErrNoBatchAPI) {
+			t.Errorf("%T on a server without batches: %v", b, err)
+		}
+	}
+}
