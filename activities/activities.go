@@ -105,7 +105,14 @@ type Turn struct {
 	// Round is the session's round, for the key that groups a round's calls in a
 	// provider's prompt cache (0 in sessions started before it).
 	Round int `json:"round,omitempty"`
+	// Batch names the batch the turn's request went out in (batch.go): the turn reads its
+	// answer from the batch's result. "" for a turn that calls the provider itself.
+	Batch string `json:"batch,omitempty"`
 }
+
+// Identity is the turn's identity, which every turn input has: the workflow reads it
+// without knowing the input's type.
+func (t Turn) Identity() Turn { return t }
 
 // GenerateInput asks for one new hypothesis with a known id.
 type GenerateInput struct {
@@ -363,7 +370,16 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
 		return r, nil
 	}
-	m, err := a.model(t)
+	var m Model
+	var err error
+	switch stand, ok := ctx.Value(modelKey{}).(Model); {
+	case ok:
+		m = stand // SubmitBatch's recorder
+	case t.Batch != "":
+		m, err = a.batchModel(ctx, t)
+	default:
+		m, err = a.model(t)
+	}
 	if err != nil {
 		return zero, err
 	}

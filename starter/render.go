@@ -68,7 +68,33 @@ func renderStatus(w io.Writer, s workflows.Status) error {
 	fmt.Fprintf(t, "started\t%s\n", when(s.StartedAt))
 	fmt.Fprintf(t, "updated\t%s\n", when(s.UpdatedAt))
 	waitingRows(t, s.SessionID, s.Waiting)
+	if s.Batch != nil {
+		fmt.Fprintf(t, "waiting for\t%s\n", batchText(s.Batch, time.Now()))
+	}
 	return t.Flush()
+}
+
+// batchText says what batch a session waits for: "a batch of 40 matches (batch_abc),
+// submitted 12 min ago".
+func batchText(b *session.BatchWait, now time.Time) string {
+	text := fmt.Sprintf("a batch of %d %s (%s)", b.Requests, b.What, b.ID)
+	if at, err := time.Parse(time.RFC3339Nano, b.Submitted); err == nil {
+		text += ", submitted " + ago(now.Sub(at))
+	}
+	return text
+}
+
+// ago is a past duration as a person says it.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%.1f h ago", d.Hours())
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
 // waitingRows lists the tool calls that wait for the scientist, with how to answer.
@@ -102,6 +128,9 @@ func renderProgress(w io.Writer, p session.Progress) error {
 	for _, w := range p.Waiting {
 		fmt.Fprintf(t, "waiting for you\t%s %s %s (since %s)\n", w.ID, w.Tool, w.Brief, when(w.Since))
 	}
+	if p.Batch != nil {
+		fmt.Fprintf(t, "waiting for\t%s\n", batchText(p.Batch, time.Now()))
+	}
 	return t.Flush()
 }
 
@@ -124,6 +153,9 @@ func progressDescription(id string, p session.Progress, agents []workflows.Agent
 	}
 	if n := len(p.Waiting); n > 0 {
 		s += fmt.Sprintf(" · %d WAITING for you (starter status %s)", n, id)
+	}
+	if p.Batch != nil {
+		s += fmt.Sprintf(" · waiting for a batch of %d %s", p.Batch.Requests, p.Batch.What)
 	}
 	if a := agentTurns(agents); a != "" {
 		s += " · " + a

@@ -365,3 +365,26 @@ func TestUsageLineShowsCost(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchWait: while a session waits for a provider batch, status, progress and watch
+// say so: how many requests of what, which batch, since when.
+func TestBatchWait(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b := &session.BatchWait{What: "matches", Requests: 40, ID: "batch_abc", Submitted: "2026-11-25T11:48:00Z"}
+	if got, want := batchText(b, now), "a batch of 40 matches (batch_abc), submitted 12 min ago"; got != want {
+		t.Errorf("batchText = %q, want %q", got, want)
+	}
+	p := session.Progress{State: session.Active, Batch: b}
+	if got := progressDescription("s-1", p, nil); !strings.Contains(got, "waiting for a batch of 40 matches") {
+		t.Errorf("watch line %q", got)
+	}
+	out := render(t, func(w *bytes.Buffer) error { return renderProgress(w, p) })
+	checkContains(t, out, "waiting for   a batch of 40 matches (batch_abc), submitted ")
+	out = render(t, func(w *bytes.Buffer) error { return renderStatus(w, workflows.Status{SessionID: "s-1", State: session.Active, Batch: b}) })
+	checkContains(t, out, "waiting for  a batch of 40 matches (batch_abc), submitted ")
+	for d, want := range map[time.Duration]string{30 * time.Second: "just now", 90 * time.Minute: "1.5 h ago", 72 * time.Hour: "3 days ago"} {
+		if got := ago(d); got != want {
+			t.Errorf("ago(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -125,6 +125,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.StringVar(&c.Model, "model", "", "model name "+def(": the provider's"))
 	fs.StringVar(&c.EmbeddingModel, "embedding-model", "", "embedding model the proximity agent compares hypotheses with, for a provider that offers embeddings (openai) "+def("text-embedding-3-small"))
 	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
+	fs.BoolVar(&c.Batch, "batch", false, "send the calls a round makes many of at once (generation, evolution, reviews, matches) through the provider's batch API: half the price, answers within a day "+def(": off"))
 	fs.Float64Var(&c.BudgetUSD, "budget-usd", 0, "cap what the session's model calls may cost at `USD` dollars, as the workers' price table estimates it; each call starts only if it fits, and the session suspends at the limit "+def(": no cap"))
 	fs.IntVar(&c.ConvergenceRounds, "convergence-rounds", 0, "stop as converged once the top hypotheses stayed the same this many rounds "+
 		strings.TrimSuffix(def(strconv.Itoa(research.DefaultConvergenceRounds)), ")")+"; a large value explores until --max-hypotheses)")

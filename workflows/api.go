@@ -158,6 +158,8 @@ type Status struct {
 	Detail string `json:"detail,omitempty"`
 	// Waiting is the tool calls that wait for the scientist's answer (answer-tool).
 	Waiting []session.WaitingCall `json:"waiting,omitempty"`
+	// Batch is the provider batch the session waits for, if any.
+	Batch *session.BatchWait `json:"batch,omitempty"`
 }
 
 // AgentStat counts one agent's turns.

@@ -36,6 +36,7 @@ func (s *supervisor) status() Status {
 		StartedAt:   session.Stamp(s.StartedAt),
 		UpdatedAt:   session.Stamp(s.UpdatedAt),
 		Waiting:     s.waiting(),
+		Batch:       s.Batch,
 	}
 }
 
@@ -65,6 +66,7 @@ func (s *supervisor) progress(ctx workflow.Context) session.Progress {
 		ToolCalls:           s.ToolCalls,
 		ToolErrors:          s.ToolErrors,
 		Waiting:             s.waiting(),
+		Batch:               s.Batch,
 	}
 }
 

@@ -90,19 +90,43 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 			strategies = append(strategies, w.Kind)
 		}
 	}
-	ids := make([]string, len(strategies))
-	s.parallel(ctx, len(strategies), func(ctx workflow.Context, i int) {
-		if !s.mayStart(ctx) {
-			return
-		}
+	input := func(i int) activities.GenerateInput {
 		id := s.newID()
-		in := activities.GenerateInput{
+		return activities.GenerateInput{
 			Turn:         s.turnInput("generate-" + id),
 			HypothesisID: id,
 			Focus:        s.recent(s.Focus),
 			Strategy:     strategies[i],
 			Context:      s.contextRef(),
 		}
+	}
+	// Batched turns are known before they start, their ids with them; the others take
+	// their ids as they start, as they always have.
+	inputs := make([]*activities.GenerateInput, len(strategies))
+	var turns []activities.BatchTurn
+	var agents []string
+	for i, st := range strategies {
+		if s.batching(activities.AgentGeneration, st) {
+			in := input(i)
+			inputs[i] = &in
+			turns, agents = append(turns, activities.BatchTurn{Generate: &in}), append(agents, activities.AgentGeneration)
+		}
+	}
+	name, release := s.batch(ctx, "hypotheses", turns, agents)
+	defer release()
+	ids := make([]string, len(strategies))
+	s.parallel(ctx, len(strategies), func(ctx workflow.Context, i int) {
+		if !s.mayStart(ctx) {
+			return
+		}
+		var in activities.GenerateInput
+		if inputs[i] != nil {
+			in = *inputs[i]
+			in.Batch = name
+		} else {
+			in = input(i)
+		}
+		id := in.HypothesisID
 		summary := fmt.Sprintf("generate hypothesis %d/%d (%s, %s)", s.Generated+s.Evolved+i+1, s.req.Config.MaxHypotheses, id, strategies[i])
 		tools := s.toolsFor(activities.AgentGeneration, strategies[i])
 		out, err := toolTurn(ctx, s, activities.AgentGeneration, summary, in.Turn, id, a.Generate, in, tools, (*activities.GenerateInput).SetLoop)
@@ -130,17 +154,43 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 	if len(best) == 0 {
 		return nil
 	}
-	ids := make([]string, len(kinds))
-	s.parallel(ctx, len(kinds), func(ctx workflow.Context, i int) {
+	parentsOf := func(i int) []string {
 		parents := []string{best[i%len(best)].ID}
 		if (kinds[i] == research.EvolveCombination || kinds[i] == research.EvolveInspiration) && len(best) > 1 {
 			parents = append(parents, best[(i+1)%len(best)].ID)
 		}
+		return parents
+	}
+	input := func(i int) activities.EvolveInput {
+		id := s.newID()
+		return activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parentsOf(i), Context: s.contextRef()}
+	}
+	inputs := make([]*activities.EvolveInput, len(kinds))
+	var turns []activities.BatchTurn
+	var agents []string
+	for i, kind := range kinds {
+		if s.batching(activities.AgentEvolution, kind) {
+			in := input(i)
+			inputs[i] = &in
+			turns, agents = append(turns, activities.BatchTurn{Evolve: &in}), append(agents, activities.AgentEvolution)
+		}
+	}
+	name, release := s.batch(ctx, "evolutions", turns, agents)
+	defer release()
+	ids := make([]string, len(kinds))
+	s.parallel(ctx, len(kinds), func(ctx workflow.Context, i int) {
+		parents := parentsOf(i)
 		if !s.mayStart(ctx) {
 			return
 		}
-		id := s.newID()
-		in := activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parents, Context: s.contextRef()}
+		var in activities.EvolveInput
+		if inputs[i] != nil {
+			in = *inputs[i]
+			in.Batch = name
+		} else {
+			in = input(i)
+		}
+		id := in.HypothesisID
 		summary := fmt.Sprintf("evolve %s by %s into %s", strings.Join(parents, " + "), kinds[i], id)
 		tools := s.toolsFor(activities.AgentEvolution, kinds[i])
 		out, err := toolTurn(ctx, s, activities.AgentEvolution, summary, in.Turn, id, a.Evolve, in, tools, (*activities.EvolveInput).SetLoop)
@@ -283,12 +333,28 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 	ids := slices.DeleteFunc(slices.Clone(fresh), func(id string) bool { return s.Entries[s.index[id]].Excluded != "" })
 	types := s.req.Config.ReviewTypes
 	floor := research.SafetyFloor(s.req.Config.SafetyLevel)
+	input := func(id, typ string) activities.ReviewInput {
+		return activities.ReviewInput{Turn: s.turnInput("review-" + id + "-" + typ), HypothesisID: id, Type: typ, Context: s.contextRef()}
+	}
+	var turns []activities.BatchTurn
+	var agents []string
+	for i := range len(ids) * len(types) {
+		if typ := types[i%len(types)]; s.batching(activities.AgentReflection, typ) {
+			in := input(ids[i/len(types)], typ)
+			turns, agents = append(turns, activities.BatchTurn{Review: &in}), append(agents, activities.AgentReflection)
+		}
+	}
+	name, release := s.batch(ctx, "reviews", turns, agents)
+	defer release()
 	s.parallel(ctx, len(ids)*len(types), func(ctx workflow.Context, i int) {
 		id, typ := ids[i/len(types)], types[i%len(types)]
 		if !s.mayStart(ctx) {
 			return
 		}
-		in := activities.ReviewInput{Turn: s.turnInput("review-" + id + "-" + typ), HypothesisID: id, Type: typ, Context: s.contextRef()}
+		in := input(id, typ)
+		if name != "" && s.batching(activities.AgentReflection, typ) {
+			in.Batch = name
+		}
 		tools := s.toolsFor(activities.AgentReflection, typ)
 		out, err := toolTurn(ctx, s, activities.AgentReflection, fmt.Sprintf("review %s (%s)", id, typ), in.Turn, id, a.Review, in, tools, (*activities.ReviewInput).SetLoop)
 		if err != nil {
@@ -359,21 +425,42 @@ func (s *supervisor) tally(m tournament.Match, winner string, debates []string) 
 // "" for a match cut short.
 func (s *supervisor) play(ctx workflow.Context, matches []tournament.Match) []string {
 	winners := make([]string, len(matches))
+	// Single comparisons go out as one batch when the session batches; debates, a turn at
+	// a time, do not.
+	var turns []activities.BatchTurn
+	var agents []string
+	if s.batching(activities.AgentRanking, "") {
+		for _, m := range matches {
+			if !m.Debate {
+				in := s.compareInput(m)
+				turns, agents = append(turns, activities.BatchTurn{Compare: &in}), append(agents, activities.AgentRanking)
+			}
+		}
+	}
+	name, release := s.batch(ctx, "matches", turns, agents)
+	defer release()
 	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
 		if matches[i].Debate {
 			winners[i] = s.debate(ctx, matches[i])
 		} else {
-			winners[i] = s.compare(ctx, matches[i])
+			winners[i] = s.compare(ctx, matches[i], name)
 		}
 	})
 	return winners
 }
 
-func (s *supervisor) compare(ctx workflow.Context, m tournament.Match) string {
+func (s *supervisor) compareInput(m tournament.Match) activities.CompareInput {
+	return activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B, Context: s.contextRef()}
+}
+
+// compare plays one single comparison; batch names the batch its request went out in, if
+// any.
+func (s *supervisor) compare(ctx workflow.Context, m tournament.Match, batch string) string {
 	if !s.mayStart(ctx) {
 		return ""
 	}
-	in := activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B, Context: s.contextRef()}
+	in := s.compareInput(m)
+	in.Batch = batch
 	out, err := turn(ctx, s, activities.AgentRanking, fmt.Sprintf("match %s vs %s", m.A, m.B), in.Turn, m.A, a.Compare, in)
 	if err != nil {
 		return ""

@@ -82,6 +82,9 @@ func (s *supervisor) details(ctx workflow.Context) string {
 	if len(s.req.Config.Tools) > 0 {
 		b.WriteString(fmt.Sprintf("\n**Tools:** %d calls of %d (%d failed or errors) · %s\n", s.ToolCalls, s.req.Config.ToolSessionBudget(), s.ToolErrors, strings.Join(s.req.Config.Tools, ", ")))
 	}
+	if w := s.Batch; w != nil {
+		b.WriteString(fmt.Sprintf("\n**Waiting for a batch** of %d %s: %s, submitted %s (answers within 24 hours, at half the price)\n", w.Requests, w.What, w.ID, w.Submitted))
+	}
 	if ws := s.waiting(); len(ws) > 0 {
 		b.WriteString("\n**Waiting for the scientist** (answer-tool):\n\n| call | tool | about | since |\n|---|---|---|---|\n")
 		for _, w := range ws {

@@ -138,7 +138,9 @@ type supervisor struct {
 	// inFlight is what the calls under way are expected to spend (budget.go); zero
 	// between rounds, so no run hands any over.
 	inFlight research.Usage
-	canFit   bool // this version fits ratings; whether the session does is Carried.Rating
+	// Batch is the provider batch a step waits for (batch.go); nil between steps.
+	Batch  *session.BatchWait
+	canFit bool // this version fits ratings; whether the session does is Carried.Rating
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -227,7 +229,9 @@ type Carried struct {
 	Usage            research.Usage      `json:"usage"`
 	// Refused is why the budget refused a call this round (budget.go): the session
 	// suspends with it after the round.
-	Refused         string      `json:"refused,omitempty"`
+	Refused string `json:"refused,omitempty"`
+	// BatchSeq numbers the session\'s provider batches, for their names.
+	BatchSeq        int         `json:"batch_seq,omitempty"`
 	Agents          []AgentStat `json:"agents"`
 	LastError       string      `json:"last_error,omitempty"`
 	TerminateReason string      `json:"terminate_reason,omitempty"`

@@ -105,17 +105,19 @@ func turn[In, Out any](ctx workflow.Context, s *supervisor, agent, summary strin
 // waiting out a fault of the session store.
 func runTurnActivity[In, Out any](ctx workflow.Context, s *supervisor, agent, summary string, fn func(context.Context, In) (Out, error), in In) (Out, error) {
 	var out Out
-	release, err := s.reserve(agent, s.expected(agent))
-	if err != nil {
-		return out, err
+	if !batched(in) { // a batched turn's batch reserved its cost
+		release, err := s.reserve(agent, s.expected(agent))
+		if err != nil {
+			return out, err
+		}
+		defer release()
 	}
-	defer release()
 	opts := turnOptions(summary)
 	if agent == activities.AgentProximity {
 		opts.TaskQueue = TaskQueue // a computation over the store, not a model call
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
-	err = s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
+	err := s.untilStored(ctx, s.mayStart, func() error { return workflow.ExecuteActivity(actx, fn, in).Get(ctx, &out) })
 	return out, err
 }
 

@@ -91,6 +91,11 @@ type Config struct {
 	// spent, what the calls in flight are expected to cost and what it is expected to cost
 	// fit; otherwise the session suspends. Raise it with set-budget and resume.
 	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	// Batch sends the calls a round makes many of at once (generation, evolution, reviews,
+	// tournament matches) through the provider's batch API, for half the price and
+	// answers within a day instead of seconds; off by default. A provider without a batch
+	// API (the offline model, a local server) makes its calls one by one as without it.
+	Batch bool `json:"batch,omitempty"`
 	// ConvergenceRounds is how many rounds in a row the top hypotheses must stay the same
 	// for the session to stop as converged (default 4). A large value keeps a session
 	// exploring until max_hypotheses or its time limit.
@@ -159,6 +164,9 @@ func (c Config) Over(base Config) Config {
 	}
 	if c.BudgetUSD != 0 {
 		base.BudgetUSD = c.BudgetUSD
+	}
+	if c.Batch {
+		base.Batch = true
 	}
 	if c.ConvergenceRounds != 0 {
 		base.ConvergenceRounds = c.ConvergenceRounds

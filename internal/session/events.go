@@ -105,6 +105,17 @@ type Progress struct {
 	ToolCalls  int           `json:"tool_calls,omitempty"`
 	ToolErrors int           `json:"tool_errors,omitempty"`
 	Waiting    []WaitingCall `json:"waiting,omitempty"`
+	// Batch is the provider batch the session waits for, if any.
+	Batch *BatchWait `json:"batch,omitempty"`
+}
+
+// BatchWait is a provider batch a session waits for: a step's requests, submitted at once.
+type BatchWait struct {
+	Name      string `json:"name"`      // the step's batch in the session, e.g. "round-3-reviews-7"
+	What      string `json:"what"`      // "reviews", "matches", ...
+	Requests  int    `json:"requests"`  // how many
+	ID        string `json:"id"`        // the provider's batch id
+	Submitted string `json:"submitted"` // RFC 3339
 }
 
 // WaitingCall is a tool call that waits for the scientist's answer.

@@ -1,0 +1,142 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/provider/providertest"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// envClock is the workflow test environment's clock, for the fake provider: its batches
+// take their time on the session's clock.
+type envClock struct{ h *harness }
+
+func (c envClock) Now() time.Time { return c.h.env.Now() }
+
+// batchHarness is a harness whose "openai" and "anthropic" providers are the fake APIs,
+// batches taking delay on the workflow clock.
+func batchHarness(t *testing.T, opts providertest.Options) (*harness, *providertest.Server) {
+	t.Helper()
+	h := newHarness(t, 0, nil)
+	opts.Clock = envClock{h}
+	f := providertest.Start(t, opts)
+	env := map[string]string{
+		"OPENAI_API_KEY": f.OpenAIKey(), "OPENAI_BASE_URL": f.OpenAIBaseURL(),
+		"ANTHROPIC_API_KEY": f.AnthropicKey(), "ANTHROPIC_BASE_URL": f.AnthropicBaseURL(),
+	}
+	h.acts.Providers = &provider.Registry{Env: func(k string) string { return env[k] }, Prices: provider.DefaultPrices()}
+	return h, f
+}
+
+// TestBatchedSession: with batch on, a session's generation, evolution, reviews and
+// matches go through the provider's batch API, on both providers, each batch submitted
+// once and read back into the right turns; while a batch runs the session says so; a
+// request the batch failed is made as an ordinary call; the batched calls cost half.
+func TestBatchedSession(t *testing.T) {
+	for _, tc := range []struct{ provider, model, batches string }{
+		{"openai", "gpt-6-sol", "openai/completed"},
+		{"anthropic", "claude-sonnet-5-5", "anthropic/ended"},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			failed := 0
+			h, f := batchHarness(t, providertest.Options{BatchDelay: 40 * time.Minute, Seed: 7,
+				FailBatchRequest: func(r providertest.BatchRequest) bool {
+					if r.CustomID == "t1" && failed < 2 {
+						failed++
+						return true
+					}
+					return false
+				}})
+			req := goal(10)
+			req.Config.Provider, req.Config.Model, req.Config.Batch = tc.provider, tc.model, true
+			var waiting *session.BatchWait
+			var status Status
+			h.at(20*time.Minute, func() {
+				waiting = query[session.Progress](h, QueryProgress).Batch
+				status = query[Status](h, QueryStatus)
+			})
+			res := h.run(req)
+			if res.State != session.Completed || res.Hypotheses != 10 {
+				t.Fatalf("result: %s with %d hypotheses (%s)", res.State, res.Hypotheses, res.StopReason)
+			}
+			if waiting == nil || status.Batch == nil || waiting.Requests == 0 || waiting.ID == "" || waiting.What == "" {
+				t.Fatalf("20 minutes in, progress shows batch %+v and status %+v; want the batch the session waits for", waiting, status.Batch)
+			}
+			st := f.Stats()
+			var batch providertest.Usage
+			var ordinary providertest.Usage
+			if tc.provider == "openai" {
+				batch, ordinary = st.OpenAIBatch, st.OpenAI
+			} else {
+				batch, ordinary = st.AnthropicBatch, st.Anthropic
+			}
+			// Every batch the session submitted ended, and the provider saw no other.
+			submitted := 0
+			for _, e := range h.history() {
+				if strings.HasPrefix(e.Detail, "submitted ") && strings.Contains(e.Detail, " as batch ") {
+					submitted++
+				}
+			}
+			if submitted == 0 || st.Batches[tc.batches] != submitted {
+				t.Errorf("the session submitted %d batches; the provider has %v", submitted, st.Batches)
+			}
+			// The plan, the meta-reviews and the overview are ordinary calls, and so are
+			// the two requests the provider failed in their batches.
+			v := query[StateView](h, QueryState, Page{})
+			if v.Usage.Batched != batch.Requests || v.Usage.Batched < 30 {
+				t.Errorf("%d requests answered from batches; the provider answered %d in batches (and failed %d)", v.Usage.Batched, batch.Requests, failed)
+			}
+			if want := v.Usage.Requests - v.Usage.Batched - st.Embeddings.Requests; ordinary.Requests != want {
+				t.Errorf("the provider answered %d ordinary calls; the session made %d", ordinary.Requests, want)
+			}
+			if ordinary.Requests < 2+3 { // the plan, a meta-review a round, the overview, and the two failed
+				t.Errorf("only %d ordinary calls", ordinary.Requests)
+			}
+			if failed != 2 {
+				t.Errorf("%d requests failed in their batches; want 2", failed)
+			}
+			// The batched calls cost half: the session's cost is what the provider's
+			// counts cost, the batched ones at half the price.
+			p := provider.DefaultPrices()
+			cost := p.Cost(tc.model, research.Usage{PromptTokens: ordinary.Input, CachedTokens: ordinary.CacheRead, CacheWriteTokens: ordinary.CacheWrite, CompletionTokens: ordinary.Output}) +
+				p.Cost(tc.model, research.Usage{PromptTokens: batch.Input, CachedTokens: batch.CacheRead, CacheWriteTokens: batch.CacheWrite, CompletionTokens: batch.Output, Batched: 1}) +
+				p.Cost(provider.DefaultEmbeddingModel, research.Usage{PromptTokens: st.Embeddings.Tokens})
+			if diff := v.Usage.CostUSD - cost; diff > 1e-9 || diff < -1e-9 {
+				t.Errorf("the session's cost $%g; the provider's counts cost $%g", v.Usage.CostUSD, cost)
+			}
+		})
+	}
+}
+
+// TestTerminateCancelsTheBatch: a session terminated while it waits for a batch cancels
+// the batch and ends without its answers.
+func TestTerminateCancelsTheBatch(t *testing.T) {
+	h, f := batchHarness(t, providertest.Options{BatchDelay: -1}) // a batch that never ends by itself
+	req := goal(8)
+	req.Config.Provider, req.Config.Model, req.Config.Batch = "openai", "gpt-6-sol", true
+	h.at(3*time.Hour, func() {
+		if p := query[session.Progress](h, QueryProgress); p.Batch == nil {
+			t.Error("3 hours in, the session does not say it waits for a batch")
+		}
+		h.mustUpdate(Terminate, nil)
+	})
+	res := h.run(req)
+	if res.State != session.Completed || !strings.HasPrefix(res.StopReason, "terminated") {
+		t.Fatalf("result %s (%s)", res.State, res.StopReason)
+	}
+	st := f.Stats()
+	if st.Batches["openai/cancelled"] != 1 || st.OpenAIBatch.Requests != 0 {
+		t.Errorf("batches %v, %d requests answered in batches; want the one batch cancelled", st.Batches, st.OpenAIBatch.Requests)
+	}
+	var noted bool
+	for _, e := range h.history() {
+		noted = noted || strings.Contains(e.Detail, "cancelled: the session is ending")
+	}
+	if !noted {
+		t.Error("the history does not say the batch was cancelled")
+	}
+}
