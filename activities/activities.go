@@ -213,7 +213,7 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 				return GenerateResult{}, req.Prompt, err
 			}
 			if len(st.Calls) > 0 {
-				return GenerateResult{Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+				return GenerateResult{Calls: pending(rec, st), Usage: u}, req.Prompt, nil
 			}
 			answered(rec)
 			h, usage = st.Answer, u
@@ -279,7 +279,7 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 				return ReviewResult{}, req.Prompt, err
 			}
 			if len(st.Calls) > 0 {
-				return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+				return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: pending(rec, st), Usage: u}, req.Prompt, nil
 			}
 			answered(rec)
 			r, usage = st.Answer, u

@@ -228,7 +228,7 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 				return GenerateResult{}, req.Prompt, err
 			}
 			if len(st.Calls) > 0 {
-				return GenerateResult{Calls: pending(rec, st.Text, st.Calls), Usage: u}, req.Prompt, nil
+				return GenerateResult{Calls: pending(rec, st), Usage: u}, req.Prompt, nil
 			}
 			answered(rec)
 			h, usage = st.Answer, u

@@ -170,10 +170,10 @@ func outcomes(rs []research.ToolResult) []ToolOutcome {
 
 // pending records a step that asked for calls in its record, and returns the calls as
 // the workflow sees them.
-func pending(rec *store.Turn, text string, calls []research.ToolCall) []PendingCall {
-	rec.Said = &research.ToolStep{Text: text, Calls: calls, Results: []research.ToolResult{}}
-	out := make([]PendingCall, len(calls))
-	for i, c := range calls {
+func pending[T any](rec *store.Turn, st research.Step[T]) []PendingCall {
+	rec.Said = &research.ToolStep{Text: st.Text, Calls: st.Calls, Results: []research.ToolResult{}, Reasoning: st.Reasoning}
+	out := make([]PendingCall, len(st.Calls))
+	for i, c := range st.Calls {
 		out[i] = PendingCall{ID: c.ID, Name: c.Name, Brief: brief(c.Arguments)}
 	}
 	return out

@@ -29,6 +29,22 @@ type AnthropicConfig struct {
 	HTTPClient *http.Client // nil: a new http.Client
 	Timeout    time.Duration
 	MaxTokens  int // the output limit of a turn; 0 means AnthropicDefaultMaxTokens
+	// StructuredOutput asks for the answer as structured output (output_config.format)
+	// instead of through a forced tool. nil decides by the model: the models that refuse a
+	// forced tool choice (StructuredOnly) get structured output.
+	StructuredOutput *bool
+}
+
+// StructuredOnly says whether a Claude model refuses a forced tool choice, so that its
+// answer must come as structured output: the 5.5 models and the Fable and Mythos ones,
+// which always think (a forced tool choice is a 400 on them).
+func StructuredOnly(model string) bool {
+	for _, p := range []string{"claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-fable", "claude-mythos"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Anthropic is a Completer on the Messages API, through the official SDK. It gets
@@ -36,10 +52,11 @@ type AnthropicConfig struct {
 // is the answer's schema, and a tool choice that forces it; the answer is the tool call's
 // input.
 type Anthropic struct {
-	client    anthropic.Client
-	model     string
-	maxTokens int
-	key       string // only to remove it from error messages
+	client     anthropic.Client
+	model      string
+	maxTokens  int
+	structured bool   // the answer as structured output, not through a forced tool
+	key        string // only to remove it from error messages
 }
 
 // NewAnthropic returns an Anthropic completer. It reads nothing from the environment or
@@ -64,7 +81,11 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if maxTokens <= 0 {
 		maxTokens = AnthropicDefaultMaxTokens
 	}
-	return &Anthropic{client: anthropic.NewClient(opts...), model: cfg.Model, maxTokens: maxTokens, key: cfg.APIKey}, nil
+	structured := StructuredOnly(cfg.Model)
+	if cfg.StructuredOutput != nil {
+		structured = *cfg.StructuredOutput
+	}
+	return &Anthropic{client: anthropic.NewClient(opts...), model: cfg.Model, maxTokens: maxTokens, key: cfg.APIKey, structured: structured}, nil
 }
 
 // Complete sends one Messages request. The answer comes through a tool named after the
@@ -121,6 +142,9 @@ func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 		}})
 	}
 	mayCall := mayCallTools(req)
+	if a.structured {
+		return a.structuredParams(params, req, mayCall)
+	}
 	if len(req.Schema) > 0 {
 		schema, err := toolSchema(req.Schema)
 		if err != nil {
@@ -140,6 +164,28 @@ func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 				DisableParallelToolUse: anthropic.Bool(true),
 			}}
 		}
+	}
+	return params, nil
+}
+
+// structuredParams asks for the answer as structured output: the answer's schema, pruned
+// to what structured output takes (as OpenAI's strict mode), in output_config.format; the
+// model answers in text, or calls one of the turn's tools when it may.
+func (a *Anthropic) structuredParams(params anthropic.MessageNewParams, req Completion, mayCall bool) (anthropic.MessageNewParams, error) {
+	if len(req.Schema) > 0 {
+		pruned, _ := strictSchema(req.Schema)
+		var schema map[string]any
+		if err := json.Unmarshal(pruned, &schema); err != nil {
+			return params, &RequestError{Provider: "anthropic", Message: "the " + req.Agent + " schema is not a JSON object (" + err.Error() + "); this is a bug in cosci"}
+		}
+		params.OutputConfig = anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schema}}
+	}
+	switch {
+	case len(params.Tools) > 0 && mayCall:
+		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}
+	case len(params.Tools) > 0:
+		// The conversation names the tools, so they stay listed; the model may not call one.
+		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
 	}
 	return params, nil
 }
@@ -174,6 +220,10 @@ func anthropicAnswer(req Completion, msg *anthropic.Message) Answer {
 			}
 		case "text":
 			text = append(text, b.Text)
+		case "thinking":
+			ans.Reasoning = append(ans.Reasoning, research.Reasoning{Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			ans.Reasoning = append(ans.Reasoning, research.Reasoning{Redacted: b.Data})
 		}
 	}
 	if answered {
@@ -216,6 +266,15 @@ func markLastResult(blocks []anthropic.ContentBlockParamUnion) {
 // budget is spent, the instruction to answer).
 func anthropicStep(st research.ToolStep, final bool) []anthropic.MessageParam {
 	var asst []anthropic.ContentBlockParamUnion
+	// A thinking model's thoughts go back first, as it gave them: the API refuses a tool
+	// call whose thinking is missing.
+	for _, r := range st.Reasoning {
+		if r.Redacted != "" {
+			asst = append(asst, anthropic.NewRedactedThinkingBlock(r.Redacted))
+		} else {
+			asst = append(asst, anthropic.NewThinkingBlock(r.Signature, r.Text))
+		}
+	}
 	if st.Text != "" {
 		asst = append(asst, anthropic.NewTextBlock(st.Text))
 	}

@@ -266,9 +266,17 @@ func (a *Anthropic) SubmitBatch(ctx context.Context, key string, reqs []BatchReq
 		if err != nil {
 			return "", err
 		}
-		requests = append(requests, anthropic.MessageBatchNewParamsRequest{CustomID: r.ID, Params: anthropic.MessageBatchNewParamsRequestParams{
-			Model: p.Model, MaxTokens: p.MaxTokens, Messages: p.Messages, System: p.System, Tools: p.Tools, ToolChoice: p.ToolChoice,
-		}})
+		// A batch request's params are a message request's, field for field: copied
+		// through their JSON, so that none is left behind.
+		var bp anthropic.MessageBatchNewParamsRequestParams
+		raw, err := json.Marshal(p)
+		if err == nil {
+			err = json.Unmarshal(raw, &bp)
+		}
+		if err != nil {
+			return "", fmt.Errorf("batch request %s: %w", r.ID, err)
+		}
+		requests = append(requests, anthropic.MessageBatchNewParamsRequest{CustomID: r.ID, Params: bp})
 	}
 	b, err := a.client.Messages.Batches.New(ctx, anthropic.MessageBatchNewParams{Requests: requests})
 	if err != nil {

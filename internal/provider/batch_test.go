@@ -139,3 +139,40 @@ func TestBatchCancelAndNoAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingModelsAnswerAsStructuredOutput: the Claude models that always think refuse
+// a forced tool choice, so cosci asks them for structured output; every agent's answer
+// then comes as text its parser takes, and a forced tool is refused as the API refuses it.
+func TestThinkingModelsAnswerAsStructuredOutput(t *testing.T) {
+	f := providertest.Start(t, providertest.Options{})
+	ctx := context.Background()
+	an, err := provider.NewAnthropic(provider.AnthropicConfig{APIKey: f.AnthropicKey(), BaseURL: f.AnthropicBaseURL(), Model: "claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &provider.LLM{C: an, Model: "claude-sonnet-5-5"}
+	if p, _, err := m.Plan(ctx, research.PlanRequest{Prompt: "PLAN"}); err != nil || len(p.Criteria) == 0 {
+		t.Errorf("plan: %+v, %v", p, err)
+	}
+	if h, _, err := m.Generate(ctx, research.GenerateRequest{HypothesisID: "h-3", Prompt: "GENERATE"}); err != nil || h.Title == "" {
+		t.Errorf("generate: %+v, %v", h, err)
+	}
+	if r, _, err := m.Review(ctx, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: "REVIEW"}); err != nil || len(r.Assumptions) == 0 {
+		t.Errorf("deep verification: %+v, %v", r, err)
+	}
+	if c, _, err := m.Compare(ctx, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"}); err != nil || c.Winner == "" {
+		t.Errorf("compare: %+v, %v", c, err)
+	}
+	if !provider.StructuredOnly("claude-opus-5-5") || provider.StructuredOnly("claude-haiku-4-5") {
+		t.Error("StructuredOnly picks the wrong models")
+	}
+	forced := false
+	old, err := provider.NewAnthropic(provider.AnthropicConfig{APIKey: f.AnthropicKey(), BaseURL: f.AnthropicBaseURL(), Model: "claude-sonnet-5-5", StructuredOutput: &forced})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *provider.RequestError
+	if _, _, err := (&provider.LLM{C: old, Model: "claude-sonnet-5-5"}).Plan(ctx, research.PlanRequest{Prompt: "PLAN"}); !errors.As(err, &re) {
+		t.Errorf("a forced tool on a thinking model: %v; want the API's refusal", err)
+	}
+}

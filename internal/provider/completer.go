@@ -48,6 +48,9 @@ type Answer struct {
 	// Calls are the tool calls the model asked for instead of answering (Text is then
 	// what it said besides them, if anything).
 	Calls []research.ToolCall
+	// Reasoning is the thinking before the calls, which some providers (Anthropic's
+	// thinking models) must be given back with them on the next step.
+	Reasoning []research.Reasoning
 }
 
 // systemPrompt is the system prompt LLM sends with every turn; the task is in the prompt.

@@ -184,7 +184,7 @@ func askStep[T any](ctx context.Context, m *LLM, text string, cache research.Cac
 			return zero, total, err
 		}
 		if len(ans.Calls) > 0 && len(tooling.Tools) > 0 && !tooling.Final && req.Repair == "" {
-			return research.Step[T]{Text: ans.Text, Calls: ans.Calls}, total, nil
+			return research.Step[T]{Text: ans.Text, Calls: ans.Calls, Reasoning: ans.Reasoning}, total, nil
 		}
 		v, perr := parse([]byte(ans.Text))
 		if perr == nil && (!ans.Truncated || attempt == 1) {

@@ -78,7 +78,7 @@ func DefaultPrices() Prices {
 		"text-embedding-3-large": {PromptPerMTok: 0.13},
 		// Anthropic, current: input, output, cache read, cache write (5 minutes)
 		"claude-opus-5-5":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.20, CacheWritePerMTok: 5.00},
-		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},
+		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10, CacheWritePerMTok: 2.50},
 		"claude-haiku-4-5":  {PromptPerMTok: 1.00, CompletionPerMTok: 5.00, CachedPerMTok: 0.10, CacheWritePerMTok: 1.25},
 		// Anthropic, earlier
 		"claude-sonnet-5":          {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},

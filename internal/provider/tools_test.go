@@ -203,3 +203,55 @@ func compactJSON(raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestThinkingGoesBackWithItsCalls: a thinking model's thoughts before its tool calls come
+// back with the step, and go back, first and as given (signed), in the assistant message
+// of the next step: the API refuses a tool call whose thinking is missing. Such a model
+// answers as structured output, so the answer is text and tools are auto, never forced.
+func TestThinkingGoesBackWithItsCalls(t *testing.T) {
+	call := reply{status: 200, body: `{"id":"msg_t","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[` +
+		`{"type":"thinking","thinking":"The library may know.","signature":"sig-1"},{"type":"redacted_thinking","data":"ENCRYPTED"},` +
+		`{"type":"text","text":"Let me search."},{"type":"tool_use","id":"toolu_1","name":"literature__search","input":{"query":"tau"}}],` +
+		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":300,"output_tokens":40}}`}
+	answer := reply{status: 200, body: `{"id":"msg_a","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[` +
+		`{"type":"thinking","thinking":"Enough.","signature":"sig-2"},{"type":"text","text":` + strconvQuote(groundedHypothesis) + `}],` +
+		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":500,"output_tokens":80}}`}
+	f := newFake(t, call, answer)
+	c, err := NewAnthropic(AnthropicConfig{APIKey: testKey, BaseURL: f.URL, Model: "claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &LLM{C: c, Model: "claude-sonnet-5-5"}
+	req := research.GenerateRequest{HypothesisID: "h-0001", Prompt: "GENERATE PROMPT", Tooling: research.Tooling{Tools: loopTools}}
+	st, _, err := m.GenerateStep(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantThought := []research.Reasoning{{Text: "The library may know.", Signature: "sig-1"}, {Redacted: "ENCRYPTED"}}
+	if len(st.Calls) != 1 || !slices.Equal(st.Reasoning, wantThought) {
+		t.Fatalf("step 1: %+v", st)
+	}
+	first := f.requests()[0].body
+	if choice, _ := first["tool_choice"].(map[string]any); choice["type"] != "auto" || first["output_config"] == nil {
+		t.Errorf("step 1 asks tool_choice %v, output_config %v; want auto and structured output", first["tool_choice"], first["output_config"])
+	}
+	req.Tooling.Steps = []research.ToolStep{{Text: st.Text, Calls: st.Calls, Reasoning: st.Reasoning, Results: []research.ToolResult{{CallID: "toolu_1", Name: "literature.search", Content: searchResult}}}}
+	st, _, err = m.GenerateStep(context.Background(), req)
+	if err != nil || len(st.Answer.References) != 1 {
+		t.Fatalf("step 2: %+v, %v", st, err)
+	}
+	msgs := f.requests()[1].body["messages"].([]any)
+	asst := msgs[1].(map[string]any)["content"].([]any)
+	var types []string
+	for _, b := range asst {
+		types = append(types, b.(map[string]any)["type"].(string))
+	}
+	if !slices.Equal(types, []string{"thinking", "redacted_thinking", "text", "tool_use"}) || asst[0].(map[string]any)["signature"] != "sig-1" {
+		t.Errorf("the assistant's step goes back as %v: %v", types, asst)
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

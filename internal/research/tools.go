@@ -76,6 +76,16 @@ type ToolStep struct {
 	Text    string       `json:"text,omitempty"`
 	Calls   []ToolCall   `json:"calls"`
 	Results []ToolResult `json:"results"`
+	// Reasoning is what the model thought before its calls, as a provider that must be
+	// given it back wants it (Anthropic's thinking blocks, signed): none from most models.
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is one block of a model's thinking, kept only to be sent back as it came.
+type Reasoning struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"` // an encrypted block: its data
 }
 
 // Tooling is what a tool-using turn's request carries besides its task: the tools it may
@@ -103,9 +113,10 @@ func (t Tooling) Results() []ToolResult {
 // Step is a model's answer at one step of a tool-using turn: tool calls to make, or, when
 // there are none, the turn's answer.
 type Step[T any] struct {
-	Text   string     // what the model said besides its calls (kept in the conversation)
-	Calls  []ToolCall // calls to make before the next step
-	Answer T          // the answer, when Calls is empty
+	Text      string      // what the model said besides its calls (kept in the conversation)
+	Calls     []ToolCall  // calls to make before the next step
+	Reasoning []Reasoning // the thinking before the calls, for a provider that wants it back
+	Answer    T           // the answer, when Calls is empty
 }
 
 // Limits on tool use. A session's own settings are its config's.

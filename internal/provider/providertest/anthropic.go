@@ -35,6 +35,27 @@ type messageRequest struct {
 	} `json:"tool_choice"`
 	CacheControl *cacheControl `json:"cache_control"` // automatic caching: a breakpoint on the last block
 	Stream       bool          `json:"stream"`
+	// OutputConfig.Format is structured output: the answer's schema, answered in text.
+	OutputConfig *struct {
+		Format *struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"`
+}
+
+// thinkingOnly are the models that always think and so refuse a forced tool choice (a
+// 400, as the API's migration guides for them say): their answers come as structured
+// output.
+var thinkingOnly = []string{"claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-fable", "claude-mythos"}
+
+func alwaysThinks(model string) bool {
+	for _, p := range thinkingOnly {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
 }
 
 type cacheControl struct {
@@ -253,6 +274,21 @@ func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError)
 			return p, e
 		}
 	}
+	if (choice == "any" || choice == "tool") && alwaysThinks(req.Model) {
+		return p, badRequest("tool_choice: forcing a tool is not supported with thinking on %s; use tool_choice auto or none, and output_config.format for structured output", req.Model)
+	}
+	// Structured output: its schema is laid out with the tools (a grammar the model is
+	// held to), and the answer comes as text.
+	var format json.RawMessage
+	if oc := req.OutputConfig; oc != nil && oc.Format != nil {
+		if oc.Format.Type != "json_schema" || !isObject(string(oc.Format.Schema)) {
+			return p, badRequest("output_config.format: a json_schema with an object schema is required")
+		}
+		format = oc.Format.Schema
+		if e := add("format", string(format), nil); e != nil {
+			return p, e
+		}
+	}
 	switch choice {
 	case "auto", "none", "any":
 		if choice == "any" && len(req.Tools) == 0 {
@@ -271,6 +307,11 @@ func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError)
 		p.answerTool = req.ToolChoice.Name
 	default:
 		return p, badRequest("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'")
+	}
+	if format != nil {
+		p.answerTool = "" // the answer is the text, held to the format
+		p.turn.Schema = format
+		p.turn.Agent = agentOf("", format)
 	}
 	for _, td := range req.Tools {
 		if td.Name == p.answerTool {
