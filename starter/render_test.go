@@ -380,7 +380,9 @@ func TestBatchWait(t *testing.T) {
 	}
 	out := render(t, func(w *bytes.Buffer) error { return renderProgress(w, p) })
 	checkContains(t, out, "waiting for   a batch of 40 matches (batch_abc), submitted ")
-	out = render(t, func(w *bytes.Buffer) error { return renderStatus(w, workflows.Status{SessionID: "s-1", State: session.Active, Batch: b}) })
+	out = render(t, func(w *bytes.Buffer) error {
+		return renderStatus(w, workflows.Status{SessionID: "s-1", State: session.Active, Batch: b})
+	})
 	checkContains(t, out, "waiting for  a batch of 40 matches (batch_abc), submitted ")
 	for d, want := range map[time.Duration]string{30 * time.Second: "just now", 90 * time.Minute: "1.5 h ago", 72 * time.Hour: "3 days ago"} {
 		if got := ago(d); got != want {
