@@ -78,23 +78,28 @@ type Entry struct {
 
 // Progress is what the progress query answers.
 type Progress struct {
-	HypothesesGenerated int     `json:"hypotheses_generated"`
-	MaxHypotheses       int     `json:"max_hypotheses"`
-	ReviewsCompleted    int     `json:"reviews_completed"`
-	MatchesPlayed       int     `json:"matches_played"`
-	Debates             int     `json:"debates"`  // matches played as multi-turn debates
-	Evolved             int     `json:"evolved"`  // hypotheses made by the evolution agent
-	Added               int     `json:"added"`    // hypotheses the scientist added
-	Excluded            int     `json:"excluded"` // unsafe or near-duplicate, out of the tournament
-	MetaReviews         int     `json:"meta_reviews"`
-	TokensUsed          int     `json:"tokens_used"`
-	Rounds              int     `json:"rounds"`
-	TurnsFailed         int     `json:"turns_failed"`
-	Elapsed             string  `json:"elapsed"`
-	ElapsedSeconds      float64 `json:"elapsed_seconds"`
-	LastCheckpoint      string  `json:"last_checkpoint,omitempty"`
-	Checkpoints         int     `json:"checkpoints"`
-	State               State   `json:"state"`
+	HypothesesGenerated int `json:"hypotheses_generated"` // every hypothesis the session holds
+	MaxHypotheses       int `json:"max_hypotheses"`
+	// Counted is how many of them count against max_hypotheses: the agents' own and those
+	// taken in from subagents. The scientist's (Added) do not, nor do those a continued
+	// or forked session started with (Inherited). See Counts for progress written before.
+	Counted          int     `json:"counted"`
+	Inherited        int     `json:"inherited,omitempty"`
+	ReviewsCompleted int     `json:"reviews_completed"`
+	MatchesPlayed    int     `json:"matches_played"`
+	Debates          int     `json:"debates"`  // matches played as multi-turn debates
+	Evolved          int     `json:"evolved"`  // hypotheses made by the evolution agent
+	Added            int     `json:"added"`    // hypotheses the scientist added
+	Excluded         int     `json:"excluded"` // unsafe or near-duplicate, out of the tournament
+	MetaReviews      int     `json:"meta_reviews"`
+	TokensUsed       int     `json:"tokens_used"`
+	Rounds           int     `json:"rounds"`
+	TurnsFailed      int     `json:"turns_failed"`
+	Elapsed          string  `json:"elapsed"`
+	ElapsedSeconds   float64 `json:"elapsed_seconds"`
+	LastCheckpoint   string  `json:"last_checkpoint,omitempty"`
+	Checkpoints      int     `json:"checkpoints"`
+	State            State   `json:"state"`
 	// Tool use: calls made, calls that failed or returned a tool error, and the calls
 	// waiting for the scientist's approval, with since when.
 	ToolCalls  int           `json:"tool_calls,omitempty"`
