@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -9,10 +11,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.temporal.io/sdk/client"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/tools/toolstest"
 )
 
@@ -159,5 +163,67 @@ func TestNoEvolutionLineOnceFull(t *testing.T) {
 	}
 	if !skipped {
 		t.Error("the meta-review asked for no line once the session was full: the run no longer takes the path under test")
+	}
+}
+
+// TestForkClearsTheParentsTokenBudget: a fork whose request gives "token_budget": 0 over a
+// parent that had a budget runs without one, as `temporal workflow start --input` and
+// `starter fork --token-budget 0` ask; a fork that gives none keeps the parent's, and
+// suspends when it is spent.
+func TestForkClearsTheParentsTokenBudget(t *testing.T) {
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 40_000
+	parent := newHarnessOn(t, st, time.Second, nil)
+	parent.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "tau"})
+	req := goal(4)
+	req.Config.TokenBudget = budget
+	if res := parent.run(req); res.State != session.Completed || res.Usage.PromptTokens+res.Usage.CompletionTokens >= budget {
+		t.Fatalf("parent: %s with %d tokens; want it completed within its budget of %d", res.State, res.Usage.PromptTokens+res.Usage.CompletionTokens, budget)
+	}
+
+	fork := func(id, config string) (*harness, research.Request) {
+		var r research.Request
+		in := `{"config": ` + config + `, "lineage": {"parent_session_id": "tau", "relation": "fork"}}`
+		if err := json.Unmarshal([]byte(in), &r); err != nil {
+			t.Fatal(err)
+		}
+		h := newHarnessOn(t, st, time.Second, nil)
+		h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+		return h, r
+	}
+
+	// run runs a fork to its end; one that suspends is terminated, and its reason returned.
+	run := func(h *harness, r research.Request) (Result, string) {
+		suspended := ""
+		var watch func()
+		watch = func() {
+			if s := query[Status](h, QueryStatus); s.State == session.Suspended {
+				suspended = s.Reason
+				h.env.SignalWorkflow(Terminate, map[string]string{"reason": "suspended"})
+				return
+			}
+			h.at(10*time.Second, watch)
+		}
+		h.at(10*time.Second, watch)
+		return h.run(r), suspended
+	}
+
+	free, r := fork("tau-fork-00000001", `{"max_hypotheses": 16, "token_budget": 0}`)
+	res, suspended := run(free, r)
+	used := res.Usage.PromptTokens + res.Usage.CompletionTokens
+	if suspended != "" || res.StopReason != "reached max_hypotheses (16)" || used <= budget {
+		t.Errorf("fork with token_budget 0: suspended %q, ended %q with %d tokens; want it to pass the parent's %d and finish", suspended, res.StopReason, used, budget)
+	}
+	if c := query[StateView](free, QueryState, Page{Limit: 1}).Config; c.TokenBudget != 0 || c.MaxHypotheses != 16 {
+		t.Errorf("fork's config: token budget %d, max %d; want 0 and 16", c.TokenBudget, c.MaxHypotheses)
+	}
+
+	// The same fork without the key inherits the budget.
+	kept, r := fork("tau-fork-00000002", `{"max_hypotheses": 16}`)
+	if _, suspended := run(kept, r); !strings.HasPrefix(suspended, "budget exhausted") || !strings.Contains(suspended, fmt.Sprintf("of %d tokens", budget)) {
+		t.Errorf("the fork that gave no budget: suspended %q; want the parent's budget of %d spent", suspended, budget)
 	}
 }
