@@ -212,22 +212,28 @@ func branchDetails(r research.Request, d lineage.Descriptor) string {
 func overridesText(c research.Config) string {
 	var set []string
 	add := func(ok bool, flag string, v any) {
+		if s, isString := v.(string); isString && s == "" {
+			v = `""`
+		}
 		if ok {
 			set = append(set, fmt.Sprintf("--%s %v", flag, v))
 		}
 	}
-	add(c.MaxHypotheses != 0, "max-hypotheses", c.MaxHypotheses)
-	add(c.TimeLimit != 0, "time-limit", c.TimeLimit)
-	add(len(c.ReviewTypes) > 0, "review-types", strings.Join(c.ReviewTypes, ","))
-	add(c.SafetyLevel != "", "safety-level", c.SafetyLevel)
-	add(c.Provider != "", "provider", c.Provider)
-	add(c.Model != "", "model", c.Model)
-	add(c.TokenBudget != 0, "token-budget", c.TokenBudget)
-	add(c.BudgetUSD != 0, "budget-usd", c.BudgetUSD)
-	add(c.ConvergenceRounds != 0, "convergence-rounds", c.ConvergenceRounds)
-	add(c.TopK != 0, "top-k", c.TopK)
-	add(c.DebateShare != 0, "debate-share", c.DebateShare)
-	add(c.Seed != 0, "seed", c.Seed)
+	// A zero typed is a value given (research.Config.Given): --token-budget 0 is shown.
+	add(c.Given("max_hypotheses"), "max-hypotheses", c.MaxHypotheses)
+	add(c.Given("time_limit"), "time-limit", c.TimeLimit)
+	add(c.Given("review_types"), "review-types", strings.Join(c.ReviewTypes, ","))
+	add(c.Given("safety_level"), "safety-level", c.SafetyLevel)
+	add(c.Given("provider"), "provider", c.Provider)
+	add(c.Given("model"), "model", c.Model)
+	add(c.Given("token_budget"), "token-budget", c.TokenBudget)
+	add(c.Given("budget_usd"), "budget-usd", c.BudgetUSD)
+	add(c.Given("batch"), "batch", c.Batch)
+	add(c.Given("convergence_rounds"), "convergence-rounds", c.ConvergenceRounds)
+	add(c.Given("top_k"), "top-k", c.TopK)
+	add(c.Given("debate_share"), "debate-share", c.DebateShare)
+	add(c.Given("tools"), "tools", strings.Join(c.Tools, ","))
+	add(c.Given("seed"), "seed", c.Seed)
 	if len(set) == 0 {
 		return ""
 	}

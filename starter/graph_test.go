@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -198,6 +200,73 @@ func TestParseBranchGood(t *testing.T) {
 				t.Errorf("id = %q, want %q", o.id, tt.id)
 			case tt.cmd == "fork" && tt.id == "" && !regexp.MustCompile(`^s-1-fork-[0-9a-f]{8}$`).MatchString(o.id):
 				t.Errorf("generated fork id %q does not look like s-1-fork-8hex", o.id)
+			}
+		})
+	}
+}
+
+// given is c with fields given, as flags typed give them.
+func given(c research.Config, fields ...string) research.Config {
+	for _, f := range fields {
+		if err := c.Give(f); err != nil {
+			panic(err)
+		}
+	}
+	return c
+}
+
+// TestTypedZerosReachTheRequest: a configuration flag typed as 0 is a value the scientist
+// gave, not "not given": `starter fork S --token-budget 0` sends "token_budget": 0, which
+// the workflow puts over the parent's budget. Every field of research.Config has its flag,
+// and each, typed as its zero, reaches the request as the workflow decodes it.
+func TestTypedZerosReachTheRequest(t *testing.T) {
+	quiet(t)
+	o, err := parseBranch("fork", []string{"s-1", "--token-budget", "0", "--time-limit", "0", "--debate-share", "0", "--max-hypotheses", "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"research_goal":"","scientist_id":"","config":{"max_hypotheses":30,"time_limit":"0s","token_budget":0,"debate_share":0},` +
+		`"lineage":{"type":"user","parent_session_id":"s-1","relation":"fork"}}`
+	if got := mustJSON(t, o.req); got != want {
+		t.Errorf("request\n got %s\nwant %s", got, want)
+	}
+	if got := overridesText(o.req.Config); got != ", with --max-hypotheses 30 --time-limit 0s --token-budget 0 --debate-share 0" {
+		t.Errorf("the Web UI's details say the configuration is the parent's%s", got)
+	}
+	over := o.req.Config.Over(research.Config{MaxHypotheses: 12, TokenBudget: 500_000, TimeLimit: research.Duration(time.Hour), DebateShare: 0.25, Seed: 4})
+	if over.TokenBudget != 0 || over.TimeLimit != 0 || over.DebateShare != 0 || over.MaxHypotheses != 30 || over.Seed != 4 {
+		t.Errorf("over the parent's: %+v", over)
+	}
+
+	for _, field := range research.ConfigFields() {
+		t.Run(field, func(t *testing.T) {
+			flagName := strings.ReplaceAll(field, "_", "-")
+			// How the field's zero is typed: as JSON writes it, unquoted; a list is "".
+			var zero map[string]any
+			if err := json.Unmarshal([]byte(mustJSON(t, given(research.Config{}, field))), &zero); err != nil {
+				t.Fatal(err)
+			}
+			typed := fmt.Sprint(zero[field])
+			if _, list := zero[field].([]any); list {
+				typed = ""
+			}
+			for _, cmd := range []string{"continue", "fork"} {
+				o, err := parseBranch(cmd, []string{"s-1", "--" + flagName + "=" + typed})
+				if err != nil {
+					t.Fatalf("%s --%s=%s: %v (every config field needs a flag)", cmd, flagName, typed, err)
+				}
+				// Through Temporal's data converter, as the workflow receives it.
+				p, err := converter.GetDefaultDataConverter().ToPayload(o.req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got research.Request
+				if err := converter.GetDefaultDataConverter().FromPayload(p, &got); err != nil {
+					t.Fatal(err)
+				}
+				if !got.Config.Given(field) {
+					t.Errorf("%s --%s=%s: the workflow reads %s as not given (payload %s)", cmd, flagName, typed, field, p.Data)
+				}
 			}
 		})
 	}

@@ -111,7 +111,7 @@ func waitingRows(t io.Writer, id string, ws []session.WaitingCall) {
 func renderProgress(w io.Writer, p session.Progress) error {
 	t := newTable(w)
 	fmt.Fprintf(t, "state\t%s\n", p.State)
-	fmt.Fprintf(t, "hypotheses\t%d/%d\n", p.HypothesesGenerated, p.MaxHypotheses)
+	fmt.Fprintf(t, "hypotheses\t%s\n", p.HypothesesText())
 	fmt.Fprintf(t, "reviews\t%d\n", p.ReviewsCompleted)
 	fmt.Fprintf(t, "matches\t%d\n", p.MatchesPlayed)
 	fmt.Fprintf(t, "rounds\t%d\n", p.Rounds)
@@ -165,7 +165,7 @@ func progressDescription(id string, p session.Progress, agents []workflows.Agent
 
 // progressLine is watch's output when stdout is not a terminal: one line per change.
 func progressLine(id string, p session.Progress, agents []workflows.AgentStat) string {
-	return fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, progressDescription(id, p, agents))
+	return fmt.Sprintf("hypotheses %s · %s", p.HypothesesText(), progressDescription(id, p, agents))
 }
 
 // agentAbbrev shortens the agents' names for the watch line.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,7 @@ func parseStart(args []string) (startOptions, error) {
 // configFlags are the flags that configure a session; start, continue, fork and
 // schedule create take them.
 type configFlags struct {
+	fs                 *flag.FlagSet // to tell the flags typed from those left out
 	c                  research.Config
 	timeLimit          time.Duration
 	checkpointInterval time.Duration
@@ -115,6 +117,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 		}
 		return "(default " + d + ")"
 	}
+	f.fs = fs
 	c := &f.c
 	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, "stop after generating this many hypotheses "+def(strconv.Itoa(research.DefaultMaxHypotheses)))
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h "+def(": no limit"))
@@ -143,7 +146,6 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.Int64Var(&c.Seed, "seed", 0, seed)
 }
 
-// config is the configuration the flags set; unset fields stay zero.
 // complete finishes a request from the command line: the config from the flags, the
 // defaults, and the same validation the workflow makes, so a bad goal is refused here.
 func (f *configFlags) complete(req research.Request) (research.Request, error) {
@@ -155,6 +157,7 @@ func (f *configFlags) complete(req research.Request) (research.Request, error) {
 	return req, nil
 }
 
+// config is the configuration the flags set: the flags left out stay zero and not given.
 func (f *configFlags) config() research.Config {
 	c := f.c
 	c.TimeLimit = research.Duration(f.timeLimit)
@@ -164,7 +167,21 @@ func (f *configFlags) config() research.Config {
 	c.Tools = splitList(f.tools)
 	c.ApproveTools = splitList(f.approveTools)
 	c.ApprovalTimeout = research.Duration(f.approvalTimeout)
+	// A flag typed is a value given, even as 0 or "": over a parent session's
+	// configuration --token-budget 0 lifts its cap, --time-limit 0 its time limit.
+	f.fs.Visit(func(fl *flag.Flag) {
+		if field, ok := configField(fl.Name); ok {
+			_ = c.Give(field) // a field of research.Config: Give cannot refuse it
+		}
+	})
 	return c
+}
+
+// configField is the research.Config field a configuration flag sets: --token-budget
+// sets token_budget.
+func configField(flagName string) (string, bool) {
+	field := strings.ReplaceAll(flagName, "-", "_")
+	return field, slices.Contains(research.ConfigFields(), field)
 }
 
 // invalidSession is the usage error for a request research refuses, naming the flag to fix.

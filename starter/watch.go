@@ -65,6 +65,7 @@ func watch(ctx context.Context, c client.Client, namespace, id string) error {
 				d.finish("", -1)
 				return o.err
 			}
+			_ = w.poll(ctx) // the final counts, which say what counted against max_hypotheses
 			d.finish(string(o.r.State)+" · "+research.Shorten(o.r.StopReason, 50), o.r.Hypotheses)
 			fmt.Fprintln(stdout)
 			return renderResult(stdout, o.r, uiLink(namespace, id))
@@ -151,7 +152,8 @@ type barDisplay struct {
 	w    io.Writer
 	id   string
 	bar  *progressbar.ProgressBar
-	said string // the last note printed before there was a bar
+	said string           // the last note printed before there was a bar
+	last session.Progress // the last progress shown
 }
 
 func (d *barDisplay) show(p session.Progress, agents []workflows.AgentStat) {
@@ -168,8 +170,16 @@ func (d *barDisplay) show(p session.Progress, agents []workflows.AgentStat) {
 	if p.MaxHypotheses > 0 && p.MaxHypotheses != d.bar.GetMax() {
 		d.bar.ChangeMax(p.MaxHypotheses)
 	}
-	d.bar.Describe(progressDescription(d.id, p, agents))
-	_ = d.bar.Set(p.HypothesesGenerated)
+	// The bar fills with the hypotheses that count against max_hypotheses; the description
+	// names the others (session.Progress.HypothesesText).
+	d.last = p
+	desc := progressDescription(d.id, p, agents)
+	counted, added, inherited := p.Counts()
+	if added+inherited > 0 {
+		desc = p.HypothesesText() + " · " + desc
+	}
+	_ = d.bar.Set(counted)
+	d.bar.Describe(desc)
 }
 
 func (d *barDisplay) note(msg string) {
@@ -188,7 +198,10 @@ func (d *barDisplay) finish(desc string, n int) {
 		return
 	}
 	if n >= 0 {
-		_ = d.bar.Set(n)
+		p := d.last
+		p.HypothesesGenerated = n
+		counted, _, _ := p.Counts()
+		_ = d.bar.Set(counted)
 	}
 	if desc != "" {
 		d.bar.Describe(desc)
@@ -213,7 +226,7 @@ type lineDisplay struct {
 func (d *lineDisplay) show(p session.Progress, agents []workflows.AgentStat) {
 	d.last, d.seen = p, true
 	d.emit(progressLine(d.id, session.Progress{
-		HypothesesGenerated: p.HypothesesGenerated, MaxHypotheses: p.MaxHypotheses,
+		HypothesesGenerated: p.HypothesesGenerated, MaxHypotheses: p.MaxHypotheses, Counted: p.Counted, Added: p.Added, Inherited: p.Inherited,
 		ReviewsCompleted: p.ReviewsCompleted, MatchesPlayed: p.MatchesPlayed, State: p.State,
 	}, agents), progressLine(d.id, p, agents), false)
 }
@@ -228,7 +241,7 @@ func (d *lineDisplay) finish(desc string, n int) {
 	if n >= 0 {
 		p.HypothesesGenerated = n
 	}
-	line := fmt.Sprintf("hypotheses %d/%d · %s", p.HypothesesGenerated, p.MaxHypotheses, desc)
+	line := fmt.Sprintf("hypotheses %s · %s", p.HypothesesText(), desc)
 	d.emit(line, line, true)
 }
 

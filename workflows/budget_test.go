@@ -3,7 +3,6 @@ package workflows
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,15 +12,11 @@ import (
 )
 
 // priced is the offline model with a price: each call costs perToken dollars a token, or,
-// with unpriced, comes back without a price as a model the price table lacks does. It
-// also counts the calls in flight at once, to show budgets are checked against them.
+// with unpriced, comes back without a price as a model the price table lacks does.
 type priced struct {
 	simulator.Offline
 	perToken float64
 	unpriced bool
-
-	mu                sync.Mutex
-	inFlight, maxSeen int
 }
 
 func (m *priced) bill(u research.Usage) research.Usage {
@@ -33,58 +28,42 @@ func (m *priced) bill(u research.Usage) research.Usage {
 	return u
 }
 
-func (m *priced) enter() func() {
-	m.mu.Lock()
-	m.inFlight++
-	m.maxSeen = max(m.maxSeen, m.inFlight)
-	m.mu.Unlock()
-	return func() { m.mu.Lock(); m.inFlight--; m.mu.Unlock() }
-}
-
 func (m *priced) Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Plan(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Generate(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Review(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Compare(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Debate(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Evolve(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.MetaReview(ctx, req)
 	return v, m.bill(u), err
 }
 
 func (m *priced) Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error) {
-	defer m.enter()()
 	v, u, err := m.Offline.Overview(ctx, req)
 	return v, m.bill(u), err
 }
@@ -148,8 +127,8 @@ func TestBudgetsHoldExactly(t *testing.T) {
 			if atLimit.Requests < 10 {
 				t.Errorf("suspended after %d requests", atLimit.Requests)
 			}
-			if m.maxSeen < 2 {
-				t.Errorf("at most %d calls ran at once; the test needs parallel calls", m.maxSeen)
+			if n := h.mostAtOnce(); n < 2 {
+				t.Errorf("at most %d turns started at once; the test needs parallel calls", n)
 			}
 			if res.StopReason != "reached max_hypotheses (16)" || res.Hypotheses != 16 {
 				t.Fatalf("result %q with %d hypotheses", res.StopReason, res.Hypotheses)

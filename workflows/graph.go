@@ -90,7 +90,7 @@ func (s *supervisor) restore(ctx workflow.Context) error {
 		}
 		snap.Hypotheses = entries
 	}
-	s.startFrom(snap)
+	s.startFrom(snap, workflow.GetVersion(ctx, versionGivenZeros, workflow.DefaultVersion, 1) >= 1)
 	if s.canFit && (snap.Rating == session.RatingFitted || snap.Progress.MatchesPlayed == 0) {
 		// Fitting needs every result: a parent that updated Elo kept none.
 		s.Rating = session.RatingFitted
@@ -113,10 +113,19 @@ func verb(r lineage.Relation) string {
 	return "forked"
 }
 
+// versionGivenZeros: a zero the request gives (a key present in its config, a flag the
+// scientist typed) goes over the checkpoint's value, so "token_budget": 0 lifts the
+// parent's cap (research.Config.Over). Before, a zero read as not given.
+const versionGivenZeros = "given-config-zeros"
+
 // startFrom takes a checkpoint's ranking, plan and steering. What the request sets (a
-// new goal, a larger max_hypotheses) goes over what the checkpoint had.
-func (s *supervisor) startFrom(snap session.Snapshot) {
-	s.req.Config = s.raw.Config.Over(snap.Config)
+// new goal, a larger max_hypotheses, no token budget) goes over what the checkpoint had.
+func (s *supervisor) startFrom(snap session.Snapshot, givenZeros bool) {
+	over := s.raw.Config
+	if !givenZeros {
+		over = over.Plain()
+	}
+	s.req.Config = over.Over(snap.Config)
 	if s.raw.ScientistID == "" {
 		s.req.ScientistID = snap.ScientistID
 	}

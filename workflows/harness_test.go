@@ -215,3 +215,20 @@ func goal(max int) research.Request {
 		Config:       research.Config{MaxHypotheses: max, ReviewTypes: []string{"initial", "full"}},
 	}
 }
+
+// mostAtOnce is the most provider turns that started at the same moment of the workflow
+// clock: the turns a step ran in parallel.
+func (h *harness) mostAtOnce() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	at := map[time.Duration]int{}
+	most := 0
+	for _, s := range h.starts {
+		switch s.activity {
+		case "Generate", "Evolve", "Review", "Compare", "Debate":
+			at[s.at]++
+			most = max(most, at[s.at])
+		}
+	}
+	return most
+}

@@ -45,6 +45,8 @@ func (s *supervisor) progress(ctx workflow.Context) session.Progress {
 	return session.Progress{
 		HypothesesGenerated: len(s.Entries),
 		MaxHypotheses:       s.req.Config.MaxHypotheses,
+		Counted:             s.made(),
+		Inherited:           max(0, len(s.Entries)-s.made()-s.ScientistAdded),
 		ReviewsCompleted:    s.Reviews,
 		MatchesPlayed:       s.Matches,
 		Debates:             s.Debates,

@@ -22,7 +22,11 @@ import (
 
 // round is one pass of the research loop, as the supervisor planned it.
 func (s *supervisor) round(ctx workflow.Context) {
-	work := policy.Allocate(s.stats())
+	var work policy.Plan
+	if !s.exactCap {
+		work = policy.Allocate(s.stats())
+	}
+	finished := s.Rounds
 	s.Rounds++
 	if s.Plan == "" {
 		s.makePlan(ctx)
@@ -30,6 +34,13 @@ func (s *supervisor) round(ctx workflow.Context) {
 	fresh := s.storeAdded(ctx)
 	fresh = append(fresh, s.storeImports(ctx)...)
 	fresh = append(fresh, s.takeLate()...)
+	if s.exactCap {
+		// The work is planned once the intake is in, so it fills the room that is left
+		// (limits.go), with the strategies rotating by the rounds finished as before.
+		st := s.stats()
+		st.Round, st.Intake = finished, len(fresh)
+		work = policy.Allocate(st)
+	}
 	fresh = append(fresh, s.generate(ctx, work.Generate)...)
 	fresh = append(fresh, s.evolve(ctx, work.Evolve)...)
 	s.proximity(ctx, fresh)
@@ -119,6 +130,8 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 		if !s.mayStart(ctx) {
 			return
 		}
+		s.making++
+		defer func() { s.making-- }()
 		var in activities.GenerateInput
 		if inputs[i] != nil {
 			in = *inputs[i]
@@ -183,6 +196,8 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 		if !s.mayStart(ctx) {
 			return
 		}
+		s.making++
+		defer func() { s.making-- }()
 		var in activities.EvolveInput
 		if inputs[i] != nil {
 			in = *inputs[i]

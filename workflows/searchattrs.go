@@ -77,7 +77,7 @@ func (s *supervisor) details(ctx workflow.Context) string {
 		b.WriteString(" — " + s.Reason)
 	}
 	b.WriteString("\n\n| round | hypotheses | reviews | matches | failed turns | checkpoints | elapsed |\n|---|---|---|---|---|---|---|\n")
-	b.WriteString(fmt.Sprintf("| %d | %d/%d | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesGenerated, p.MaxHypotheses,
+	b.WriteString(fmt.Sprintf("| %d | %s | %d | %d | %d | %d | %s |\n", p.Rounds, p.HypothesesText(),
 		p.ReviewsCompleted, p.MatchesPlayed, p.TurnsFailed, p.Checkpoints, p.Elapsed))
 	if len(s.req.Config.Tools) > 0 {
 		b.WriteString(fmt.Sprintf("\n**Tools:** %d calls of %d (%d failed or errors) · %s\n", s.ToolCalls, s.req.Config.ToolSessionBudget(), s.ToolErrors, strings.Join(s.req.Config.Tools, ", ")))

@@ -50,6 +50,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.budgets = sinceBudget(ctx)
 	// A new session's ratings are fitted; a restored one's as its parent's were (restore).
 	s.canFit = sinceFitted(ctx) && s.ledger
+	s.exactCap = sinceExactCap(ctx)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -111,6 +112,10 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			s.Refused = "" // a resume tries again, with the budget the scientist gave
 			continue
 		}
+		if s.awaitingOnlyInFlight() {
+			s.awaitInFlight(ctx)
+			continue
+		}
 		s.round(ctx)
 	}
 	return s.finish(ctx)
@@ -141,6 +146,10 @@ type supervisor struct {
 	// Batch is the provider batch a step waits for (batch.go); nil between steps.
 	Batch  *session.BatchWait
 	canFit bool // this version fits ratings; whether the session does is Carried.Rating
+	// exactCap: max_hypotheses holds on every path (limits.go); making counts the
+	// generation and evolution turns running, whose hypotheses will count against it.
+	exactCap bool
+	making   int
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -353,6 +362,8 @@ func (s *supervisor) shouldStop(ctx workflow.Context) string {
 			info.GetCurrentHistoryLength(), info.GetCurrentHistorySize()>>20)
 	case len(s.Added) > 0 || len(s.ManualReviews) > 0:
 		return "" // the scientist's work gets a round of its own
+	case s.exactCap && len(s.Late) > 0:
+		return "" // so do hypotheses that came in late: they are reviewed and ranked like any other
 	}
 	if d := policy.Decide(s.stats()); d.Stop {
 		return d.Reason
@@ -364,7 +375,7 @@ func (s *supervisor) shouldStop(ctx workflow.Context) string {
 func (s *supervisor) stats() policy.Stats {
 	st := policy.Stats{
 		Round:             s.Rounds,
-		Hypotheses:        s.Generated + s.Evolved, // the scientist's own do not count against the limit
+		Hypotheses:        s.made(), // the scientist's own do not count against the limit
 		Max:               s.req.Config.MaxHypotheses,
 		Evolved:           s.Evolved,
 		MetaReviews:       s.MetaRound,
@@ -375,6 +386,9 @@ func (s *supervisor) stats() policy.Stats {
 		TokensUsed:        s.Usage.PromptTokens + s.Usage.CompletionTokens,
 		TokenBudget:       s.req.Config.TokenBudget,
 		OverBudget:        s.Refused,
+	}
+	if s.exactCap {
+		st.InFlight = s.making
 	}
 	for _, e := range s.Entries {
 		if e.Excluded == "" {

@@ -182,6 +182,11 @@ func (s *supervisor) delegate(ctx workflow.Context, asked []research.Delegation)
 		}) {
 			continue
 		}
+		if s.exactCap && d.Task == research.DelegateEvolve && s.full() {
+			// The line's hypothesis could never come in: spend nothing on it.
+			s.note(fmt.Sprintf("no evolution line from %s: this session has its %d hypotheses", d.Hypothesis, s.req.Config.MaxHypotheses))
+			continue
+		}
 		// A subagent spends from the session's budget: what its calls are expected to
 		// cost is reserved until its result is merged.
 		release, err := s.reserve("subagent", s.subagentEstimate(d.Task))
@@ -297,7 +302,7 @@ func (s *supervisor) storeImports(ctx workflow.Context) []string {
 	for len(s.Imports) > 0 {
 		im := s.Imports[0]
 		s.Imports = s.Imports[1:]
-		if s.Generated+s.Evolved >= s.req.Config.MaxHypotheses {
+		if s.full() {
 			// Subagents' hypotheses count against max_hypotheses like the agents' own.
 			s.note(fmt.Sprintf("%s of %s stays in %s's session: this session has its %d hypotheses", im.FromID, im.From, im.From, s.req.Config.MaxHypotheses))
 			continue

@@ -27,9 +27,18 @@ const (
 
 // Stats is what the supervisor knows after a round.
 type Stats struct {
-	Round      int // rounds finished
-	Hypotheses int // every hypothesis so far (generated, evolved, added), excluded ones too
-	Max        int // config.max_hypotheses
+	Round int // rounds finished
+	// Hypotheses counts those that count against Max (config.max_hypotheses), excluded
+	// ones too: the agents' own and those taken in from subagents, not the scientist's.
+	Hypotheses int
+	Max        int
+	// InFlight counts hypotheses whose turns are still running as a round begins: a turn
+	// whose tool call waits for the scientist outlives its round's step. Each will come
+	// in, so each takes a place under Max already.
+	InFlight int
+	// Intake counts the hypotheses a round took in before it planned (the scientist's, the
+	// subagents', those that came in late): newcomers to the tournament like its own.
+	Intake int
 	// Competing counts the hypotheses still in the tournament; Ranked those that have
 	// played at least one match (evolution needs ranked parents).
 	Competing, Ranked int
@@ -68,8 +77,9 @@ func (p Plan) NewHypotheses() int { return total(p.Generate) + total(p.Evolve) }
 // feedback strategy only once a meta-review exists). Evolution starts once there are
 // ranked hypotheses to evolve; its share of the batch grows when evolved hypotheses are
 // over-represented in the top 10 and shrinks when they are not, between 1 and half the batch.
+// It never plans more than the room left under Max, counting the hypotheses in flight.
 func Allocate(s Stats) Plan {
-	room := max(0, s.Max-s.Hypotheses)
+	room := max(0, s.Max-s.Hypotheses-s.InFlight)
 	n := min(BatchSize, room)
 	evolve := 0
 	if s.Ranked >= 2 && n >= 2 {
@@ -79,7 +89,7 @@ func Allocate(s Stats) Plan {
 	if s.MetaReviews > 0 {
 		strategies = append(strategies, research.StrategyFeedback)
 	}
-	newcomers := n
+	newcomers := n + s.Intake
 	return Plan{
 		Generate: rotate(strategies, s.Round, n-evolve),
 		Evolve:   rotate(research.EvolutionKinds, s.Round, evolve),

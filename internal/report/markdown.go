@@ -630,10 +630,28 @@ func score(e session.Entry) string {
 	return strconv.FormatFloat(e.Score, 'f', 1, 64)
 }
 
+// hypothesesCount is how many hypotheses the session holds against its max_hypotheses.
+// The scientist's own and those a continued session started with do not count against
+// it, so when there are any the count says what counted: a session never reads as over
+// its limit when it is not.
 func hypothesesCount(v *view) string {
-	n := strconv.Itoa(len(v.snap.Hypotheses))
+	p := v.snap.Progress
+	p.HypothesesGenerated = len(v.snap.Hypotheses)
+	counted, added, inherited := p.Counts()
+	n := strconv.Itoa(counted)
 	if limit := v.snap.Config.MaxHypotheses; limit > 0 {
 		n += " of at most " + strconv.Itoa(limit)
+	}
+	if added+inherited > 0 {
+		var parts []string
+		if inherited > 0 {
+			parts = append(parts, strconv.Itoa(inherited)+" from the parent session")
+		}
+		parts = append(parts, n+" by the agents")
+		if added > 0 {
+			parts = append(parts, strconv.Itoa(added)+" added by the scientist")
+		}
+		n = strconv.Itoa(p.HypothesesGenerated) + " (" + strings.Join(parts, ", ") + ")"
 	}
 	if x := len(v.excluded); x > 0 {
 		n += ", " + strconv.Itoa(x) + " excluded"

@@ -494,6 +494,40 @@ func TestRichSections(t *testing.T) {
 	}
 }
 
+// TestHypothesesCountSaysWhatCounts: the scientist's own hypotheses and those a continued
+// session started with do not count against max_hypotheses, so the summary says what did
+// instead of "21 of at most 20"; a checkpoint from before the split still reads right.
+func TestHypothesesCountSaysWhatCounts(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int // hypotheses in the checkpoint
+		p    session.Progress
+		want string
+	}{
+		{"all by the agents", 20, session.Progress{Counted: 20}, "- **Hypotheses:** 20 of at most 20\n"},
+		{"one by the scientist", 21, session.Progress{Counted: 20, Added: 1},
+			"- **Hypotheses:** 21 (20 of at most 20 by the agents, 1 added by the scientist)\n"},
+		{"a continued session", 32, session.Progress{Counted: 20, Inherited: 12},
+			"- **Hypotheses:** 32 (12 from the parent session, 20 of at most 20 by the agents)\n"},
+		{"a checkpoint from before the split", 21, session.Progress{Added: 1},
+			"- **Hypotheses:** 21 (20 of at most 20 by the agents, 1 added by the scientist)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := fixture(tt.n)
+			in.Final.Config.MaxHypotheses = 20
+			in.Final.Progress.Counted, in.Final.Progress.Added, in.Final.Progress.Inherited = tt.p.Counted, tt.p.Added, tt.p.Inherited
+			got := md(t, in)
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("report has no %q", tt.want)
+			}
+			if strings.Contains(got, fmt.Sprintf("%d of at most 20", tt.n)) && tt.n > 20 {
+				t.Errorf("report says %d of at most 20", tt.n)
+			}
+		})
+	}
+}
+
 func TestLineageSharedAncestryAndCycles(t *testing.T) {
 	in := fixture(4)
 	e := in.Final.Hypotheses

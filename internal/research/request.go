@@ -74,7 +74,8 @@ type Request struct {
 	Lineage *lineage.Descriptor `json:"lineage,omitempty"`
 }
 
-// Config tunes one session. Zero values mean "use the default".
+// Config tunes one session. Zero values mean "use the default", or, for a continued or
+// forked session, "the parent's", unless the zero was given (given.go): then it is a value.
 type Config struct {
 	MaxHypotheses int      `json:"max_hypotheses,omitempty"`
 	TimeLimit     Duration `json:"time_limit,omitempty"`
@@ -133,72 +134,10 @@ type Config struct {
 	// provider offers embeddings (an OpenAI-compatible one; "" its default,
 	// text-embedding-3-small); with any other provider it compares their words.
 	EmbeddingModel string `json:"embedding_model,omitempty"`
-}
 
-// Over returns base with every field c sets put over it: what a continued or forked
-// session's request changes in the configuration it starts from.
-func (c Config) Over(base Config) Config {
-	if c.MaxHypotheses != 0 {
-		base.MaxHypotheses = c.MaxHypotheses
-	}
-	if c.TimeLimit != 0 {
-		base.TimeLimit = c.TimeLimit
-	}
-	if len(c.ReviewTypes) > 0 {
-		base.ReviewTypes = slices.Clone(c.ReviewTypes)
-	}
-	if c.SafetyLevel != "" {
-		base.SafetyLevel = c.SafetyLevel
-	}
-	if c.Provider != "" {
-		base.Provider = c.Provider
-	}
-	if c.Model != "" {
-		base.Model = c.Model
-	}
-	if c.Seed != 0 {
-		base.Seed = c.Seed
-	}
-	if c.TokenBudget != 0 {
-		base.TokenBudget = c.TokenBudget
-	}
-	if c.BudgetUSD != 0 {
-		base.BudgetUSD = c.BudgetUSD
-	}
-	if c.Batch {
-		base.Batch = true
-	}
-	if c.ConvergenceRounds != 0 {
-		base.ConvergenceRounds = c.ConvergenceRounds
-	}
-	if c.CheckpointInterval != 0 {
-		base.CheckpointInterval = c.CheckpointInterval
-	}
-	if c.TopK != 0 {
-		base.TopK = c.TopK
-	}
-	if c.DebateShare != 0 {
-		base.DebateShare = c.DebateShare
-	}
-	if len(c.Tools) > 0 {
-		base.Tools = slices.Clone(c.Tools)
-	}
-	if c.ToolCallsPerTurn != 0 {
-		base.ToolCallsPerTurn = c.ToolCallsPerTurn
-	}
-	if c.ToolCallsPerSession != 0 {
-		base.ToolCallsPerSession = c.ToolCallsPerSession
-	}
-	if len(c.ApproveTools) > 0 {
-		base.ApproveTools = slices.Clone(c.ApproveTools)
-	}
-	if c.ApprovalTimeout != 0 {
-		base.ApprovalTimeout = c.ApprovalTimeout
-	}
-	if c.EmbeddingModel != "" {
-		base.EmbeddingModel = c.EmbeddingModel
-	}
-	return base
+	// zeros are the fields given as zero, which would otherwise read as not given
+	// (given.go): over a parent's configuration they clear what the parent set.
+	zeros fieldSet
 }
 
 // WithDefaults fills every unset field with its default. It never overrides a set value,
@@ -341,6 +280,9 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil // not given, as encoding/json reads null for any other type
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return errors.New(`a duration is a string such as "90s", "30m" or "2h"`)

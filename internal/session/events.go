@@ -78,16 +78,21 @@ type Entry struct {
 
 // Progress is what the progress query answers.
 type Progress struct {
-	HypothesesGenerated int `json:"hypotheses_generated"`
+	HypothesesGenerated int `json:"hypotheses_generated"` // every hypothesis the session holds
 	MaxHypotheses       int `json:"max_hypotheses"`
-	ReviewsCompleted    int `json:"reviews_completed"`
-	MatchesPlayed       int `json:"matches_played"`
-	Debates             int `json:"debates"`  // matches played as multi-turn debates
-	Evolved             int `json:"evolved"`  // hypotheses made by the evolution agent
-	Added               int `json:"added"`    // hypotheses the scientist added
-	Excluded            int `json:"excluded"` // unsafe or near-duplicate, out of the tournament
-	MetaReviews         int `json:"meta_reviews"`
-	TokensUsed          int `json:"tokens_used"`
+	// Counted is how many of them count against max_hypotheses: the agents' own and those
+	// taken in from subagents. The scientist's (Added) do not, nor do those a continued
+	// or forked session started with (Inherited). See Counts for progress written before.
+	Counted          int `json:"counted"`
+	Inherited        int `json:"inherited,omitempty"`
+	ReviewsCompleted int `json:"reviews_completed"`
+	MatchesPlayed    int `json:"matches_played"`
+	Debates          int `json:"debates"`  // matches played as multi-turn debates
+	Evolved          int `json:"evolved"`  // hypotheses made by the evolution agent
+	Added            int `json:"added"`    // hypotheses the scientist added
+	Excluded         int `json:"excluded"` // unsafe or near-duplicate, out of the tournament
+	MetaReviews      int `json:"meta_reviews"`
+	TokensUsed       int `json:"tokens_used"`
 	// CostUSD is what the model calls cost so far, as the worker's price table estimates
 	// it; TokenBudget and BudgetUSD are the session's caps (0: none).
 	CostUSD        float64 `json:"cost_usd,omitempty"`
