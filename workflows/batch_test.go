@@ -19,7 +19,7 @@ func (c envClock) Now() time.Time { return c.h.env.Now() }
 
 // batchHarness is a harness whose "openai" and "anthropic" providers are the fake APIs,
 // batches taking delay on the workflow clock.
-func batchHarness(t *testing.T, opts providertest.Options) (*harness, *providertest.Server) {
+func batchHarness(t testing.TB, opts providertest.Options) (*harness, *providertest.Server) {
 	t.Helper()
 	h := newHarness(t, 0, nil)
 	opts.Clock = envClock{h}

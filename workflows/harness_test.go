@@ -31,7 +31,7 @@ import (
 // and a store in a temp dir. Turns can be given a duration on the workflow clock, so
 // commands can arrive mid-session at a chosen time.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	env   *testsuite.TestWorkflowEnvironment
 	acts  *activities.Activities
 	store *store.Store
@@ -51,7 +51,7 @@ type started struct {
 	input    activities.GenerateInput // for Generate turns
 }
 
-func newHarness(t *testing.T, turn time.Duration, model activities.Model) *harness {
+func newHarness(t testing.TB, turn time.Duration, model activities.Model) *harness {
 	t.Helper()
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -62,7 +62,7 @@ func newHarness(t *testing.T, turn time.Duration, model activities.Model) *harne
 
 // newHarnessOn is a harness over a given store: the runs of one session, a parent and
 // the sessions that continue or fork it.
-func newHarnessOn(t *testing.T, st *store.Store, turn time.Duration, model activities.Model) *harness {
+func newHarnessOn(t testing.TB, st *store.Store, turn time.Duration, model activities.Model) *harness {
 	t.Helper()
 	if model == nil {
 		model = &simulator.Offline{}

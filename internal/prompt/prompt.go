@@ -406,7 +406,8 @@ You are the generation agent. Propose ONE new, specific and testable hypothesis 
 {{.Grounding}}Answer with one JSON object that matches the answer schema, and nothing else.
 `))
 	generateOwn = template.Must(template.New("generate-own").Parse(`
-Strategy: {{.Strategy}}. {{.Method}}
+Strategy: {{.Strategy}}. {{.Method}}{{if .ID}}
+The new hypothesis will be known as {{.ID}}.{{end}}
 `))
 
 	reviewTask = template.Must(template.New("review").Parse(`
@@ -448,7 +449,8 @@ You are the evolution agent. You never edit a hypothesis: you write a new one th
 `))
 	evolveOwn = template.Must(template.New("evolve-own").Parse(`{{range .Parents}}
 {{.}}{{end}}
-Evolution: {{.Kind}}. {{.Method}}
+Evolution: {{.Kind}}. {{.Method}}{{if .ID}}
+The new hypothesis will be known as {{.ID}}.{{end}}
 `))
 
 	metaReviewTask = template.Must(template.New("metareview").Parse(`
@@ -539,7 +541,7 @@ func Generate(req research.GenerateRequest) Text {
 		"MetaReview": hasMetaReview(c),
 		"Grounding":  grounding(req.Tooling, "the hypothesis"),
 	})
-	own := render(generateOwn, map[string]any{"Strategy": StrategyName(strategy), "Method": method})
+	own := render(generateOwn, map[string]any{"Strategy": StrategyName(strategy), "Method": method, "ID": req.HypothesisID})
 	return compose(shared(req.Goal, c), task, own)
 }
 
@@ -624,7 +626,7 @@ func Evolve(req research.EvolveRequest) Text {
 		"MetaReview": hasMetaReview(req.Context),
 		"Grounding":  grounding(req.Tooling, "the new hypothesis"),
 	})
-	own := render(evolveOwn, map[string]any{"Parents": parents, "Kind": EvolutionName(req.Kind), "Method": method})
+	own := render(evolveOwn, map[string]any{"Parents": parents, "Kind": EvolutionName(req.Kind), "Method": method, "ID": req.HypothesisID})
 	return compose(shared(req.Goal, req.Context), task, own)
 }
 

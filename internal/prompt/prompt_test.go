@@ -200,6 +200,11 @@ func TestGenerate(t *testing.T) {
 			want: []string{"There is no meta-review yet"},
 		},
 		{
+			name: "the new hypothesis' id, so that each call's prompt is its own",
+			req:  research.GenerateRequest{Goal: goal, HypothesisID: "h-0007"},
+			want: []string{"The new hypothesis will be known as h-0007."},
+		},
+		{
 			name: "plan",
 			req:  research.GenerateRequest{Goal: goal, Context: research.Context{Plan: plan}},
 			want: []string{"Evaluation criteria:\n- predicts a measurable change", "does well on its evaluation criteria"},

@@ -340,14 +340,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // Stats are the fake's counters, for assertions.
 type Stats struct {
-	Requests     map[string]int // by endpoint ("POST /v1/chat/completions"), whatever the answer
-	Keys         map[string]int // the credential each request presented (the Authorization or x-api-key header)
-	Unauthorized int            // requests refused with a 401
-	Refused      int            // other requests refused as the real API would (4xx), ordinary or in a batch
-	Agents       map[string]int // turns answered (ordinary and in batches) by agent; "" for no known schema
-	Models       map[string]int // turns and embeddings requests by model
-	Schemas      map[string]int // turns by answer schema name
-	ToolCalls    int            // tool calls the fake made instead of answering
+	Requests     map[string]int   // by endpoint ("POST /v1/chat/completions"), whatever the answer
+	Keys         map[string]int   // the credential each request presented (the Authorization or x-api-key header)
+	Unauthorized int              // requests refused with a 401
+	Refused      int              // other requests refused as the real API would (4xx), ordinary or in a batch
+	Agents       map[string]int   // turns answered (ordinary and in batches) by agent; "" for no known schema
+	ByAgent      map[string]Usage // the tokens of those turns, by agent
+	Models       map[string]int   // turns and embeddings requests by model
+	Schemas      map[string]int   // turns by answer schema name
+	ToolCalls    int              // tool calls the fake made instead of answering
 	// Tokens of the turns answered, by API, ordinary and in batches apart.
 	OpenAI, Anthropic, OpenAIBatch, AnthropicBatch Usage
 	Embeddings                                     Embeddings
@@ -388,7 +389,7 @@ type Embeddings struct {
 
 func newStats() Stats {
 	return Stats{
-		Requests: map[string]int{}, Keys: map[string]int{}, Agents: map[string]int{}, Models: map[string]int{},
+		Requests: map[string]int{}, Keys: map[string]int{}, Agents: map[string]int{}, ByAgent: map[string]Usage{}, Models: map[string]int{},
 		Schemas: map[string]int{}, Batches: map[string]int{}, Embeddings: Embeddings{PerText: map[string]int{}},
 	}
 }
@@ -411,7 +412,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	c := s.stats
 	c.Requests, c.Keys, c.Agents = maps.Clone(c.Requests), maps.Clone(c.Keys), maps.Clone(c.Agents)
-	c.Models, c.Schemas = maps.Clone(c.Models), maps.Clone(c.Schemas)
+	c.Models, c.Schemas, c.ByAgent = maps.Clone(c.Models), maps.Clone(c.Schemas), maps.Clone(c.ByAgent)
 	c.Embeddings.PerText = maps.Clone(c.Embeddings.PerText)
 	c.Batches = statuses
 	return c
@@ -422,6 +423,9 @@ func (s *Server) answered(t Turn, u Usage, calls int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Agents[t.Agent]++
+	byAgent := s.stats.ByAgent[t.Agent]
+	byAgent.add(u)
+	s.stats.ByAgent[t.Agent] = byAgent
 	s.stats.Models[t.Model]++
 	if t.SchemaName != "" {
 		s.stats.Schemas[t.SchemaName]++
@@ -528,6 +532,15 @@ func (s *Server) minimum(model string) int {
 // name prefix (Anthropic's prompt caching documentation, read 2026). Options can add to it
 // or override it.
 var AnthropicMinimum = map[string]int{
+	// The 5 models (as third-party reports of the prompt-caching page list them, read
+	// 2026-11; Sonnet 5.5 is taken to be Sonnet 5's).
+	"claude-opus-5":   512,
+	"claude-fable":    512,
+	"claude-mythos":   512,
+	"claude-sonnet-5": 1024,
+	"claude-opus-4-8": 1024,
+	"claude-opus-4-7": 2048,
+	// The 4 and 3 models, as the prompt-caching page lists them.
 	"claude-opus-4-6":   4096,
 	"claude-opus-4-5":   4096,
 	"claude-haiku-4-5":  4096,

@@ -1,0 +1,339 @@
+package workflows
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/provider/providertest"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// BenchmarkCost: what a research session costs on two current models, at their list
+// prices, when nothing is cached or batched (naive), with the prompts cached as the
+// providers cache them, and with caching and the batch APIs; the share of input tokens
+// served from cache; and the tournament's top-10 precision, which must not move.
+//
+//	go test ./workflows -run '^$' -bench Cost -benchtime 1x -cost.hypotheses 200
+//
+// The sessions run in the workflow test environment with cosci's real activities and its
+// real provider code (the official SDKs), against providertest's fake APIs: its token
+// counts are o200k_base over what each request really carries, its caches follow each
+// provider's rules (prefixes of 1,024 + k·128 tokens on OpenAI; Anthropic's breakpoints,
+// with Sonnet's 1,024-token minimum) and its batches run through the real batch
+// endpoints. The answers come from world, a simulated science behind the fake: each
+// hypothesis has a hidden quality, reviews and judges see it through noise, and every
+// answer is as long as a real model writes one (worldWords says how long). Everything the
+// world answers depends only on the request, so the same seed makes the same session in
+// every mode.
+func BenchmarkCost(b *testing.B) {
+	for range b.N {
+		var rows []costRow
+		for _, m := range []struct {
+			provider, model string
+			scale           float64 // Claude's tokens against o200k_base's (see providertest)
+		}{{"openai", "gpt-6-sol", 1}, {"anthropic", "claude-sonnet-5-5", 1}, {"anthropic", "claude-sonnet-5-5", 1.2}} {
+			for _, mode := range []costMode{{name: "cache"}, {name: "cache+batch", batch: true}, {name: "cache+batch, no cache in batches", batch: true, noCache: true}} {
+				mode.scale = m.scale
+				rows = append(rows, runCost(b, m.provider, m.model, mode))
+			}
+		}
+		b.Log("\n" + costTable(rows) + "\n" + agentTable(rows))
+	}
+}
+
+var costHypotheses = flag.Int("cost.hypotheses", 200, "hypotheses in each session of BenchmarkCost")
+
+type costMode struct {
+	name           string
+	batch, noCache bool
+	scale          float64 // providertest.Options.AnthropicTokenScale
+}
+
+type costRow struct {
+	provider, model, mode string
+	hypotheses            int
+	requests, batched     int
+	input, cached, output int
+	written               int
+	naive, cost           float64 // dollars: every token at list price; what the session paid
+	reasoningNaive        float64 // with as many hidden reasoning tokens as answer tokens
+	reasoningCost         float64
+	precision             float64
+	byAgent               map[string]providertest.Usage // the cache mode's, by agent
+}
+
+func runCost(b *testing.B, providerName, model string, mode costMode) costRow {
+	w := &world{seed: 21, quality: map[string]float64{}}
+	h, f := batchHarness(b, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3, AnthropicTokenScale: mode.scale})
+	req := goal(*costHypotheses)
+	req.Config.Provider, req.Config.Model, req.Config.Batch = providerName, model, mode.batch
+	req.Config.ConvergenceRounds = 1000 // research to max_hypotheses
+	req.Config.Seed = 21
+	res := h.run(req)
+	v := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
+	st := f.Stats()
+	ordinary, batched := st.OpenAI, st.OpenAIBatch
+	if providerName == "anthropic" {
+		ordinary, batched = st.Anthropic, st.AnthropicBatch
+	}
+	p := provider.DefaultPrices()
+	all := ordinary
+	all.Requests += batched.Requests
+	all.Input += batched.Input
+	all.CacheRead += batched.CacheRead
+	all.CacheWrite += batched.CacheWrite
+	all.Output += batched.Output
+	embed := p.Cost(provider.DefaultEmbeddingModel, research.Usage{PromptTokens: st.Embeddings.Tokens})
+	if mode.scale != 1 && providerName == "anthropic" {
+		model += fmt.Sprintf(" (tokens ×%g)", mode.scale)
+	}
+	row := costRow{
+		provider: providerName, model: model, mode: mode.name, hypotheses: res.Hypotheses,
+		requests: all.Requests, batched: batched.Requests,
+		input: all.Input, cached: all.CacheRead, written: all.CacheWrite, output: all.Output,
+		naive: p.Cost(req.Config.Model, research.Usage{PromptTokens: all.Input, CompletionTokens: all.Output}) + embed,
+		cost:  v.Usage.CostUSD,
+	}
+	// Thinking models bill their hidden reasoning as output: with as many reasoning
+	// tokens as answer tokens, at the price of the requests they came with.
+	priced := req.Config.Model
+	row.reasoningNaive = row.naive + p.Cost(priced, research.Usage{CompletionTokens: all.Output})
+	row.reasoningCost = row.cost + p.Cost(priced, research.Usage{CompletionTokens: ordinary.Output}) +
+		p.Cost(priced, research.Usage{CompletionTokens: batched.Output, Batched: 1})
+	row.precision = w.precision(v)
+	row.byAgent = st.ByAgent
+	return row
+}
+
+func costTable(rows []costRow) string {
+	var b strings.Builder
+	b.WriteString("| model | mode | hypotheses | requests (batched) | input tokens | cached | written to cache | output tokens | naive | this mode | × naive | top-10 precision | with reasoning: naive | this mode | × naive |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
+			r.model, r.mode, r.hypotheses, r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
+			research.Thousands(r.written), research.Thousands(r.output), r.naive, r.cost, r.cost/r.naive, r.precision,
+			r.reasoningNaive, r.reasoningCost, r.reasoningCost/r.reasoningNaive)
+	}
+	return b.String()
+}
+
+// agentTable is, for the sessions without batches, each agent's mean prompt and the share
+// of it served from cache: where the shared prefix reaches the providers' minimum.
+func agentTable(rows []costRow) string {
+	var b strings.Builder
+	b.WriteString("| model | agent | requests | mean prompt tokens | cached |\n|---|---|---:|---:|---:|\n")
+	for _, r := range rows {
+		if r.mode != "cache" {
+			continue
+		}
+		for _, agent := range slices.Sorted(maps.Keys(r.byAgent)) {
+			u := r.byAgent[agent]
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.0f%% |\n", r.model, agent, u.Requests, research.Thousands(u.Input/max(1, u.Requests)), 100*u.CachedShare())
+		}
+	}
+	return b.String()
+}
+
+// world is the science behind the fake provider: every hypothesis it writes has a hidden
+// quality, kept by title (its titles are unique: they begin with the hypothesis' id);
+// reviews and judges see the quality through noise, as the offline simulator's do. Its
+// randomness is drawn from a hash of the request, so a request asked twice (a batch, a
+// retry) gets the same answer.
+type world struct {
+	seed    uint64
+	mu      sync.Mutex
+	quality map[string]float64 // by title
+}
+
+// worldWords is how long the world's answers are, in words: what a model writes for each
+// field, taken from the lengths of real answers to cosci's prompts (a generation is about
+// 450 tokens, a judgement 250, a review 220, a meta-review 450, the overview 700).
+var worldWords = map[string]int{
+	"title": 8, "statement": 45, "rationale": 190, "prediction": 25, "critique": 150, "assumption": 40,
+	"reasoning": 180, "plan item": 18, "summary": 25, "meta item": 22, "feedback": 120, "overview": 150, "theme note": 40,
+}
+
+var (
+	reNewID    = regexp.MustCompile(`known as (h-\d+)\.`)
+	reStrategy = regexp.MustCompile(`(?m)^Strategy: ([^.]+)\.`)
+	reParent   = regexp.MustCompile(`(?m)^Parent \d+, hypothesis [^:]+: (.+)$`)
+	reKind     = regexp.MustCompile(`(?m)^Evolution: ([^.]+)\.`)
+	reReviewed = regexp.MustCompile(`(?m)^Hypothesis h-\d+: (.+)$`)
+	reSide     = regexp.MustCompile(`(?m)^Hypothesis ([AB]) \([^)]+\): (.+)$`)
+	reCluster  = regexp.MustCompile(`(?m)^- cluster \d+: (.+)$`)
+)
+
+func (w *world) answer(t providertest.Turn) providertest.Reply {
+	var text strings.Builder
+	for _, m := range t.Messages {
+		if m.Role == "user" {
+			text.WriteString(m.Text + "\n")
+		}
+	}
+	prompt := text.String()
+	rng := w.rand(prompt)
+	var v any
+	switch t.Agent {
+	case providertest.AgentPlan:
+		v = map[string]any{"preferences": w.items(rng, 4, "plan item"), "constraints": w.items(rng, 4, "plan item"),
+			"evaluation_criteria": w.items(rng, 4, "plan item"), "summary": w.words(rng, "summary")}
+	case providertest.AgentHypothesis:
+		id := "h-?"
+		if m := reNewID.FindStringSubmatch(prompt); m != nil {
+			id = m[1]
+		}
+		q := w.newQuality(rng, prompt)
+		title := research.Shorten(id+" "+w.words(rng, "title"), 100)
+		w.mu.Lock()
+		w.quality[title] = q
+		w.mu.Unlock()
+		v = map[string]any{"title": title, "statement": w.words(rng, "statement"), "rationale": w.words(rng, "rationale"),
+			"testable_predictions": w.items(rng, 3, "prediction")}
+	case providertest.AgentReview, providertest.AgentDeepVerification:
+		q := 0.0
+		if m := reReviewed.FindStringSubmatch(prompt); m != nil {
+			q = w.qualityOf(m[1])
+		}
+		mark := func() float64 { return math.Round(10*min(10, max(0, 5.5+1.2*q+rng.NormFloat64()))) / 10 }
+		scores := map[string]float64{"novelty": mark(), "plausibility": mark(), "testability": mark(), "safety": 9}
+		verdict := research.VerdictOf((scores["novelty"] + scores["plausibility"] + scores["testability"]) / 3)
+		r := map[string]any{"scores": scores, "critique": w.words(rng, "critique"), "verdict": verdict}
+		if t.Agent == providertest.AgentDeepVerification {
+			var as []map[string]string
+			for range 4 {
+				as = append(as, map[string]string{"text": w.words(rng, "title"), "verdict": "holds", "note": w.words(rng, "assumption")})
+			}
+			r["assumptions"] = as
+		}
+		v = r
+	case providertest.AgentComparison:
+		qs := map[string]float64{}
+		for _, m := range reSide.FindAllStringSubmatch(prompt, -1) {
+			qs[m[1]] = w.qualityOf(m[2])
+		}
+		winner := "B"
+		if rng.Float64() < 1/(1+math.Exp(-(qs["A"]-qs["B"]))) {
+			winner = "A"
+		}
+		v = map[string]any{"winner": winner, "reasoning": w.words(rng, "reasoning")}
+	case providertest.AgentMetaReview:
+		v = map[string]any{"critiques": w.items(rng, 4, "meta item"), "strengths": w.items(rng, 3, "meta item"),
+			"feedback": w.words(rng, "feedback"), "delegations": []any{}}
+	case providertest.AgentOverview:
+		var themes []map[string]any
+		for _, m := range reCluster.FindAllStringSubmatch(prompt, -1) {
+			themes = append(themes, map[string]any{"title": w.words(rng, "title"), "hypotheses": strings.Split(m[1], ", "), "note": w.words(rng, "theme note")})
+		}
+		v = map[string]any{"summary": w.words(rng, "overview"), "themes": append([]map[string]any{}, themes...),
+			"open_questions": w.items(rng, 4, "prediction"), "suggested_experiments": w.items(rng, 4, "prediction")}
+	default:
+		return t.Default
+	}
+	out, _ := json.Marshal(v)
+	return providertest.Reply{Text: string(out)}
+}
+
+// newQuality is a new hypothesis' hidden quality: drawn by the strategy, as the offline
+// simulator draws it, or from its parents by the kind of evolution.
+func (w *world) newQuality(rng *rand.Rand, prompt string) float64 {
+	if parents := reParent.FindAllStringSubmatch(prompt, -1); len(parents) > 0 {
+		var sum, best float64
+		best = math.Inf(-1)
+		for _, p := range parents {
+			q := w.qualityOf(p[1])
+			sum += q
+			best = max(best, q)
+		}
+		mean := sum / float64(len(parents))
+		kind := ""
+		if m := reKind.FindStringSubmatch(prompt); m != nil {
+			kind = m[1]
+		}
+		switch kind {
+		case "enhancement through grounding", "improvement of feasibility":
+			return mean + 0.15 + 0.4*rng.NormFloat64()
+		case "combination":
+			return best + 0.1 + 0.5*rng.NormFloat64()
+		case "simplification":
+			return mean + 0.3*rng.NormFloat64()
+		}
+		return mean + 0.8*rng.NormFloat64()
+	}
+	mean := 0.0
+	if m := reStrategy.FindStringSubmatch(prompt); m != nil && m[1] != "literature exploration" {
+		mean = 0.1
+	}
+	return mean + rng.NormFloat64()
+}
+
+func (w *world) qualityOf(title string) float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.quality[strings.TrimSpace(title)]
+}
+
+// rand is the world's randomness for one request: the same request, the same draws.
+func (w *world) rand(prompt string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(prompt))
+	return rand.New(rand.NewPCG(w.seed, h.Sum64()))
+}
+
+var worldVocabulary = strings.Fields(`the tau protein spreads between connected neurons through synaptic release
+	and uptake while microglia clear aggregates in a manner that depends on activity state and local inflammation
+	we propose that a mediator links these processes and that blocking it would slow propagation in vivo which
+	can be measured by imaging seeded aggregates in mice across weeks under controlled conditions with known risk`)
+
+func (w *world) words(rng *rand.Rand, field string) string {
+	n := worldWords[field]
+	out := make([]string, n)
+	for i := range out {
+		out[i] = worldVocabulary[rng.IntN(len(worldVocabulary))]
+	}
+	return strings.Join(out, " ")
+}
+
+func (w *world) items(rng *rand.Rand, n int, field string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = w.words(rng, field)
+	}
+	return out
+}
+
+// precision is the share of the session's top 10 that is in the true top 10 of its
+// competing hypotheses, by hidden quality.
+func (w *world) precision(v StateView) float64 {
+	var competing []string
+	for _, e := range v.Hypotheses {
+		if e.Excluded == "" {
+			competing = append(competing, e.Title)
+		}
+	}
+	if len(competing) < 10 {
+		return 0
+	}
+	session := competing[:10] // the ranking, best first
+	truth := slices.Clone(competing)
+	sort.SliceStable(truth, func(i, j int) bool { return w.qualityOf(truth[i]) > w.qualityOf(truth[j]) })
+	hit := 0
+	for _, t := range session {
+		if slices.Contains(truth[:10], t) {
+			hit++
+		}
+	}
+	return float64(hit) / 10
+}
