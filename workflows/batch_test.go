@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,53 @@ func TestTerminateCancelsTheBatch(t *testing.T) {
 	}
 	if !noted {
 		t.Error("the history does not say the batch was cancelled")
+	}
+}
+
+// TestCommandsWhileABatchWaits: a session waiting for a batch takes its commands: it
+// suspends, its goal is refined, it resumes, and it finishes. The batch's turns run with
+// what they asked (it is paid for); the refinement applies to the calls made after them.
+func TestCommandsWhileABatchWaits(t *testing.T) {
+	h, f := batchHarness(t, providertest.Options{BatchDelay: 2 * time.Hour})
+	req := goal(8)
+	req.Config.Provider, req.Config.Model, req.Config.Batch = "openai", "gpt-6-sol", true
+	var waiting *session.BatchWait
+	h.at(30*time.Minute, func() {
+		waiting = query[session.Progress](h, QueryProgress).Batch
+		h.mustUpdate(Suspend, nil)
+		h.mustUpdate(RefineGoal, map[string]string{"focus": "only in vivo evidence"})
+	})
+	h.at(5*time.Hour, func() {
+		if st := query[Status](h, QueryStatus); st.State != session.Suspended {
+			t.Errorf("5 hours in the session is %s; it was suspended", st.State)
+		}
+		h.mustUpdate(Resume, nil)
+	})
+	res := h.run(req)
+	if res.State != session.Completed || res.Hypotheses != 8 {
+		t.Fatalf("result %s with %d hypotheses (%s)", res.State, res.Hypotheses, res.StopReason)
+	}
+	if waiting == nil {
+		t.Fatal("the commands did not come while the session waited for a batch")
+	}
+	v := query[StateView](h, QueryState, Page{})
+	if st := f.Stats(); v.Usage.Batched != st.OpenAIBatch.Requests || v.Usage.Batched < 20 {
+		t.Errorf("%d of %d batched answers used", v.Usage.Batched, st.OpenAIBatch.Requests)
+	}
+	var refined, suspended bool
+	for _, e := range h.history() {
+		refined = refined || (e.Command == RefineGoal && e.Accepted != nil && *e.Accepted)
+		suspended = suspended || (e.Command == Suspend && e.Accepted != nil && *e.Accepted)
+	}
+	if !refined || !suspended {
+		t.Errorf("while the batch waited: suspend accepted %v, refinement accepted %v", suspended, refined)
+	}
+	// The turns after the batch carry the refinement.
+	var later bool
+	for _, s := range h.starts {
+		later = later || (s.activity == "Generate" && slices.Contains(s.input.Focus, "only in vivo evidence"))
+	}
+	if !later {
+		t.Error("no generation after the refinement carries its focus")
 	}
 }

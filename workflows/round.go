@@ -351,11 +351,15 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 	input := func(id, typ string) activities.ReviewInput {
 		return activities.ReviewInput{Turn: s.turnInput("review-" + id + "-" + typ), HypothesisID: id, Type: typ, Context: s.contextRef()}
 	}
+	// A batched turn runs with the input it was submitted with: what it asked is paid
+	// for, and a refinement meanwhile applies to the calls made after it.
+	inputs := make([]*activities.ReviewInput, len(ids)*len(types))
 	var turns []activities.BatchTurn
 	var agents []string
-	for i := range len(ids) * len(types) {
+	for i := range inputs {
 		if typ := types[i%len(types)]; s.batching(activities.AgentReflection, typ) {
 			in := input(ids[i/len(types)], typ)
+			inputs[i] = &in
 			turns, agents = append(turns, activities.BatchTurn{Review: &in}), append(agents, activities.AgentReflection)
 		}
 	}
@@ -367,7 +371,8 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 			return
 		}
 		in := input(id, typ)
-		if name != "" && s.batching(activities.AgentReflection, typ) {
+		if inputs[i] != nil && name != "" {
+			in = *inputs[i]
 			in.Batch = name
 		}
 		tools := s.toolsFor(activities.AgentReflection, typ)
@@ -442,12 +447,14 @@ func (s *supervisor) play(ctx workflow.Context, matches []tournament.Match) []st
 	winners := make([]string, len(matches))
 	// Single comparisons go out as one batch when the session batches; debates, a turn at
 	// a time, do not.
+	inputs := make([]*activities.CompareInput, len(matches))
 	var turns []activities.BatchTurn
 	var agents []string
 	if s.batching(activities.AgentRanking, "") {
-		for _, m := range matches {
+		for i, m := range matches {
 			if !m.Debate {
 				in := s.compareInput(m)
+				inputs[i] = &in
 				turns, agents = append(turns, activities.BatchTurn{Compare: &in}), append(agents, activities.AgentRanking)
 			}
 		}
@@ -458,7 +465,7 @@ func (s *supervisor) play(ctx workflow.Context, matches []tournament.Match) []st
 		if matches[i].Debate {
 			winners[i] = s.debate(ctx, matches[i])
 		} else {
-			winners[i] = s.compare(ctx, matches[i], name)
+			winners[i] = s.compare(ctx, matches[i], inputs[i], name)
 		}
 	})
 	return winners
@@ -468,14 +475,17 @@ func (s *supervisor) compareInput(m tournament.Match) activities.CompareInput {
 	return activities.CompareInput{Turn: s.turnInput(matchID(m)), A: m.A, B: m.B, Context: s.contextRef()}
 }
 
-// compare plays one single comparison; batch names the batch its request went out in, if
-// any.
-func (s *supervisor) compare(ctx workflow.Context, m tournament.Match, batch string) string {
+// compare plays one single comparison: with the input its request went out with in the
+// batch named batch, when it did, and otherwise with one made as it starts.
+func (s *supervisor) compare(ctx workflow.Context, m tournament.Match, submitted *activities.CompareInput, batch string) string {
 	if !s.mayStart(ctx) {
 		return ""
 	}
 	in := s.compareInput(m)
-	in.Batch = batch
+	if submitted != nil && batch != "" {
+		in = *submitted
+		in.Batch = batch
+	}
 	out, err := turn(ctx, s, activities.AgentRanking, fmt.Sprintf("match %s vs %s", m.A, m.B), in.Turn, m.A, a.Compare, in)
 	if err != nil {
 		return ""
