@@ -20,48 +20,47 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cosci-dev/cosci/internal/provider/providertest"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-// Real model providers, end to end: a worker process talks to a fake OpenAI server over
-// HTTP, exactly as it would to api.openai.com, with credentials from its environment.
+// Real model providers, end to end: a worker process talks to a fake OpenAI server
+// (internal/provider/providertest) over HTTP, exactly as it would to api.openai.com, with
+// credentials from its environment.
 
 // providerTurns are the activities that call a model (Proximity does not).
 var providerTurns = []string{"Plan", "Generate", "Evolve", "Review", "Compare", "Debate", "MetaReview", "Overview"}
 
 // TestSessionOnFakeOpenAI runs a whole session on the OpenAI provider: every agent's
-// answer comes from the fake, the session's usage is the fake's token counts summed and
-// priced from the worker's --prices file, and the key, which only the worker's environment
-// holds, reaches the fake in every request and appears nowhere else: not in the Temporal
+// answer comes from the fake (providertest), each agent's calls are as many as the fake
+// answered for it, the session's usage is the fake's token counts summed and priced from
+// the worker's --prices file, and the key, which only the worker's environment holds,
+// reaches the fake in every request and appears nowhere else: not in the Temporal
 // history, not in the session store, not in the worker's log.
 func TestSessionOnFakeOpenAI(t *testing.T) {
 	const (
-		secret   = "sk-test-SECRET-123"
-		model    = "fake-model"
-		embedder = "cosci-stand-in" // the fake embeds with simulator.Embed
+		secret = "sk-test-SECRET-123"
+		model  = "fake-model"
 		// USD per million tokens, from the worker's price file.
-		promptPrice, completionPrice = 1000.0, 3000.0
+		promptPrice, cachedPrice, completionPrice = 1000.0, 100.0, 3000.0
 	)
-	fake := newFakeOpenAI(t, secret, 0)
+	fake := providertest.Start(t, providertest.Options{OpenAIKey: secret})
 	prices := filepath.Join(t.TempDir(), "prices.json")
-	if err := os.WriteFile(prices, fmt.Appendf(nil, `{%q: {"prompt_per_mtok": %g, "completion_per_mtok": %g}}`, model, promptPrice, completionPrice), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The stand-in embedding's thresholds, as TestCalibrate finds them (BENCHMARKS.md).
-	thresholds := filepath.Join(t.TempDir(), "proximity.json")
-	if err := os.WriteFile(thresholds, fmt.Appendf(nil, `{%q: {"duplicate": 0.58, "cluster": 0.33, "theme": 0.3}}`, embedder), 0o644); err != nil {
+	if err := os.WriteFile(prices, fmt.Appendf(nil, `{%q: {"prompt_per_mtok": %g, "cached_per_mtok": %g, "completion_per_mtok": %g}}`,
+		model, promptPrice, cachedPrice, completionPrice), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	storeDir := t.TempDir()
-	w := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + secret, "OPENAI_BASE_URL=" + fake.baseURL()}, "--prices", prices, "--proximity-thresholds", thresholds)
+	w := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + secret, "OPENAI_BASE_URL=" + fake.OpenAIBaseURL()},
+		"--prices", prices, "--proximity-thresholds", standInThresholds(t))
 
 	id := newSessionID(t)
 	startSession(t, id, research.Request{
 		ResearchGoal: "Identify druggable mechanisms that slow tau propagation in early Alzheimer's disease",
-		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8, EmbeddingModel: embedder},
+		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8, EmbeddingModel: standInEmbedder},
 	})
 	res, err := result(id, 2*time.Minute)
 	if err != nil {
@@ -72,25 +71,60 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 	}
 
 	// Every agent spoke through the fake, with the worker's key and the session's model.
-	s := fake.stats()
-	t.Logf("the fake answered %d requests (%d prompt + %d completion tokens); agents %v; schemas %v",
-		s.answered, s.prompt, s.completion, s.agents, s.schemas)
-	for _, agent := range []string{"plan", "generation", "reflection", "comparison", "meta-review", "overview"} {
-		if s.agents[agent] == 0 {
-			t.Errorf("the fake never answered the %s agent; it answered %v", agent, s.agentsSeen())
+	s := fake.Stats()
+	view := mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 1})
+	requests := total(s.Requests)
+	t.Logf("the fake answered %d turns (%d input tokens, %d of them cached, %d output) and %d embeddings requests; agents %v; schemas %v",
+		s.OpenAI.Requests, s.OpenAI.Input, s.OpenAI.CacheRead, s.OpenAI.Output, s.Embeddings.Requests, s.Agents, s.Schemas)
+	for _, agent := range []string{providertest.AgentPlan, providertest.AgentHypothesis, providertest.AgentReview, providertest.AgentComparison,
+		providertest.AgentMetaReview, providertest.AgentOverview} {
+		if s.Agents[agent] == 0 {
+			t.Errorf("the fake never answered the %s agent; it answered %v", agent, s.Agents)
 		}
 	}
-	if s.authHeaders["Bearer "+secret] != s.requests || s.requests == 0 {
-		t.Errorf("the fake saw %d requests, %d of them with \"Authorization: Bearer <the worker's key>\"; want all", s.requests, s.authHeaders["Bearer "+secret])
+	if s.Agents[""] != 0 {
+		t.Errorf("the fake answered %d turns with no answer schema it knows", s.Agents[""])
 	}
-	if s.models[model]+s.models[embedder] != s.answered || s.models[embedder] == 0 {
-		t.Errorf("models asked for: %v; want %q in every chat request and %q in the embeddings requests", s.models, model, embedder)
+	// Each of the session's agents made its calls to the fake: as many as the fake answered
+	// of the schemas that agent asks for.
+	calls := map[string]int{}
+	for _, a := range view.Agents {
+		calls[a.Agent] = a.Usage.Requests
+	}
+	for _, c := range []struct{ agents, schemas []string }{
+		{[]string{"supervisor"}, []string{providertest.AgentPlan}},
+		{[]string{"generation", "evolution"}, []string{providertest.AgentHypothesis}},
+		{[]string{"reflection"}, []string{providertest.AgentReview, providertest.AgentDeepVerification}},
+		{[]string{"ranking"}, []string{providertest.AgentComparison, providertest.AgentAdvocate, providertest.AgentJudgement}},
+		{[]string{"meta-review"}, []string{providertest.AgentMetaReview, providertest.AgentOverview}},
+	} {
+		made, answered := 0, 0
+		for _, a := range c.agents {
+			made += calls[a]
+		}
+		for _, schema := range c.schemas {
+			answered += s.Agents[schema]
+		}
+		if made != answered || calls[c.agents[0]] == 0 {
+			t.Errorf("the session's %v made %d calls; the fake answered %d of %v", c.agents, made, answered, c.schemas)
+		}
+	}
+	if calls["proximity"] != s.Embeddings.Requests {
+		t.Errorf("the session's proximity agent made %d calls; the fake answered %d embeddings requests", calls["proximity"], s.Embeddings.Requests)
+	}
+	if s.Keys["Bearer "+secret] != requests || requests == 0 || s.Unauthorized != 0 {
+		t.Errorf("the fake saw %d requests, %d of them with \"Authorization: Bearer <the worker's key>\", %d refused; want all with the key",
+			requests, s.Keys["Bearer "+secret], s.Unauthorized)
+	}
+	if s.Models[model] != s.OpenAI.Requests || s.Models[standInEmbedder] != s.Embeddings.Requests || s.Embeddings.Requests == 0 || len(s.Models) != 2 {
+		t.Errorf("models asked for: %v; want %q in every chat request (%d) and %q in the embeddings requests (%d)",
+			s.Models, model, s.OpenAI.Requests, standInEmbedder, s.Embeddings.Requests)
 	}
 	// The proximity agent embedded every hypothesis, each once, and kept the vectors.
-	if s.embedded != 8 {
-		t.Errorf("the fake embedded %d texts; want the 8 hypotheses, once each", s.embedded)
+	if s.Embeddings.Texts != 8 || len(s.Embeddings.PerText) != 8 {
+		t.Errorf("the fake embedded %d texts (%d distinct); want the 8 hypotheses, once each", s.Embeddings.Texts, len(s.Embeddings.PerText))
 	}
-	for text, n := range s.texts {
+	for text, n := range s.Embeddings.PerText {
 		if n != 1 {
 			t.Errorf("the fake embedded %q %d times", research.Shorten(text, 60), n)
 		}
@@ -103,26 +137,29 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 	for _, e := range mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 50}).Hypotheses {
 		ids = append(ids, e.ID)
 	}
-	if vecs, err := st.Embeddings(t.Context(), id, embedder, ids); err != nil || len(vecs) != 8 {
+	if vecs, err := st.Embeddings(t.Context(), id, standInEmbedder, ids); err != nil || len(vecs) != 8 {
 		t.Errorf("the store holds %d embeddings (%v); want the 8 hypotheses'", len(vecs), err)
 	}
 	st.Close()
 
 	// The session's usage is the fake's usage blocks summed, priced from --prices.
-	view := mustQuery[workflows.StateView](t, id, workflows.QueryState, workflows.Page{Limit: 1})
-	if view.Usage.PromptTokens != s.prompt || view.Usage.CompletionTokens != s.completion || view.Usage.Requests != s.answered {
-		t.Errorf("the session's usage is %+v; want the fake's %d prompt and %d completion tokens over %d requests",
-			view.Usage, s.prompt, s.completion, s.answered)
+	prompt := s.OpenAI.Input + s.Embeddings.Tokens
+	if view.Usage.PromptTokens != prompt || view.Usage.CachedTokens != s.OpenAI.CacheRead || view.Usage.CompletionTokens != s.OpenAI.Output ||
+		view.Usage.Requests != s.OpenAI.Requests+s.Embeddings.Requests || view.Usage.Batched != 0 {
+		t.Errorf("the session's usage is %+v; want the fake's %d prompt tokens (%d cached) and %d completion tokens over %d requests",
+			view.Usage, prompt, s.OpenAI.CacheRead, s.OpenAI.Output, s.OpenAI.Requests+s.Embeddings.Requests)
 	}
-	// The stand-in embedding model has no price: its tokens cost nothing.
-	wantCost := (float64(s.prompt-s.embedTokens)*promptPrice + float64(s.completion)*completionPrice) / 1e6
+	// The stand-in embedding model has no price: its tokens cost nothing. (The cached
+	// tokens are 0 here: a session this small sends no prompt of the 1,024 tokens OpenAI
+	// caches at least; their price is in the sum all the same.)
+	wantCost := (float64(s.OpenAI.Input-s.OpenAI.CacheRead)*promptPrice + float64(s.OpenAI.CacheRead)*cachedPrice + float64(s.OpenAI.Output)*completionPrice) / 1e6
 	if math.Abs(view.Usage.CostUSD-wantCost) > 1e-6*wantCost {
 		t.Errorf("the session's cost is $%.6f; want $%.6f from the worker's price file", view.Usage.CostUSD, wantCost)
 	}
-	if res.Usage.Tokens() != s.prompt+s.completion {
-		t.Errorf("the result's usage is %+v; want %d tokens", res.Usage, s.prompt+s.completion)
+	if res.Usage.Tokens() != prompt+s.OpenAI.Output {
+		t.Errorf("the result's usage is %+v; want %d tokens", res.Usage, prompt+s.OpenAI.Output)
 	}
-	tokens := fmt.Sprintf("WorkflowId='%s' AND %s = %d", id, workflows.AttrTotalTokens, s.prompt+s.completion)
+	tokens := fmt.Sprintf("WorkflowId='%s' AND %s = %d", id, workflows.AttrTotalTokens, prompt+s.OpenAI.Output)
 	eventually(t, 30*time.Second, "visibility to list the session by "+tokens, func() (bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -156,9 +193,9 @@ func TestAuthFailureSuspends(t *testing.T) {
 		good  = "sk-test-GOOD-456"
 		wrong = "sk-test-WRONG-789"
 	)
-	fake := newFakeOpenAI(t, good, 0)
+	fake := providertest.Start(t, providertest.Options{OpenAIKey: good})
 	storeDir := t.TempDir()
-	bad := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + wrong, "OPENAI_BASE_URL=" + fake.baseURL()})
+	bad := startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + wrong, "OPENAI_BASE_URL=" + fake.OpenAIBaseURL()})
 
 	id := newSessionID(t)
 	startSession(t, id, research.Request{
@@ -200,17 +237,20 @@ func TestAuthFailureSuspends(t *testing.T) {
 			}
 		}
 	}
-	s := fake.stats()
-	t.Logf("%d provider turn(s) before the suspension, %d request(s) to the fake", turns, s.requests)
-	if turns == 0 || failed != turns || s.requests != turns || s.unauthorized != turns {
-		t.Errorf("%d provider turns scheduled, %d failed; the fake saw %d requests, %d refused; want one refused request per turn, every turn failed",
-			turns, failed, s.requests, s.unauthorized)
+	s := fake.Stats()
+	requests := total(s.Requests)
+	t.Logf("%d provider turn(s) before the suspension, %d request(s) to the fake (%v)", turns, requests, s.Requests)
+	if turns == 0 || failed != turns || requests != turns || s.Unauthorized != turns || s.Keys["Bearer "+wrong] != turns ||
+		s.Requests["POST /v1/chat/completions"] != turns || s.OpenAI.Requests != 0 {
+		t.Errorf("%d provider turns scheduled, %d failed; the fake saw %d requests (%v), %d refused, %d with the wrong key, answered %d; "+
+			"want one refused chat request per turn, every turn failed",
+			turns, failed, requests, s.Requests, s.Unauthorized, s.Keys["Bearer "+wrong], s.OpenAI.Requests)
 	}
 	checkHistoryFree(t, events, wrong, "fake-model")
 
 	// Fix the key, restart the worker, resume: the session goes on to the end.
 	bad.Stop(t)
-	startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + good, "OPENAI_BASE_URL=" + fake.baseURL()})
+	startWorkerEnv(t, storeDir, []string{"OPENAI_API_KEY=" + good, "OPENAI_BASE_URL=" + fake.OpenAIBaseURL()})
 	if st, err := update(id, workflows.Resume, "resume-after-key-fix", map[string]string{}); err != nil || st.State != session.Active {
 		t.Fatalf("resume: %+v, %v; want the session active", st, err)
 	}
@@ -221,8 +261,11 @@ func TestAuthFailureSuspends(t *testing.T) {
 	if res.State != session.Completed || res.Hypotheses != 4 {
 		t.Errorf("result after the resume: state %q, %d hypotheses (%s); want completed with 4", res.State, res.Hypotheses, res.StopReason)
 	}
-	if s := fake.stats(); s.answered == 0 || s.authHeaders["Bearer "+good] != s.answered {
-		t.Errorf("after the fix the fake answered %d requests, %d with the good key", s.answered, s.authHeaders["Bearer "+good])
+	after := fake.Stats()
+	answered := after.OpenAI.Requests + after.Embeddings.Requests
+	if after.OpenAI.Requests == 0 || after.Keys["Bearer "+good] != answered || total(after.Requests) != answered+turns || after.Unauthorized != turns {
+		t.Errorf("after the fix the fake answered %d requests, %d with the good key, and saw %d in all, %d refused; want every new request answered, with the good key",
+			answered, after.Keys["Bearer "+good], total(after.Requests), after.Unauthorized)
 	}
 }
 
@@ -234,8 +277,8 @@ func TestSlots(t *testing.T) {
 		slots    = 2
 		sessions = 20
 	)
-	fake := newFakeOpenAI(t, key, slotsDelay)
-	startWorkerEnv(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + fake.baseURL()}, "--slots", fmt.Sprint(slots))
+	fake := providertest.Start(t, providertest.Options{OpenAIKey: key, Latency: slotsDelay})
+	startWorkerEnv(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + fake.OpenAIBaseURL()}, "--slots", fmt.Sprint(slots))
 
 	began := time.Now()
 	ids := make([]string, sessions)
@@ -269,15 +312,14 @@ func TestSlots(t *testing.T) {
 			}
 		}
 	}
-	s := fake.stats()
-	most := fake.maxInFlight.Load()
+	s := fake.Stats()
 	t.Logf("%d sessions, %d turns of %s each through %d slots in %s; at most %d requests in flight",
-		sessions, s.answered, slotsDelay, slots, took.Round(time.Millisecond), most)
-	if most > slots {
-		t.Errorf("the fake saw %d requests at once; want at most --slots %d", most, slots)
+		sessions, s.OpenAI.Requests, slotsDelay, slots, took.Round(time.Millisecond), s.MaxInFlight)
+	if s.MaxInFlight > slots {
+		t.Errorf("the fake saw %d requests at once; want at most --slots %d", s.MaxInFlight, slots)
 	}
-	if most < slots {
-		t.Errorf("the fake never saw more than %d request at once; want the %d slots used", most, slots)
+	if s.MaxInFlight < slots {
+		t.Errorf("the fake never saw more than %d request at once; want the %d slots used", s.MaxInFlight, slots)
 	}
 }
 
@@ -285,6 +327,31 @@ func TestSlots(t *testing.T) {
 // queue for the slots (20 sessions want turns at once), short enough that their ~420
 // turns through 2 slots take well under a minute (at 300 ms they take 75 s).
 const slotsDelay = 100 * time.Millisecond
+
+// standInEmbedder is the embedding model a session names for the fake provider's
+// embeddings, which are simulator.Embed's stand-in vectors.
+const standInEmbedder = "cosci-stand-in"
+
+// standInThresholds writes the stand-in embedding's proximity thresholds, as TestCalibrate
+// finds them (BENCHMARKS.md), for a worker's --proximity-thresholds: with the thresholds
+// of a real model the fake's hypotheses might pass for near-duplicates.
+func standInThresholds(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "proximity.json")
+	if err := os.WriteFile(path, fmt.Appendf(nil, `{%q: {"duplicate": 0.58, "cluster": 0.33, "theme": 0.3}}`, standInEmbedder), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// total is the sum of a counter's values.
+func total(counts map[string]int) int {
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return n
+}
 
 // checkHistoryFree fails the test if secret appears in any event of a workflow history:
 // in its JSON form (protojson, what `temporal workflow show --output json` prints) or in
