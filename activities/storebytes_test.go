@@ -32,7 +32,10 @@ import (
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-var storeHypotheses = flag.Int("store.hypotheses", 800, "hypotheses of BenchmarkStoreBytes' session")
+var (
+	storeHypotheses = flag.Int("store.hypotheses", 800, "hypotheses of BenchmarkStoreBytes' session")
+	storeStudy      = flag.Bool("store.study", false, "BenchmarkStoreBytes/dir also weighs other ways to keep the session's prompts and other compressors (storestudy_test.go)")
+)
 
 // BenchmarkStoreBytes runs one session to -store.hypotheses hypotheses (800) in the
 // workflow test environment, with the real activities and the offline model, on each
@@ -61,6 +64,9 @@ func BenchmarkStoreBytes(b *testing.B) {
 		kinds, blocks := dirBytes(b, root)
 		report(b, kinds, *storeHypotheses)
 		b.ReportMetric(float64(blocks)/float64(*storeHypotheses), "disk-B/hypothesis")
+		if *storeStudy {
+			study(b, root, *storeHypotheses)
+		}
 	})
 	b.Run("postgres", func(b *testing.B) {
 		pg, err := pgtest.Start("")
