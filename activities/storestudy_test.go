@@ -8,8 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +33,50 @@ func study(b *testing.B, root string, hypotheses int) {
 	turns, records := sessionRecords(b, root)
 	splits(b, turns, hypotheses)
 	codecs(b, records)
+	others(b, root, hypotheses)
+}
+
+// others weighs what compressing the records the store keeps plain would save: each file
+// once, by kind, compressed with zstd level 3.
+func others(b *testing.B, root string, hypotheses int) {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true))
+	plain, packed := map[string]int{}, map[string]int{}
+	seen := map[uint64]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if ino := info.Sys().(*syscall.Stat_t).Ino; seen[ino] {
+			return nil
+		} else {
+			seen[ino] = true
+		}
+		rel, _ := filepath.Rel(root, path)
+		kind := strings.Split(filepath.ToSlash(rel), "/")[1]
+		if kind == "turns" || kind == "pieces" || kind == "checkpoints" {
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		plain[kind] += len(raw)
+		packed[kind] += len(enc.EncodeAll(raw, nil))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines []string
+	for _, kind := range slices.Sorted(maps.Keys(plain)) {
+		lines = append(lines, fmt.Sprintf("%-18s %9d B plain, %9d B compressed: %7.1f B/hypothesis saved",
+			kind, plain[kind], packed[kind], float64(plain[kind]-packed[kind])/float64(hypotheses)))
+	}
+	b.Logf("the records kept plain, if they were compressed:\n%s", strings.Join(lines, "\n"))
 }
 
 // storedTurn is a turn as the study reads it back: its prompt, and the rest of its record.

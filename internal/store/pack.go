@@ -30,9 +30,9 @@ const maxPlain = 1 << 30
 var (
 	// The frames carry a checksum of their content, so a garbled record is refused, not
 	// read back as other text. Level SpeedDefault (zstd's level 3) keeps a session's turn
-	// records as small as the next level does, and its checkpoints 8% larger, in two thirds of the
-	// time (BENCHMARKS.md). Four records compress at once at most, which bounds the
-	// encoders' memory; each takes microseconds.
+	// records as small as the next level (7) does, and its checkpoints 8% larger, in two
+	// thirds of the time (BENCHMARKS.md). Four records compress at once at most, which
+	// bounds the encoders' memory; each takes microseconds.
 	encoder = must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(4)))
 	decoder = must(zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxPlain), zstd.WithDecoderConcurrency(4)))
 )
