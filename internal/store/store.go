@@ -7,7 +7,8 @@
 // contract tests (store_test.go):
 //
 //   - Dir, a directory on local disk (the embedded default, `make demo`): one directory per
-//     session, one file per record, readable with any tool;
+//     session, one file per record, readable with any tool (the compressed ones with
+//     `zstd -dc`);
 //   - Postgres, a PostgreSQL database (production): any worker host reads what another
 //     wrote, so a host may die or lose its disk and its sessions carry on elsewhere.
 //
@@ -33,10 +34,10 @@
 // (see pack.go); the other records are indented JSON or text, as a person reads them.
 // Records written before the store compressed anything read as before.
 //
-// Hypotheses, reviews, turns, checkpoints, the plan, meta-reviews and the overview are
-// written once: activities are retried, and a retry must never change what an earlier
-// attempt stored, so a second Put of the same key keeps the first record and returns nil,
-// even when two writers race. A debate's transcript grows turn by turn, so it is replaced;
+// Hypotheses, reviews, turns and their pieces, checkpoints, the plan, meta-reviews and the
+// overview are written once: activities are retried, and a retry must never change what an
+// earlier attempt stored, so a second Put of the same key keeps the first record and
+// returns nil, even when two writers race. A debate's transcript grows turn by turn, so it is replaced;
 // so are the report artefacts. A checkpoint, the events before it and the session's index
 // row are committed together.
 //
