@@ -94,7 +94,7 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
-	./internal/store:FuzzRecord \
+	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \
 	./internal/tournament:FuzzResult \
 	./internal/library:FuzzBibTeX ./internal/library:FuzzRIS \
 	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX

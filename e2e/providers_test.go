@@ -58,8 +58,9 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 		"--prices", prices, "--proximity-thresholds", standInThresholds(t))
 
 	id := newSessionID(t)
+	const goal = "Identify druggable mechanisms that slow tau propagation in early Alzheimer's disease"
 	startSession(t, id, research.Request{
-		ResearchGoal: "Identify druggable mechanisms that slow tau propagation in early Alzheimer's disease",
+		ResearchGoal: goal,
 		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8, EmbeddingModel: standInEmbedder},
 	})
 	res, err := result(id, 2*time.Minute)
@@ -170,7 +171,7 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 	// The key is nowhere but in the worker's environment and the requests to the fake.
 	events := temporalHistory(t, id)
 	checkHistoryFree(t, events, secret, model)
-	checkFilesFree(t, storeDir, secret)
+	checkFilesFree(t, storeDir, secret, goal)
 	w.Stop(t)
 	logText, err := os.ReadFile(w.log)
 	if err != nil {
@@ -383,28 +384,41 @@ func checkHistoryFree(t *testing.T, events []*historypb.HistoryEvent, secret, pr
 	}
 }
 
-// checkFilesFree fails the test if secret appears in any file under dir.
-func checkFilesFree(t *testing.T, dir, secret string) {
+// checkFilesFree fails the test if secret appears in any file under dir, as it is or
+// decompressed: the store compresses turns, checkpoints and the pieces of prompts, where a
+// scan of the bytes on disk would find nothing whatever they held. present (the session's
+// goal, in its prompts and checkpoints) must be found in a compressed file, or the scan
+// proves nothing.
+func checkFilesFree(t *testing.T, dir, secret, present string) {
 	t.Helper()
-	files := 0
+	files, compressed, seen := 0, 0, false
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(path)
+		raw, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
+		b, err := store.Plain(raw)
+		if err != nil {
+			t.Errorf("store file %s: %v", path, err)
+			return nil
+		}
 		files++
-		if bytes.Contains(b, []byte(secret)) {
+		if bytes.Contains(raw, []byte(secret)) || bytes.Contains(b, []byte(secret)) {
 			t.Errorf("store file %s contains the key", path)
+		}
+		if !bytes.Equal(b, raw) {
+			compressed++
+			seen = seen || bytes.Contains(b, []byte(present))
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files == 0 {
-		t.Errorf("the store %s holds no files", dir)
+	if files == 0 || compressed == 0 || !seen {
+		t.Errorf("the store %s holds %d files, %d of them compressed, %q found in one of those %v: the search for the key cannot be trusted", dir, files, compressed, present, seen)
 	}
 }

@@ -72,8 +72,15 @@ func testIncrementalCheckpoints(t *testing.T, s *Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !compressed(raw) {
+			t.Errorf("checkpoint %d is stored uncompressed", seq)
+		}
+		plain, err := unpack(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var rec storedCheckpoint
-		if err := json.Unmarshal(raw, &rec); err != nil {
+		if err := json.Unmarshal(plain, &rec); err != nil {
 			t.Fatal(err)
 		}
 		if rec.Base > 0 {
@@ -82,8 +89,9 @@ func testIncrementalCheckpoints(t *testing.T, s *Store) {
 			chain = 0
 		}
 		longest = max(longest, chain)
-		full, _ := encode("", got)
-		stored, asWhole = stored+len(raw), asWhole+len(full)
+		// Weighed by their JSON: compression would hide whole copies.
+		full, _ := json.Marshal(got)
+		stored, asWhole = stored+len(plain), asWhole+len(full)
 	}
 	if longest >= maxCheckpointChain {
 		t.Errorf("a chain of %d stored changes; at most %d before a whole checkpoint", longest, maxCheckpointChain-1)
@@ -92,7 +100,7 @@ func testIncrementalCheckpoints(t *testing.T, s *Store) {
 		t.Errorf("the store keeps %d bytes of checkpoints, more than a fifth of the %d bytes of whole ones", stored, asWhole)
 	}
 	// Linear: at most about twice the changes plus the whole checkpoints they add up to.
-	last, _ := encode("", all[checkpoints-1])
+	last, _ := json.Marshal(all[checkpoints-1])
 	if stored > 4*len(last) {
 		t.Errorf("the store keeps %d bytes for a session whose last whole checkpoint is %d bytes; want at most 4 times that", stored, len(last))
 	}
@@ -102,8 +110,9 @@ func testIncrementalCheckpoints(t *testing.T, s *Store) {
 // BenchmarkSessionBytes writes the checkpoints of sessions that grow to 1,000, 2,500 and
 // 5,000 hypotheses the way a round does (20 new, 60 re-rated, 40 pairs and 100
 // similarities each) and reports the bytes their checkpoint records hold per hypothesis,
-// against the bytes every checkpoint would take whole. A flat figure across the sizes is
-// growth linear in the hypotheses. One iteration is one session.
+// against the bytes every checkpoint would take whole, as JSON; and the JSON the stored
+// records hold before compression. A flat figure across the sizes is growth linear in the
+// hypotheses. One iteration is one session.
 func BenchmarkSessionBytes(b *testing.B) {
 	for _, hypotheses := range []int{1000, 2500, 5000} {
 		b.Run(fmt.Sprint(hypotheses), func(b *testing.B) { benchmarkSessionBytes(b, hypotheses) })
@@ -113,11 +122,11 @@ func BenchmarkSessionBytes(b *testing.B) {
 func benchmarkSessionBytes(b *testing.B, hypotheses int) {
 	const perRound, rerated = 20, 60
 	eachStoreB(b, func(b *testing.B, s *Store) {
-		var stored, asWhole int
+		var stored, plain, asWhole int
 		for i := 0; b.Loop(); i++ {
 			sid := fmt.Sprintf("grow-%d", i)
 			var whole session.Snapshot
-			stored, asWhole = 0, 0
+			stored, plain, asWhole = 0, 0, 0
 			for seq := 1; seq*perRound <= hypotheses; seq++ {
 				n := seq * perRound
 				delta := bigSnapshot(sid, seq, 0)
@@ -150,9 +159,15 @@ func benchmarkSessionBytes(b *testing.B, hypotheses int) {
 					b.Fatal(err)
 				}
 				stored += len(raw)
+				js, err := unpack(raw)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plain += len(js)
 			}
 		}
 		b.ReportMetric(float64(stored)/float64(hypotheses), "stored-B/hypothesis")
+		b.ReportMetric(float64(plain)/float64(hypotheses), "json-B/hypothesis")
 		b.ReportMetric(float64(asWhole)/float64(hypotheses), "whole-B/hypothesis")
 	})
 }

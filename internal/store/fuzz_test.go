@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,6 +134,75 @@ func FuzzEventLog(f *testing.F) {
 	})
 }
 
+// FuzzTurn: a turn record and a piece of its prompt as the store reads them back,
+// whatever happened to either (truncated, garbled, edited by hand, another record put in
+// its place), give the turn with its prompt as written, or a *DamagedError naming the
+// session and the turn record; never a turn not found (the record is there), a panic or a
+// hang. The fuzzer writes the turn record and the piece of the prompt's first paragraph.
+func FuzzTurn(f *testing.F) {
+	ctx := context.Background()
+	prompt := matchPrompt(1, 1, 2)
+	parts, pieces := splitPrompt(prompt)
+	rec, err := json.Marshal(storedTurn{Turn: Turn{ID: "t1", Agent: "ranking", Result: json.RawMessage(`{}`)}, Parts: parts})
+	if err != nil {
+		f.Fatal(err)
+	}
+	first := parts[0].Piece
+	piece := encodePiece(pieces[first])
+	old, err := encode("", Turn{ID: "t1", Prompt: prompt})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range [][]byte{rec, pack(rec), pack(rec)[:len(pack(rec))/2], old, []byte(`{"prompt_parts": [{"piece": "00000000000000000000000000000000"}]}`), []byte(`{"prompt": "p", "prompt_parts": []}`), []byte("null"), {}} {
+		for _, p := range [][]byte{piece, []byte(pieces[first]), piece[:len(piece)-1], pack(nil), {}} {
+			f.Add(r, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, record, piece []byte) {
+		st := New(&memory{}, "memory")
+		for d, text := range pieces {
+			if err := st.b.Put(ctx, "s-1", pieceKey(d), encodePiece(text), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.b.Put(ctx, "s-1", pieceKey(first), piece, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.b.Put(ctx, "s-1", "turns/t1.json", record, false); err != nil {
+			t.Fatal(err)
+		}
+		got, found, err := st.Turn(ctx, "s-1", "t1")
+		var damaged *DamagedError
+		switch {
+		case err != nil && (!errors.As(err, &damaged) || damaged.SessionID != "s-1" || damaged.Record != st.Where("s-1", "turns/t1.json")):
+			t.Fatalf("record %q, piece %q: error %v (%T) is not a *DamagedError naming the session and the turn record", record, piece, err, err)
+		case err == nil && !found:
+			t.Fatalf("record %q, piece %q: the turn reads as not found", record, piece)
+		case err == nil && bytes.Equal(record, rec) && got.Prompt != prompt:
+			// The sound record reads its pieces: the first one, whatever was put in its place,
+			// reads as written or not at all.
+			t.Fatalf("piece %q: the prompt reads back as %q", piece, got.Prompt)
+		}
+	})
+}
+
+// FuzzPrompt: any prompt a turn is stored with reads back byte for byte.
+func FuzzPrompt(f *testing.F) {
+	for _, p := range []string{"", "\n\n", matchPrompt(1, 1, 2), "\xff\n\n" + strings.Repeat("x", minPiece), zstdMagic + "\n\n\n"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, prompt string) {
+		st := New(&memory{}, "memory")
+		if err := st.PutTurn(context.Background(), "s-1", Turn{ID: "t1", Prompt: prompt}); err != nil {
+			t.Fatal(err)
+		}
+		got, found, err := st.Turn(context.Background(), "s-1", "t1")
+		if err != nil || !found || got.Prompt != prompt {
+			t.Fatalf("prompt %q reads back as %q (found %v, %v)", prompt, got.Prompt, found, err)
+		}
+	})
+}
+
 // FuzzRecord: every other record of a session as the store reads it back (a hypothesis, a
 // review, a turn, the plan, a debate, a meta-review, the overview), whatever was done to it,
 // is read or refused with a *DamagedError naming the session and the record; never a
@@ -167,6 +237,9 @@ func FuzzRecord(f *testing.F) {
 		f.Add(uint8(i), good)
 		f.Add(uint8(i), good[:len(good)/2])
 		f.Add(uint8(i), []byte("null"))
+		// Any record may be compressed (turns and checkpoints are).
+		f.Add(uint8(i), pack(good))
+		f.Add(uint8(i), pack(good)[:len(pack(good))-3])
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, raw []byte) {
 		k := kinds[int(kind)%len(kinds)]

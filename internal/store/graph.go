@@ -139,7 +139,7 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 			keys = append(keys, k)
 		}
 	}
-	if err := s.b.Copy(ctx, src, dst, keys); err != nil {
+	if err := s.copyRecords(ctx, src, dst, keys); err != nil {
 		return snap, fmt.Errorf("store: branch %q from checkpoint %d of %q: %w", dst, snap.Seq, src, err)
 	}
 	return snap, nil
@@ -160,7 +160,7 @@ func (s *Store) ImportHypothesis(ctx context.Context, src, srcID, dst, dstID str
 	}
 	// The sources it cites come along, before it does: a hypothesis in dst finds them.
 	if keys := sourceKeys(h); len(keys) > 0 {
-		if err := s.b.Copy(ctx, src, dst, keys); err != nil {
+		if err := s.copyRecords(ctx, src, dst, keys); err != nil {
 			return research.Hypothesis{}, fmt.Errorf("store: import %s of %q into %q: %w", srcID, src, dst, err)
 		}
 	}

@@ -178,6 +178,28 @@ func (p *Postgres) Get(ctx context.Context, sessionID, key string) ([]byte, erro
 	return data, nil
 }
 
+// GetMany reads several records of a session in one query: the pieces of a turn's
+// prompt. A missing record is absent from the map.
+func (p *Postgres) GetMany(ctx context.Context, sessionID string, keys []string) (map[string][]byte, error) {
+	rows, err := p.pool.Query(ctx, `SELECT key, data FROM cosci_records WHERE session_id = $1 AND key = ANY($2)`, sessionID, keys)
+	if err != nil {
+		return nil, fmt.Errorf("store: read %d records of session %s in %s: %w", len(keys), sessionID, p.location, err)
+	}
+	found := make(map[string][]byte, len(keys))
+	var (
+		key  string
+		data []byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&key, &data}, func() error {
+		found[key] = data
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read %d records of session %s in %s: %w", len(keys), sessionID, p.location, err)
+	}
+	return found, nil
+}
+
 // List lists the keys directly under dir.
 func (p *Postgres) List(ctx context.Context, sessionID, dir string) ([]string, error) {
 	rows, err := p.pool.Query(ctx, `

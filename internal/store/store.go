@@ -7,7 +7,8 @@
 // contract tests (store_test.go):
 //
 //   - Dir, a directory on local disk (the embedded default, `make demo`): one directory per
-//     session, one file per record, readable with any tool;
+//     session, one file per record, readable with any tool (the compressed ones with
+//     `zstd -dc`);
 //   - Postgres, a PostgreSQL database (production): any worker host reads what another
 //     wrote, so a host may die or lose its disk and its sessions carry on elsewhere.
 //
@@ -17,8 +18,9 @@
 //
 //	hypotheses/<hypothesis id>.json
 //	reviews/<hypothesis id>/<review type>-<n>.json
-//	turns/<turn id>.json
-//	checkpoints/000001.json
+//	turns/<turn id>.json (compressed, its prompt in pieces)
+//	pieces/<digest> (paragraphs of the prompts, each once: see pieces.go)
+//	checkpoints/000001.json (compressed)
 //	plan.json, overview.json, archived.json
 //	debates/<debate id>.json
 //	metareviews/0001.json
@@ -28,10 +30,14 @@
 // plus the session's event log and its row in the session index (Sessions). Ids may hold
 // any character; each is escaped into a single key segment.
 //
-// Hypotheses, reviews, turns, checkpoints, the plan, meta-reviews and the overview are
-// written once: activities are retried, and a retry must never change what an earlier
-// attempt stored, so a second Put of the same key keeps the first record and returns nil,
-// even when two writers race. A debate's transcript grows turn by turn, so it is replaced;
+// Turns and checkpoints, most of a session's bytes, are Zstandard frames of compact JSON
+// (see pack.go); the other records are indented JSON or text, as a person reads them.
+// Records written before the store compressed anything read as before.
+//
+// Hypotheses, reviews, turns and their pieces, checkpoints, the plan, meta-reviews and the
+// overview are written once: activities are retried, and a retry must never change what an
+// earlier attempt stored, so a second Put of the same key keeps the first record and
+// returns nil, even when two writers race. A debate's transcript grows turn by turn, so it is replaced;
 // so are the report artefacts. A checkpoint, the events before it and the session's index
 // row are committed together.
 //
@@ -115,6 +121,7 @@ type Store struct {
 	b        Backend
 	location string // for messages, without a password
 	latest   latest
+	pieces   pieceSet
 }
 
 // Open opens the store at location: a postgres:// (or postgresql://) URL, or a directory,
@@ -210,6 +217,9 @@ func (s *Store) get(ctx context.Context, sessionID, key, what string, v any) err
 	}
 	if err != nil {
 		return err
+	}
+	if b, err = unpack(b); err != nil {
+		return &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, key), Problem: err.Error()}
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, key), Problem: "not a valid record: " + err.Error()}
@@ -368,12 +378,24 @@ type Turn struct {
 
 // PutTurn stores a finished turn under t.ID. If the session already holds that turn,
 // PutTurn keeps it and returns nil.
+//
+// The record is compressed, and its prompt is kept in pieces (see pieces.go), each
+// paragraph once per session however many prompts repeat it; the pieces are written first,
+// so a turn record is never without them. Turn reads it back as it was, byte for byte.
 func (s *Store) PutTurn(ctx context.Context, sessionID string, t Turn) error {
 	k, err := key(sessionID, turnsDir, ".json", "turn id", t.ID)
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, sessionID, k, t, true)
+	parts, pieces := splitPrompt(t.Prompt)
+	data, err := encodeCompact(k, storedTurn{Turn: t, Parts: parts})
+	if err != nil {
+		return err
+	}
+	if err := s.putPieces(ctx, sessionID, pieces); err != nil {
+		return err
+	}
+	return s.b.Put(ctx, sessionID, k, data, true)
 }
 
 // Turn returns a stored turn. found is false, with a nil error, if there is none.
@@ -382,11 +404,23 @@ func (s *Store) Turn(ctx context.Context, sessionID, turnID string) (t Turn, fou
 	if err != nil {
 		return t, false, err
 	}
-	if err := s.get(ctx, sessionID, k, "turn", &t); err != nil {
+	var rec storedTurn
+	if err := s.get(ctx, sessionID, k, "turn", &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Turn{}, false, nil
 		}
 		return Turn{}, false, err
+	}
+	t = rec.Turn
+	switch {
+	case rec.Prompt != nil && rec.Parts != nil:
+		return Turn{}, false, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, k), Problem: "it holds its prompt both whole and in parts"}
+	case rec.Prompt != nil: // written whole, before prompts were split
+		t.Prompt = *rec.Prompt
+	default:
+		if t.Prompt, err = s.prompt(ctx, sessionID, k, rec.Parts); err != nil {
+			return Turn{}, false, err
+		}
 	}
 	return t, true, nil
 }
@@ -429,16 +463,16 @@ func (s *Store) PutCheckpointOver(ctx context.Context, base int, snap session.Sn
 			return "", fmt.Errorf("store: checkpoint %d builds on checkpoint %d: %w", snap.Seq, base, err)
 		}
 		whole = session.Merge(prev, snap)
-		changes, err := encode(k, snap)
+		changes, err := json.Marshal(snap) // as the record holds it, before compression
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("store: encode checkpoint %d: %w", snap.Seq, err)
 		}
 		rec = storedCheckpoint{Base: base, Links: chain.Links + 1, ChainBytes: chain.ChainBytes + len(changes), WholeBytes: chain.WholeBytes, Snapshot: snap}
 		if rec.Links >= maxCheckpointChain || rec.ChainBytes > rec.WholeBytes {
 			rec = storedCheckpoint{Snapshot: whole}
 		}
 	}
-	data, err := encode(k, rec)
+	data, err := encodeCompact(k, rec)
 	if err != nil {
 		return "", err
 	}
@@ -483,12 +517,17 @@ func (s *Store) checkpoint(ctx context.Context, sessionID string, seq int, whole
 	if err != nil {
 		return session.Snapshot{}, rec, err
 	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
+	plain, err := unpack(raw)
+	if err != nil {
+		return session.Snapshot{}, rec, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, checkpointKey(seq)), Problem: err.Error()}
+	}
+	if err := json.Unmarshal(plain, &rec); err != nil {
 		return session.Snapshot{}, rec, &DamagedError{SessionID: sessionID, Record: s.b.Where(sessionID, checkpointKey(seq)), Problem: "not a valid checkpoint: " + err.Error()}
 	}
 	if rec.Base <= 0 {
-		rec.WholeBytes = len(raw)
-		s.latest.keep(seq, rec.Snapshot, storedCheckpoint{WholeBytes: len(raw)})
+		// Chains are weighed by their JSON, what reading them parses, compressed or not.
+		rec.WholeBytes = len(plain)
+		s.latest.keep(seq, rec.Snapshot, storedCheckpoint{WholeBytes: len(plain)})
 		return rec.Snapshot, rec, nil
 	}
 	if rec.Base >= seq {
@@ -742,7 +781,7 @@ func (s *Store) Overview(ctx context.Context, sessionID string) (research.Overvi
 // reservedNames are the names of the store's own records in a session, which a report
 // artefact must not replace.
 var reservedNames = []string{
-	hypothesesDir, reviewsDir, turnsDir, checkpointsDir, eventsFile, indexFile,
+	hypothesesDir, reviewsDir, turnsDir, piecesDir, checkpointsDir, eventsFile, indexFile,
 	planFile, debatesDir, metaReviewsDir, overviewFile, ArchiveFile,
 }
 

@@ -659,6 +659,22 @@ func BenchmarkPutCheckpoint(b *testing.B) {
 	})
 }
 
+// BenchmarkCheckpointRead: the whole checkpoint of a 1,000-hypothesis session read back by
+// a store that has not read it before (a worker that did not write it).
+func BenchmarkCheckpointRead(b *testing.B) {
+	eachStoreB(b, func(b *testing.B, s *Store) {
+		snap := bigSnapshot("bench", 1, 1000)
+		if _, err := s.PutCheckpoint(tctx(b), snap, nil); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := New(s.Backend(), s.Location()).Checkpoint(tctx(b), "bench", 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkPutHypothesis(b *testing.B) {
 	eachStoreB(b, func(b *testing.B, s *Store) {
 		h := typicalHypothesis()
