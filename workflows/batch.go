@@ -118,7 +118,9 @@ func awaitOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:              TaskQueue, // a cheap check, not a model call: no provider slot
 		Summary:                summary,
-		StartToCloseTimeout:    2 * time.Minute,
+		// A check takes milliseconds, reading an ended batch's results seconds: a worker
+		// that dies mid-check is noticed within a minute.
+		StartToCloseTimeout:    time.Minute,
 		ScheduleToCloseTimeout: 26 * time.Hour,
 		WaitForCancellation:    false,
 		RetryPolicy: &temporal.RetryPolicy{
