@@ -116,8 +116,8 @@ func (s *supervisor) awaitBatch(ctx workflow.Context, ref activities.BatchRef) {
 // the history.
 func awaitOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
-		TaskQueue:              TaskQueue, // a cheap check, not a model call: no provider slot
-		Summary:                summary,
+		TaskQueue: TaskQueue, // a cheap check, not a model call: no provider slot
+		Summary:   summary,
 		// A check takes milliseconds, reading an ended batch's results seconds: a worker
 		// that dies mid-check is noticed within a minute.
 		StartToCloseTimeout:    time.Minute,
