@@ -49,6 +49,8 @@ type BatchSubmitted struct {
 	ID       string `json:"id,omitempty"` // the provider's batch id
 	Requests int    `json:"requests,omitempty"`
 	Direct   string `json:"direct,omitempty"` // why there is no batch: the provider has no batch API, ...
+	// NoAPI says the provider has no batch API at all: the session stops asking.
+	NoAPI bool `json:"no_api,omitempty"`
 }
 
 // BatchRef names a submitted batch.
@@ -81,7 +83,7 @@ func (a *Activities) SubmitBatch(ctx context.Context, in BatchInput) (BatchSubmi
 	}
 	llm, batcher, direct, err := a.batcher(in.Provider, in.Model)
 	if err != nil || direct != "" {
-		return BatchSubmitted{Direct: direct}, err
+		return BatchSubmitted{Direct: direct, NoAPI: direct != ""}, err
 	}
 	var (
 		reqs    []provider.BatchRequest
@@ -111,7 +113,7 @@ func (a *Activities) SubmitBatch(ctx context.Context, in BatchInput) (BatchSubmi
 	}
 	id, err := batcher.SubmitBatch(ctx, in.Name, reqs)
 	if errors.Is(err, provider.ErrNoBatchAPI) {
-		return BatchSubmitted{Direct: err.Error()}, nil
+		return BatchSubmitted{Direct: err.Error(), NoAPI: true}, nil
 	}
 	if err != nil {
 		return BatchSubmitted{}, providerError(err)

@@ -29,7 +29,7 @@ import (
 // turn does not call tools (a tool loop needs each answer before its next step).
 func (s *supervisor) batching(agent, kind string) bool {
 	c := s.req.Config
-	return c.Batch && c.Provider != research.DefaultProvider && c.Provider != "" && len(s.toolsFor(agent, kind)) == 0
+	return c.Batch && s.NoBatchAPI == "" && c.Provider != research.DefaultProvider && c.Provider != "" && len(s.toolsFor(agent, kind)) == 0
 }
 
 // batch submits a step's turns as one batch and waits until it has ended, and returns the
@@ -62,7 +62,12 @@ func (s *supervisor) batch(ctx workflow.Context, what string, turns []activities
 		return "", release
 	}
 	if out.Direct != "" {
-		s.note(fmt.Sprintf("the %s go one by one: %s", what, out.Direct))
+		if out.NoAPI {
+			s.NoBatchAPI = out.Direct // no need to ask again
+			s.note("no batches for this session: " + out.Direct + "; its calls go one by one")
+		} else {
+			s.note(fmt.Sprintf("the %s go one by one: %s", what, out.Direct))
+		}
 		return "", release
 	}
 	s.Batch = &session.BatchWait{Name: name, What: what, Requests: out.Requests, ID: out.ID, Submitted: session.Stamp(workflow.Now(ctx))}

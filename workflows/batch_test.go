@@ -1,8 +1,11 @@
 package workflows
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,5 +190,44 @@ func TestCommandsWhileABatchWaits(t *testing.T) {
 	}
 	if !later {
 		t.Error("no generation after the refinement carries its focus")
+	}
+}
+
+// TestNoBatchAPI: on an OpenAI-compatible server without the batch endpoints (a local
+// one), a session with batch on makes its calls one by one, and after the first refusal
+// stops asking for batches.
+func TestNoBatchAPI(t *testing.T) {
+	f := providertest.New(providertest.Options{})
+	refused := 0
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/files") || strings.HasPrefix(r.URL.Path, "/v1/batches") {
+			mu.Lock()
+			refused++
+			mu.Unlock()
+			http.NotFound(w, r)
+			return
+		}
+		f.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t, 0, nil)
+	env := map[string]string{"OPENAI_API_KEY": f.OpenAIKey(), "OPENAI_BASE_URL": srv.URL + "/v1"}
+	h.acts.Providers = &provider.Registry{Env: func(k string) string { return env[k] }, Prices: provider.DefaultPrices()}
+	req := goal(8)
+	req.Config.Provider, req.Config.Model, req.Config.Batch = "openai", "gpt-6-sol", true
+	res := h.run(req)
+	if res.State != session.Completed || res.Hypotheses != 8 {
+		t.Fatalf("result %s with %d hypotheses (%s)", res.State, res.Hypotheses, res.StopReason)
+	}
+	if st := f.Stats(); refused != 1 || st.OpenAIBatch.Requests != 0 || res.Usage.Batched != 0 || st.OpenAI.Requests == 0 {
+		t.Errorf("%d batch requests refused, %d answered in batches, %d ordinary; want one refusal and every call ordinary", refused, st.OpenAIBatch.Requests, st.OpenAI.Requests)
+	}
+	var noted bool
+	for _, e := range h.history() {
+		noted = noted || strings.HasPrefix(e.Detail, "no batches for this session: ")
+	}
+	if !noted {
+		t.Error("the history does not say the provider has no batches")
 	}
 }

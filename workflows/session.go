@@ -239,8 +239,10 @@ type Carried struct {
 	// Refused is why the budget refused a call this round (budget.go): the session
 	// suspends with it after the round.
 	Refused string `json:"refused,omitempty"`
-	// BatchSeq numbers the session\'s provider batches, for their names.
+	// BatchSeq numbers the session's provider batches, for their names; NoBatchAPI says
+	// why the session's provider has no batch API, once a batch was refused for it.
 	BatchSeq        int         `json:"batch_seq,omitempty"`
+	NoBatchAPI      string      `json:"no_batch_api,omitempty"`
 	Agents          []AgentStat `json:"agents"`
 	LastError       string      `json:"last_error,omitempty"`
 	TerminateReason string      `json:"terminate_reason,omitempty"`
