@@ -8,8 +8,8 @@ package workflows
 // a handful of events, not one per poll; meanwhile every command works (a suspended session
 // takes the answers once it resumes; terminate cancels the batch). A provider without a
 // batch API (a local OpenAI-compatible server, the offline model) and a turn that may call
-// tools make their calls one by one, as without batches. A request the batch failed, or
-// whose prompt changed while the batch ran, is made as an ordinary call by its turn.
+// tools make their calls one by one, as without batches. A batched turn runs with the
+// input it was submitted with; a request the batch failed is made as an ordinary call.
 
 import (
 	"fmt"
@@ -59,7 +59,8 @@ func (s *supervisor) batch(ctx workflow.Context, what string, turns []activities
 	actx := workflow.WithActivityOptions(ctx, turnOptions(summary))
 	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.SubmitBatch, in).Get(ctx, &out) }); err != nil {
 		s.note(fmt.Sprintf("the %s go one by one: the batch could not be submitted: %s", what, errorText(err)))
-		return "", release
+		release() // each turn reserves its own
+		return "", func() {}
 	}
 	if out.Direct != "" {
 		if out.NoAPI {
@@ -68,7 +69,8 @@ func (s *supervisor) batch(ctx workflow.Context, what string, turns []activities
 		} else {
 			s.note(fmt.Sprintf("the %s go one by one: %s", what, out.Direct))
 		}
-		return "", release
+		release() // each turn reserves its own
+		return "", func() {}
 	}
 	s.Batch = &session.BatchWait{Name: name, What: what, Requests: out.Requests, ID: out.ID, Submitted: session.Stamp(workflow.Now(ctx))}
 	s.note(fmt.Sprintf("submitted %s as batch %s of %d requests", what, out.ID, out.Requests))
