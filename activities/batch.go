@@ -76,6 +76,9 @@ type modelKey struct{}
 // retry finds the batch the first attempt recorded and submits nothing. A provider without
 // a batch API, or a turn that cannot be recorded, leaves the turns to run directly.
 func (a *Activities) SubmitBatch(ctx context.Context, in BatchInput) (BatchSubmitted, error) {
+	// Alive while the requests upload: a submission taken for dead would be retried.
+	stop := a.keepAlive(ctx)
+	defer stop()
 	if b, found, err := a.Store.Batch(ctx, in.SessionID, in.Name); err != nil {
 		return BatchSubmitted{}, err
 	} else if found {
