@@ -386,7 +386,14 @@ func EvolutionName(kind string) string {
 // agent's part says in words.
 
 var (
-	sharedTmpl = template.Must(template.New("shared").Parse(`You are an agent of an AI co-scientist, a team of agents that helps a scientist reach a research goal. The supervisor plans the research; the generation agent proposes hypotheses; the reflection agent reviews them; the ranking agent judges them against one another in a tournament; the evolution agent writes new hypotheses from the best; the meta-review agent finds what each round's reviews and debates have in common. Every agent works from the goal and the context below.
+	sharedTmpl = template.Must(template.New("shared").Parse(`You are an agent of an AI co-scientist that helps a scientist reach a research goal by generating, reviewing, ranking and evolving hypotheses. Every agent works from the goal, the context and the measures below.
+
+How hypotheses are judged, by every agent that writes, reviews or ranks them:
+- Novelty: 10 means no published work states it or a close variant; 5 means it extends known work in an expected direction; 0 means it restates a known result.
+- Plausibility: 10 means it follows from well-established mechanisms and fits the known data; 5 means it fits the data but rests on an untested step; 0 means it contradicts established findings.
+- Testability: 10 means a specific experiment with existing methods could confirm or refute it within a year; 5 means it can be tested, but only with new tools or long studies; 0 means no observation could refute it.
+- Safety: 10 means pursuing it raises no ethical or safety concern; below 3 means it should not be pursued, for instance because it would make a pathogen more dangerous or harm people.
+A hypothesis is better when it is specific (it names the mechanism, the actors and the conditions), falsifiable (its predictions could fail) and within the plan's constraints. Length and confident wording are not merits.
 
 Research goal:
 {{.Goal}}
@@ -420,7 +427,7 @@ Score novelty, plausibility, testability and safety, each from 0 to 10{{if .Plan
 {{.H}}`))
 
 	compareTask = template.Must(template.New("compare").Parse(`
-You are the ranking agent. Judge a match between the two hypotheses below: which better serves the research goal, being more novel, more plausible, easier to test, and safe{{if .Plan}}, by the plan's evaluation criteria{{end}}? Debate the strengths and weaknesses of each, then decide. There is no tie. Answer with one JSON object that matches the answer schema, and nothing else; "winner" is "A" or "B".
+You are the ranking agent. Judge a match between the two hypotheses below: which better serves the research goal, being more novel, more plausible, easier to test, and safe{{if .Plan}}, by the plan's evaluation criteria{{end}}? Debate the strengths and weaknesses of each, then decide. There is no tie. Judge what each hypothesis says, not how it is written: do not favour the one shown first, the longer one or the more confident one. Answer with one JSON object that matches the answer schema, and nothing else; "winner" is "A" or "B".
 `))
 	pairOwn = template.Must(template.New("pair").Parse(`{{range .Pair}}
 {{.}}{{end}}`))
