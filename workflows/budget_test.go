@@ -19,53 +19,47 @@ type priced struct {
 	unpriced bool
 }
 
-func (m *priced) bill(u research.Usage) research.Usage {
+// billed makes one call of the offline model and prices what it spent, as meter records it.
+func billed[Q, T any](m *priced, call func(context.Context, Q) (T, research.Usage, error), ctx context.Context, req Q) (T, research.Usage, error) {
+	v, u, err := call(ctx, req)
 	if m.unpriced {
 		u.Unpriced = u.Requests
-		return u
+	} else {
+		u.CostUSD = float64(u.Tokens()) * m.perToken
 	}
-	u.CostUSD = float64(u.Tokens()) * m.perToken
-	return u
+	return v, u, err
 }
 
 func (m *priced) Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error) {
-	v, u, err := m.Offline.Plan(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Plan, ctx, req)
 }
 
 func (m *priced) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
-	v, u, err := m.Offline.Generate(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Generate, ctx, req)
 }
 
 func (m *priced) Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error) {
-	v, u, err := m.Offline.Review(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Review, ctx, req)
 }
 
 func (m *priced) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
-	v, u, err := m.Offline.Compare(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Compare, ctx, req)
 }
 
 func (m *priced) Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error) {
-	v, u, err := m.Offline.Debate(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Debate, ctx, req)
 }
 
 func (m *priced) Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error) {
-	v, u, err := m.Offline.Evolve(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Evolve, ctx, req)
 }
 
 func (m *priced) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {
-	v, u, err := m.Offline.MetaReview(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.MetaReview, ctx, req)
 }
 
 func (m *priced) Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error) {
-	v, u, err := m.Offline.Overview(ctx, req)
-	return v, m.bill(u), err
+	return billed(m, m.Offline.Overview, ctx, req)
 }
 
 // TestBudgetsHoldExactly: a session's budget is never overspent, though a round's calls
