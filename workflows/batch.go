@@ -32,18 +32,18 @@ func (s *supervisor) batching(agent, kind string) bool {
 	return c.Batch && s.NoBatchAPI == "" && c.Provider != research.DefaultProvider && c.Provider != "" && len(s.toolsFor(agent, kind)) == 0
 }
 
-// batch submits a step's turns as one batch and waits until it has ended, and returns the
+// batch submits a step's turns, all of agent, as one batch and waits until it has ended, and returns the
 // name the turns read their answers by (Turn.Batch), or "" when they make their calls
 // themselves: batches are off, the provider has none, or the budget cannot hold them.
 // release gives back what the batch reserved of the budget, once the step's turns are done
 // (batched turns reserve nothing of their own: the batch did it for them).
-func (s *supervisor) batch(ctx workflow.Context, what string, turns []activities.BatchTurn, agents []string) (name string, release func()) {
+func (s *supervisor) batch(ctx workflow.Context, what, agent string, turns []activities.BatchTurn) (name string, release func()) {
 	release = func() {}
 	if len(turns) == 0 || !s.mayGo(ctx) {
 		return "", release
 	}
 	var expected research.Usage
-	for _, agent := range agents {
+	for range turns {
 		expected = expected.Add(s.expected(agent))
 	}
 	expected.CostUSD *= provider.DefaultBatchShare // the tokens are as many, the price half

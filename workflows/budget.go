@@ -99,7 +99,7 @@ func (s *supervisor) stat(agent string) *AgentStat {
 }
 
 // subagentEstimate is what a subagent is expected to spend: the calls its task makes
-// (subagent.go), each at its agent's mean.
+// (subagent.go), each as expected of its agent.
 func (s *supervisor) subagentEstimate(task string) research.Usage {
 	var u research.Usage
 	add := func(agent string, n int) {

@@ -115,15 +115,14 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 	// their ids as they start, as they always have.
 	inputs := make([]*activities.GenerateInput, len(strategies))
 	var turns []activities.BatchTurn
-	var agents []string
 	for i, st := range strategies {
 		if s.batching(activities.AgentGeneration, st) {
 			in := input(i)
 			inputs[i] = &in
-			turns, agents = append(turns, activities.BatchTurn{Generate: &in}), append(agents, activities.AgentGeneration)
+			turns = append(turns, activities.BatchTurn{Generate: &in})
 		}
 	}
-	name, release := s.batch(ctx, "hypotheses", turns, agents)
+	name, release := s.batch(ctx, "hypotheses", activities.AgentGeneration, turns)
 	defer release()
 	ids := make([]string, len(strategies))
 	s.parallel(ctx, len(strategies), func(ctx workflow.Context, i int) {
@@ -180,15 +179,14 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 	}
 	inputs := make([]*activities.EvolveInput, len(kinds))
 	var turns []activities.BatchTurn
-	var agents []string
 	for i, kind := range kinds {
 		if s.batching(activities.AgentEvolution, kind) {
 			in := input(i)
 			inputs[i] = &in
-			turns, agents = append(turns, activities.BatchTurn{Evolve: &in}), append(agents, activities.AgentEvolution)
+			turns = append(turns, activities.BatchTurn{Evolve: &in})
 		}
 	}
-	name, release := s.batch(ctx, "evolutions", turns, agents)
+	name, release := s.batch(ctx, "evolutions", activities.AgentEvolution, turns)
 	defer release()
 	ids := make([]string, len(kinds))
 	s.parallel(ctx, len(kinds), func(ctx workflow.Context, i int) {
@@ -355,15 +353,14 @@ func (s *supervisor) review(ctx workflow.Context, fresh []string) []string {
 	// for, and a refinement meanwhile applies to the calls made after it.
 	inputs := make([]*activities.ReviewInput, len(ids)*len(types))
 	var turns []activities.BatchTurn
-	var agents []string
 	for i := range inputs {
 		if typ := types[i%len(types)]; s.batching(activities.AgentReflection, typ) {
 			in := input(ids[i/len(types)], typ)
 			inputs[i] = &in
-			turns, agents = append(turns, activities.BatchTurn{Review: &in}), append(agents, activities.AgentReflection)
+			turns = append(turns, activities.BatchTurn{Review: &in})
 		}
 	}
-	name, release := s.batch(ctx, "reviews", turns, agents)
+	name, release := s.batch(ctx, "reviews", activities.AgentReflection, turns)
 	defer release()
 	s.parallel(ctx, len(ids)*len(types), func(ctx workflow.Context, i int) {
 		id, typ := ids[i/len(types)], types[i%len(types)]
@@ -449,17 +446,16 @@ func (s *supervisor) play(ctx workflow.Context, matches []tournament.Match) []st
 	// a time, do not.
 	inputs := make([]*activities.CompareInput, len(matches))
 	var turns []activities.BatchTurn
-	var agents []string
 	if s.batching(activities.AgentRanking, "") {
 		for i, m := range matches {
 			if !m.Debate {
 				in := s.compareInput(m)
 				inputs[i] = &in
-				turns, agents = append(turns, activities.BatchTurn{Compare: &in}), append(agents, activities.AgentRanking)
+				turns = append(turns, activities.BatchTurn{Compare: &in})
 			}
 		}
 	}
-	name, release := s.batch(ctx, "matches", turns, agents)
+	name, release := s.batch(ctx, "matches", activities.AgentRanking, turns)
 	defer release()
 	s.parallel(ctx, len(matches), func(ctx workflow.Context, i int) {
 		if matches[i].Debate {
