@@ -115,6 +115,27 @@ func report(b *testing.B, kinds []kindBytes, hypotheses int) {
 // and the disk blocks they take.
 func dirBytes(b *testing.B, root string) (kinds []kindBytes, blocks int64) {
 	by := map[string]*kindBytes{}
+	storedFiles(b, root, func(kind, _ string, info fs.FileInfo) error {
+		k := by[kind]
+		if k == nil {
+			k = &kindBytes{kind: kind}
+			by[kind] = k
+		}
+		k.n++
+		k.bytes += info.Size()
+		blocks += info.Sys().(*syscall.Stat_t).Blocks * 512
+		return nil
+	})
+	for _, k := range by {
+		kinds = append(kinds, *k)
+	}
+	return kinds, blocks
+}
+
+// storedFiles calls each for every file of a directory store under root, once however
+// many names it has (pieces are hard links), with its kind: the folder below the
+// session's (turns, pieces, events.jsonl...).
+func storedFiles(b *testing.B, root string, each func(kind, path string, info fs.FileInfo) error) {
 	seen := map[uint64]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -124,30 +145,18 @@ func dirBytes(b *testing.B, root string) (kinds []kindBytes, blocks int64) {
 		if err != nil {
 			return err
 		}
-		st := info.Sys().(*syscall.Stat_t)
-		if seen[st.Ino] {
+		ino := info.Sys().(*syscall.Stat_t).Ino
+		if seen[ino] {
 			return nil
 		}
-		seen[st.Ino] = true
+		seen[ino] = true
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/") // session/kind[/...]
-		k := by[parts[1]]
-		if k == nil {
-			k = &kindBytes{kind: parts[1]}
-			by[parts[1]] = k
-		}
-		k.n++
-		k.bytes += info.Size()
-		blocks += st.Blocks * 512
-		return nil
+		return each(parts[1], path, info)
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, k := range by {
-		kinds = append(kinds, *k)
-	}
-	return kinds, blocks
 }
 
 // databaseBytes sums the records' data by kind, and the events' JSON, and the size of the

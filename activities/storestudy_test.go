@@ -11,10 +11,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,22 +39,7 @@ func study(b *testing.B, root string, hypotheses int) {
 func others(b *testing.B, root string, hypotheses int) {
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(true))
 	plain, packed := map[string]int{}, map[string]int{}
-	seen := map[uint64]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if ino := info.Sys().(*syscall.Stat_t).Ino; seen[ino] {
-			return nil
-		} else {
-			seen[ino] = true
-		}
-		rel, _ := filepath.Rel(root, path)
-		kind := strings.Split(filepath.ToSlash(rel), "/")[1]
+	storedFiles(b, root, func(kind, path string, _ fs.FileInfo) error {
 		if kind == "turns" || kind == "pieces" || kind == "checkpoints" {
 			return nil
 		}
@@ -68,9 +51,6 @@ func others(b *testing.B, root string, hypotheses int) {
 		packed[kind] += len(enc.EncodeAll(raw, nil))
 		return nil
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var lines []string
 	for _, kind := range slices.Sorted(maps.Keys(plain)) {
 		lines = append(lines, fmt.Sprintf("%-18s %9d B plain, %9d B compressed: %7.1f B/hypothesis saved",
