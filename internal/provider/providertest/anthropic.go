@@ -3,7 +3,6 @@ package providertest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -123,30 +122,9 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, *badRequest("anthropic-version: header is required"))
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	var probe struct {
-		Stream bool `json:"stream"`
-	}
-	if json.Unmarshal(body, &probe) == nil && probe.Stream {
-		s.problem("a streaming message: the fake does not stream")
-		writeAnthropicError(w, *badRequest("the fake does not stream; send stream: false"))
-		return
-	}
-	done := s.inFlight()
-	defer done()
-	if !s.hold(r) {
-		return
-	}
-	resp, e := s.message(body, "", "", true)
-	if e != nil {
-		writeAnthropicError(w, *e)
-		return
-	}
-	w.Header().Set("Request-Id", "req_fake")
-	writeJSON(w, http.StatusOK, resp)
+	s.answerTurn(w, r, "message", writeAnthropicError, "Request-Id", func(body []byte) (map[string]any, *apiError) {
+		return s.message(body, "", "", true)
+	})
 }
 
 // message answers one Messages request (ordinary, or one of a batch): the message, or the

@@ -89,30 +89,9 @@ func (m chatMessage) text() (string, error) {
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	var probe struct {
-		Stream bool `json:"stream"`
-	}
-	if json.Unmarshal(body, &probe) == nil && probe.Stream {
-		s.problem("a streaming chat completion: the fake does not stream")
-		writeOpenAIError(w, *badRequest("the fake does not stream; send stream: false"))
-		return
-	}
-	done := s.inFlight()
-	defer done()
-	if !s.hold(r) {
-		return
-	}
-	resp, e := s.chat(body, "", "", true)
-	if e != nil {
-		writeOpenAIError(w, *e)
-		return
-	}
-	w.Header().Set("X-Request-Id", "req_fake")
-	writeJSON(w, http.StatusOK, resp)
+	s.answerTurn(w, r, "chat completion", writeOpenAIError, "X-Request-Id", func(body []byte) (map[string]any, *apiError) {
+		return s.chat(body, "", "", true)
+	})
 }
 
 // chat answers one Chat Completions request (ordinary, or one of a batch): the completion,

@@ -3,6 +3,7 @@ package providertest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -441,6 +442,36 @@ func (s *Server) answered(t Turn, u Usage, calls int) {
 	default:
 		s.stats.AnthropicBatch.add(u)
 	}
+}
+
+// answerTurn serves an ordinary turn (not one of a batch) of either API: it reads the
+// request, refuses a streaming one (the fake does not stream), holds it Options.Latency
+// as a turn in flight, and writes what answer makes of it, or the API's error.
+func (s *Server) answerTurn(w http.ResponseWriter, r *http.Request, what string, writeError func(http.ResponseWriter, apiError), requestIDHeader string, answer func(body []byte) (map[string]any, *apiError)) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var probe struct {
+		Stream bool `json:"stream"`
+	}
+	if json.Unmarshal(body, &probe) == nil && probe.Stream {
+		s.problem("a streaming %s: the fake does not stream", what)
+		writeError(w, *badRequest("the fake does not stream; send stream: false"))
+		return
+	}
+	done := s.inFlight()
+	defer done()
+	if !s.hold(r) {
+		return
+	}
+	resp, e := answer(body)
+	if e != nil {
+		writeError(w, *e)
+		return
+	}
+	w.Header().Set(requestIDHeader, "req_fake")
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // inFlight counts an ordinary turn in flight until the returned func is called.
