@@ -141,9 +141,9 @@ func (a *Activities) AwaitBatch(ctx context.Context, ref BatchRef) (BatchDone, e
 	if !found {
 		return BatchDone{}, invalid("session %s submitted no batch %s", ref.SessionID, ref.Name)
 	}
-	_, batcher, direct, err := a.batcher(ref.Provider, ref.Model)
-	if err != nil || direct != "" {
-		return BatchDone{}, errors.Join(err, errors.New(direct))
+	batcher, err := a.submittedTo(ref, b)
+	if err != nil {
+		return BatchDone{}, err
 	}
 	st, err := batcher.BatchState(ctx, b.ID)
 	if err != nil {
@@ -188,11 +188,25 @@ func (a *Activities) CancelBatch(ctx context.Context, ref BatchRef) error {
 	if err != nil || !found {
 		return err
 	}
-	_, batcher, direct, err := a.batcher(ref.Provider, ref.Model)
-	if err != nil || direct != "" {
+	batcher, err := a.submittedTo(ref, b)
+	if err != nil {
 		return err
 	}
 	return providerError(batcher.CancelBatch(ctx, b.ID))
+}
+
+// submittedTo is the batch API a batch was submitted to. A worker whose provider has none
+// (its configuration changed under the session) fails at once, not retried: asking again
+// would not bring one, and the turns call the provider themselves (batchModel).
+func (a *Activities) submittedTo(ref BatchRef, b store.Batch) (provider.Batcher, error) {
+	_, batcher, direct, err := a.batcher(ref.Provider, ref.Model)
+	if err != nil {
+		return nil, err
+	}
+	if direct != "" {
+		return nil, invalid("batch %s (%s): %s on this worker", ref.Name, b.ID, direct)
+	}
+	return batcher, nil
 }
 
 // batcher is the session's model and its batch API, or why there is none (direct).
