@@ -83,12 +83,7 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			return nil, usage, &RequestError{Provider: "openai", Message: fmt.Sprintf("the embeddings answer has no vector for text %d", i)}
 		}
 	}
-	if e.prices.Has(e.model) {
-		usage.CostUSD = e.prices.Cost(e.model, usage)
-	} else {
-		usage.Unpriced = usage.Requests // unknown, not free
-	}
-	return out, usage, nil
+	return out, e.prices.Priced(e.model, usage), nil
 }
 
 // Embedder returns the embedder of a session's provider and embedding model, or nil when

@@ -257,13 +257,7 @@ func truncation(agent string, ans Answer, perr error) *prompt.MalformedError {
 }
 
 // priced adds the estimated cost to a usage: the cost of each request, which may be batched
-// or not. A model the price table lacks costs 0, and its requests are counted as unpriced
-// so that no one reads the 0 as free.
+// or not (Prices.Priced).
 func (m *LLM) priced(u research.Usage) research.Usage {
-	if u.Requests > 0 && !m.Prices.Has(m.Model) {
-		u.CostUSD, u.Unpriced = 0, u.Requests
-		return u
-	}
-	u.CostUSD = m.Prices.Cost(m.Model, u)
-	return u
+	return m.Prices.Priced(m.Model, u)
 }

@@ -141,6 +141,23 @@ func (p Prices) Cost(model string, u research.Usage) float64 {
 	if !ok {
 		return 0
 	}
+	return pr.cost(u)
+}
+
+// Priced is u with its cost (Cost). A model the table lacks costs 0, and u's requests are
+// counted as unpriced, so that no one reads the 0 as free.
+func (p Prices) Priced(model string, u research.Usage) research.Usage {
+	pr, ok := p.lookup(model)
+	if !ok {
+		u.CostUSD, u.Unpriced = 0, u.Requests
+		return u
+	}
+	u.CostUSD = pr.cost(u)
+	return u
+}
+
+// cost is what u costs at these prices.
+func (pr Price) cost(u research.Usage) float64 {
 	share := 1.0
 	if u.Batched > 0 {
 		share = pr.BatchShare

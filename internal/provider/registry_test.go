@@ -274,6 +274,27 @@ func TestUnpricedModel(t *testing.T) {
 	}
 }
 
+// TestPriced: a usage on a priced model gets its cost; on a model the table lacks, a cost
+// of 0 and its requests counted as unpriced (the embedder's and the LLM's usage alike).
+func TestPriced(t *testing.T) {
+	p := Prices{"local": Price{PromptPerMTok: 1, CompletionPerMTok: 2}}
+	for _, tc := range []struct {
+		model        string
+		u            research.Usage
+		wantCost     float64
+		wantUnpriced int
+	}{
+		{"local", research.Usage{PromptTokens: 1e6, CompletionTokens: 1e6, Requests: 2}, 3, 0},
+		{"elsewhere", research.Usage{PromptTokens: 1e6, Requests: 2, CostUSD: 9}, 0, 2},
+		{"elsewhere", research.Usage{}, 0, 0},
+	} {
+		got := p.Priced(tc.model, tc.u)
+		if !near(got.CostUSD, tc.wantCost) || got.Unpriced != tc.wantUnpriced || got.PromptTokens != tc.u.PromptTokens {
+			t.Errorf("%s, %+v: %+v; want cost %g, %d unpriced, the tokens as they were", tc.model, tc.u, got, tc.wantCost, tc.wantUnpriced)
+		}
+	}
+}
+
 // TestCachedPrices: input read from the prompt cache, and input written into it, are
 // priced as the providers bill them; a table that gives no cache prices bills them as
 // any input; counts that do not add up never make a negative cost.
