@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 )
 
 // Batches: a step of a session whose calls went through the provider's batch API keeps,
@@ -66,10 +64,7 @@ func (s *Store) Batch(ctx context.Context, sessionID, name string) (b Batch, fou
 	if err != nil {
 		return b, false, err
 	}
-	if err := s.get(ctx, sessionID, k, "batch "+name, &b); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Batch{}, false, nil
-		}
+	if found, err := s.find(ctx, sessionID, k, "batch "+name, &b); !found {
 		return Batch{}, false, err
 	}
 	return b, true, nil
@@ -95,10 +90,7 @@ func (s *Store) BatchResult(ctx context.Context, sessionID, name, turnID string)
 	if err != nil {
 		return r, false, err
 	}
-	if err := s.get(ctx, sessionID, k, "result of turn "+turnID+" in batch "+name, &r); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return BatchResult{}, false, nil
-		}
+	if found, err := s.find(ctx, sessionID, k, "result of turn "+turnID+" in batch "+name, &r); !found {
 		return BatchResult{}, false, err
 	}
 	return r, true, nil

@@ -237,10 +237,7 @@ func (s *Store) Archive(ctx context.Context, sessionID string, a Archived) error
 // Archived returns a session's archive record; found is false, with a nil error, if the
 // session is not archived.
 func (s *Store) Archived(ctx context.Context, sessionID string) (a Archived, found bool, err error) {
-	if err := s.get(ctx, sessionID, ArchiveFile, "archive record", &a); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Archived{}, false, nil
-		}
+	if found, err := s.find(ctx, sessionID, ArchiveFile, "archive record", &a); !found {
 		return Archived{}, false, err
 	}
 	return a, true, nil

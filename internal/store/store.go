@@ -227,6 +227,18 @@ func (s *Store) get(ctx context.Context, sessionID, key, what string, v any) err
 	return nil
 }
 
+// find is get for a record that may not be there: found is false, with a nil error, when
+// it is not.
+func (s *Store) find(ctx context.Context, sessionID, key, what string, v any) (found bool, err error) {
+	if err := s.get(ctx, sessionID, key, what, v); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
 // PutHypothesis stores a hypothesis under its ID. If the session already holds a
 // hypothesis with that ID, PutHypothesis keeps it and returns nil.
 func (s *Store) PutHypothesis(ctx context.Context, sessionID string, h research.Hypothesis) error {
@@ -405,10 +417,7 @@ func (s *Store) Turn(ctx context.Context, sessionID, turnID string) (t Turn, fou
 		return t, false, err
 	}
 	var rec storedTurn
-	if err := s.get(ctx, sessionID, k, "turn", &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Turn{}, false, nil
-		}
+	if found, err := s.find(ctx, sessionID, k, "turn", &rec); !found {
 		return Turn{}, false, err
 	}
 	t = rec.Turn
