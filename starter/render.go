@@ -303,7 +303,7 @@ func dollarBudgetText(u research.Usage, budget float64) string {
 func cacheText(u research.Usage) string {
 	var parts []string
 	if u.CachedTokens > 0 {
-		parts = append(parts, fmt.Sprintf("%d%% of the prompt from cache", 100*u.CachedTokens/max(1, u.PromptTokens)))
+		parts = append(parts, fmt.Sprintf("%d%% of the prompt from cache", u.CachedPercent()))
 	}
 	if u.CacheWriteTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d written to cache", u.CacheWriteTokens))

@@ -144,7 +144,7 @@ func costText(u research.Usage, c research.Config) string {
 		text += fmt.Sprintf("; %s of %s tokens", research.Thousands(u.Tokens()), research.Thousands(c.TokenBudget))
 	}
 	if u.CachedTokens > 0 {
-		text += fmt.Sprintf("; %d%% of the prompt tokens from the provider's cache", 100*u.CachedTokens/max(1, u.PromptTokens))
+		text += fmt.Sprintf("; %d%% of the prompt tokens from the provider's cache", u.CachedPercent())
 	}
 	if u.Batched > 0 {
 		text += fmt.Sprintf("; %d requests batched", u.Batched)

@@ -688,7 +688,7 @@ func usage(u research.Usage) string {
 		research.Thousands(u.PromptTokens+u.CompletionTokens), research.Thousands(u.PromptTokens),
 		research.Thousands(u.CompletionTokens), research.Thousands(u.Requests))
 	if u.CachedTokens > 0 {
-		text += fmt.Sprintf("; %s prompt tokens (%d%%) served from the provider's cache", research.Thousands(u.CachedTokens), 100*u.CachedTokens/max(1, u.PromptTokens))
+		text += fmt.Sprintf("; %s prompt tokens (%d%%) served from the provider's cache", research.Thousands(u.CachedTokens), u.CachedPercent())
 	}
 	if u.CacheWriteTokens > 0 {
 		text += fmt.Sprintf(", %s written to it", research.Thousands(u.CacheWriteTokens))

@@ -268,6 +268,10 @@ func (u Usage) Add(v Usage) Usage {
 // Tokens is prompt plus completion tokens.
 func (u Usage) Tokens() int { return u.PromptTokens + u.CompletionTokens }
 
+// CachedPercent is the share of the prompt tokens the provider's cache served, in whole
+// percent (0 with no prompt tokens).
+func (u Usage) CachedPercent() int { return 100 * u.CachedTokens / max(1, u.PromptTokens) }
+
 // Context is what every agent's prompt carries besides its own task: the research plan,
 // the scientist's steering and the latest meta-review.
 type Context struct {
