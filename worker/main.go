@@ -44,6 +44,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -81,44 +82,71 @@ var credentials = []struct{ provider, env string }{
 	{"anthropic", "ANTHROPIC_API_KEY"},
 }
 
+// config is what the worker's command line and environment say.
+type config struct {
+	store, prices, tools, thresholds string
+	offline                          simulator.Offline
+	slots                            int
+	rps                              float64
+}
+
+// parseFlags reads the worker's flags, with the environment's defaults, and refuses
+// values that cannot work.
+func parseFlags(args []string, getenv func(string) string) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.StringVar(&c.store, "store", envOr(getenv, "COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
+	fs.DurationVar(&c.offline.Latency, "offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
+	fs.Float64Var(&c.offline.ErrorRate, "offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
+	fs.Uint64Var(&c.offline.ErrorSeed, "offline-error-seed", 0, "seed of the offline turns' failures, to make them reproducible (0: random)")
+	fs.Float64Var(&c.offline.FirstBias, "offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
+	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
+	fs.IntVar(&c.slots, "slots", 4, "provider turns this worker runs at once; more wait in the task queue")
+	fs.Float64Var(&c.rps, "rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
+	fs.StringVar(&c.prices, "prices", getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
+	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
+	fs.StringVar(&c.thresholds, "proximity-thresholds", getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q: the worker takes flags only", fs.Args())
+	}
+	switch o := &c.offline; {
+	case o.ErrorRate < 0 || o.ErrorRate > 1:
+		return c, fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", o.ErrorRate)
+	case o.Fabricate < 0 || o.Fabricate > 1:
+		return c, fmt.Errorf("--offline-fabricate is %v; it must be between 0 and 1", o.Fabricate)
+	case math.IsNaN(o.FirstBias) || math.Abs(o.FirstBias) > 10:
+		return c, fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", o.FirstBias)
+	case c.slots < 1:
+		return c, fmt.Errorf("--slots is %d; it must be at least 1", c.slots)
+	case c.rps < 0:
+		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
+	}
+	return c, nil
+}
+
 func run() error {
-	storeDir := flag.String("store", envOr("COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
-	latency := flag.Duration("offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
-	errorRate := flag.Float64("offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
-	errorSeed := flag.Uint64("offline-error-seed", 0, "seed of the offline turns' failures, to make them reproducible (0: random)")
-	firstBias := flag.Float64("offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
-	slots := flag.Int("slots", 4, "provider turns this worker runs at once; more wait in the task queue")
-	rps := flag.Float64("rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
-	pricesFile := flag.String("prices", os.Getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
-	toolsFile := flag.String("tools", os.Getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
-	thresholdsFile := flag.String("proximity-thresholds", os.Getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
-	fabricate := flag.Float64("offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
-	flag.Parse()
-	switch {
-	case *errorRate < 0 || *errorRate > 1:
-		return fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", *errorRate)
-	case *fabricate < 0 || *fabricate > 1:
-		return fmt.Errorf("--offline-fabricate is %v; it must be between 0 and 1", *fabricate)
-	case math.IsNaN(*firstBias) || math.Abs(*firstBias) > 10:
-		return fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", *firstBias)
-	case *slots < 1:
-		return fmt.Errorf("--slots is %d; it must be at least 1", *slots)
-	case *rps < 0:
-		return fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", *rps)
+	cfg, err := parseFlags(os.Args[1:], os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return err
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	prices, err := loadPrices(*pricesFile)
+	prices, err := loadPrices(cfg.prices)
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(context.Background(), *storeDir)
+	st, err := store.Open(context.Background(), cfg.store)
 	if err != nil {
 		return fmt.Errorf("cannot open the session store: %w", err)
 	}
 	defer st.Close()
 	registry := &provider.Registry{
-		Offline: &simulator.Offline{Latency: *latency, ErrorRate: *errorRate, ErrorSeed: *errorSeed, FirstBias: *firstBias, Fabricate: *fabricate},
+		Offline: &cfg.offline,
 		Env:     os.Getenv,
 		Prices:  prices,
 	}
@@ -127,21 +155,21 @@ func run() error {
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
 	}
-	if *thresholdsFile != "" {
-		if acts.Thresholds, err = loadThresholds(*thresholdsFile); err != nil {
+	if cfg.thresholds != "" {
+		if acts.Thresholds, err = loadThresholds(cfg.thresholds); err != nil {
 			return err
 		}
 	}
 	var servers []tools.Server
-	if *toolsFile != "" {
-		cfg, err := tools.Load(*toolsFile, os.Getenv)
+	if cfg.tools != "" {
+		tc, err := tools.Load(cfg.tools, os.Getenv)
 		if err != nil {
 			return err
 		}
-		box := tools.Open(cfg, os.Getenv, logger)
+		box := tools.Open(tc, os.Getenv, logger)
 		defer box.Close()
 		acts.Tools = box
-		servers = cfg.Servers
+		servers = tc.Servers
 	}
 
 	c, err := connection.Dial(logger)
@@ -176,8 +204,8 @@ func run() error {
 	sessions.RegisterActivity(acts)
 
 	turns := worker.New(c, workflows.TurnsQueue, worker.Options{
-		MaxConcurrentActivityExecutionSize: *slots,
-		TaskQueueActivitiesPerSecond:       *rps,
+		MaxConcurrentActivityExecutionSize: cfg.slots,
+		TaskQueueActivitiesPerSecond:       cfg.rps,
 		Interceptors:                       classify,
 	})
 	turns.RegisterActivity(acts)
@@ -205,7 +233,7 @@ func run() error {
 
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
-		"slots", *slots, "rps", rpsText(*rps), "store", st.Location(),
+		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","))
 	return sessions.Run(worker.InterruptCh())
 }
@@ -266,8 +294,8 @@ func rpsText(rps float64) string {
 	return fmt.Sprint(rps)
 }
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
 		return v
 	}
 	return def

@@ -43,3 +43,32 @@ func TestLoadPrices(t *testing.T) {
 		t.Errorf("a missing file: %v; want an error naming --prices", err)
 	}
 }
+
+// TestParseFlags: the worker's flags take the environment's defaults, and values that
+// cannot work are refused with the flag's name.
+func TestParseFlags(t *testing.T) {
+	env := map[string]string{"COSCI_STORE": "postgres://db/cosci", "COSCI_TOOLS": "tools.yaml"}
+	getenv := func(k string) string { return env[k] }
+	c, err := parseFlags([]string{"--slots", "8", "--offline-latency", "150ms"}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.store != "postgres://db/cosci" || c.tools != "tools.yaml" || c.slots != 8 || c.offline.Latency.String() != "150ms" || c.offline.Fabricate != 0.1 {
+		t.Errorf("parsed %+v", c)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--slots", "0"}, "--slots"},
+		{[]string{"--rps", "-1"}, "--rps"},
+		{[]string{"--offline-error-rate", "2"}, "--offline-error-rate"},
+		{[]string{"--offline-fabricate", "-0.5"}, "--offline-fabricate"},
+		{[]string{"--offline-first-bias", "NaN"}, "--offline-first-bias"},
+		{[]string{"serve"}, "unexpected arguments"},
+	} {
+		if _, err := parseFlags(tc.args, getenv); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v; want an error naming %s", tc.args, err, tc.want)
+		}
+	}
+}
