@@ -1,0 +1,398 @@
+// Package doccheck reads the command lines out of cosci's documentation (README.md and
+// docs/*.md), for the tests that check them against the programs' own parsers:
+// starter/docs_test.go and worker/docs_test.go. Only those tests use it.
+//
+// It is a package rather than a _test.go file because the starter and the worker are both
+// package main, and one program's tests cannot import another's test code; before it, each
+// docs_test.go held a copy of the extraction, and a test kept the copies the same. It imports
+// nothing of cosci's and not Temporal, so a test of either program (or of this package) can
+// use it without building anything else.
+package doccheck
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// module is the module's path, as `go run` may name a program's package.
+const module = "github.com/cosci-dev/cosci"
+
+// placeholders are the placeholders the docs may use in a command line, and the value the
+// check gives each.
+var placeholders = map[string]string{
+	"session-id":    "tau-1",
+	"schedule-id":   "review-1a2b3c4d",
+	"call-id":       "call-3",
+	"hypothesis-id": "h-0003",
+	"checkpoint":    "2",
+}
+
+// Line is one command line of a doc's code block that runs the program checked.
+type Line struct {
+	Where string            // file:line
+	Text  string            // the words as read, for messages
+	Env   map[string]string // NAME=value before the program, over the block's exports
+	Args  []string          // the program's arguments, placeholders filled in
+}
+
+// Files reads README.md and docs/*.md of the module whose directory is root, by name
+// relative to root ("README.md", "docs/commands.md").
+func Files(t testing.TB, root string) map[string]string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no docs/*.md in %s (%v)", root, err)
+	}
+	docs := map[string]string{}
+	for _, name := range append(names, filepath.Join(root, "README.md")) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[filepath.ToSlash(rel)] = string(b)
+	}
+	return docs
+}
+
+// All is the docs in one text, in the order of their names, each on lines of its own.
+func All(docs map[string]string) string {
+	var all strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		all.WriteString(docs[name])
+		all.WriteString("\n")
+	}
+	return all.String()
+}
+
+// Mentions reports whether text holds phrase as words of its own: "--limit" is not
+// mentioned by "--limit-x", nor "starter state" by "starter statex".
+func Mentions(text, phrase string) bool {
+	return regexp.MustCompile(`(^|[^\w-])` + regexp.QuoteMeta(phrase) + `([^\w-]|$)`).MatchString(text)
+}
+
+// CommandLines returns the command lines of the docs' fenced code blocks that run the
+// program whose binary is called one of names (bin/name, name, ./bin/name) or that is run
+// from the module's directory dir (go run ./dir). A block is read as a shell reads it: line
+// continuations, quotes, comments, `;`, `&&`, `|` and `&` between commands, redirections,
+// here-documents, `export NAME=value` and NAME=value before a command. Diagram lines (those
+// with box-drawing characters or arrows) are not commands. A placeholder such as
+// <session-id> is replaced by a plausible value; one the check does not know is an error of
+// the test.
+func CommandLines(t testing.TB, docs map[string]string, dir string, names ...string) []Line {
+	t.Helper()
+	var out []Line
+	for _, file := range slices.Sorted(maps.Keys(docs)) {
+		for _, b := range blocks(docs[file]) {
+			env := map[string]string{}
+			for _, c := range shell(b.text, b.line) {
+				words := c.words
+				if words[0] == "export" {
+					for _, w := range words[1:] {
+						if k, v, ok := assignment(w); ok {
+							env[k] = v
+						}
+					}
+					continue
+				}
+				cmdEnv := maps.Clone(env)
+				for len(words) > 0 {
+					k, v, ok := assignment(words[0])
+					if !ok {
+						break
+					}
+					cmdEnv[k] = v
+					words = words[1:]
+				}
+				args, ok := programArgs(words, dir, names)
+				if !ok {
+					continue
+				}
+				l := Line{Where: fmt.Sprintf("%s:%d", file, c.line), Text: strings.Join(words, " "), Env: cmdEnv}
+				for _, a := range args {
+					v, err := substitute(a)
+					if err != nil {
+						t.Errorf("%s: %s: %v", l.Where, l.Text, err)
+					}
+					l.Args = append(l.Args, v)
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	placeholder   = regexp.MustCompile(`<([a-z][a-z0-9-]*)>`)
+	placeholderAt = regexp.MustCompile(`^<[a-z][a-z0-9-]*>`)
+)
+
+// substitute fills in the placeholders of a word.
+func substitute(word string) (string, error) {
+	var err error
+	v := placeholder.ReplaceAllStringFunc(word, func(p string) string {
+		name := p[1 : len(p)-1]
+		if v, ok := placeholders[name]; ok {
+			return v
+		}
+		err = fmt.Errorf("unknown placeholder %s: use one of %v, or add it to placeholders in internal/doccheck", p, slices.Sorted(maps.Keys(placeholders)))
+		return p
+	})
+	return v, err
+}
+
+// assignment reads NAME=value.
+func assignment(w string) (string, string, bool) {
+	k, v, ok := strings.Cut(w, "=")
+	if !ok || k == "" || !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(k) {
+		return "", "", false
+	}
+	return k, v, true
+}
+
+// programArgs returns the arguments of a command that runs the program, if it does.
+func programArgs(words []string, dir string, names []string) ([]string, bool) {
+	if len(words) == 0 {
+		return nil, false
+	}
+	if slices.Contains(names, path.Base(words[0])) {
+		return words[1:], true
+	}
+	if words[0] != "go" || len(words) < 3 || words[1] != "run" {
+		return nil, false
+	}
+	for i := 2; i < len(words); i++ {
+		if strings.HasPrefix(words[i], "-") {
+			continue // go run's own flags
+		}
+		p := strings.TrimSuffix(words[i], "/")
+		if p == "./"+dir || p == module+"/"+dir {
+			return words[i+1:], true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// block is a fenced code block and the line of its first line.
+type block struct {
+	text string
+	line int
+}
+
+// blocks returns a Markdown document's fenced code blocks, with diagram lines blanked.
+func blocks(doc string) []block {
+	var blocks []block
+	var fence string
+	var cur []string
+	start := 0
+	for i, l := range strings.Split(doc, "\n") {
+		trimmed := strings.TrimLeft(l, " \t")
+		if fence == "" {
+			if f := openingFence(trimmed); f != "" {
+				fence, cur, start = f, nil, i+2
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t") == "" {
+			blocks = append(blocks, block{strings.Join(cur, "\n"), start})
+			fence = ""
+			continue
+		}
+		if strings.ContainsFunc(l, func(r rune) bool {
+			return (r >= 0x2190 && r <= 0x21ff) || (r >= 0x2500 && r <= 0x25ff) // arrows, box drawing, shapes
+		}) {
+			l = ""
+		}
+		cur = append(cur, l)
+	}
+	return blocks
+}
+
+// openingFence returns the fence that opens a code block on this line ("" for none).
+func openingFence(l string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(l) - len(strings.TrimLeft(l, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// command is one simple command of a shell text, and its line.
+type command struct {
+	words []string
+	line  int
+}
+
+// shell splits a shell text into simple commands and their words, as a POSIX shell
+// would before expansion: quotes removed, `\` newline joining lines, comments, separators
+// and redirections dropped, here-documents skipped. $(...) is a word of its own, and the
+// commands inside it are returned too.
+func shell(text string, line int) []command {
+	src := []rune(text)
+	var (
+		cmds    []command
+		cur     command
+		word    strings.Builder
+		inWord  bool
+		pending []string // here-document delimiters, to skip after this line
+	)
+	startWord := func() {
+		if !inWord {
+			inWord = true
+			if len(cur.words) == 0 {
+				cur.line = line
+			}
+		}
+	}
+	endWord := func() {
+		if inWord {
+			cur.words = append(cur.words, word.String())
+			word.Reset()
+			inWord = false
+		}
+	}
+	endCommand := func() {
+		endWord()
+		if len(cur.words) > 0 {
+			cmds = append(cmds, cur)
+		}
+		cur = command{}
+	}
+	// readWord reads a redirection's target or a here-document's delimiter, unquoted.
+	readWord := func(i int) (string, int) {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+		var b strings.Builder
+		for i < len(src) && !unicode.IsSpace(src[i]) && !strings.ContainsRune(";&|<>", src[i]) {
+			if src[i] != '\'' && src[i] != '"' {
+				b.WriteRune(src[i])
+			}
+			i++
+		}
+		return b.String(), i
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\\' && i+1 < len(src):
+			i++
+			if src[i] == '\n' {
+				line++
+				continue
+			}
+			startWord()
+			word.WriteRune(src[i])
+		case c == '\n':
+			endCommand()
+			line++
+			for _, delim := range pending {
+				for i+1 < len(src) {
+					end := i + 1
+					for end < len(src) && src[end] != '\n' {
+						end++
+					}
+					l := strings.TrimSpace(string(src[i+1 : end]))
+					i = end
+					line++
+					if l == delim {
+						break
+					}
+				}
+			}
+			pending = nil
+		case c == ' ' || c == '\t' || c == '\r':
+			endWord()
+		case c == '#' && !inWord:
+			for i+1 < len(src) && src[i+1] != '\n' {
+				i++
+			}
+		case c == '\'':
+			startWord()
+			for i++; i < len(src) && src[i] != '\''; i++ {
+				if src[i] == '\n' {
+					line++
+				}
+				word.WriteRune(src[i])
+			}
+		case c == '"':
+			startWord()
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				switch {
+				case src[i] == '\\' && i+1 < len(src) && src[i+1] == '\n':
+					i++
+					line++
+					continue
+				case src[i] == '\\' && i+1 < len(src) && strings.ContainsRune("\"\\$`", src[i+1]):
+					i++
+				case src[i] == '\n':
+					line++
+				}
+				word.WriteRune(src[i])
+			}
+		case c == '$' && i+1 < len(src) && src[i+1] == '(':
+			depth, j := 0, i+1
+			for ; j < len(src); j++ {
+				if src[j] == '(' {
+					depth++
+				} else if src[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			inner := string(src[i+2 : min(j, len(src))])
+			cmds = append(cmds, shell(inner, line)...)
+			line += strings.Count(inner, "\n")
+			startWord()
+			word.WriteString("$(...)")
+			i = j
+		case c == '<' && placeholderAt.MatchString(string(src[i:min(i+64, len(src))])):
+			p := placeholderAt.FindString(string(src[i:min(i+64, len(src))]))
+			startWord()
+			word.WriteString(p)
+			i += len([]rune(p)) - 1
+		case c == '<' || c == '>':
+			if inWord && strings.Trim(word.String(), "0123456789") == "" {
+				word.Reset() // a file descriptor: 2>&1
+				inWord = false
+			}
+			endWord()
+			j := i
+			for j < len(src) && (src[j] == '<' || src[j] == '>') {
+				j++
+			}
+			op := string(src[i:j])
+			if j < len(src) && (src[j] == '&' || src[j] == '-') {
+				j++
+			}
+			target, next := readWord(j)
+			if op == "<<" {
+				pending = append(pending, target)
+			}
+			i = next - 1
+		case c == ';' || c == '&' || c == '|':
+			endCommand()
+		default:
+			startWord()
+			word.WriteRune(c)
+		}
+	}
+	endCommand()
+	return cmds
+}
