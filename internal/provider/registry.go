@@ -41,26 +41,36 @@ type Registry struct {
 	embedders map[string]Embedder
 }
 
+// ModelName is the provider and model a turn naming them gets: an empty provider is
+// offline, an empty model the provider's default (OpenAIDefaultModel,
+// AnthropicDefaultModel), and the offline provider's model is "offline".
+func ModelName(provider, model string) (string, string) {
+	provider = strings.ToLower(strings.TrimSpace(provider))
+	model = strings.TrimSpace(model)
+	if provider == "" {
+		provider = research.DefaultProvider
+	}
+	switch {
+	case provider == research.DefaultProvider:
+		model = research.DefaultProvider
+	case model != "":
+	case provider == "openai":
+		model = OpenAIDefaultModel
+	case provider == "anthropic":
+		model = AnthropicDefaultModel
+	}
+	return provider, model
+}
+
 // Model returns the model for a session's provider and model name. An empty model name is
 // the provider's default (OpenAIDefaultModel, AnthropicDefaultModel); "offline" (or an
 // empty provider) returns r.Offline, whatever the model name. A missing key is an
 // *AuthError naming the variable to set, an unusable base URL an *AuthError naming its
 // variable, and a provider cosci does not know wraps ErrUnknownProvider.
 func (r *Registry) Model(provider, model string) (Model, error) {
-	provider = strings.ToLower(strings.TrimSpace(provider))
-	model = strings.TrimSpace(model)
-	if provider == "" {
-		provider = research.DefaultProvider
-	}
+	provider, model = ModelName(provider, model)
 	switch provider {
-	case "openai":
-		if model == "" {
-			model = OpenAIDefaultModel
-		}
-	case "anthropic":
-		if model == "" {
-			model = AnthropicDefaultModel
-		}
+	case "openai", "anthropic":
 	case research.DefaultProvider:
 		model = ""
 	default:
