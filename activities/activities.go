@@ -26,6 +26,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/telemetry"
 )
 
 // Model is what a provider turn needs from a model: one method per agent task. It is the
@@ -65,6 +66,9 @@ type Activities struct {
 	// Thresholds are the proximity thresholds of embedding models, by model, where they
 	// differ from the defaults (calibrated for another model).
 	Thresholds map[string]proximity.Measure
+	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
+	// nothing.
+	Metrics *telemetry.Metrics
 
 	unpriced sync.Map // provider/model -> warned: a model the price table lacks, warned of once
 }
@@ -360,14 +364,19 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 // step's part of the conversation, stored with the step's record.
 func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, rec *store.Turn, call func(Model) (R, string, error)) (R, error) {
 	var zero R
+	ctx, end := a.observeTurn(ctx, t, agent)
 	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
+		end(err, research.Usage{}, false)
 		return zero, err
 	} else if ok {
 		var r R
 		if err := json.Unmarshal(done.Result, &r); err != nil {
-			return zero, &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + agent + " turn's: " + err.Error()}
+			err := &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + agent + " turn's: " + err.Error()}
+			end(err, research.Usage{}, false)
+			return zero, err
 		}
 		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
+		end(nil, research.Usage{}, true)
 		return r, nil
 	}
 	var m Model
@@ -381,6 +390,7 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 		m, err = a.model(t)
 	}
 	if err != nil {
+		end(providerError(err), research.Usage{}, false)
 		return zero, err
 	}
 	metered := &meter{Model: m}
@@ -388,13 +398,16 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 	r, promptText, err := call(metered)
 	stop()
 	if err != nil {
-		return zero, withUsage(providerError(err), metered.spent)
+		err = providerError(err)
+		end(err, metered.spent, false)
+		return zero, withUsage(err, metered.spent)
 	}
 	if u := usageOf(r); u.Unpriced > 0 {
 		a.warnUnpriced(ctx, t)
 	}
 	result, err := json.Marshal(r)
 	if err != nil {
+		end(err, metered.spent, false)
 		return zero, err
 	}
 	record := store.Turn{
@@ -404,7 +417,12 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 	if rec != nil {
 		record.Given, record.Said = rec.Given, rec.Said
 	}
-	return r, a.Store.PutTurn(ctx, t.SessionID, record)
+	err = a.Store.PutTurn(ctx, t.SessionID, record)
+	end(err, metered.spent, false)
+	if err == nil {
+		a.made(ctx, agent, r)
+	}
+	return r, err
 }
 
 // warnUnpriced says, once per model in this worker's life, that a model has no price: its
@@ -529,9 +547,13 @@ func (a *Activities) Checkpoint(ctx context.Context, in CheckpointInput) (string
 		if err != nil {
 			return "", fmt.Errorf("checkpoint %d builds on checkpoint %d of %s: %w", in.Snapshot.Seq, in.Base, in.BaseSession, err)
 		}
-		return a.Store.PutCheckpoint(ctx, session.Merge(base, in.Snapshot), in.Events)
+		path, err := a.Store.PutCheckpoint(ctx, session.Merge(base, in.Snapshot), in.Events)
+		a.Metrics.Checkpoint(ctx, err)
+		return path, err
 	}
-	return a.Store.PutCheckpointOver(ctx, in.Base, in.Snapshot, in.Events)
+	path, err := a.Store.PutCheckpointOver(ctx, in.Base, in.Snapshot, in.Events)
+	a.Metrics.Checkpoint(ctx, err)
+	return path, err
 }
 
 // ReportInput names the checkpoint a report is written from, and the latest meta-review.

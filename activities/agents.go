@@ -383,6 +383,7 @@ func (a *Activities) AddHypothesis(ctx context.Context, in AddHypothesisInput) (
 	if stored.Origin != h.Origin || stored.Statement != h.Statement {
 		return GenerateResult{}, invalid("hypothesis id %s is already taken by another hypothesis", h.ID)
 	}
+	a.Metrics.Hypotheses(ctx, "scientist", 1)
 	return GenerateResult{HypothesisID: stored.ID, Title: stored.Title}, nil
 }
 

@@ -292,9 +292,11 @@ func (a *Activities) CallTool(ctx context.Context, in ToolCallInput) (ToolCallRe
 	if a.Tools == nil {
 		return ToolCallResult{}, errors.New("this worker has no tool servers (start it with --tools FILE)")
 	}
+	ctx, end := a.observeTool(ctx, call.Name)
 	stop := a.keepAlive(ctx)
 	out, err := a.Tools.Call(ctx, call.Name, call.Arguments)
 	stop()
+	end(out, err)
 	if err != nil {
 		return ToolCallResult{}, toolError(err)
 	}

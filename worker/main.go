@@ -85,6 +85,7 @@ var credentials = []struct{ provider, env string }{
 // config is what the worker's command line and environment say.
 type config struct {
 	store, prices, tools, thresholds string
+	metrics                          string // the /metrics address; "" serves none
 	offline                          simulator.Offline
 	slots                            int
 	rps                              float64
@@ -105,6 +106,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.Float64Var(&c.rps, "rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
 	fs.StringVar(&c.prices, "prices", getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
 	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
+	fs.StringVar(&c.metrics, "metrics-address", getenv("COSCI_METRICS_ADDRESS"), "serve Prometheus metrics on this host:port at /metrics, e.g. :9464 (env COSCI_METRICS_ADDRESS; default off)")
 	fs.StringVar(&c.thresholds, "proximity-thresholds", getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -172,11 +174,31 @@ func run() error {
 		servers = tc.Servers
 	}
 
-	c, err := connection.Dial(logger)
+	obs, err := observe(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer obs.close()
+	acts.Metrics = obs.metrics()
+	if obs.exporter != nil {
+		backend := "dir"
+		if store.IsDatabase(cfg.store) {
+			backend = "postgres"
+		}
+		m := obs.metrics()
+		st.Observe(func(ctx context.Context, op string, took time.Duration, err error) {
+			m.StoreOp(ctx, backend, op, took, err)
+		})
+	}
+
+	c, err := connection.Dial(logger, obs.client)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if err := obs.sessions(c); err != nil {
+		return err
+	}
 	acts.Sessions = c // to find the most recent foreground session
 	if opts, err := connection.Options(nil); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -234,7 +256,8 @@ func run() error {
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
-		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","))
+		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
+		"metrics", obs.address(), "traces", obs.tracing != nil)
 	return sessions.Run(worker.InterruptCh())
 }
 

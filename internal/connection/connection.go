@@ -37,11 +37,16 @@ func Options(logger *slog.Logger) (client.Options, error) {
 	return opts, nil
 }
 
-// Dial connects to Temporal, or explains how to get a server running.
-func Dial(logger *slog.Logger) (client.Client, error) {
+// Dial connects to Temporal, or explains how to get a server running. Each of with
+// amends the options first: the worker's metrics handler, tracing interceptor and data
+// converter.
+func Dial(logger *slog.Logger, with ...func(*client.Options)) (client.Client, error) {
 	opts, err := Options(logger)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range with {
+		f(&opts)
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
