@@ -55,13 +55,15 @@ const (
 	svcTemporal  = "temporal"
 	svcNamespace = "temporal-namespace"
 	svcUI        = "temporal-ui"
+	svcProm      = "prometheus"
+	svcGrafana   = "grafana"
 )
 
 var oneShot = []string{svcSchema, svcNamespace}
 
 // passwordRef is how every password in docker-compose.yml is written: a reference to the
 // environment that `docker compose` refuses to run without.
-var passwordRef = regexp.MustCompile(`^\$\{POSTGRES_PASSWORD:\?[^}]+\}$`)
+var passwordRef = regexp.MustCompile(`^\$\{(POSTGRES|GRAFANA_ADMIN)_PASSWORD:\?[^}]+\}$`)
 
 // workers are the services built from this repository (the cosci worker image).
 func workers(compose composeFile) []string {
@@ -80,7 +82,7 @@ func workers(compose composeFile) []string {
 // workers, each with the environment it needs.
 func TestComposeServices(t *testing.T) {
 	compose := readCompose(t)
-	for _, name := range []string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI} {
+	for _, name := range []string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana} {
 		if _, ok := compose.Services[name]; !ok {
 			t.Fatalf("docker-compose.yml has no %s service (it has %v)", name, slices.Sorted(maps.Keys(compose.Services)))
 		}
@@ -90,7 +92,7 @@ func TestComposeServices(t *testing.T) {
 		t.Errorf("docker-compose.yml builds %d cosci workers (%v); want two or more", len(ws), ws)
 	}
 	for name := range compose.Services {
-		if name != svcPostgres && name != svcSchema && name != svcTemporal && name != svcNamespace && name != svcUI && !slices.Contains(ws, name) {
+		if !slices.Contains([]string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana}, name) && !slices.Contains(ws, name) {
 			t.Errorf("unexpected service %s: add it to the checks of worker/compose_test.go", name)
 		}
 	}
@@ -205,7 +207,7 @@ func TestComposeSecrets(t *testing.T) {
 			if strings.Contains(key, "PASSWORD") || strings.HasSuffix(key, "PWD") {
 				passwords++
 				if !passwordRef.MatchString(value) {
-					t.Errorf("%s: %s=%q; want ${POSTGRES_PASSWORD:?...}, so that compose stops when it is not set", name, key, value)
+					t.Errorf("%s: %s=%q; want ${POSTGRES_PASSWORD:?...} (or GRAFANA_ADMIN_PASSWORD), so that compose stops when it is not set", name, key, value)
 				}
 			}
 		}
@@ -240,6 +242,8 @@ func TestComposeImages(t *testing.T) {
 		svcNamespace: "temporalio/admin-tools:" + temporalpg.ServerVersion + "-",
 		svcTemporal:  "temporalio/server:" + temporalpg.ServerVersion,
 		svcUI:        "temporalio/ui:",
+		svcProm:      "prom/prometheus:v3.",
+		svcGrafana:   "grafana/grafana:",
 	} {
 		if img := compose.Services[name].Image; !strings.HasPrefix(img, prefix) {
 			t.Errorf("%s runs %q; want %s...", name, img, prefix)
@@ -260,6 +264,7 @@ func TestComposeStartup(t *testing.T) {
 		svcTemporal:  {svcSchema: "service_completed_successfully"},
 		svcNamespace: {svcTemporal: "service_healthy"},
 		svcUI:        {svcTemporal: "service_healthy"},
+		svcGrafana:   {svcProm: "service_healthy"},
 	}
 	for _, w := range workers(compose) {
 		want[w] = map[string]string{
@@ -307,6 +312,8 @@ func TestComposeStartup(t *testing.T) {
 		svcPostgres: "pg_isready",
 		svcTemporal: "temporal operator cluster health",
 		svcUI:       "/healthz",
+		svcProm:     "/-/ready",
+		svcGrafana:  "/api/health",
 	} {
 		hc := compose.Services[name].Healthcheck
 		if hc == nil || hc.Disable || !strings.Contains(strings.Join(hc.Test, " "), probe) {
@@ -376,4 +383,79 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestComposeObservability: every worker serves its metrics, the server its own, Prometheus
+// scrapes exactly those (deploy/prometheus.yml), and Grafana is provisioned with Prometheus
+// under the uid the cosci dashboard reads and with the dashboard itself.
+func TestComposeObservability(t *testing.T) {
+	compose := readCompose(t)
+	var scrape struct {
+		ScrapeConfigs []struct {
+			JobName       string `yaml:"job_name"`
+			StaticConfigs []struct {
+				Targets []string `yaml:"targets"`
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	if err := yaml.Unmarshal(mustRead(t, "../deploy/prometheus.yml"), &scrape); err != nil {
+		t.Fatalf("deploy/prometheus.yml: %v", err)
+	}
+	var targets []string
+	for _, c := range scrape.ScrapeConfigs {
+		for _, s := range c.StaticConfigs {
+			targets = append(targets, s.Targets...)
+		}
+	}
+	want := []string{svcTemporal + ":8000"}
+	if got := compose.Services[svcTemporal].Environment["PROMETHEUS_ENDPOINT"]; got != "0.0.0.0:8000" {
+		t.Errorf("%s: PROMETHEUS_ENDPOINT=%q; want 0.0.0.0:8000", svcTemporal, got)
+	}
+	for _, name := range workers(compose) {
+		addr := compose.Services[name].Environment["COSCI_METRICS_ADDRESS"]
+		if _, port, ok := strings.Cut(addr, ":"); !ok || port == "" {
+			t.Errorf("%s: COSCI_METRICS_ADDRESS=%q; want :port", name, addr)
+		} else {
+			want = append(want, name+":"+port)
+		}
+		if c, err := parseFlags(nil, func(k string) string { return compose.Services[name].Environment[k] }); err != nil || c.metrics != addr {
+			t.Errorf("%s: the worker reads metrics address %q (%v) from its environment; want %q", name, c.metrics, err, addr)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(targets)
+	if !slices.Equal(targets, want) {
+		t.Errorf("deploy/prometheus.yml scrapes %v; want %v", targets, want)
+	}
+	prom := compose.Services[svcProm]
+	if !slices.Contains(prom.Volumes, "./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro") {
+		t.Errorf("%s mounts %v; want deploy/prometheus.yml as its config", svcProm, prom.Volumes)
+	}
+
+	var sources struct {
+		Datasources []struct{ Name, UID, Type, URL string }
+	}
+	if err := yaml.Unmarshal(mustRead(t, "../deploy/grafana/provisioning/datasources/prometheus.yml"), &sources); err != nil {
+		t.Fatal(err)
+	}
+	if len(sources.Datasources) != 1 || sources.Datasources[0].UID != "prometheus" || sources.Datasources[0].URL != "http://"+svcProm+":9090" {
+		t.Errorf("Grafana's data sources %+v; want Prometheus at http://%s:9090 with uid prometheus", sources.Datasources, svcProm)
+	}
+	dashboard := string(mustRead(t, "../deploy/grafana/dashboards/cosci.json"))
+	if strings.Count(dashboard, `"uid": "prometheus"`) < 10 || strings.Contains(dashboard, "${DS_") {
+		t.Error("the dashboard does not read the provisioned data source (uid prometheus) in every panel")
+	}
+	var provider struct {
+		Providers []struct {
+			Options struct{ Path string }
+		}
+	}
+	if err := yaml.Unmarshal(mustRead(t, "../deploy/grafana/provisioning/dashboards/cosci.yml"), &provider); err != nil {
+		t.Fatal(err)
+	}
+	g := compose.Services[svcGrafana]
+	if len(provider.Providers) != 1 || !slices.Contains(g.Volumes, "./deploy/grafana/dashboards:"+provider.Providers[0].Options.Path+":ro") ||
+		!slices.Contains(g.Volumes, "./deploy/grafana/provisioning:/etc/grafana/provisioning:ro") {
+		t.Errorf("%s mounts %v; want deploy/grafana/provisioning and the dashboards where the provider reads them (%+v)", svcGrafana, g.Volumes, provider)
+	}
 }
