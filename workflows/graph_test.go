@@ -60,6 +60,12 @@ func TestContinueAsNewAt2000Hypotheses(t *testing.T) {
 		}
 		// Queries answer at once in every run, with the carried session.
 		h.at(time.Millisecond, func() {
+			if h.env.IsWorkflowCompleted() {
+				return // a last run with nothing left to do ended at once: there is no run to ask
+			}
+			if _, err := h.env.QueryWorkflow(QueryProgress); err != nil {
+				t.Fatalf("run %d at %v: query: %v (workflow error: %v)", runs+1, h.env.Now(), err, h.env.GetWorkflowError())
+			}
 			p := query[session.Progress](h, QueryProgress)
 			if p.HypothesesGenerated < before {
 				t.Errorf("run %d: progress says %d hypotheses; the previous run ended with %d", runs+1, p.HypothesesGenerated, before)
