@@ -15,7 +15,9 @@ import (
 // back as the whole session it was, Checkpoints agrees with Checkpoint, and the store keeps
 // changes rather than copies: its bytes grow with the hypotheses (a whole checkpoint only
 // once the changes since the last one outweigh it), and no chain passes maxCheckpointChain.
-func TestIncrementalCheckpointsRestoreExactly(t *testing.T) { eachStore(t, testIncrementalCheckpoints) }
+func TestIncrementalCheckpointsRestoreExactly(t *testing.T) {
+	eachPlainStore(t, testIncrementalCheckpoints)
+}
 
 func testIncrementalCheckpoints(t *testing.T, s *Store) {
 	const checkpoints, perRound = 40, 10

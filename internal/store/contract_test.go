@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/pgtest"
 )
 
@@ -72,11 +73,44 @@ func open(t testing.TB) dirStore {
 	return dirStore{s, s.Backend().(*Dir)}
 }
 
-// eachStore runs a test of the contract once per backend.
+// eachStore runs a test of the contract once per backend, plain and encrypted: the same
+// contract holds with the records sealed (Encrypt).
 func eachStore(t *testing.T, test func(t *testing.T, s *Store)) {
+	t.Helper()
+	eachPlainStore(t, test)
+	t.Run("dir-encrypted", func(t *testing.T) { test(t, encrypted(t, open(t).Store)) })
+	t.Run("postgres-encrypted", func(t *testing.T) { test(t, encrypted(t, openPostgres(t))) })
+}
+
+// eachPlainStore runs a test once per backend, unencrypted: for the tests that look at
+// how records are laid out (compressed, on disk), which sealing hides.
+func eachPlainStore(t *testing.T, test func(t *testing.T, s *Store)) {
 	t.Helper()
 	t.Run("dir", func(t *testing.T) { test(t, open(t).Store) })
 	t.Run("postgres", func(t *testing.T) { test(t, openPostgres(t)) })
 }
 
+// encrypted has s seal what it writes with a new key.
+func encrypted(t testing.TB, s *Store) *Store {
+	t.Helper()
+	line, err := keyring.New("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := keyring.Parse("test key", line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Encrypt(k)
+	return s
+}
+
 func tctx(t testing.TB) context.Context { return t.Context() }
+
+// reopen is another Store on s's backend, with s's keys: another process of the same
+// deployment, which has read nothing yet.
+func reopen(s *Store) *Store {
+	r := New(s.Backend(), s.Location())
+	r.Encrypt(s.keys)
+	return r
+}

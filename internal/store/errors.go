@@ -26,9 +26,16 @@ type DamagedError struct {
 	SessionID string
 	Record    string // where it is, for a person: a path, or the database and key
 	Problem   string // what is wrong with it
+	// Key names the key a sealed record needs and the process lacks: nothing is damaged,
+	// and the record reads once the key is given.
+	Key string
 }
 
 func (e *DamagedError) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("store: record %s of session %q is sealed with key %s, which this process does not have: add the key to COSCI_KEYS_FILE (or COSCI_KEYS), restart, and resume the session",
+			e.Record, e.SessionID, e.Key)
+	}
 	return fmt.Sprintf("store: record %s of session %q is damaged (%s); it was changed outside the store: restore it from a backup or remove it",
 		e.Record, e.SessionID, e.Problem)
 }

@@ -17,7 +17,8 @@ type Observer func(ctx context.Context, op string, took time.Duration, err error
 // Observe has the store tell f of every backend operation from now on; the worker's
 // metrics use it. Call it before the store is shared.
 func (s *Store) Observe(f Observer) {
-	s.b = guarded{observed{s.Backend(), f}}
+	s.observe = f
+	s.rewrap()
 }
 
 type observed struct {

@@ -184,7 +184,15 @@ func (s *Store) getMany(ctx context.Context, sessionID string, keys []string) (m
 	}
 	if g, ok := s.Backend().(batchGetter); ok {
 		records, err := g.GetMany(ctx, sessionID, keys)
-		return records, unavailable(err)
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		for k, b := range records {
+			if records[k], err = (sealed{s.raw, s.keys}).open(sessionID, k, b); err != nil {
+				return nil, err
+			}
+		}
+		return records, nil
 	}
 	records := make(map[string][]byte, len(keys))
 	for _, k := range keys {

@@ -67,7 +67,7 @@ func TestPromptsReadBackExactly(t *testing.T) {
 			if err := s.PutTurn(tctx(t), "s", want); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			got, found, err := New(s.Backend(), s.Location()).Turn(tctx(t), "s", want.ID)
+			got, found, err := reopen(s).Turn(tctx(t), "s", want.ID)
 			if err != nil || !found {
 				t.Fatalf("%s: found %v, %v", name, found, err)
 			}
@@ -153,7 +153,7 @@ func TestTurnRetriedWritesNothingTwice(t *testing.T) {
 			wg.Go(func() {
 				// A store of its own per writer, as on separate worker hosts: none knows
 				// which pieces another wrote.
-				w := New(s.Backend(), s.Location())
+				w := reopen(s)
 				errs[i] = w.PutTurn(tctx(t), "s", Turn{ID: fmt.Sprintf("match-%d", i%2), Prompt: matchPrompt(1, i%2, 2)})
 			})
 		}
@@ -221,7 +221,7 @@ func TestOldRecordsStillRead(t *testing.T) {
 		if _, err := s.PutCheckpointOver(ctx, 1, two, nil); err != nil {
 			t.Fatal(err)
 		}
-		fresh := New(s.Backend(), s.Location())
+		fresh := reopen(s)
 		if snap, err := fresh.Checkpoint(ctx, "s", 1); err != nil || !reflect.DeepEqual(snap, one) {
 			t.Errorf("the old checkpoint reads as %d hypotheses, %v", len(snap.Hypotheses), err)
 		}
@@ -237,7 +237,7 @@ func TestOldRecordsStillRead(t *testing.T) {
 // the model again, and keep the damaged record) nor as another prompt. Repaired, the turn
 // reads again.
 func TestDamagedTurn(t *testing.T) {
-	eachStore(t, func(t *testing.T, s *Store) {
+	eachPlainStore(t, func(t *testing.T, s *Store) {
 		ctx := tctx(t)
 		const sid, id = "s-damaged", "match-1"
 		prompt := matchPrompt(1, 1, 2)
@@ -281,7 +281,7 @@ func TestDamagedTurn(t *testing.T) {
 				} else if err := s.Backend().Put(ctx, sid, tc.key, tc.data, false); err != nil {
 					t.Fatal(err)
 				}
-				_, found, err := New(s.Backend(), s.Location()).Turn(ctx, sid, id)
+				_, found, err := reopen(s).Turn(ctx, sid, id)
 				var damaged *DamagedError
 				switch {
 				case err == nil:
@@ -300,7 +300,7 @@ func TestDamagedTurn(t *testing.T) {
 				if err := s.Backend().Put(ctx, sid, tc.key, restore, false); err != nil {
 					t.Fatal(err)
 				}
-				got, found, err := New(s.Backend(), s.Location()).Turn(ctx, sid, id)
+				got, found, err := reopen(s).Turn(ctx, sid, id)
 				if err != nil || !found || got.Prompt != prompt {
 					t.Errorf("after the repair: found %v, %v", found, err)
 				}
@@ -326,7 +326,7 @@ func TestCopiedTurnFindsItsPieces(t *testing.T) {
 			t.Fatal(err)
 		}
 		removeRecords(t, s, "parent", "")
-		got, found, err := New(s.Backend(), s.Location()).Turn(ctx, "child", "match-1")
+		got, found, err := reopen(s).Turn(ctx, "child", "match-1")
 		if err != nil || !found || got.Prompt != prompt {
 			t.Fatalf("the copied turn: found %v, %v, prompt %q", found, err, got.Prompt)
 		}
@@ -376,7 +376,7 @@ func BenchmarkTurnRecord(b *testing.B) {
 				}
 			}
 		})
-		fresh := New(s.Backend(), s.Location())
+		fresh := reopen(s)
 		b.Run("read", func(b *testing.B) {
 			i := 0
 			for b.Loop() {

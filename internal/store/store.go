@@ -58,6 +58,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -118,8 +119,11 @@ type Commit struct {
 
 // Store is a set of research sessions.
 type Store struct {
-	b        Backend
-	location string // for messages, without a password
+	b        Backend // raw, wrapped as rewrap says
+	raw      Backend
+	keys     *keyring.Keyring // seals what is written; nil: nothing (Encrypt)
+	observe  Observer         // told of every backend operation (Observe)
+	location string           // for messages, without a password
 	latest   latest
 	pieces   pieceSet
 }
@@ -149,13 +153,17 @@ func IsDatabase(location string) bool {
 }
 
 // New is a Store over a backend; location names it in messages.
-func New(b Backend, location string) *Store { return &Store{b: guarded{b}, location: location} }
+func New(b Backend, location string) *Store {
+	s := &Store{raw: b, location: location}
+	s.rewrap()
+	return s
+}
 
 // Location names the store for a person: a directory, or a database URL without its password.
 func (s *Store) Location() string { return s.location }
 
 // Backend returns the store's backend.
-func (s *Store) Backend() Backend { return s.b.(guarded).Backend }
+func (s *Store) Backend() Backend { return s.raw }
 
 // Close releases the store's connections, if any.
 func (s *Store) Close() { s.b.Close() }

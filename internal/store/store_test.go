@@ -517,7 +517,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	})
 }
 
-func TestPutReport(t *testing.T) { eachStore(t, testPutReport) }
+func TestPutReport(t *testing.T) { eachPlainStore(t, testPutReport) }
 
 func testPutReport(t *testing.T, s *Store) {
 	for _, md := range []string{"# draft\n", "# final\n"} {
@@ -540,7 +540,7 @@ func testPutReport(t *testing.T, s *Store) {
 	noDirTemps(t, s)
 }
 
-func TestDamagedRecord(t *testing.T) { eachStore(t, testDamagedRecord) }
+func TestDamagedRecord(t *testing.T) { eachPlainStore(t, testDamagedRecord) }
 
 // testDamagedRecord: a record truncated or garbled outside the store, or one that is
 // missing (a deleted file, a deleted row), is reported by a store that never read it before
@@ -591,7 +591,7 @@ func testDamagedRecord(t *testing.T, s *Store) {
 			} else if err := s.Backend().Put(ctx, sid, tc.key, tc.data, false); err != nil {
 				t.Fatal(err)
 			}
-			err := tc.read(New(s.Backend(), s.Location())) // a store that remembers nothing
+			err := tc.read(reopen(s)) // a store that remembers nothing
 			var damaged *DamagedError
 			switch {
 			case err == nil:
@@ -611,7 +611,7 @@ func testDamagedRecord(t *testing.T, s *Store) {
 			if err := s.Backend().Put(ctx, sid, tc.key, restore, false); err != nil {
 				t.Fatal(err)
 			}
-			if err := tc.read(New(s.Backend(), s.Location())); err != nil {
+			if err := tc.read(reopen(s)); err != nil {
 				t.Errorf("after the repair: %v", err)
 			}
 		})
@@ -668,7 +668,7 @@ func BenchmarkCheckpointRead(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			if _, err := New(s.Backend(), s.Location()).Checkpoint(tctx(b), "bench", 1); err != nil {
+			if _, err := reopen(s).Checkpoint(tctx(b), "bench", 1); err != nil {
 				b.Fatal(err)
 			}
 		}
