@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,10 +56,7 @@ func runStarterIn(t *testing.T, bin, address, dir string, env []string, args ...
 
 // TestStarterCLI drives a session with the scientist's command-line client.
 func TestStarterCLI(t *testing.T) {
-	bin := filepath.Join(buildDir, "starter")
-	if out, err := goBuild(bin, "../starter"); err != nil {
-		t.Fatalf("the starter does not build: %v\n%s", err, out)
-	}
+	bin := starter(t)
 	startWorker(t, t.TempDir(), "--offline-latency", "300ms")
 
 	r := runStarter(t, bin, serverAddress, "start", "--goal", "Explain how tardigrades survive desiccation", "--max-hypotheses", "30")

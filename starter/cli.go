@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/cosci-dev/cosci/codec"
 	"github.com/cosci-dev/cosci/internal/connection"
 )
 
@@ -63,6 +64,8 @@ Environment:
   COSCI_STORE                                          the workers' session store: a directory or a postgres:// URL
                                                        (password in PGPASSWORD; default .data/sessions)
   COSCI_UI_URL                                         Web UI base (default http://localhost:8233)
+  COSCI_KEYS_FILE, COSCI_KEYS                          the lab's encryption keys, for encrypted sessions (see docs/operating.md)
+  COSCI_CODEC_TOKEN                                    the bearer token codec-server requires
   COSCI_DEBUG=1                                        debug logs on stderr
 `)
 }
@@ -178,7 +181,11 @@ func dial() (client.Client, string, error) {
 	if opts, err := connection.Options(log); err == nil && opts.Namespace != "" {
 		namespace = opts.Namespace
 	}
-	c, err := connection.Dial(log)
+	keys, err := labKeys()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := connection.Dial(log, codec.ClientOptions(keys))
 	if err != nil {
 		return nil, "", err
 	}

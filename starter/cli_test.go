@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -57,7 +58,7 @@ func TestRunUsage(t *testing.T) {
 
 func TestEveryCommandRefusesAMissingSessionID(t *testing.T) {
 	for _, c := range commands {
-		if c.name == "start" || c.name == "list" || c.name == "schedule" || c.name == "heartbeat" || c.name == "tools" {
+		if c.name == "start" || c.name == "list" || c.name == "schedule" || c.name == "heartbeat" || c.name == "tools" || c.name == "keygen" || c.name == "codec-server" {
 			continue // they take no session ID
 		}
 		_, errOut := quiet(t)
@@ -369,5 +370,33 @@ func TestEveryCommandIsASubcommand(t *testing.T) {
 		if sc := commands[i]; sc.args == "" || sc.summary != c.Summary {
 			t.Errorf("subcommand %s: args %q, summary %q; want a synopsis and %q", c.Name, sc.args, sc.summary, c.Summary)
 		}
+	}
+}
+
+// TestKeygen: keygen prints a key line the key file takes as it is; a bad id is a usage
+// error; codec-server without keys says where they come from.
+func TestKeygen(t *testing.T) {
+	out, _ := quiet(t)
+	if code := run([]string{"keygen", "--id", "lab-2026"}); code != 0 {
+		t.Fatalf("keygen exited %d", code)
+	}
+	k, err := keyring.Parse("keygen's output", out.String())
+	if err != nil || k.Current() != "lab-2026" {
+		t.Errorf("keygen printed %q: %v", out, err)
+	}
+	_, errOut := quiet(t)
+	if code := run([]string{"keygen", "--id", "a b"}); code != 2 || !strings.Contains(errOut.String(), "--id") {
+		t.Errorf("keygen with a bad id exited %d: %q", code, errOut)
+	}
+	t.Setenv("COSCI_KEYS_FILE", "")
+	t.Setenv("COSCI_KEYS", "")
+	_, errOut = quiet(t)
+	if code := run([]string{"codec-server", "--listen", "127.0.0.1:0"}); code != 1 || !strings.Contains(errOut.String(), "COSCI_KEYS_FILE") {
+		t.Errorf("codec-server without keys exited %d: %q", code, errOut)
+	}
+	t.Setenv("COSCI_KEYS_FILE", filepath.Join(t.TempDir(), "missing"))
+	_, errOut = quiet(t)
+	if code := run([]string{"status", "some-session"}); code != 1 || !strings.Contains(errOut.String(), "COSCI_KEYS_FILE") {
+		t.Errorf("a missing key file: exited %d, %q; want the error before anything is sent", code, errOut)
 	}
 }

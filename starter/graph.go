@@ -21,7 +21,6 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/lineage"
@@ -293,7 +292,7 @@ func isArchived(ctx context.Context, c client.Client, id string) (bool, error) {
 func lineageOf(info *workflowpb.WorkflowExecutionInfo) lineage.Descriptor {
 	id := info.GetExecution().GetWorkflowId()
 	var d lineage.Descriptor
-	if p := info.GetMemo().GetFields()[workflows.MemoLineage]; p != nil && converter.GetDefaultDataConverter().FromPayload(p, &d) == nil {
+	if p := info.GetMemo().GetFields()[workflows.MemoLineage]; p != nil && memoConverter().FromPayload(p, &d) == nil {
 		return d.WithDefaults(id)
 	}
 	d = lineage.Descriptor{}

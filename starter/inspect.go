@@ -201,17 +201,20 @@ func cmdReport(ctx context.Context, args []string) error {
 		if r.ReportPath == "" {
 			return fmt.Errorf("session %s ended without writing a report", id)
 		}
-		text, err := os.ReadFile(r.ReportPath)
-		if err != nil {
+		if _, err := os.Stat(r.ReportPath); err != nil {
 			fmt.Fprintln(stdout, r.ReportPath)
 			fmt.Fprintf(stderr, "the report is not readable from this machine (%v); it is in the workers' session store at the place above (set --store or COSCI_STORE to read it)\n", unwrapPathError(err))
 			return nil
 		}
-		st, err := store.Open(ctx, filepath.Dir(filepath.Dir(r.ReportPath)))
+		st, err := openStoreAt(ctx, filepath.Dir(filepath.Dir(r.ReportPath)))
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		text, err := st.Report(ctx, id) // through the store: it may be sealed
+		if err != nil {
+			return err
+		}
 		return writeReport(ctx, st, id, text, *asHTML, *out)
 	})
 }

@@ -47,6 +47,8 @@ func init() {
 		{"schedule", scheduleArgs, "recurring reviews: create, list, delete or trigger a schedule", cmdSchedule},
 		{"heartbeat", heartbeatArgs, "start the heartbeat session that verifies the latest session's leads", cmdHeartbeat},
 		{"tools", toolsArgs, "list the tools the workers offer, for --tools", cmdTools},
+		{"keygen", keygenArgs, "print a new encryption key for the lab's key file", cmdKeygen},
+		{"codec-server", codecServerArgs, "serve /encode and /decode so the Web UI and temporal CLI read encrypted sessions", cmdCodecServer},
 	}...)
 }
 

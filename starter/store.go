@@ -41,9 +41,23 @@ func openStore(ctx context.Context) (*store.Store, error) {
 			return nil, fmt.Errorf("no session store at %s on this machine: name the workers' store with --store or COSCI_STORE (a postgres:// URL, password in PGPASSWORD)", loc)
 		}
 	}
+	return openStoreAt(ctx, loc)
+}
+
+// openStoreAt opens the store at a location with the lab's keys, if any.
+func openStoreAt(ctx context.Context, loc string) (*store.Store, error) {
+	keys, err := labKeys()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 	defer cancel()
-	return store.Open(ctx, loc)
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	st.Encrypt(keys)
+	return st, nil
 }
 
 // notInTemporal is Temporal's answer for a session it does not know (or no longer keeps).

@@ -59,7 +59,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/codec"
 	"github.com/cosci-dev/cosci/internal/connection"
+	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -137,6 +139,13 @@ func run() error {
 		return err
 	}
 
+	// The lab's keys, if its research is encrypted: a key file that is named but unusable
+	// stops the worker here, before it reads or writes anything.
+	keys, err := keyring.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	prices, err := loadPrices(cfg.prices)
 	if err != nil {
@@ -147,6 +156,7 @@ func run() error {
 		return fmt.Errorf("cannot open the session store: %w", err)
 	}
 	defer st.Close()
+	st.Encrypt(keys)
 	registry := &provider.Registry{
 		Offline: &cfg.offline,
 		Env:     os.Getenv,
@@ -191,7 +201,7 @@ func run() error {
 		})
 	}
 
-	c, err := connection.Dial(logger, obs.client)
+	c, err := connection.Dial(logger, obs.client, codec.ClientOptions(keys))
 	if err != nil {
 		return err
 	}
@@ -257,7 +267,7 @@ func run() error {
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
-		"metrics", obs.address(), "traces", obs.tracing != nil)
+		"metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys))
 	return sessions.Run(worker.InterruptCh())
 }
 
@@ -308,6 +318,14 @@ func loadThresholds(path string) (map[string]proximity.Measure, error) {
 		}
 	}
 	return m, nil
+}
+
+// encryptionText says which key seals, never a key.
+func encryptionText(k *keyring.Keyring) string {
+	if k == nil {
+		return "off"
+	}
+	return "sealing with key " + k.Current() + ", opening " + strings.Join(k.IDs(), ",")
 }
 
 func rpsText(rps float64) string {

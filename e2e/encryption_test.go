@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cosci-dev/cosci/codec"
+	"github.com/cosci-dev/cosci/internal/keyring"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// TestEncryptedSession runs a grounded session with the lab's key (made by starter
+// keygen): the scientist starts it, refines the goal, adds a hypothesis and gives feedback
+// with the starter, and the session runs to its end. Then it reads what an onlooker without
+// the key would: Temporal's raw history of every run, the session's description (search
+// attributes, memo, summary) and every file of the session store. None of the goal, the
+// refinement, the scientist's texts, a hypothesis title or a tool result is there; through
+// the key, all of them read back; and without the key the starter refuses with what to do.
+func TestEncryptedSession(t *testing.T) {
+	bin := starter(t)
+	r := runStarter(t, bin, serverAddress, "keygen", "--id", "lab-1")
+	keysFile := filepath.Join(t.TempDir(), "keys.txt")
+	if err := os.WriteFile(keysFile, []byte(r.stdout), 0o600); err != nil || r.code != 0 {
+		t.Fatalf("keygen: %d, %v", r.code, err)
+	}
+	keys, err := keyring.FromEnv(func(k string) string { return map[string]string{"COSCI_KEYS_FILE": keysFile}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"COSCI_KEYS_FILE=" + keysFile}
+
+	library, err := filepath.Abs(fixtureLibrary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, "servers:\n  - name: literature\n    command: [%q, --library, %q, --index, %q]\n",
+		literatureBinary, library, t.TempDir()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	storeDir := t.TempDir()
+	w := startWorkerEnv(t, storeDir, env, "--tools", cfg, "--offline-latency", "150ms")
+
+	secrets := map[string]string{
+		"goal":       "Explain how tardigrades survive desiccation through cryptobiosis-xq7",
+		"refinement": "focus on trehalose-vitrification-kz2",
+		"title":      "Scientist-marker-pq9 intrinsically disordered proteins",
+		"statement":  "Statement-marker-vw4: CAHS proteins form gels that protect membranes",
+		"feedback":   "feedback-marker-jj3 membranes",
+	}
+	id := newSessionID(t)
+	t.Cleanup(func() { terminateIfRunning(t, id) })
+	if r := runStarterIn(t, bin, serverAddress, "", env, "start", "--id", id, "--goal", secrets["goal"],
+		"--max-hypotheses", "8", "--review-types", "initial", "--tools", "literature.search"); r.code != 0 {
+		t.Fatalf("start exited %d", r.code)
+	}
+	c, err := client.Dial(client.Options{HostPort: serverAddress, Namespace: "default", DataConverter: codec.DataConverter(keys)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	eventually(t, 90*time.Second, "two hypotheses", func() (bool, error) {
+		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryProgress)
+		if err != nil {
+			return false, err
+		}
+		var p struct {
+			HypothesesGenerated int `json:"hypotheses_generated"`
+		}
+		return p.HypothesesGenerated >= 2, v.Get(&p)
+	})
+	for _, args := range [][]string{
+		{"refine-goal", id, "--focus", secrets["refinement"]},
+		{"add-hypothesis", id, "--title", secrets["title"], "--statement", secrets["statement"], "--prediction", "Gels form on drying"},
+		{"feedback", id, "--toward", secrets["feedback"]},
+	} {
+		if r := runStarterIn(t, bin, serverAddress, "", env, args...); r.code != 0 {
+			t.Fatalf("%s exited %d", args[0], r.code)
+		}
+	}
+	run := c.GetWorkflow(context.Background(), id, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var res workflows.Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("the session: %v", err)
+	}
+
+	// Through the key: the texts read back.
+	st, err := store.Open(context.Background(), storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Encrypt(keys)
+	hkeys, err := st.Backend().List(context.Background(), id, "hypotheses/")
+	if err != nil || len(hkeys) < 2 {
+		t.Fatalf("hypotheses in the store: %v, %v", hkeys, err)
+	}
+	h, err := st.Hypothesis(context.Background(), id, strings.TrimSuffix(filepath.Base(hkeys[0]), ".json"))
+	if err != nil || h.Title == "" {
+		t.Fatalf("a hypothesis through the key: %+v, %v", h, err)
+	}
+	secrets["a hypothesis title"] = h.Title
+	keysOfTools, err := st.Backend().List(context.Background(), id, "tools/")
+	if err != nil || len(keysOfTools) == 0 {
+		t.Fatalf("no tool results stored (%v): did the session call its tool?", err)
+	}
+	digest := strings.TrimSuffix(filepath.Base(keysOfTools[0]), ".json")
+	rec, err := st.ToolRecord(context.Background(), id, digest)
+	if err != nil || len(rec.Content) < 40 {
+		t.Fatalf("a tool result through the key: %q, %v", rec.Content, err)
+	}
+	secrets["a tool result"] = rec.Content[:40]
+	if r := runStarterIn(t, bin, serverAddress, "", env, "status", id); r.code != 0 || !strings.Contains(r.stdout, "cryptobiosis-xq7") {
+		t.Errorf("starter status with the key: exit %d; want the goal in the clear", r.code)
+	}
+
+	// Without it: nothing.
+	var raw bytes.Buffer
+	for _, events := range sessionHistories(t, id) {
+		for _, e := range events {
+			b, err := proto.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw.Write(b)
+		}
+	}
+	d, err := temporalClient.DescribeWorkflowExecution(context.Background(), id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := proto.Marshal(d)
+	raw.Write(b)
+	if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		t.Errorf("session status %v", d.GetWorkflowExecutionInfo().GetStatus())
+	}
+	var files bytes.Buffer
+	nfiles := 0
+	filepath.WalkDir(storeDir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			b, _ := os.ReadFile(path)
+			files.Write(b)
+			nfiles++
+		}
+		return nil
+	})
+	// What is not research stays readable: the search looks at the right bytes.
+	if !bytes.Contains(raw.Bytes(), []byte(workflows.WorkflowType)) || !bytes.Contains(raw.Bytes(), []byte("Generate")) {
+		t.Error("the raw history lacks the workflow and activity types: the search reads the wrong bytes")
+	}
+	if !bytes.Contains(files.Bytes(), []byte("cosci-sealed-1")) {
+		t.Error("no sealed record among the store's files")
+	}
+	for what, text := range secrets {
+		if bytes.Contains(raw.Bytes(), []byte(text)) {
+			t.Errorf("Temporal's raw history holds %s in the clear: %q", what, text)
+		}
+		if bytes.Contains(files.Bytes(), []byte(text)) {
+			t.Errorf("the session store's files hold %s in the clear: %q", what, text)
+		}
+	}
+	t.Logf("%d history bytes and %d files (%d bytes) hold none of %d texts", raw.Len(), nfiles, files.Len(), len(secrets))
+	if r := runStarter(t, bin, serverAddress, "status", id); r.code != 1 || !strings.Contains(r.output(), "COSCI_KEYS_FILE") {
+		t.Errorf("starter status without the key: exit %d; want 1, saying to set COSCI_KEYS_FILE", r.code)
+	}
+	w.Stop(t)
+}
