@@ -82,6 +82,8 @@ demo: $(TEMPORAL) build
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
 test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) check
 	go test -count=1 -timeout 30m ./...
+	@# The rolling-upgrade test's build B (a changed workflow) replays every recorded history too.
+	go test -count=1 -tags cosci_build_b -run Replay ./workflows
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's

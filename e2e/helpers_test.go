@@ -96,13 +96,19 @@ func startWorkerEnv(t testing.TB, storeDir string, env []string, flags ...string
 // postgres:// URL).
 func startWorkerOn(t testing.TB, address, dir, storeDir string, env []string, flags ...string) *workerProc {
 	t.Helper()
+	return startWorkerBinary(t, workerBinary, address, dir, storeDir, env, flags...)
+}
+
+// startWorkerBinary is startWorkerOn with a worker binary of the test's (another build).
+func startWorkerBinary(t testing.TB, bin, address, dir, storeDir string, env []string, flags ...string) *workerProc {
+	t.Helper()
 	name := fmt.Sprintf("worker-%d", workerSeq.Add(1))
 	logPath := filepath.Join(buildDir, safeName(t.Name())+"-"+name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(workerBinary, flags...)
+	cmd := exec.Command(bin, flags...)
 	cmd.Env = append(append(cleanEnv(address), "COSCI_STORE="+storeDir), env...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile

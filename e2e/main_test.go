@@ -70,6 +70,11 @@ func runMain(m *testing.M) int {
 	for _, name := range slices.Sorted(maps.Keys(workflows.SearchAttributes)) {
 		args = append(args, "--search-attribute", name+"="+workflows.SearchAttributes[name])
 	}
+	// A worker build being retired is drained once no pinned run uses it, as the server
+	// sees in visibility: every 3 minutes by default, every second here (upgrade_test.go).
+	args = append(args,
+		"--dynamic-config-value", `matching.wv.VersionDrainageStatusRefreshInterval="1s"`,
+		"--dynamic-config-value", `matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"`)
 	serverLogPath := filepath.Join(buildDir, "server.log")
 	serverLog, err := os.Create(serverLogPath)
 	if err != nil {
@@ -116,8 +121,8 @@ func runMain(m *testing.M) int {
 var cleanups []func()
 
 // goBuild builds a package of this module (a path relative to the e2e directory).
-func goBuild(out, pkg string) ([]byte, error) {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+func goBuild(out, pkg string, flags ...string) ([]byte, error) {
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	return cmd.CombinedOutput()
 }
 

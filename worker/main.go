@@ -88,6 +88,7 @@ var credentials = []struct{ provider, env string }{
 type config struct {
 	store, prices, tools, thresholds string
 	metrics                          string // the /metrics address; "" serves none
+	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
 	offline                          simulator.Offline
 	slots                            int
 	rps                              float64
@@ -110,6 +111,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
 	fs.StringVar(&c.metrics, "metrics-address", getenv("COSCI_METRICS_ADDRESS"), "serve Prometheus metrics on this host:port at /metrics, e.g. :9464 (env COSCI_METRICS_ADDRESS; default off)")
 	fs.StringVar(&c.thresholds, "proximity-thresholds", getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
+	fs.StringVar(&c.deployment, "deployment", getenv("COSCI_DEPLOYMENT"), "run as a version of this Worker Deployment, for rolling upgrades with --build-id (env COSCI_DEPLOYMENT; see docs/operating.md)")
+	fs.StringVar(&c.buildID, "build-id", getenv("COSCI_BUILD_ID"), "this build's id in the Worker Deployment, e.g. a release or a commit (env COSCI_BUILD_ID)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -127,6 +130,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--slots is %d; it must be at least 1", c.slots)
 	case c.rps < 0:
 		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
+	case (c.deployment == "") != (c.buildID == ""):
+		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
 	return c, nil
 }
@@ -228,9 +233,11 @@ func run() error {
 	// The classifier gives every activity's failure its kind (a provider's, the store's),
 	// which the workflow acts on.
 	classify := []interceptor.WorkerInterceptor{activities.Classifier()}
+	deployment := cfg.deploymentOptions()
 	sessions := worker.New(c, workflows.TaskQueue, worker.Options{
 		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
 		Interceptors:               classify,
+		DeploymentOptions:          deployment,
 	})
 	workflows.Register(sessions)
 	sessions.RegisterActivity(acts)
@@ -239,6 +246,7 @@ func run() error {
 		MaxConcurrentActivityExecutionSize: cfg.slots,
 		TaskQueueActivitiesPerSecond:       cfg.rps,
 		Interceptors:                       classify,
+		DeploymentOptions:                  deployment,
 	})
 	turns.RegisterActivity(acts)
 
@@ -254,6 +262,7 @@ func run() error {
 		w := worker.New(c, workflows.ToolQueue(srv.Name), worker.Options{
 			TaskQueueActivitiesPerSecond: srv.Rate,
 			Interceptors:                 classify,
+			DeploymentOptions:            deployment,
 		})
 		w.RegisterActivityWithOptions(acts.CallTool, activity.RegisterOptions{Name: "CallTool"})
 		if err := w.Start(); err != nil {
@@ -267,7 +276,7 @@ func run() error {
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
-		"metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys))
+		"metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())
 }
 
@@ -318,6 +327,27 @@ func loadThresholds(path string) (map[string]proximity.Measure, error) {
 		}
 	}
 	return m, nil
+}
+
+// deploymentOptions makes every worker of this process one version of the Worker
+// Deployment, when one is named: the sessions worker, the turns worker and the tool
+// servers' workers, so that a session's activities run on its own build. Each workflow
+// type says how it moves between versions (workflows.Versioning).
+func (c *config) deploymentOptions() worker.DeploymentOptions {
+	if c.deployment == "" {
+		return worker.DeploymentOptions{}
+	}
+	return worker.DeploymentOptions{
+		UseVersioning: true,
+		Version:       worker.WorkerDeploymentVersion{DeploymentName: c.deployment, BuildID: c.buildID},
+	}
+}
+
+func (c *config) versionText() string {
+	if c.deployment == "" {
+		return "unversioned"
+	}
+	return c.deployment + ":" + c.buildID
 }
 
 // encryptionText says which key seals, never a key.

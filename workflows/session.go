@@ -116,6 +116,9 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			s.awaitInFlight(ctx)
 			continue
 		}
+		if beforeRound != nil {
+			beforeRound(ctx, s)
+		}
 		s.round(ctx)
 	}
 	return s.finish(ctx)
