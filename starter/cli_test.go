@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/cosci-dev/cosci/codec"
 	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
@@ -315,11 +317,40 @@ func TestParseList(t *testing.T) {
 	if err != nil || o.query != "WorkflowType='ResearchSession' AND ExecutionStatus!='ContinuedAsNew' AND SessionStatus='suspended'" || o.limit != 5 || !o.archived {
 		t.Errorf("list --status suspended --archived = %+v, %v", o, err)
 	}
+	o, err = parseList([]string{"--scientist", "ada'; x"})
+	if err != nil || o.query != `WorkflowType='ResearchSession' AND ExecutionStatus!='ContinuedAsNew' AND ScientistId='ada\'; x'` || o.scientist != "ada'; x" {
+		t.Errorf("list --scientist = %+v, %v; want the name quoted into the query", o, err)
+	}
 	for _, args := range [][]string{{"--status", "asleep"}, {"--status", "x' OR '1'='1"}, {"--limit", "0"}, {"extra"}} {
 		var e *exitError
 		if _, err := parseList(args); !errors.As(err, &e) || e.code != 2 {
 			t.Errorf("list %q: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestRowOfGoal: a list row shows the goal from the session's memo, decoded with the lab's
+// keys; an encrypted goal without them shows as unknown, not as ciphertext.
+func TestRowOfGoal(t *testing.T) {
+	const goal = "Find why some bacteria tolerate antibiotics"
+	line, _ := keyring.New("k")
+	t.Setenv("COSCI_KEYS", line)
+	k, err := labKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := codec.DataConverter(k).ToPayload(goal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := execution(t, "s-1", workflows.WorkflowType, wfRunning, 0, nil, "active")
+	e.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{workflows.MemoGoal: p}}
+	if r := rowOf(e); r.Goal != goal || r.Status != "active" {
+		t.Errorf("row %+v; want the goal %q", r, goal)
+	}
+	t.Setenv("COSCI_KEYS", "")
+	if r := rowOf(e); r.Goal != "" {
+		t.Errorf("without the key the row shows goal %q", r.Goal)
 	}
 }
 

@@ -187,9 +187,18 @@ func branchStartOptions(id string, req research.Request, reuse enumspb.WorkflowI
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            research.Shorten(summary, 90),
 		StaticDetails:                            branchDetails(req, d),
-		Memo:                                     map[string]any{workflows.MemoLineage: d},
+		Memo:                                     branchMemo(req, d),
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
 	}
+}
+
+// branchMemo is a branch's lineage, and its goal when it has one of its own.
+func branchMemo(req research.Request, d lineage.Descriptor) map[string]any {
+	m := map[string]any{workflows.MemoLineage: d}
+	if req.ResearchGoal != "" {
+		m[workflows.MemoGoal] = req.ResearchGoal
+	}
+	return m
 }
 
 // branchDetails is the Markdown the Web UI shows for a continued or forked session.
@@ -493,7 +502,16 @@ func buildTree(ctx context.Context, c client.Client, id string) (root *treeNode,
 		return nil, "", err
 	}
 
-	archived, err := archivedSessions(ctx, c)
+	var ids []string
+	var collect func(n *treeNode)
+	collect = func(n *treeNode) {
+		ids = append(ids, n.ID)
+		for _, k := range n.Children {
+			collect(k)
+		}
+	}
+	collect(root)
+	archived, err := archivedSessions(ctx, c, ids)
 	if err != nil {
 		return nil, "", err
 	}
@@ -553,17 +571,29 @@ func sortedNodes(byID map[string]*treeNode) []*treeNode {
 }
 
 // archivedSessions is the set of sessions that were archived.
-func archivedSessions(ctx context.Context, c client.Client) (map[string]bool, error) {
+func archivedSessions(ctx context.Context, c client.Client, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := listAll(ctx, c, archivedQuery, func(info *workflowpb.WorkflowExecutionInfo) {
-		if id, ok := strings.CutPrefix(info.GetExecution().GetWorkflowId(), workflows.ArchiveID("")); ok {
-			out[id] = true
+	for batch := range slices.Chunk(ids, 100) {
+		err := listAll(ctx, c, archivedAmong(batch), func(info *workflowpb.WorkflowExecutionInfo) {
+			if id, ok := strings.CutPrefix(info.GetExecution().GetWorkflowId(), workflows.ArchiveID("")); ok {
+				out[id] = true
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot list the archived sessions: %w", explain(err, ""))
 		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot list the archived sessions: %w", explain(err, ""))
 	}
 	return out, nil
+}
+
+// archivedAmong finds the completed archives of the given sessions: a query that asks
+// for those sessions only, however many sessions a lab has archived.
+func archivedAmong(ids []string) string {
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = quote(workflows.ArchiveID(id))
+	}
+	return fmt.Sprintf("%s AND WorkflowId IN (%s)", archivedQuery, strings.Join(quoted, ", "))
 }
 
 // listAll pages through every execution a visibility query matches.

@@ -81,6 +81,15 @@ func (f *fakeGraph) ExecuteWorkflow(_ context.Context, opts client.StartWorkflow
 // ListWorkflow answers two executions a page, so that paging is exercised.
 func (f *fakeGraph) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
 	all, ok := f.lists[req.Query]
+	if rest, among := strings.CutPrefix(req.Query, archivedQuery+" AND WorkflowId IN ("); among {
+		// The archives of the sessions named.
+		all, ok = nil, true
+		for _, e := range f.lists[archivedQuery] {
+			if strings.Contains(rest, quote(e.GetExecution().GetWorkflowId())) {
+				all = append(all, e)
+			}
+		}
+	}
 	if !ok {
 		return nil, serviceerror.NewInvalidArgument("unexpected query: " + req.Query)
 	}
@@ -703,12 +712,15 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestArchivedSessions(t *testing.T) {
-	got, err := archivedSessions(context.Background(), family(t))
+	got, err := archivedSessions(context.Background(), family(t), []string{"root", "other", "root.2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || !got["root"] || !got["gone"] || !got["other"] {
-		t.Errorf("archived %v", got)
+	if len(got) != 2 || !got["root"] || !got["other"] {
+		t.Errorf("archived %v; want root and other, the archived ones of those asked about", got)
+	}
+	if q := archivedAmong([]string{"a", "it's"}); q != archivedQuery+` AND WorkflowId IN ('archive:a', 'archive:it\'s')` {
+		t.Errorf("query %s", q)
 	}
 }
 

@@ -19,15 +19,19 @@ import (
 
 // listOptions is a parsed `starter list` command line.
 type listOptions struct {
-	query    string // the visibility query
-	limit    int
-	archived bool   // show archived sessions too
-	status   string // only sessions in this state
+	query     string // the visibility query
+	limit     int
+	archived  bool   // show archived sessions too
+	status    string // only sessions in this state
+	scientist string // only this scientist's sessions
 }
 
-// parseList reads `starter list [--status S] [--limit N] [--archived]` into a visibility query.
+// listArgs is the synopsis of `starter list`.
+const listArgs = "[--status S] [--scientist S] [--limit N] [--archived]"
+
+// parseList reads `starter list` flags into a visibility query.
 func parseList(args []string) (listOptions, error) {
-	fs := newFlagSet("list", "[--status S] [--limit N] [--archived]", "List research sessions, newest first. Archived sessions are left out unless --archived.")
+	fs := newFlagSet("list", listArgs, "List research sessions, newest first, with the goal each started with. Archived sessions are left out unless --archived.")
 	var states []string
 	for _, s := range session.States {
 		states = append(states, string(s))
@@ -36,6 +40,7 @@ func parseList(args []string) (listOptions, error) {
 	status := fs.String("status", "", "only sessions in this state: "+strings.Join(states, ", "))
 	fs.IntVar(&o.limit, "limit", 20, "show at most this many sessions")
 	fs.BoolVar(&o.archived, "archived", false, "show archived sessions too")
+	fs.StringVar(&o.scientist, "scientist", "", "only this scientist's sessions (the --scientist they started with)")
 	switch err := parseFlags(fs, args, ""); {
 	case err != nil:
 		return o, err
@@ -51,6 +56,9 @@ func parseList(args []string) (listOptions, error) {
 	if *status != "" {
 		o.query += fmt.Sprintf(" AND %s='%s'", workflows.AttrSessionStatus, *status)
 	}
+	if o.scientist != "" {
+		o.query += fmt.Sprintf(" AND %s=%s", workflows.AttrScientistID, quote(o.scientist))
+	}
 	return o, nil
 }
 
@@ -58,10 +66,6 @@ func cmdList(ctx context.Context, args []string) error {
 	o, err := parseList(args)
 	return withTemporal(err, func(c client.Client, _ string) error {
 
-		archived, err := archivedSessions(ctx, c)
-		if err != nil {
-			return err
-		}
 		var rows []listRow
 		var token []byte
 		hidden := 0
@@ -75,6 +79,15 @@ func cmdList(ctx context.Context, args []string) error {
 			cancel()
 			if err != nil {
 				return fmt.Errorf("cannot list sessions: %w", explain(err, ""))
+			}
+			// Which of this page's sessions are archived: a query about them only.
+			var ids []string
+			for _, e := range resp.GetExecutions() {
+				ids = append(ids, e.GetExecution().GetWorkflowId())
+			}
+			archived, err := archivedSessions(ctx, c, ids)
+			if err != nil {
+				return err
 			}
 			for _, e := range resp.GetExecutions() {
 				r := rowOf(e)
@@ -98,7 +111,7 @@ func cmdList(ctx context.Context, args []string) error {
 			for _, r := range rows {
 				known[r.ID] = true
 			}
-			if stored, h, err := storedRows(ctx, known, o.status, o.archived); err == nil {
+			if stored, h, err := storedRows(ctx, known, o); err == nil {
 				rows, hidden = append(rows, stored...), hidden+h
 			}
 		}
@@ -137,6 +150,9 @@ func rowOf(e *workflowpb.WorkflowExecutionInfo) listRow {
 		r.CostUSD = &cost
 	}
 	r.Status = sessionStatus(status, e.GetStatus())
+	if p := e.GetMemo().GetFields()[workflows.MemoGoal]; p != nil {
+		_ = memoConverter().FromPayload(p, &r.Goal) // "" when it cannot be read (encrypted, no key)
+	}
 	return r
 }
 

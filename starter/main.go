@@ -26,7 +26,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"start", `--goal "..." [flags]`, "start a research session and print its ID", cmdStart},
-		{"list", "[--status S] [--limit N] [--archived]", "list sessions, newest first (archived ones with --archived)", cmdList},
+		{"list", listArgs, "list sessions, newest first, with their goals (archived ones with --archived)", cmdList},
 		{"status", "<id>", "lifecycle state, scientist, goal and times", cmdStatus},
 		{"progress", "<id>", "hypotheses, reviews, matches, rounds and elapsed time", cmdProgress},
 		{"state", "<id>", "goal, configuration, agents, usage and the ranking (paged)", cmdState},

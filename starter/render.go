@@ -520,12 +520,13 @@ type listRow struct {
 	TopElo     *float64 // nil: not reported yet
 	CostUSD    *float64 // nil: not reported (sessions started before cost was shown)
 	Scientist  string
+	Goal       string // the goal the session started with; "" when unknown
 	Started    time.Time
 }
 
 func renderList(w io.Writer, rows []listRow) error {
 	t := newTable(w)
-	fmt.Fprintln(t, "SESSION\tSTATUS\tHYPOTHESES\tTOP ELO\tCOST\tSCIENTIST\tSTARTED")
+	fmt.Fprintln(t, "SESSION\tSTATUS\tHYPOTHESES\tTOP ELO\tCOST\tSCIENTIST\tSTARTED\tGOAL")
 	for _, r := range rows {
 		count, elo, cost := "-", "-", "-"
 		if r.CostUSD != nil {
@@ -541,7 +542,7 @@ func renderList(w io.Writer, rows []listRow) error {
 		if !r.Started.IsZero() {
 			started = r.Started.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, cost, or(r.Scientist, "-"), started)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, cost, or(r.Scientist, "-"), started, or(research.Shorten(r.Goal, 60), "-"))
 	}
 	return t.Flush()
 }

@@ -271,15 +271,16 @@ func TestRenderResult(t *testing.T) {
 func TestRenderList(t *testing.T) {
 	count, none, elo, cost := int64(6), int64(0), 1247.4, 0.4213
 	rows := []listRow{
-		{ID: "s-1", Status: "active", Hypotheses: &count, TopElo: &elo, CostUSD: &cost, Scientist: "ada", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{ID: "s-1", Status: "active", Hypotheses: &count, TopElo: &elo, CostUSD: &cost, Scientist: "ada", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+			Goal: "Find why some bacteria tolerate antibiotics without resistance genes, and which of them"},
 		{ID: "s-2", Status: "initializing", Hypotheses: &none, TopElo: new(float64), Scientist: "anonymous"},
 		{ID: "s-3", Status: "terminated"},
 	}
 	got := render(t, func(w *bytes.Buffer) error { return renderList(w, rows) })
-	want := `SESSION  STATUS        HYPOTHESES  TOP ELO  COST   SCIENTIST  STARTED
-s-1      active        6           1247     $0.42  ada        2026-01-02 03:04:05Z
-s-2      initializing  0           -        -      anonymous  -
-s-3      terminated    -           -        -      -          -
+	want := `SESSION  STATUS        HYPOTHESES  TOP ELO  COST   SCIENTIST  STARTED               GOAL
+s-1      active        6           1247     $0.42  ada        2026-01-02 03:04:05Z  Find why some bacteria tolerate antibiotics without…
+s-2      initializing  0           -        -      anonymous  -                     -
+s-3      terminated    -           -        -      -          -                     -
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

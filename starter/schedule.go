@@ -98,6 +98,7 @@ func scheduleCreateOptions(o scheduleOptions) client.ScheduleOptions {
 			TaskQueue:     workflows.TaskQueue,
 			StaticSummary: "review: " + research.Shorten(o.req.ResearchGoal, 80),
 			StaticDetails: staticDetails(o.req),
+			Memo:          map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
 			TypedSearchAttributes: temporal.NewSearchAttributes(
 				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
 				temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),

@@ -268,6 +268,7 @@ func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            "research: " + research.Shorten(o.req.ResearchGoal, 80),
 		StaticDetails:                            staticDetails(o.req),
+		Memo:                                     map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
 			temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),

@@ -179,7 +179,7 @@ func storedTree(ctx context.Context, st *store.Store, id string) (*treeNode, err
 }
 
 // storedRows are the list rows of the sessions in the index that Temporal's list lacks.
-func storedRows(ctx context.Context, known map[string]bool, status string, archived bool) ([]listRow, int, error) {
+func storedRows(ctx context.Context, known map[string]bool, o listOptions) ([]listRow, int, error) {
 	st, err := openStore(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -192,14 +192,14 @@ func storedRows(ctx context.Context, known map[string]bool, status string, archi
 	var rows []listRow
 	hidden := 0
 	for _, s := range sums {
-		if known[s.SessionID] || (status != "" && string(s.Status) != status) {
+		if known[s.SessionID] || (o.status != "" && string(s.Status) != o.status) || (o.scientist != "" && s.ScientistID != o.scientist) {
 			continue
 		}
-		r := listRow{ID: s.SessionID, Started: storedStart(s), Scientist: s.ScientistID, Status: string(s.Status) + ", store only"}
+		r := listRow{ID: s.SessionID, Started: storedStart(s), Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.Status) + ", store only"}
 		n := int64(s.Hypotheses)
 		r.Hypotheses = &n
 		if s.Archived != "" {
-			if !archived {
+			if !o.archived {
 				hidden++
 				continue
 			}

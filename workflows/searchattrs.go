@@ -144,6 +144,11 @@ const (
 // MemoLineage is the memo key that holds a session's lineage.Descriptor.
 const MemoLineage = "lineage"
 
+// MemoGoal is the memo key that holds the goal a session started with, for `starter list`:
+// a memo, not a search attribute, because a memo is encoded (encrypted, with keys) and a
+// goal is unpublished research.
+const MemoGoal = "goal"
+
 // SearchAttributes maps each custom search attribute to its type, in the form
 // `temporal server start-dev --search-attribute NAME=TYPE` takes.
 var SearchAttributes = map[string]string{
