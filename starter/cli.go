@@ -19,6 +19,7 @@ import (
 
 	"github.com/cosci-dev/cosci/codec"
 	"github.com/cosci-dev/cosci/internal/connection"
+	"github.com/cosci-dev/cosci/workflows"
 )
 
 // Where starter writes; tests swap them.
@@ -192,13 +193,41 @@ func dial() (client.Client, string, error) {
 	return c, namespace, nil
 }
 
-// uiLink is the session's page in the Temporal Web UI.
+// uiLink is the session's page in the Temporal Web UI: under COSCI_UI_URL, or the dev
+// server's UI (port 8233) when the starter talks to the local dev server. It is "" when
+// neither says where the UI of the server in use is: no link rather than a wrong one.
 func uiLink(namespace, id string) string {
 	base := strings.TrimRight(os.Getenv("COSCI_UI_URL"), "/")
 	if base == "" {
+		if !localServer() {
+			return ""
+		}
 		base = "http://localhost:8233"
 	}
 	return base + "/namespaces/" + url.PathEscape(namespace) + "/workflows/" + url.PathEscape(id)
+}
+
+// printUILink says where the Web UI shows a session, when that is known.
+func printUILink(namespace, id string) {
+	if link := uiLink(namespace, id); link != "" {
+		fmt.Fprintln(stderr, "web UI:", link)
+	}
+}
+
+// localServer says whether the starter talks to the local dev server (`make server`).
+func localServer() bool {
+	opts, err := connection.Options(nil)
+	return err == nil && connection.Local(opts.HostPort)
+}
+
+// startWorkerHint says how to get a worker running, in words that fit where the user is:
+// the make target on a developer's machine, the deployment's workers elsewhere.
+func startWorkerHint() string {
+	if localServer() {
+		return "start one with: make worker (or go run ./worker)"
+	}
+	return "check that the deployment's workers are running and polling task queue " + workflows.TaskQueue +
+		" (temporal task-queue describe --task-queue " + workflows.TaskQueue + ")"
 }
 
 // explain turns what Temporal says into what the scientist can act on.
@@ -217,11 +246,14 @@ func explain(err error, id string) error {
 		}
 		return &notInTemporal{id}
 	case workerDown(err):
-		return fmt.Errorf("session %s has no worker answering: start one with: make worker (or go run ./worker)", id)
+		return fmt.Errorf("session %s did not answer in time: no worker is taking its tasks, or the workers are too busy; %s", id, startWorkerHint())
 	case errors.As(err, &queryFailed):
 		return fmt.Errorf("session %s could not answer: %s", id, queryFailed.Message)
 	case errors.As(err, &invalid) && strings.Contains(strings.ToLower(invalid.Message), "search attribute"):
-		return fmt.Errorf("the Temporal server does not know cosci's search attributes (%s): restart it with: make server", invalid.Message)
+		if localServer() {
+			return fmt.Errorf("the Temporal server does not know cosci's search attributes (%s): restart it with: make server, or start a worker, which registers them", invalid.Message)
+		}
+		return fmt.Errorf("the Temporal server does not know cosci's search attributes (%s): start a worker, which registers the missing ones, or register them with temporal operator search-attribute create (docs/production.md)", invalid.Message)
 	}
 	return err
 }

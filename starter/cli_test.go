@@ -354,7 +354,44 @@ func TestRowOfGoal(t *testing.T) {
 	}
 }
 
+// onServer has the starter talk to a Temporal server at address, with no profile of the
+// developer's in the way.
+func onServer(t *testing.T, address string) {
+	t.Setenv("TEMPORAL_ADDRESS", address)
+	t.Setenv("TEMPORAL_PROFILE", "")
+	t.Setenv("TEMPORAL_CONFIG_FILE", filepath.Join(t.TempDir(), "none.toml"))
+}
+
+// TestHintsFitTheServer: on the local dev server the hints name make targets and the
+// links the dev server's Web UI; on any other server they say what to check there, and
+// there is no link unless COSCI_UI_URL gives the UI's address.
+func TestHintsFitTheServer(t *testing.T) {
+	onServer(t, "temporal.lab.example:7233")
+	t.Setenv("COSCI_UI_URL", "")
+	for _, err := range []error{context.DeadlineExceeded, serviceerror.NewInvalidArgument("search attribute SessionStatus is not defined")} {
+		if got := explain(err, "s-1").Error(); strings.Contains(got, "make ") {
+			t.Errorf("on a lab's server, explain(%v) = %q: a dev-setup hint", err, got)
+		}
+	}
+	if got := explain(context.DeadlineExceeded, "s-1").Error(); !strings.Contains(got, "task-queue describe --task-queue cosci") {
+		t.Errorf("on a lab's server: %q; want what to check", got)
+	}
+	if link := uiLink("default", "s-1"); link != "" {
+		t.Errorf("on a lab's server without COSCI_UI_URL the link is %q; want none", link)
+	}
+	t.Setenv("COSCI_UI_URL", "https://temporal.lab.example/ui/")
+	if link := uiLink("lab", "s 1"); link != "https://temporal.lab.example/ui/namespaces/lab/workflows/s%201" {
+		t.Errorf("link %q", link)
+	}
+	onServer(t, "127.0.0.1:7233")
+	t.Setenv("COSCI_UI_URL", "")
+	if link := uiLink("default", "s-1"); link != "http://localhost:8233/namespaces/default/workflows/s-1" {
+		t.Errorf("on the dev server the link is %q", link)
+	}
+}
+
 func TestExplain(t *testing.T) {
+	onServer(t, "localhost:7233")
 	tests := []struct {
 		err  error
 		want string
@@ -362,8 +399,8 @@ func TestExplain(t *testing.T) {
 		{serviceerror.NewNotFound("workflow not found for ID: s-1"), "no session s-1: list them with: starter list"},
 		{fmt.Errorf("wrapped: %w", serviceerror.NewNotFound("sql: no rows")), "no session s-1: list them with: starter list"},
 		{serviceerror.NewNotFound("workflow execution already completed"), "session s-1 has ended and takes no more commands"},
-		{context.DeadlineExceeded, "session s-1 has no worker answering: start one with: make worker (or go run ./worker)"},
-		{serviceerror.NewDeadlineExceeded("no poller seen for task queue recently, worker may be down"), "has no worker answering"},
+		{context.DeadlineExceeded, "session s-1 did not answer in time: no worker is taking its tasks, or the workers are too busy; start one with: make worker (or go run ./worker)"},
+		{serviceerror.NewDeadlineExceeded("no poller seen for task queue recently, worker may be down"), "did not answer in time"},
 		{serviceerror.NewQueryFailed("unknown queryType foo"), "session s-1 could not answer: unknown queryType foo"},
 		{serviceerror.NewInvalidArgument("search attribute SessionStatus is not defined"), "restart it with: make server"},
 		{errors.New("something else"), "something else"},

@@ -406,7 +406,7 @@ func cmdBranch(name string) func(context.Context, []string) error {
 				return err
 			}
 			fmt.Fprintln(stdout, id)
-			fmt.Fprintln(stderr, "web UI:", uiLink(namespace, id))
+			printUILink(namespace, id)
 			switch {
 			case o.watch:
 				return watch(ctx, c, namespace, id)
@@ -745,7 +745,7 @@ func archive(ctx context.Context, c client.Client, in workflows.ArchiveInput) (s
 	var path string
 	if err := run.Get(wctx, &path); err != nil {
 		if ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("the archive of session %s has not finished after %s: is a worker running? (start one with: make worker); it finishes when one is", id, archiveWait)
+			return "", fmt.Errorf("the archive of session %s has not finished after %s; it finishes once a worker takes it: %s", id, archiveWait, startWorkerHint())
 		}
 		var failed *temporal.WorkflowExecutionError
 		if errors.As(err, &failed) {
@@ -819,7 +819,7 @@ func cmdHeartbeat(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Fprintln(stdout, workflows.HeartbeatID)
-		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, workflows.HeartbeatID))
+		printUILink(namespace, workflows.HeartbeatID)
 		return nil
 	})
 }

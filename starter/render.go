@@ -508,7 +508,9 @@ func renderResult(w io.Writer, r workflows.Result, link string) error {
 		fmt.Fprintf(t, "checkpoint\t%s\n", r.Checkpoint)
 	}
 	fmt.Fprintf(t, "usage\t%s\n", usageText(r.Usage))
-	fmt.Fprintf(t, "web UI\t%s\n", link)
+	if link != "" {
+		fmt.Fprintf(t, "web UI\t%s\n", link)
+	}
 	return t.Flush()
 }
 

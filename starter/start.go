@@ -332,7 +332,7 @@ func cmdStart(ctx context.Context, args []string) error {
 			return fmt.Errorf("cannot start session %s: %w", o.id, explain(err, o.id))
 		}
 		fmt.Fprintln(stdout, o.id)
-		fmt.Fprintln(stderr, "web UI:", uiLink(namespace, o.id))
+		printUILink(namespace, o.id)
 		if w := priceWarning(o.req.Config); w != "" {
 			fmt.Fprintln(stderr, "warning:", w)
 		}

@@ -39,7 +39,7 @@ func catalog(ctx context.Context, c client.Client) (activities.Catalog, error) {
 	var cat activities.Catalog
 	if err := run.Get(ctx, &cat); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return cat, fmt.Errorf("no worker listed its tools within %s: is a worker running? (make worker, or bin/cosci-worker --tools FILE)", catalogTimeout)
+			return cat, fmt.Errorf("no worker listed its tools within %s: %s", catalogTimeout, startWorkerHint())
 		}
 		return cat, fmt.Errorf("the workers could not list their tools: %w", err)
 	}

@@ -111,7 +111,7 @@ func (w *watcher) poll(ctx context.Context) error {
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// interrupted: watch says so
 	case workerDown(err):
-		w.d.note("no worker answering: start one with: make worker")
+		w.d.note("no answer in time: " + startWorkerHint())
 	default:
 		w.d.note("cannot read progress: " + research.Shorten(explain(err, w.id).Error(), 60))
 	}

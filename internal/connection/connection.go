@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 
@@ -50,9 +51,27 @@ func Dial(logger *slog.Logger, with ...func(*client.Options)) (client.Client, er
 	}
 	c, err := client.Dial(opts)
 	if err != nil {
-		return nil, fmt.Errorf("no Temporal server at %s (%v): run `make server`, or set TEMPORAL_ADDRESS", opts.HostPort, err)
+		if Local(opts.HostPort) {
+			return nil, fmt.Errorf("no Temporal server at %s (%v): start the local one with `make server`, or set TEMPORAL_ADDRESS", opts.HostPort, err)
+		}
+		return nil, fmt.Errorf("no Temporal server answers at %s (%v): check TEMPORAL_ADDRESS, or the temporal.toml profile in use (TEMPORAL_PROFILE), and that the server is up", opts.HostPort, err)
 	}
 	return c, nil
+}
+
+// Local says whether a Temporal address is the local dev server's default (port 7233 on
+// this machine), the one `make server` starts: where hints about make targets and the
+// dev server's Web UI on port 8233 are right, and nowhere else.
+func Local(hostPort string) bool {
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil || port != "7233" {
+		return false
+	}
+	switch host {
+	case "127.0.0.1", "localhost", "::1", "":
+		return true
+	}
+	return false
 }
 
 // EnsureSearchAttributes adds to the namespace the custom search attributes it lacks (name
