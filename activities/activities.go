@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/notify"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/proximity"
@@ -66,6 +67,8 @@ type Activities struct {
 	// Thresholds are the proximity thresholds of embedding models, by model, where they
 	// differ from the defaults (calibrated for another model).
 	Thresholds map[string]proximity.Measure
+	// Webhook, if set, is told when a session needs a person or ends (Notify).
+	Webhook *notify.Webhook
 	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
 	// nothing.
 	Metrics *telemetry.Metrics

@@ -62,6 +62,7 @@ import (
 	"github.com/cosci-dev/cosci/codec"
 	"github.com/cosci-dev/cosci/internal/connection"
 	"github.com/cosci-dev/cosci/internal/keyring"
+	"github.com/cosci-dev/cosci/internal/notify"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -89,6 +90,7 @@ type config struct {
 	store, prices, tools, thresholds string
 	metrics                          string // the /metrics address; "" serves none
 	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
+	notify                           string // the webhook told when a session needs a person or ends
 	offline                          simulator.Offline
 	slots                            int
 	rps                              float64
@@ -111,6 +113,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
 	fs.StringVar(&c.metrics, "metrics-address", getenv("COSCI_METRICS_ADDRESS"), "serve Prometheus metrics on this host:port at /metrics, e.g. :9464 (env COSCI_METRICS_ADDRESS; default off)")
 	fs.StringVar(&c.thresholds, "proximity-thresholds", getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
+	fs.StringVar(&c.notify, "notify-url", getenv("COSCI_NOTIFY_URL"), "a webhook (http or https) told when a session suspends by itself (budget, credentials, store) or ends; it is logged either way (env COSCI_NOTIFY_URL)")
 	fs.StringVar(&c.deployment, "deployment", getenv("COSCI_DEPLOYMENT"), "run as a version of this Worker Deployment, for rolling upgrades with --build-id (env COSCI_DEPLOYMENT; see docs/operating.md)")
 	fs.StringVar(&c.buildID, "build-id", getenv("COSCI_BUILD_ID"), "this build's id in the Worker Deployment, e.g. a release or a commit (env COSCI_BUILD_ID)")
 	if err := fs.Parse(args); err != nil {
@@ -130,6 +133,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--slots is %d; it must be at least 1", c.slots)
 	case c.rps < 0:
 		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
+	case c.notify != "" && !validWebhook(c.notify):
+		return c, fmt.Errorf("--notify-url %q is not an http(s) URL", c.notify)
 	case (c.deployment == "") != (c.buildID == ""):
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
@@ -171,6 +176,11 @@ func run() error {
 		Store:      st,
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
+	}
+	if cfg.notify != "" {
+		if acts.Webhook, err = notify.NewWebhook(cfg.notify); err != nil {
+			return err
+		}
 	}
 	if cfg.thresholds != "" {
 		if acts.Thresholds, err = loadThresholds(cfg.thresholds); err != nil {
@@ -276,7 +286,7 @@ func run() error {
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
-		"metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
+		"notify", cfg.notify != "", "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())
 }
 
@@ -348,6 +358,12 @@ func (c *config) versionText() string {
 		return "unversioned"
 	}
 	return c.deployment + ":" + c.buildID
+}
+
+// validWebhook says whether a webhook URL can be posted to.
+func validWebhook(u string) bool {
+	_, err := notify.NewWebhook(u)
+	return err == nil
 }
 
 // encryptionText says which key seals, never a key.

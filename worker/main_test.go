@@ -66,6 +66,8 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--offline-fabricate", "-0.5"}, "--offline-fabricate"},
 		{[]string{"--offline-first-bias", "NaN"}, "--offline-first-bias"},
 		{[]string{"serve"}, "unexpected arguments"},
+		{[]string{"--notify-url", "hooks.example/x"}, "--notify-url"},
+		{[]string{"--deployment", "cosci"}, "--build-id"},
 	} {
 		if _, err := parseFlags(tc.args, getenv); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v; want an error naming %s", tc.args, err, tc.want)

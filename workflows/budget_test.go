@@ -2,10 +2,16 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/notify"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -83,6 +89,7 @@ func TestBudgetsHoldExactly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &priced{perToken: 1e-6}
 			h := newHarness(t, time.Second, m)
+			hook := listen(t, h)
 			req := goal(16)
 			tc.budget(&req.Config)
 			var atLimit research.Usage
@@ -134,8 +141,48 @@ func TestBudgetsHoldExactly(t *testing.T) {
 			if !noted {
 				t.Errorf("the history does not say why the session suspended (%q)", reason)
 			}
+			// The webhook heard that the session needed a person, why, and that it ended.
+			got := hook.events()
+			if len(got) != 2 || got[0].Event != "suspended" || got[0].Reason != reason || got[0].State != string(session.Suspended) ||
+				got[1].Event != "completed" || got[1].Reason != res.StopReason || !strings.Contains(got[1].Text, res.SessionID) {
+				t.Errorf("the webhook heard %+v; want the suspension for %q, then the completion", got, reason)
+			}
 		})
 	}
+}
+
+// webhook is a lab's webhook, as a test server that keeps what it is told.
+type webhook struct {
+	mu   sync.Mutex
+	seen []notify.Event
+}
+
+func (w *webhook) events() []notify.Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
+}
+
+// listen gives the harness's worker a webhook and returns what the webhook hears.
+func listen(t *testing.T, h *harness) *webhook {
+	w := &webhook{}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var e notify.Event
+		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
+			rw.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.mu.Lock()
+		w.seen = append(w.seen, e)
+		w.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	hook, err := notify.NewWebhook(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.acts.Webhook = hook
+	return w
 }
 
 // TestDollarBudgetOnAnUnpricedModel: a dollar budget cannot be kept on a model whose cost

@@ -51,6 +51,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	// A new session's ratings are fitted; a restored one's as its parent's were (restore).
 	s.canFit = sinceFitted(ctx) && s.ledger
 	s.exactCap = sinceExactCap(ctx)
+	s.notifies = sinceNotify(ctx)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -153,6 +154,7 @@ type supervisor struct {
 	// generation and evolution turns running, whose hypotheses will count against it.
 	exactCap bool
 	making   int
+	notifies bool // the session tells the worker's webhook when it needs a person or ends (notify.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -449,6 +451,9 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	s.tellForeground(ctx)
 	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.StopReason)
 	s.publish(ctx)
+	if s.notifies {
+		_ = s.notify(ctx, "completed", s.StopReason).Get(ctx, nil) // a webhook that is down loses its word
+	}
 	if workflow.GetVersion(ctx, versionFinalLog, workflow.DefaultVersion, 1) >= 1 {
 		s.logTail(ctx)
 	}

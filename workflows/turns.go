@@ -27,6 +27,9 @@ var a *activities.Activities
 func (s *supervisor) suspendBecause(ctx workflow.Context, reason string) {
 	s.move(ctx, "suspend", (*session.Lifecycle).Suspend, reason)
 	s.SuspendedAt = workflow.Now(ctx)
+	if s.notifies {
+		s.notify(ctx, "suspended", reason) // not waited for: the session waits anyway
+	}
 }
 
 // parallel runs fn(i) for i in [0, n) as workflow coroutines and waits for all of them,
