@@ -5,12 +5,19 @@
 // PostgreSQL database that every worker host shares (postgres://...; the password in
 // PGPASSWORD), so that any host may die and its sessions carry on elsewhere.
 //
-// One process runs two Temporal workers:
+// One process runs three Temporal workers (and one per tool server, below):
 //
 //   - on workflows.TaskQueue ("cosci"): the ResearchSession workflows and the activities
-//     that call no model (proximity, checkpoints, reports, the scientist's texts);
+//     that call no model and take little CPU (checkpoints, the scientist's texts);
 //   - on workflows.TurnsQueue ("cosci-turns"): the provider turns, every activity that
-//     calls a model (Plan, Generate, Evolve, Review, Compare, Debate, MetaReview, Overview).
+//     calls a model (Plan, Generate, Evolve, Review, Compare, Debate, Proximity,
+//     MetaReview, Overview);
+//   - on workflows.ComputeQueue ("cosci-compute"): the activities that take the CPU for
+//     long (the tournament's fits, the report), at most --compute-slots at once (the CPU
+//     count less one), so that the cores left serve workflow tasks and queries.
+//
+// Metrics (--metrics-address), traces (OTEL_*), encryption (COSCI_KEYS_FILE), webhooks
+// (--notify-url) and rolling upgrades (--deployment, --build-id): see docs/operating.md.
 //
 // The turns worker holds the provider slots, which Temporal enforces:
 //
@@ -51,6 +58,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -92,7 +100,7 @@ type config struct {
 	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
 	notify                           string // the webhook told when a session needs a person or ends
 	offline                          simulator.Offline
-	slots                            int
+	slots, computeSlots              int
 	rps                              float64
 }
 
@@ -108,6 +116,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.Float64Var(&c.offline.FirstBias, "offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
 	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
 	fs.IntVar(&c.slots, "slots", 4, "provider turns this worker runs at once; more wait in the task queue")
+	fs.IntVar(&c.computeSlots, "compute-slots", max(1, runtime.NumCPU()-1), "CPU-heavy activities (the tournament's fits, reports) this worker runs at once; the cores left serve workflow tasks and queries")
 	fs.Float64Var(&c.rps, "rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
 	fs.StringVar(&c.prices, "prices", getenv("COSCI_PRICES"), "JSON price table merged over the built-in one (env COSCI_PRICES)")
 	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
@@ -131,6 +140,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", o.FirstBias)
 	case c.slots < 1:
 		return c, fmt.Errorf("--slots is %d; it must be at least 1", c.slots)
+	case c.computeSlots < 1:
+		return c, fmt.Errorf("--compute-slots is %d; it must be at least 1", c.computeSlots)
 	case c.rps < 0:
 		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
 	case c.notify != "" && !validWebhook(c.notify):
@@ -265,6 +276,19 @@ func run() error {
 	}
 	defer turns.Stop()
 
+	// The CPU-heavy activities, at most --compute-slots at once: a worker full of sessions
+	// that fit and report together keeps cores for their workflow tasks and queries.
+	compute := worker.New(c, workflows.ComputeQueue, worker.Options{
+		MaxConcurrentActivityExecutionSize: cfg.computeSlots,
+		Interceptors:                       classify,
+		DeploymentOptions:                  deployment,
+	})
+	compute.RegisterActivity(acts)
+	if err := compute.Start(); err != nil {
+		return fmt.Errorf("cannot start the compute worker: %w", err)
+	}
+	defer compute.Stop()
+
 	// One worker per tool server, on the server's own queue, so its rate holds across
 	// every worker of the deployment.
 	var names []string
@@ -284,7 +308,7 @@ func run() error {
 
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
-		"slots", cfg.slots, "rps", rpsText(cfg.rps), "store", st.Location(),
+		"slots", cfg.slots, "compute_slots", cfg.computeSlots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
 		"notify", cfg.notify != "", "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())

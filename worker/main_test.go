@@ -62,6 +62,7 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{[]string{"--slots", "0"}, "--slots"},
 		{[]string{"--rps", "-1"}, "--rps"},
+		{[]string{"--compute-slots", "0"}, "--compute-slots"},
 		{[]string{"--offline-error-rate", "2"}, "--offline-error-rate"},
 		{[]string{"--offline-fabricate", "-0.5"}, "--offline-fabricate"},
 		{[]string{"--offline-first-bias", "NaN"}, "--offline-first-bias"},

@@ -18,6 +18,10 @@ const (
 	// worker can bound them on their own: at most --slots at once per worker, and a
 	// requests-per-second limit that holds across workers.
 	TurnsQueue = "cosci-turns"
+	// ComputeQueue carries the activities that use the worker's CPU for long (the
+	// tournament's fit, the report), so a worker runs at most --compute-slots of them at
+	// once and keeps cores for the workflow tasks and queries of every session it serves.
+	ComputeQueue = "cosci-compute"
 )
 
 // Commands: each is both a signal and an update of the same name. The signal is

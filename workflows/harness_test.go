@@ -48,6 +48,7 @@ type harness struct {
 type started struct {
 	at       time.Duration // workflow time since the session started
 	activity string
+	queue    string                   // the task queue it was scheduled on
 	input    activities.GenerateInput // for Generate turns
 }
 
@@ -95,7 +96,7 @@ func (h *harness) newEnv() {
 	}
 	begin := env.Now()
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
-		s := started{at: env.Now().Sub(begin), activity: info.ActivityType.Name}
+		s := started{at: env.Now().Sub(begin), activity: info.ActivityType.Name, queue: info.TaskQueue}
 		var cp activities.CheckpointInput
 		switch s.activity {
 		case "Generate":

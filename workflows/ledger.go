@@ -78,7 +78,7 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 		return nil
 	}
 	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK, Cluster: s.ClusterAt}
-	actx := workflow.WithActivityOptions(ctx, storeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
+	actx := workflow.WithActivityOptions(ctx, s.computeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
 	var out activities.TournamentResult
 	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
 		s.note(fmt.Sprintf("no tournament in round %d: %s", s.Rounds, errorText(err)))

@@ -84,7 +84,7 @@ func (s *supervisor) rate(ctx workflow.Context, budget int) []tournament.Match {
 	if budget == 0 {
 		what = fmt.Sprintf("fit the ratings after round %d's matches", s.Rounds)
 	}
-	actx := workflow.WithActivityOptions(ctx, storeOptions(what))
+	actx := workflow.WithActivityOptions(ctx, s.computeOptions(what))
 	var out activities.TournamentResult
 	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
 		s.note(fmt.Sprintf("no ratings in round %d: %s", s.Rounds, errorText(err)))

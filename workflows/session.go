@@ -52,6 +52,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.canFit = sinceFitted(ctx) && s.ledger
 	s.exactCap = sinceExactCap(ctx)
 	s.notifies = sinceNotify(ctx)
+	s.compute = sinceCompute(ctx)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -155,6 +156,7 @@ type supervisor struct {
 	exactCap bool
 	making   int
 	notifies bool // the session tells the worker's webhook when it needs a person or ends (notify.go)
+	compute  bool // fits and the report run on ComputeQueue (compute.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -436,7 +438,7 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 		s.note("no report: the final checkpoint failed: " + err.Error())
 	} else {
 		var path string
-		rctx := workflow.WithActivityOptions(ctx, storeOptions("write the research report"))
+		rctx := workflow.WithActivityOptions(ctx, s.computeOptions("write the research report"))
 		report := func() error {
 			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path)
 		}

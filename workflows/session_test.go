@@ -62,6 +62,21 @@ func TestSessionRunsToMaxHypotheses(t *testing.T) {
 	if err != nil || snap.State != session.Completed || len(snap.Hypotheses) != 10 {
 		t.Errorf("final checkpoint: %+v, %v", snap, err)
 	}
+	// The CPU-heavy activities run on the compute queue, the model turns on the turns
+	// queue (the store's small work stays on the session's own).
+	want := map[string]string{"Tournament": ComputeQueue, "Report": ComputeQueue, "Generate": TurnsQueue}
+	seen := map[string]bool{}
+	for _, st := range h.starts {
+		if q, ok := want[st.activity]; ok {
+			seen[st.activity] = true
+			if st.queue != q {
+				t.Errorf("%s ran on task queue %q; want %s", st.activity, st.queue, q)
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("saw %v of the activities %v", seen, want)
+	}
 }
 
 func TestInvalidRequestRefused(t *testing.T) {

@@ -1,0 +1,21 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// versionCompute: the tournament's fits and the report run on ComputeQueue, bounded per
+// worker, rather than beside the workflow tasks on TaskQueue. Sessions that started
+// before keep TaskQueue.
+const versionCompute = "compute-queue"
+
+func sinceCompute(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionCompute, workflow.DefaultVersion, 1) >= 1
+}
+
+// computeOptions are storeOptions for an activity that uses the worker's CPU for long.
+func (s *supervisor) computeOptions(summary string) workflow.ActivityOptions {
+	o := storeOptions(summary)
+	if s.compute {
+		o.TaskQueue = ComputeQueue
+	}
+	return o
+}
