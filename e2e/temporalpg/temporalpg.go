@@ -12,6 +12,7 @@ package temporalpg
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +74,7 @@ type Server struct {
 	binary  string // bin/temporal-server
 	address string // the frontend's host:port
 	logPath string
+	tls     *tls.Config // how this package's clients dial a TLS frontend; nil: plain
 
 	mu   sync.Mutex
 	proc *process // the running process; nil before the first start
@@ -94,6 +96,13 @@ type process struct {
 // The server's output goes to a log file in dir (see Log). Without a deadline in ctx, Start
 // gives up after startTimeout.
 func Start(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes map[string]string) (*Server, error) {
+	return StartTLS(ctx, dir, pg, searchAttributes, nil)
+}
+
+// StartTLS is Start with the frontend serving TLS, with the files of t: mutual TLS, so
+// that a client without a certificate the CA signed is refused. The server's system
+// worker and this package's own clients present t's client certificate.
+func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes map[string]string, t *TLS) (*Server, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 	types, err := indexedValueTypes(searchAttributes)
@@ -145,12 +154,20 @@ func Start(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes 
 		MatchingGRPC: ports[5], MatchingMembership: ports[6],
 		WorkerGRPC: ports[7], WorkerMembership: ports[8],
 		DynamicConfig: filepath.Join(dir, "config", "dynamicconfig.yaml"),
+		TLS:           t,
 	}
 	if err := cfg.write(filepath.Join(dir, "config")); err != nil {
 		return nil, err
 	}
 
+	var clientTLS *tls.Config
+	if t != nil {
+		if clientTLS, err = t.clientConfig(); err != nil {
+			return nil, err
+		}
+	}
 	s := &Server{
+		tls:     clientTLS,
 		dir:     dir,
 		binary:  filepath.Join(bin, serverBinary),
 		address: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.FrontendGRPC)),
@@ -313,9 +330,10 @@ func (s *Server) dial(ctx context.Context, namespace string) (client.Client, err
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	return client.DialContext(dctx, client.Options{
-		HostPort:  s.address,
-		Namespace: namespace,
-		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		HostPort:          s.address,
+		Namespace:         namespace,
+		Logger:            sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		ConnectionOptions: client.ConnectionOptions{TLS: s.tls},
 	})
 }
 
@@ -514,6 +532,7 @@ type config struct {
 	WorkerGRPC, WorkerMembership                   int
 
 	DynamicConfig string
+	TLS           *TLS // nil: the frontend serves plain gRPC
 }
 
 // write writes the config as <dir>/temporalpg.yaml (the server's --env temporalpg) and its
@@ -575,6 +594,24 @@ global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "127.0.0.1"
+{{- with .TLS}}
+  tls:
+    frontend:
+      server:
+        certFile: "{{.CertFile}}"
+        keyFile: "{{.KeyFile}}"
+        requireClientAuth: true
+        clientCaFiles: ["{{.CAFile}}"]
+      client:
+        serverName: "{{.ServerName}}"
+        rootCaFiles: ["{{.CAFile}}"]
+    systemWorker:
+      certFile: "{{.ClientCertFile}}"
+      keyFile: "{{.ClientKeyFile}}"
+      client:
+        serverName: "{{.ServerName}}"
+        rootCaFiles: ["{{.CAFile}}"]
+{{- end}}
 
 services:
   frontend:
