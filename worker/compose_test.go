@@ -182,7 +182,7 @@ func TestComposeServices(t *testing.T) {
 		} else if _, ok := store.User.Password(); ok {
 			t.Errorf("%s: COSCI_STORE carries a password; it belongs in PGPASSWORD", name)
 		}
-		for _, key := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+		for _, key := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "COSCI_KEYS", "COSCI_NOTIFY_URL"} {
 			if w.Environment[key] != "${"+key+":-}" {
 				t.Errorf("%s: %s=%q; want it passed through from the host (${%s:-})", name, key, w.Environment[key], key)
 			}
@@ -418,7 +418,14 @@ func TestComposeObservability(t *testing.T) {
 		} else {
 			want = append(want, name+":"+port)
 		}
-		if c, err := parseFlags(nil, func(k string) string { return compose.Services[name].Environment[k] }); err != nil || c.metrics != addr {
+		// The worker's environment as compose gives it with the host's variables unset.
+		getenv := func(k string) string {
+			if v := compose.Services[name].Environment[k]; !strings.HasPrefix(v, "${") {
+				return v
+			}
+			return ""
+		}
+		if c, err := parseFlags(nil, getenv); err != nil || c.metrics != addr {
 			t.Errorf("%s: the worker reads metrics address %q (%v) from its environment; want %q", name, c.metrics, err, addr)
 		}
 	}
