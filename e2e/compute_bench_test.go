@@ -3,14 +3,11 @@ package e2e
 import (
 	"flag"
 	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
-	"github.com/cosci-dev/cosci/workflows"
 )
 
 var (
@@ -36,28 +33,7 @@ func BenchmarkQueriesWhileComputing(b *testing.B) {
 					ids[i] = newSessionID(b)
 					startSession(b, ids[i], req)
 				}
-				var mu sync.Mutex
-				var lat []time.Duration
-				stop := make(chan struct{})
-				var qwg sync.WaitGroup
-				for c := range 2 {
-					qwg.Go(func() {
-						for i := c; ; i += 2 {
-							select {
-							case <-stop:
-								return
-							case <-time.After(20 * time.Millisecond):
-							}
-							t := time.Now()
-							p, err := queryWithin[session.Progress](30*time.Second, ids[i%len(ids)], workflows.QueryProgress)
-							if d := time.Since(t); err == nil && !p.State.Terminal() {
-								mu.Lock()
-								lat = append(lat, d)
-								mu.Unlock()
-							}
-						}
-					})
-				}
+				stop := watchProgress(ids, 2, 20*time.Millisecond)
 				completed := 0
 				for _, id := range ids {
 					if res, err := result(id, 30*time.Minute); err == nil && res.State == session.Completed {
@@ -65,9 +41,7 @@ func BenchmarkQueriesWhileComputing(b *testing.B) {
 					}
 				}
 				wall := time.Since(t0)
-				close(stop)
-				qwg.Wait()
-				slices.Sort(lat)
+				lat, _ := stop()
 				if len(lat) == 0 || completed != len(ids) {
 					b.Fatalf("%d of %d sessions completed; %d queries answered by a live session", completed, len(ids), len(lat))
 				}

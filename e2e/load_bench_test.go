@@ -61,33 +61,7 @@ func BenchmarkQueriesUnderLoad(b *testing.B) {
 
 		// While the sessions run: four clients ask for the progress of sessions still running.
 		var finished atomic.Int64
-		var mu sync.Mutex
-		var lat []time.Duration
-		var failed int
-		stop := make(chan struct{})
-		var qwg sync.WaitGroup
-		for c := range 4 {
-			qwg.Go(func() {
-				for i := c; ; i += 4 {
-					select {
-					case <-stop:
-						return
-					case <-time.After(50 * time.Millisecond):
-					}
-					id := ids[i%n]
-					t := time.Now()
-					p, err := queryWithin[session.Progress](30*time.Second, id, workflows.QueryProgress)
-					d := time.Since(t)
-					mu.Lock()
-					if err != nil {
-						failed++
-					} else if !p.State.Terminal() {
-						lat = append(lat, d) // a live session's answer: the case measured
-					}
-					mu.Unlock()
-				}
-			})
-		}
+		stop := watchProgress(ids, 4, 50*time.Millisecond)
 		var states sync.Map
 		var rwg sync.WaitGroup
 		results := make(chan string)
@@ -110,8 +84,7 @@ func BenchmarkQueriesUnderLoad(b *testing.B) {
 		close(results)
 		rwg.Wait()
 		wall := time.Since(t0)
-		close(stop)
-		qwg.Wait()
+		lat, failed := stop()
 		if err := w.exited(); err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +96,6 @@ func BenchmarkQueriesUnderLoad(b *testing.B) {
 			}
 			return true
 		})
-		slices.Sort(lat)
 		if len(lat) == 0 {
 			b.Fatal("no progress query reached a live session")
 		}
@@ -137,6 +109,44 @@ func BenchmarkQueriesUnderLoad(b *testing.B) {
 		if completed != n {
 			b.Errorf("%d of %d sessions completed", completed, n)
 		}
+	}
+}
+
+// watchProgress has clients ask the sessions ids, in turn, for their progress every
+// interval, until stop is called; stop returns how long the answers of sessions still
+// running took, sorted, and how many queries failed.
+func watchProgress(ids []string, clients int, every time.Duration) (stop func() ([]time.Duration, int)) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed int
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := c; ; i += clients {
+				select {
+				case <-done:
+					return
+				case <-time.After(every):
+				}
+				t := time.Now()
+				p, err := queryWithin[session.Progress](30*time.Second, ids[i%len(ids)], workflows.QueryProgress)
+				d := time.Since(t)
+				mu.Lock()
+				if err != nil {
+					failed++
+				} else if !p.State.Terminal() {
+					lat = append(lat, d) // a live session's answer: the case measured
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	return func() ([]time.Duration, int) {
+		close(done)
+		wg.Wait()
+		slices.Sort(lat)
+		return lat, failed
 	}
 }
 
