@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -177,4 +178,94 @@ func TestEncryptedSession(t *testing.T) {
 		t.Errorf("starter status without the key: exit %d; want 1, saying to set COSCI_KEYS_FILE", r.code)
 	}
 	w.Stop(t)
+}
+
+// TestKeyRotation rotates the lab's key under a running session the way docs/operating.md
+// says: the new key is added second and every process restarted, then moved first and
+// every process restarted again. Each restarted worker replays the session's history,
+// sealed with the old key; the session completes; its history holds payloads sealed with
+// both keys, and the store records of both.
+func TestKeyRotation(t *testing.T) {
+	bin := starter(t)
+	keygen := func(id string) string {
+		r := runStarter(t, bin, serverAddress, "keygen", "--id", id)
+		if r.code != 0 {
+			t.Fatalf("keygen exited %d", r.code)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	oldKey, newKey := keygen("lab-old"), keygen("lab-new")
+	keysFile := filepath.Join(t.TempDir(), "keys.txt")
+	writeKeys := func(lines ...string) {
+		if err := os.WriteFile(keysFile, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"COSCI_KEYS_FILE=" + keysFile}
+	storeDir := t.TempDir()
+	flags := []string{"--offline-latency", "100ms"}
+	progressed := func(id string, n int) {
+		eventually(t, 90*time.Second, fmt.Sprintf("%d hypotheses", n), func() (bool, error) {
+			r := runStarterIn(t, bin, serverAddress, "", env, "progress", id, "--json")
+			var p struct {
+				HypothesesGenerated int `json:"hypotheses_generated"`
+			}
+			if r.code != 0 {
+				return false, fmt.Errorf("progress exited %d: %s", r.code, r.stderr)
+			}
+			return p.HypothesesGenerated >= n, json.Unmarshal([]byte(r.stdout), &p)
+		})
+	}
+
+	writeKeys(oldKey)
+	w := startWorkerEnv(t, storeDir, env, flags...)
+	id := newSessionID(t)
+	t.Cleanup(func() { terminateIfRunning(t, id) })
+	if r := runStarterIn(t, bin, serverAddress, "", env, "start", "--id", id, "--goal", "Explain how tardigrades survive desiccation",
+		"--max-hypotheses", "24", "--review-types", "initial"); r.code != 0 {
+		t.Fatalf("start exited %d", r.code)
+	}
+	progressed(id, 4)
+
+	// Step 1: the new key second, every process restarted.
+	writeKeys(oldKey, newKey)
+	w.Stop(t)
+	w = startWorkerEnv(t, storeDir, env, flags...)
+	progressed(id, 10)
+
+	// Step 2: the new key first, every process restarted.
+	writeKeys(newKey, oldKey)
+	w.Stop(t)
+	startWorkerEnv(t, storeDir, env, flags...)
+	r := runStarterIn(t, bin, serverAddress, "", env, "result", id)
+	if r.code != 0 || !strings.Contains(r.stdout, "completed: reached max_hypotheses (24)") {
+		t.Fatalf("after the rotation, result exited %d", r.code)
+	}
+
+	sealedWith := map[string]int{}
+	for _, events := range sessionHistories(t, id) {
+		for _, e := range events {
+			b, err := proto.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"lab-old", "lab-new"} {
+				sealedWith[k] += bytes.Count(b, []byte(k))
+			}
+		}
+	}
+	var files bytes.Buffer
+	filepath.WalkDir(storeDir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			b, _ := os.ReadFile(path)
+			files.Write(b)
+		}
+		return nil
+	})
+	for _, k := range []string{"lab-old", "lab-new"} {
+		if sealedWith[k] == 0 || !bytes.Contains(files.Bytes(), []byte(k)) {
+			t.Errorf("key %s sealed %d history payloads and some store record: %v; want both keys used", k, sealedWith[k], bytes.Contains(files.Bytes(), []byte(k)))
+		}
+	}
+	t.Logf("history payloads by key: %v", sealedWith)
 }
