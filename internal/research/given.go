@@ -110,68 +110,44 @@ func isZero(v reflect.Value) bool {
 // reflection as a risk. TestEveryFieldTakesAGivenZero fails for a field left out here.)
 func (c Config) Over(base Config) Config {
 	z := c.zeros
-	if c.MaxHypotheses != 0 || z.has("max_hypotheses") {
-		base.MaxHypotheses = c.MaxHypotheses
-	}
-	if c.TimeLimit != 0 || z.has("time_limit") {
-		base.TimeLimit = c.TimeLimit
-	}
-	if len(c.ReviewTypes) > 0 || z.has("review_types") {
-		base.ReviewTypes = cloneList(c.ReviewTypes)
-	}
-	if c.SafetyLevel != "" || z.has("safety_level") {
-		base.SafetyLevel = c.SafetyLevel
-	}
-	if c.Provider != "" || z.has("provider") {
-		base.Provider = c.Provider
-	}
-	if c.Model != "" || z.has("model") {
-		base.Model = c.Model
-	}
-	if c.Seed != 0 || z.has("seed") {
-		base.Seed = c.Seed
-	}
-	if c.TokenBudget != 0 || z.has("token_budget") {
-		base.TokenBudget = c.TokenBudget
-	}
-	if c.BudgetUSD != 0 || z.has("budget_usd") {
-		base.BudgetUSD = c.BudgetUSD
-	}
-	if c.Batch || z.has("batch") {
-		base.Batch = c.Batch
-	}
-	if c.ConvergenceRounds != 0 || z.has("convergence_rounds") {
-		base.ConvergenceRounds = c.ConvergenceRounds
-	}
-	if c.CheckpointInterval != 0 || z.has("checkpoint_interval") {
-		base.CheckpointInterval = c.CheckpointInterval
-	}
-	if c.TopK != 0 || z.has("top_k") {
-		base.TopK = c.TopK
-	}
-	if c.DebateShare != 0 || z.has("debate_share") {
-		base.DebateShare = c.DebateShare
-	}
-	if len(c.Tools) > 0 || z.has("tools") {
-		base.Tools = cloneList(c.Tools)
-	}
-	if c.ToolCallsPerTurn != 0 || z.has("tool_calls_per_turn") {
-		base.ToolCallsPerTurn = c.ToolCallsPerTurn
-	}
-	if c.ToolCallsPerSession != 0 || z.has("tool_calls_per_session") {
-		base.ToolCallsPerSession = c.ToolCallsPerSession
-	}
-	if len(c.ApproveTools) > 0 || z.has("approve_tools") {
-		base.ApproveTools = cloneList(c.ApproveTools)
-	}
-	if c.ApprovalTimeout != 0 || z.has("approval_timeout") {
-		base.ApprovalTimeout = c.ApprovalTimeout
-	}
-	if c.EmbeddingModel != "" || z.has("embedding_model") {
-		base.EmbeddingModel = c.EmbeddingModel
-	}
+	put(&base.MaxHypotheses, c.MaxHypotheses, z.has("max_hypotheses"))
+	put(&base.TimeLimit, c.TimeLimit, z.has("time_limit"))
+	putList(&base.ReviewTypes, c.ReviewTypes, z.has("review_types"))
+	put(&base.SafetyLevel, c.SafetyLevel, z.has("safety_level"))
+	put(&base.Provider, c.Provider, z.has("provider"))
+	put(&base.Model, c.Model, z.has("model"))
+	put(&base.Seed, c.Seed, z.has("seed"))
+	put(&base.TokenBudget, c.TokenBudget, z.has("token_budget"))
+	put(&base.BudgetUSD, c.BudgetUSD, z.has("budget_usd"))
+	put(&base.Batch, c.Batch, z.has("batch"))
+	put(&base.ConvergenceRounds, c.ConvergenceRounds, z.has("convergence_rounds"))
+	put(&base.CheckpointInterval, c.CheckpointInterval, z.has("checkpoint_interval"))
+	put(&base.TopK, c.TopK, z.has("top_k"))
+	put(&base.DebateShare, c.DebateShare, z.has("debate_share"))
+	putList(&base.Tools, c.Tools, z.has("tools"))
+	put(&base.ToolCallsPerTurn, c.ToolCallsPerTurn, z.has("tool_calls_per_turn"))
+	put(&base.ToolCallsPerSession, c.ToolCallsPerSession, z.has("tool_calls_per_session"))
+	putList(&base.ApproveTools, c.ApproveTools, z.has("approve_tools"))
+	put(&base.ApprovalTimeout, c.ApprovalTimeout, z.has("approval_timeout"))
+	put(&base.EmbeddingModel, c.EmbeddingModel, z.has("embedding_model"))
 	base.zeros |= z
 	return base
+}
+
+// put sets *dst to v when v is given: a value other than zero, or a zero that was given.
+func put[T comparable](dst *T, v T, given bool) {
+	var zero T
+	if v != zero || given {
+		*dst = v
+	}
+}
+
+// putList is put for a list, which it copies: a list is given when it is not empty, or
+// when an empty one was given.
+func putList(dst *[]string, v []string, given bool) {
+	if len(v) > 0 || given {
+		*dst = cloneList(v)
+	}
 }
 
 // cloneList copies a list; an empty one given is none.
