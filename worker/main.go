@@ -59,6 +59,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -255,54 +256,59 @@ func run() error {
 	// which the workflow acts on.
 	classify := []interceptor.WorkerInterceptor{activities.Classifier()}
 	deployment := cfg.deploymentOptions()
-	sessions := worker.New(c, workflows.TaskQueue, worker.Options{
+	// newWorker is a worker on queue with what every worker of this process has: the
+	// classifier, and this build's place in the Worker Deployment.
+	newWorker := func(queue string, o worker.Options) worker.Worker {
+		o.Interceptors, o.DeploymentOptions = classify, deployment
+		return worker.New(c, queue, o)
+	}
+	// start starts an activity worker, stopped when run returns (the last started first).
+	var started []worker.Worker
+	defer func() {
+		for _, w := range slices.Backward(started) {
+			w.Stop()
+		}
+	}()
+	start := func(what string, w worker.Worker) error {
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("cannot start the %s: %w", what, err)
+		}
+		started = append(started, w)
+		return nil
+	}
+
+	sessions := newWorker(workflows.TaskQueue, worker.Options{
 		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
-		Interceptors:               classify,
-		DeploymentOptions:          deployment,
 	})
 	workflows.Register(sessions)
 	sessions.RegisterActivity(acts)
 
-	turns := worker.New(c, workflows.TurnsQueue, worker.Options{
+	turns := newWorker(workflows.TurnsQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: cfg.slots,
 		TaskQueueActivitiesPerSecond:       cfg.rps,
-		Interceptors:                       classify,
-		DeploymentOptions:                  deployment,
 	})
 	turns.RegisterActivity(acts)
-
-	if err := turns.Start(); err != nil {
-		return fmt.Errorf("cannot start the turns worker: %w", err)
+	if err := start("turns worker", turns); err != nil {
+		return err
 	}
-	defer turns.Stop()
 
 	// The CPU-heavy activities, at most --compute-slots at once: a worker full of sessions
 	// that fit and report together keeps cores for their workflow tasks and queries.
-	compute := worker.New(c, workflows.ComputeQueue, worker.Options{
-		MaxConcurrentActivityExecutionSize: cfg.computeSlots,
-		Interceptors:                       classify,
-		DeploymentOptions:                  deployment,
-	})
+	compute := newWorker(workflows.ComputeQueue, worker.Options{MaxConcurrentActivityExecutionSize: cfg.computeSlots})
 	compute.RegisterActivity(acts)
-	if err := compute.Start(); err != nil {
-		return fmt.Errorf("cannot start the compute worker: %w", err)
+	if err := start("compute worker", compute); err != nil {
+		return err
 	}
-	defer compute.Stop()
 
 	// One worker per tool server, on the server's own queue, so its rate holds across
 	// every worker of the deployment.
 	var names []string
 	for _, srv := range servers {
-		w := worker.New(c, workflows.ToolQueue(srv.Name), worker.Options{
-			TaskQueueActivitiesPerSecond: srv.Rate,
-			Interceptors:                 classify,
-			DeploymentOptions:            deployment,
-		})
+		w := newWorker(workflows.ToolQueue(srv.Name), worker.Options{TaskQueueActivitiesPerSecond: srv.Rate})
 		w.RegisterActivityWithOptions(acts.CallTool, activity.RegisterOptions{Name: "CallTool"})
-		if err := w.Start(); err != nil {
-			return fmt.Errorf("cannot start the worker of tool server %s: %w", srv.Name, err)
+		if err := start("worker of tool server "+srv.Name, w); err != nil {
+			return err
 		}
-		defer w.Stop()
 		names = append(names, srv.Name)
 	}
 
