@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/converter"
@@ -18,8 +19,27 @@ import (
 
 // labKeys are the keys of an encrypted deployment (COSCI_KEYS_FILE or COSCI_KEYS), nil
 // for one that encrypts nothing. A key file that is named but unusable is an error before
-// anything is sent.
-func labKeys() (*keyring.Keyring, error) { return keyring.FromEnv(os.Getenv) }
+// anything is sent. The file is read once for as long as the variables name the same keys:
+// a list or a tree decodes a memo per session.
+func labKeys() (*keyring.Keyring, error) {
+	read.Lock()
+	defer read.Unlock()
+	file, inline := os.Getenv("COSCI_KEYS_FILE"), os.Getenv("COSCI_KEYS")
+	if !read.done || read.file != file || read.inline != inline {
+		read.keys, read.err = keyring.FromEnv(os.Getenv)
+		read.file, read.inline, read.done = file, inline, true
+	}
+	return read.keys, read.err
+}
+
+// read is what labKeys read last, and from which variables.
+var read struct {
+	sync.Mutex
+	done         bool
+	file, inline string
+	keys         *keyring.Keyring
+	err          error
+}
 
 // memoConverter decodes memos: encoded, and so encrypted, like every payload.
 func memoConverter() converter.DataConverter {
