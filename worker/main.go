@@ -100,6 +100,7 @@ type config struct {
 	metrics                          string // the /metrics address; "" serves none
 	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
 	notify                           string // the webhook told when a session needs a person or ends
+	webhook                          *notify.Webhook
 	offline                          simulator.Offline
 	slots, computeSlots              int
 	rps                              float64
@@ -145,10 +146,14 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--compute-slots is %d; it must be at least 1", c.computeSlots)
 	case c.rps < 0:
 		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
-	case c.notify != "" && !validWebhook(c.notify):
-		return c, fmt.Errorf("--notify-url %q is not an http(s) URL", c.notify)
 	case (c.deployment == "") != (c.buildID == ""):
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
+	}
+	if c.notify != "" {
+		var err error
+		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
+			return c, fmt.Errorf("--notify-url: %w", err)
+		}
 	}
 	return c, nil
 }
@@ -189,11 +194,7 @@ func run() error {
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
 	}
-	if cfg.notify != "" {
-		if acts.Webhook, err = notify.NewWebhook(cfg.notify); err != nil {
-			return err
-		}
-	}
+	acts.Webhook = cfg.webhook
 	if cfg.thresholds != "" {
 		if acts.Thresholds, err = loadThresholds(cfg.thresholds); err != nil {
 			return err
@@ -388,12 +389,6 @@ func (c *config) versionText() string {
 		return "unversioned"
 	}
 	return c.deployment + ":" + c.buildID
-}
-
-// validWebhook says whether a webhook URL can be posted to.
-func validWebhook(u string) bool {
-	_, err := notify.NewWebhook(u)
-	return err == nil
 }
 
 // encryptionText says which key seals, never a key.
