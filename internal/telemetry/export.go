@@ -99,27 +99,34 @@ func (e *Exporter) ObserveSessions(states []string, every time.Duration, count f
 	}
 	var mu sync.Mutex
 	var last time.Time
-	counts := map[string]int64{}
+	var counts map[string]int64 // nil until visibility first answered
+	refresh := func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		fresh := map[string]int64{}
+		for _, s := range states {
+			n, err := count(ctx, s)
+			if err != nil {
+				return err
+			}
+			fresh[s] = n
+		}
+		counts, last = fresh, time.Now()
+		return nil
+	}
 	_, err = e.provider.Meter("cosci").RegisterCallback(func(ctx context.Context, o metric.Observer) error {
 		mu.Lock()
 		defer mu.Unlock()
+		var err error
 		if time.Since(last) >= every {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			fresh := map[string]int64{}
+			err = refresh(ctx) // on failure the last counts stand; the error reaches the exporter
+		}
+		if counts != nil {
 			for _, s := range states {
-				n, err := count(ctx, s)
-				if err != nil {
-					return err // keep the last counts; the error reaches the exporter's log
-				}
-				fresh[s] = n
+				o.ObserveInt64(g, counts[s], metric.WithAttributes(attribute.String("state", s)))
 			}
-			counts, last = fresh, time.Now()
 		}
-		for _, s := range states {
-			o.ObserveInt64(g, counts[s], metric.WithAttributes(attribute.String("state", s)))
-		}
-		return nil
+		return err
 	}, g)
 	return err
 }

@@ -133,3 +133,39 @@ func DashboardMetrics(t testing.TB, path string) []string {
 	}
 	return names
 }
+
+// TestSessionsKeepTheirLastCount: when visibility does not answer, the sessions gauge
+// keeps the last counts it had, rather than vanishing from the scrape; before its first
+// answer there is no count to show.
+func TestSessionsKeepTheirLastCount(t *testing.T) {
+	e, err := NewExporter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	down := true
+	if err := e.ObserveSessions([]string{"active"}, 0, func(context.Context, string) (int64, error) {
+		if down {
+			return 0, errors.New("visibility is down")
+		}
+		return 7, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		e.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	if text := scrape(); strings.Contains(text, "cosci_sessions{") {
+		t.Error("a count before visibility ever answered")
+	}
+	down = false
+	if text := scrape(); !strings.Contains(text, `cosci_sessions{state="active"} 7`) {
+		t.Error("no count once visibility answered")
+	}
+	down = true
+	if text := scrape(); !strings.Contains(text, `cosci_sessions{state="active"} 7`) {
+		t.Error("the count vanished when visibility failed")
+	}
+}
