@@ -365,25 +365,24 @@ func runTurn[R any](ctx context.Context, a *Activities, t Turn, agent string, ca
 
 // runStep is runTurn for a step of a tool-using turn: rec, filled in by call, is the
 // step's part of the conversation, stored with the step's record.
-func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, rec *store.Turn, call func(Model) (R, string, error)) (R, error) {
+func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, rec *store.Turn, call func(Model) (R, string, error)) (_ R, err error) {
 	var zero R
 	ctx, end := a.observeTurn(ctx, t, agent)
+	var spent research.Usage // what the model calls cost, whatever came of them
+	stored := false          // the turn had finished before: no model was called
+	defer func() { end(err, spent, stored) }()
 	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
-		end(err, research.Usage{}, false)
 		return zero, err
 	} else if ok {
 		var r R
 		if err := json.Unmarshal(done.Result, &r); err != nil {
-			err := &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + agent + " turn's: " + err.Error()}
-			end(err, research.Usage{}, false)
-			return zero, err
+			return zero, &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + agent + " turn's: " + err.Error()}
 		}
 		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
-		end(nil, research.Usage{}, true)
+		stored = true
 		return r, nil
 	}
 	var m Model
-	var err error
 	switch stand, ok := ctx.Value(modelKey{}).(Model); {
 	case ok:
 		m = stand // SubmitBatch's recorder
@@ -393,24 +392,21 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 		m, err = a.model(t)
 	}
 	if err != nil {
-		end(providerError(err), research.Usage{}, false)
 		return zero, err
 	}
 	metered := &meter{Model: m}
 	stop := a.keepAlive(ctx)
 	r, promptText, err := call(metered)
 	stop()
+	spent = metered.spent
 	if err != nil {
-		err = providerError(err)
-		end(err, metered.spent, false)
-		return zero, withUsage(err, metered.spent)
+		return zero, withUsage(providerError(err), metered.spent)
 	}
 	if u := usageOf(r); u.Unpriced > 0 {
 		a.warnUnpriced(ctx, t)
 	}
 	result, err := json.Marshal(r)
 	if err != nil {
-		end(err, metered.spent, false)
 		return zero, err
 	}
 	record := store.Turn{
@@ -420,12 +416,11 @@ func runStep[R any](ctx context.Context, a *Activities, t Turn, agent string, re
 	if rec != nil {
 		record.Given, record.Said = rec.Given, rec.Said
 	}
-	err = a.Store.PutTurn(ctx, t.SessionID, record)
-	end(err, metered.spent, false)
-	if err == nil {
-		a.made(ctx, agent, r)
+	if err := a.Store.PutTurn(ctx, t.SessionID, record); err != nil {
+		return r, err
 	}
-	return r, err
+	a.made(ctx, agent, r)
+	return r, nil
 }
 
 // warnUnpriced says, once per model in this worker's life, that a model has no price: its

@@ -28,7 +28,7 @@ func (a *Activities) observeTurn(ctx context.Context, t Turn, agent string) (con
 		attribute.String("cosci.model", model), attribute.Int("cosci.round", t.Round)))
 	began, waited := time.Now(), slotWait(ctx)
 	return ctx, func(err error, spent research.Usage, stored bool) {
-		o := outcome(err)
+		o := outcome(providerError(err)) // classified as the workflow will see it
 		if stored {
 			o = "stored"
 		}
