@@ -129,16 +129,7 @@ func TestEncryptedSession(t *testing.T) {
 	}
 
 	// Without it: nothing.
-	var raw bytes.Buffer
-	for _, events := range sessionHistories(t, id) {
-		for _, e := range events {
-			b, err := proto.Marshal(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw.Write(b)
-		}
-	}
+	raw := bytes.NewBuffer(rawHistory(t, id))
 	d, err := temporalClient.DescribeWorkflowExecution(context.Background(), id, "")
 	if err != nil {
 		t.Fatal(err)
@@ -148,32 +139,23 @@ func TestEncryptedSession(t *testing.T) {
 	if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		t.Errorf("session status %v", d.GetWorkflowExecutionInfo().GetStatus())
 	}
-	var files bytes.Buffer
-	nfiles := 0
-	filepath.WalkDir(storeDir, func(path string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
-			b, _ := os.ReadFile(path)
-			files.Write(b)
-			nfiles++
-		}
-		return nil
-	})
+	files, nfiles := storeBytes(t, storeDir)
 	// What is not research stays readable: the search looks at the right bytes.
 	if !bytes.Contains(raw.Bytes(), []byte(workflows.WorkflowType)) || !bytes.Contains(raw.Bytes(), []byte("Generate")) {
 		t.Error("the raw history lacks the workflow and activity types: the search reads the wrong bytes")
 	}
-	if !bytes.Contains(files.Bytes(), []byte("cosci-sealed-1")) {
+	if !bytes.Contains(files, []byte("cosci-sealed-1")) {
 		t.Error("no sealed record among the store's files")
 	}
 	for what, text := range secrets {
 		if bytes.Contains(raw.Bytes(), []byte(text)) {
 			t.Errorf("Temporal's raw history holds %s in the clear: %q", what, text)
 		}
-		if bytes.Contains(files.Bytes(), []byte(text)) {
+		if bytes.Contains(files, []byte(text)) {
 			t.Errorf("the session store's files hold %s in the clear: %q", what, text)
 		}
 	}
-	t.Logf("%d history bytes and %d files (%d bytes) hold none of %d texts", raw.Len(), nfiles, files.Len(), len(secrets))
+	t.Logf("%d history bytes and %d files (%d bytes) hold none of %d texts", raw.Len(), nfiles, len(files), len(secrets))
 	if r := runStarter(t, bin, serverAddress, "status", id); r.code != 1 || !strings.Contains(r.output(), "COSCI_KEYS_FILE") {
 		t.Errorf("starter status without the key: exit %d; want 1, saying to set COSCI_KEYS_FILE", r.code)
 	}
@@ -242,30 +224,51 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("after the rotation, result exited %d", r.code)
 	}
 
+	history := rawHistory(t, id)
+	files, _ := storeBytes(t, storeDir)
 	sealedWith := map[string]int{}
+	for _, k := range []string{"lab-old", "lab-new"} {
+		sealedWith[k] = bytes.Count(history, []byte(k))
+		if sealedWith[k] == 0 || !bytes.Contains(files, []byte(k)) {
+			t.Errorf("key %s sealed %d history payloads and some store record: %v; want both keys used", k, sealedWith[k], bytes.Contains(files, []byte(k)))
+		}
+	}
+	t.Logf("history payloads by key: %v", sealedWith)
+}
+
+// rawHistory is every run's history of a session as the server keeps it: protobuf bytes,
+// each payload as it was encoded.
+func rawHistory(t *testing.T, id string) []byte {
+	t.Helper()
+	var raw bytes.Buffer
 	for _, events := range sessionHistories(t, id) {
 		for _, e := range events {
 			b, err := proto.Marshal(e)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, k := range []string{"lab-old", "lab-new"} {
-				sealedWith[k] += bytes.Count(b, []byte(k))
-			}
+			raw.Write(b)
 		}
 	}
-	var files bytes.Buffer
-	filepath.WalkDir(storeDir, func(path string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
-			b, _ := os.ReadFile(path)
-			files.Write(b)
+	return raw.Bytes()
+}
+
+// storeBytes is every file of a directory store, one after another, and how many there are.
+func storeBytes(t *testing.T, dir string) ([]byte, int) {
+	t.Helper()
+	var all bytes.Buffer
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
 		}
-		return nil
+		b, err := os.ReadFile(path)
+		all.Write(b)
+		n++
+		return err
 	})
-	for _, k := range []string{"lab-old", "lab-new"} {
-		if sealedWith[k] == 0 || !bytes.Contains(files.Bytes(), []byte(k)) {
-			t.Errorf("key %s sealed %d history payloads and some store record: %v; want both keys used", k, sealedWith[k], bytes.Contains(files.Bytes(), []byte(k)))
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("history payloads by key: %v", sealedWith)
+	return all.Bytes(), n
 }
