@@ -13,6 +13,9 @@ type alignment struct {
 	cost       int
 	start, end int    // the passage: record tokens [start, end)
 	edits      []edit // in the quote's order
+	// forms counts the words that differ only in form ("reduce" for "reduced"): they
+	// cost nothing, but the quote is not the record's words.
+	forms int
 }
 
 // edit is one word edit: rec is the record's word ("" when the quote adds one), quote the
@@ -36,7 +39,7 @@ func align(rec, q []token) alignment {
 	for i := 1; i <= m; i++ {
 		for j := 1; j <= n; j++ {
 			c := d[i-1][j-1]
-			if q[i-1].word != rec[j-1].word {
+			if q[i-1].stem != rec[j-1].stem {
 				c++
 			}
 			d[i][j] = min(c, d[i-1][j]+1, d[i][j-1]+1)
@@ -52,7 +55,10 @@ func align(rec, q []token) alignment {
 	i, j := m, end
 	for i > 0 {
 		switch {
-		case j > 0 && d[i][j] == d[i-1][j-1] && q[i-1].word == rec[j-1].word:
+		case j > 0 && d[i][j] == d[i-1][j-1] && q[i-1].stem == rec[j-1].stem:
+			if q[i-1].word != rec[j-1].word {
+				a.forms++
+			}
 			i, j = i-1, j-1
 		case j > 0 && d[i][j] == d[i-1][j-1]+1:
 			a.edits = append(a.edits, edit{rec: rec[j-1].word, quote: q[i-1].word})
@@ -119,13 +125,9 @@ func reverses(e edit) string {
 			return fmt.Sprintf("%q, which the quote leaves out", r)
 		}
 		return fmt.Sprintf("%q where the quote says %q", r, q)
-	case numeric(r) || numeric(q):
-		switch {
-		case r == "":
-			return fmt.Sprintf("no %q, which the quote adds", q)
-		case q == "":
-			return fmt.Sprintf("%q, which the quote leaves out", r)
-		}
+	case numeric(q) && r == "":
+		return fmt.Sprintf("no %q, which the quote adds", q)
+	case r != "" && q != "" && (numeric(r) || numeric(q)):
 		return fmt.Sprintf("%q where the quote says %q", r, q)
 	}
 	ar, wr := direction(r)

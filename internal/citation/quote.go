@@ -25,6 +25,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -48,11 +50,14 @@ const (
 // Thresholds of closeness, in edits per word of the quote. A quote is altered when at
 // most a quarter of its words differ from the closest passage (one word of four): "One
 // changed word in a nine-word quote" is a near-quote, not a false one. A contradiction
-// tolerates as much drift besides the change of meaning, and a change of meaning in a
-// passage otherwise far from the quote is not taken for one.
+// tolerates more drift besides the change of meaning ("did not reduce" for "reduced by
+// 40%" adds an auxiliary and drops a preposition), but a change of meaning in a passage
+// otherwise far from the quote is not taken for one. Words that differ only in form
+// ("reduce", "reduced") cost nothing in the alignment; a quote whose only differences are
+// such is altered.
 const (
 	alteredShare      = 0.25
-	contradictedShare = 0.25
+	contradictedShare = 0.4
 	// spliceGap is how many of the record's words two pieces of a quote may skip and
 	// still be read as one passage with words dropped (altered) rather than two
 	// passages joined (spliced).
@@ -91,7 +96,10 @@ func compareWhole(rec, q []token) Finding {
 		return Finding{Verdict: research.CitationContradicted, Passage: a.passage(rec),
 			Note: "the record says " + strings.Join(meaning, "; ")}
 	}
-	if a.cost > 0 && float64(a.cost) <= alteredShare*float64(len(q)) {
+	switch {
+	case a.cost == 0 && a.forms > 0:
+		return Finding{Verdict: research.CitationAltered, Passage: a.passage(rec), Note: "the record's words in other forms"}
+	case a.cost > 0 && float64(a.cost) <= alteredShare*float64(len(q)):
 		return Finding{Verdict: research.CitationAltered, Passage: a.passage(rec),
 			Note: fmt.Sprintf("close to the record's words, not equal: %s", strings.Join(a.changes(), "; "))}
 	}
@@ -205,7 +213,7 @@ outer:
 // A token is a word of a normalised text, with where it lies in that text, so the
 // record's passage can be shown as the record wrote it.
 type token struct {
-	word       string
+	word, stem string
 	start, end int
 	text       *string
 }
@@ -237,7 +245,8 @@ func tokenize(s string, limit int) []token {
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && len(out) < limit {
-			out = append(out, token{word: strings.ToLower(text[start:end]), start: start, end: end, text: &text})
+			w := strings.ToLower(text[start:end])
+			out = append(out, token{word: w, stem: stem(w), start: start, end: end, text: &text})
 		}
 		start = -1
 	}
@@ -252,6 +261,14 @@ func tokenize(s string, limit int) []token {
 	}
 	flush(len(text))
 	return out
+}
+
+// stem is a word's English stem (Snowball's, the stemmer the library's index uses), so
+// that "reduce" and "reduced" align.
+func stem(w string) string {
+	env := snowballstem.NewEnv(w)
+	english.Stem(env)
+	return env.Current()
 }
 
 // elided splits a quote at its elision marks into the pieces it quotes, dropping pieces

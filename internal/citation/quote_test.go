@@ -33,6 +33,7 @@ func TestCompare(t *testing.T) {
 		{"direction flipped", "Microglial depletion increased tau propagation by 40%", research.CitationContradicted},
 		{"direction flipped late in a long quote", "Exosome secretion was significantly decreased in activated microglia, which may promote neuroinflammation", research.CitationContradicted},
 		{"higher to lower", "Levels of IL-1β were lower in treated animals", research.CitationContradicted},
+		{"a verb's form changed", "Microglial depletion reduces tau propagation by 40%", research.CitationAltered},
 		{"one word changed", "Microglial depletion lessened tau propagation by 40% and did not alter neuronal loss", research.CitationAltered},
 		{"a word dropped", "Exosome secretion was increased in activated microglia, which may promote neuroinflammation", research.CitationAltered},
 		{"spliced", "Tau pathology spreads through connected brain regions and did not alter neuronal loss in the hippocampus", research.CitationUnsupported},
@@ -60,6 +61,16 @@ func TestCompareShowsWhatChanged(t *testing.T) {
 	f := Compare("In aged mice, exercise increased hippocampal neurogenesis twofold.", "In aged mice, exercise decreased hippocampal neurogenesis twofold.")
 	if !strings.Contains(f.Note, `"increased" where the quote says "decreased"`) || f.Passage != "In aged mice, exercise increased hippocampal neurogenesis twofold" {
 		t.Errorf("finding = %+v", f)
+	}
+}
+
+// TestTheDocsExample: docs/grounding.md's example reads as the check reports it.
+func TestTheDocsExample(t *testing.T) {
+	f := Compare("Microglial depletion reduced tau propagation by 40% in PS19 mice.", "Microglial depletion did not reduce tau propagation in PS19 mice")
+	want := Finding{Verdict: research.CitationContradicted, Note: `the record says no "not", which the quote adds`,
+		Passage: "Microglial depletion reduced tau propagation by 40% in PS19 mice"}
+	if f != want {
+		t.Errorf("Compare = %+v, want %+v", f, want)
 	}
 }
 
