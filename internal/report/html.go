@@ -67,7 +67,7 @@ type pageHypothesis struct {
 
 type pageSource struct {
 	Line, Link, Claim, Quote, Passage, Verdict, Class, Note string
-	Support, SupportClass, SupportNote                     string
+	Support, SupportClass, SupportNote                      string
 }
 
 type pageReview struct {
