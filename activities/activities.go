@@ -159,7 +159,10 @@ type ReviewResult struct {
 	Verdict      string  `json:"verdict"`
 	// FailedAssumptions counts the assumptions a deep verification found to fail.
 	FailedAssumptions int `json:"failed_assumptions,omitempty"`
-	// Invented and Unsupported count the hypothesis' citations the check flagged.
+	// Invented counts the hypothesis' citations of sources no tool returned; Unsupported
+	// the others flagged: unsupported or contradicted quotes, and quotes the review found
+	// contradicting or irrelevant to their claims (an altered quote is only a warning).
+	// Their sum is what the workflow shows as flagged.
 	Invented    int            `json:"invented,omitempty"`
 	Unsupported int            `json:"unsupported,omitempty"`
 	Calls       []PendingCall  `json:"calls,omitempty"` // at a step of a tool-using turn
@@ -321,10 +324,11 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 			Verdict: r.Verdict, FailedAssumptions: failed, Usage: usage,
 		}
 		for _, c := range r.Citations {
-			switch c.Verdict {
-			case research.CitationInvented:
+			switch {
+			case c.Verdict == research.CitationInvented:
 				res.Invented++
-			case research.CitationUnsupported:
+			case c.Verdict == research.CitationContradicted, c.Verdict == research.CitationUnsupported,
+				c.Support == research.SupportContradicts, c.Support == research.SupportIrrelevant:
 				res.Unsupported++
 			}
 		}
