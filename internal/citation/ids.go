@@ -16,6 +16,8 @@ package citation
 //     differ only in case would not be told apart.
 //   - Bare digits are a PMID (PubMed ids are all digits; a citation key rarely is); bare
 //     ten- or thirteen-digit numbers with a valid ISBN check digit are an ISBN.
+//   - Unicode a model's text puts in an id (a non-breaking hyphen, a full-width digit, a
+//     zero-width space) is read as the ASCII it stands for.
 //   - A written id longer than maxIDLen is no id at all: it matches nothing.
 
 import (
@@ -23,6 +25,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The schemes of an ID.
@@ -96,7 +100,10 @@ var (
 // wrapped in quotes or brackets, or followed by a full stop. What is no other scheme is
 // a citation key.
 func ParseID(s string) ID {
-	s = strings.TrimSpace(s)
+	if len(s) > 4*maxIDLen {
+		return ID{}
+	}
+	s = normID(s)
 	if s == "" || len(s) > maxIDLen {
 		return ID{}
 	}
@@ -140,6 +147,15 @@ func ParseID(s string) ID {
 	return key(s)
 }
 
+// idChars are the characters a model's text puts in an id for ASCII ones: Unicode's
+// hyphens and minus for "-", and spaces that are no space. (NFKC has folded full-width
+// forms already.)
+var idChars = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-", "\u2212", "-",
+	"\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
+
+// normID is s in the characters ids are written in.
+func normID(s string) string { return strings.TrimSpace(idChars.Replace(norm.NFKC.String(s))) }
+
 func key(s string) ID { return ID{SchemeKey, spacesRE.ReplaceAllString(s, " ")} }
 
 // unwrap takes off what is around an id as prose writes it: quotes, brackets, a
@@ -170,7 +186,10 @@ func unwrap(s string) string {
 
 // parseAs reads s (without a prefix) as an id of one scheme.
 func parseAs(scheme, s string) (ID, bool) {
-	s = strings.TrimSpace(s)
+	if len(s) > 4*maxIDLen {
+		return ID{}, false
+	}
+	s = normID(s)
 	if id, ok := parseLink(s); ok {
 		return id, id.Scheme == scheme || scheme == SchemeDOI && id.Scheme == SchemeArXiv
 	}

@@ -63,6 +63,10 @@ func TestParseID(t *testing.T) {
 		{"PMID: not-a-number", ID{SchemeKey, "PMID: not-a-number"}},
 		{"ISBN 0-306-40615-3", ID{SchemeKey, "ISBN 0-306-40615-3"}},                             // a bad check digit is no ISBN
 		{"https://openalex.org/A5023888391", ID{SchemeKey, "https://openalex.org/A5023888391"}}, // an author is no work
+		// what a model's text puts in an id for ASCII
+		{"10.1038/s41593\u2011021\u201100001\u2011x", ID{SchemeDOI, "10.1038/s41593-021-00001-x"}},
+		{"PMID: \uff13\uff13\uff18\uff11\uff11\uff11\uff11\uff11", ID{SchemePMID, "33811111"}},
+		{"kim2021\u200bbin1", ID{SchemeKey, "kim2021bin1"}},
 		// nothing
 		{"", ID{}},
 		{"   ", ID{}},
