@@ -6,7 +6,7 @@ package citation
 // under hit A's id is not in A's text. It reads the shapes literature tools give:
 //
 //   - cosci's literature server (search hits and fetched references) and CSL-JSON;
-//   - PubMed E-utilities: esummary JSON and efetch PubMed XML;
+//   - PubMed E-utilities: esummary JSON and XML, efetch PubMed XML (articles and Bookshelf chapters);
 //   - Europe PMC REST search (lite and core results);
 //   - the arXiv API's Atom feed;
 //   - OpenAlex works (a list or one work; the abstract rebuilt from its inverted index);
@@ -1161,12 +1161,15 @@ func (e *xnode) all(name string) []*xnode {
 	return out
 }
 
-// xmlRecords reads PubMed's efetch XML, PubMed's esummary XML and arXiv's Atom feed.
+// xmlRecords reads PubMed's efetch XML (articles and Bookshelf chapters), PubMed's
+// esummary XML and arXiv's Atom feed.
 func xmlRecords(root *xnode) []Record {
 	var out []Record
-	for _, a := range root.all("PubmedArticle") {
-		if r, ok := pubmedArticle(a); ok {
-			out = append(out, r)
+	for _, name := range []string{"PubmedArticle", "PubmedBookArticle"} {
+		for _, a := range root.all(name) {
+			if r, ok := pubmedArticle(a); ok {
+				out = append(out, r)
+			}
 		}
 	}
 	for _, s := range root.all("DocumentSummary") {
@@ -1186,13 +1189,17 @@ func xmlRecords(root *xnode) []Record {
 // its reference list).
 func pubmedArticle(a *xnode) (Record, bool) {
 	var r Record
-	m := a.kid("MedlineCitation")
-	art := m.kid("Article")
+	m, art, data := a.kid("MedlineCitation"), a.kid("MedlineCitation", "Article"), "PubmedData"
+	book := a.local() == "PubmedBookArticle" // a chapter of NCBI's Bookshelf (GeneReviews, StatPearls)
+	if book {
+		m, data = a.kid("BookDocument"), "PubmedBookData"
+		art = m
+	}
 	if id, ok := parseAs(SchemePMID, m.kid("PMID").text()); ok {
 		r.addID(id)
 		r.Details.ID = id.Value
 	}
-	for _, x := range a.kids("PubmedData") {
+	for _, x := range a.kids(data) {
 		for _, ai := range x.kid("ArticleIdList").kids("ArticleId") {
 			xmlArticleID(&r, ai.attr("IdType"), ai.text())
 		}
@@ -1208,10 +1215,24 @@ func pubmedArticle(a *xnode) (Record, bool) {
 	j := art.kid("Journal")
 	d.Venue = oneLine(j.kid("Title").text())
 	pd := j.kid("JournalIssue", "PubDate")
+	authors := art.kid("AuthorList")
+	if book {
+		b := m.kid("Book")
+		if d.Venue = oneLine(b.kid("BookTitle").text()); d.Title == "" {
+			d.Title = d.Venue
+		}
+		pd = b.kid("PubDate")
+		for _, l := range m.kids("AuthorList") {
+			if l.attr("Type") != "editors" {
+				authors = l
+				break
+			}
+		}
+	}
 	if d.Year = yearOf(pd.kid("Year").text()); d.Year == 0 {
 		d.Year = yearOf(pd.kid("MedlineDate").text())
 	}
-	for _, au := range art.kid("AuthorList").kids("Author") {
+	for _, au := range authors.kids("Author") {
 		if len(d.Authors) >= maxAuthors {
 			break
 		}
