@@ -154,8 +154,9 @@ func negates(a, b string) bool {
 }
 
 // negations are the words that turn a statement into its negation (apostrophes are
-// dropped inside words before comparing, so "didn't" is "didnt").
-var negations = setOf("not", "no", "never", "none", "neither", "nor", "without", "cannot", "nothing", "nobody",
+// dropped inside words before comparing, so "didn't" is "didnt"; "non" is the first half
+// of "non-carriers").
+var negations = setOf("not", "no", "non", "never", "none", "neither", "nor", "without", "cannot", "nothing", "nobody",
 	"absent", "absence", "lack", "lacks", "lacked", "lacking", "fail", "fails", "failed", "unable",
 	"didnt", "doesnt", "dont", "isnt", "wasnt", "werent", "arent", "couldnt", "wont", "wouldnt",
 	"hasnt", "havent", "hadnt", "shouldnt", "neednt")

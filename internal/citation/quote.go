@@ -82,7 +82,7 @@ func Compare(record, quote string) Finding {
 
 // compareWhole checks a quote without elision marks.
 func compareWhole(rec, q []token) Finding {
-	if find(rec, q, 0) >= 0 {
+	if i, _ := find(rec, q, 0); i >= 0 {
 		return Finding{Verdict: research.CitationVerified}
 	}
 	// Two passages joined are unsupported whatever else differs; words dropped inside one
@@ -111,31 +111,49 @@ func compareWhole(rec, q []token) Finding {
 // leaves out must not be a negation that reverses the sentence ("did [not] reduce").
 func compareElided(rec []token, pieces [][]token) Finding {
 	worst := Finding{Verdict: research.CitationVerified}
-	at := 0
-	for i, p := range pieces {
-		j := find(rec, p, at)
-		if j < 0 {
-			if find(rec, p, 0) >= 0 {
-				return Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("piece %d of the elided quote comes before the piece it follows in the record", i+1)}
+	at, prev := 0, 0
+	for n, p := range pieces {
+		i, j := find(rec, p, at)
+		if i < 0 {
+			if i, _ := find(rec, p, 0); i >= 0 {
+				return Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("piece %d of the elided quote comes before the piece it follows in the record", n+1)}
 			}
 			f := compareWhole(rec, p)
 			if f.Verdict != research.CitationVerified && rank(f.Verdict) > rank(worst.Verdict) {
-				f.Note = fmt.Sprintf("piece %d of the elided quote: %s", i+1, f.Note)
+				f.Note = fmt.Sprintf("piece %d of the elided quote: %s", n+1, f.Note)
 				worst = f
 			}
 			continue
 		}
-		if i > 0 && j-at <= spliceGap {
-			for _, t := range rec[at:j] {
-				if negations[t.word] {
-					return Finding{Verdict: research.CitationContradicted, Passage: span(rec, max(0, at-len(pieces[i-1])), j+len(p)),
-						Note: fmt.Sprintf("the elision leaves out %q, which reverses the sentence", t.word)}
-				}
+		if n > 0 {
+			if w := reversingGap(rec[at:i]); w != "" {
+				return Finding{Verdict: research.CitationContradicted, Passage: span(rec, prev, j),
+					Note: fmt.Sprintf("the elision leaves out %q, which reverses the sentence", w)}
 			}
 		}
-		at = j + len(p)
+		at, prev = j, i
 	}
 	return worst
+}
+
+// auxiliaries are the words a negation leans on ("did not", "was not", "may not").
+var auxiliaries = setOf("do", "does", "did", "is", "was", "were", "are", "be", "been", "has", "have", "had",
+	"can", "could", "may", "might", "will", "would", "should", "must")
+
+// reversingGap is the negation an elision leaves out when that is all it leaves out
+// (with its auxiliary): "X did [not] reduce Y" says the opposite of the record, while
+// "X did [not change the] number" only drops words.
+func reversingGap(gap []token) string {
+	neg := ""
+	for _, t := range gap {
+		switch {
+		case negations[t.word]:
+			neg = t.word
+		case !auxiliaries[t.word]:
+			return ""
+		}
+	}
+	return neg
 }
 
 // rank orders verdicts from the best to the worst.
@@ -193,21 +211,28 @@ func longestPrefix(rec, q []token) (n, at int) {
 	return n, at
 }
 
-// find is the first index from start at which q is a run of rec, or -1.
-func find(rec, q []token, start int) int {
-	if len(q) == 0 {
-		return -1
+// find is the first run rec[i:j], from start on, whose words spell q's: the same letters
+// in the same order, with words broken at the same places or joined or split where one
+// text has a hyphen, a space or a line break ("plaque-associated" for "plaque associated",
+// "neuro- inflammation" for "neuroinflammation"). It is -1, -1 when there is none.
+func find(rec, q []token, start int) (i, j int) {
+	var b strings.Builder
+	for _, t := range q {
+		b.WriteString(t.word)
 	}
-outer:
-	for i := start; i+len(q) <= len(rec); i++ {
-		for k := range q {
-			if rec[i+k].word != q[k].word {
-				continue outer
+	s := b.String()
+	if s == "" {
+		return -1, -1
+	}
+	for i := start; i < len(rec); i++ {
+		rest := s
+		for j := i; j < len(rec) && strings.HasPrefix(rest, rec[j].word); j++ {
+			if rest = rest[len(rec[j].word):]; rest == "" {
+				return i, j + 1
 			}
 		}
-		return i
 	}
-	return -1
+	return -1, -1
 }
 
 // A token is a word of a normalised text, with where it lies in that text, so the
@@ -221,8 +246,6 @@ type token struct {
 var (
 	// elision marks: "...", "…" (NFKC makes it "..."), in brackets or not.
 	elisionMark = regexp.MustCompile(`\s*[\[(]?\s*\.\.\.+\s*[\])]?\s*`)
-	// a hyphen or dash inside a word, or at a line end before the word goes on.
-	brokenWord = regexp.MustCompile(`(\pL)[-\x{00AD}\x{2010}\x{2011}\x{2013}]\s*(\pL)`)
 	// an apostrophe inside a word: "Alzheimer's", "didn't".
 	innerApostrophe = regexp.MustCompile(`(\pL)['\x{2019}\x{02BC}](\pL)`)
 )
@@ -232,9 +255,6 @@ var (
 func normalise(s string) string {
 	s = norm.NFKC.String(s)
 	s = strings.ReplaceAll(s, "\u00AD", "") // a soft hyphen is only a place to break
-	for range 2 {                           // "a-b-c": the matches of one pass overlap
-		s = brokenWord.ReplaceAllString(s, "$1$2")
-	}
 	return innerApostrophe.ReplaceAllString(s, "$1$2")
 }
 
