@@ -95,7 +95,8 @@ func cutBytes(s string, n int) (string, bool) {
 
 // ToolDescription is a tool's description as its server gives it, as a model reads it:
 // inside a block naming the server, which the description cannot close, cut to
-// MaxToolDescription characters with the cut named. A tool without a description has an
+// MaxToolDescription characters with the cut named (not its length: the worker may have
+// cut a very long one already, see tools.Box). A tool without a description has an
 // empty one.
 func ToolDescription(name, description string) string {
 	description = strings.TrimSpace(description)
@@ -103,8 +104,8 @@ func ToolDescription(name, description string) string {
 		return ""
 	}
 	server, _, _ := strings.Cut(name, ".")
-	if n := utf8.RuneCountInString(description); n > MaxToolDescription {
-		description = string([]rune(description)[:MaxToolDescription]) + fmt.Sprintf(" [truncated: %d of %d characters shown]", MaxToolDescription, n)
+	if utf8.RuneCountInString(description) > MaxToolDescription {
+		description = string([]rune(description)[:MaxToolDescription]) + fmt.Sprintf(" [truncated at %d characters]", MaxToolDescription)
 	}
 	return fmt.Sprintf(`<tool_description server="%s">%s</tool_description>`, attr.Replace(server), neutralise(description))
 }

@@ -170,7 +170,7 @@ func TestToolOutputIsDataOnTheWire(t *testing.T) {
 				t.Errorf("the injected text is in the request %d times, want once (in its result)", n)
 			}
 			descs := toolDescriptions(rec)
-			wantWeb := `<tool_description server="web">` + strings.Repeat("w", 1000) + " [truncated: 1000 of 2027 characters shown]</tool_description>"
+			wantWeb := `<tool_description server="web">` + strings.Repeat("w", 1000) + " [truncated at 1000 characters]</tool_description>"
 			if descs["literature__fetch"] != `<tool_description server="literature">Fetch a reference</tool_description>` || descs["web__search"] != wantWeb {
 				t.Errorf("descriptions as offered: %q", descs)
 			}
