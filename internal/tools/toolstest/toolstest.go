@@ -143,10 +143,12 @@ type fetchIn struct {
 
 // Library is a literature server over References: search (by shared words, ranked by how
 // many) and fetch (by id). Calls counts every call it answered, by tool.
-func Library(calls *Calls) *mcp.Server { return LibraryOf(calls, References) }
+func Library(calls *Calls) *mcp.Server { return LibraryOf(calls, References, false) }
 
-// LibraryOf is Library over other references.
-func LibraryOf(calls *Calls, refs []Reference) *mcp.Server {
+// LibraryOf is Library over other references. With text, fetch answers in plain text (the
+// reference's fields, a line each), as many servers do, rather than in JSON, which
+// escapes what a record holds.
+func LibraryOf(calls *Calls, refs []Reference, text bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "literature", Version: "test"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the library"}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 		calls.add("search")
@@ -180,9 +182,14 @@ func LibraryOf(calls *Calls, refs []Reference) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "fetch", Description: "Fetch a reference by id"}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchIn) (*mcp.CallToolResult, Reference, error) {
 		calls.add("fetch")
 		for _, r := range refs {
-			if strings.EqualFold(r.ID, strings.TrimSpace(in.ID)) {
-				return nil, r, nil
+			if !strings.EqualFold(r.ID, strings.TrimSpace(in.ID)) {
+				continue
 			}
+			if text {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("id: %s\ntitle: %s\nauthors: %s\nyear: %d\nvenue: %s\nabstract: %s",
+					r.ID, r.Title, strings.Join(r.Authors, "; "), r.Year, r.Venue, r.Abstract)}}}, Reference{}, nil
+			}
+			return nil, r, nil
 		}
 		return nil, Reference{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", in.ID)
 	})
