@@ -9,6 +9,7 @@ package activities
 // ids and digests, however long the loop.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -68,7 +70,8 @@ type ToolOutcome struct {
 }
 
 // PendingCall is a tool call a step asked for, as the workflow sees it: no arguments
-// (they stay in the step's record), a short line for summaries and approvals.
+// (they stay in the step's record), a short line for summaries; a call that waits for
+// the scientist's approval reads its whole arguments (ToolCallArguments).
 type PendingCall struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
@@ -246,6 +249,42 @@ func (a *Activities) SupplyToolResult(ctx context.Context, in SuppliedResult) (T
 		return ToolCallResult{}, err
 	}
 	return ToolCallResult{Source: digest, Results: -1}, nil
+}
+
+// MaxShownArguments bounds a call's arguments as an approval shows them.
+const MaxShownArguments = 4 << 10
+
+// ToolCallArguments is a call's whole arguments as the scientist reads them to approve it
+// (ShowArguments): the workflow shows them with the call that waits. They are read from
+// the step's record, so only the calls that wait carry them through the workflow.
+func (a *Activities) ToolCallArguments(ctx context.Context, in ToolCallInput) (string, error) {
+	call, err := a.callOf(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	return ShowArguments(call.Arguments), nil
+}
+
+// ShowArguments is a call's arguments as a person reads them: indented JSON (the model's
+// own text if it is not JSON), cut at MaxShownArguments bytes with the cut named. What
+// prints them escapes what a terminal would act on.
+func ShowArguments(raw json.RawMessage) string {
+	text := strings.TrimSpace(string(raw))
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(text), "", "  ") == nil {
+		text = b.String()
+	}
+	if text == "" || text == "null" {
+		return "{}"
+	}
+	if len(text) <= MaxShownArguments {
+		return text
+	}
+	n := MaxShownArguments
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s\n[cut: %d of %d bytes shown]", text[:n], n, len(text))
 }
 
 // callOf reads the call a step's record asked for.

@@ -788,6 +788,7 @@ func grounding(t research.Tooling, what string) string {
 		"List each source you rely on in \"references\" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its \"quote\" (a search hit's snippet, a fetched record's abstract; never another source's), and the sentence of your answer it supports as its \"claim\". " +
 		"Cite only sources a tool returned in this conversation: a reference no tool returned counts as invented and is held against " + what + ". " +
 		"When you have what you need, answer with the JSON object.\n")
+	b.WriteString(ToolDataRule)
 	return b.String()
 }
 

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -213,6 +215,11 @@ type ServerTools struct {
 	Rate    float64             `json:"rate,omitempty"`
 	Timeout research.Duration   `json:"timeout"`
 	Tools   []research.ToolSpec `json:"tools"`
+	// Trust is the server's (TrustLab or TrustExternal), and Approve whether each of its
+	// calls waits for the scientist in every session (Server.Approves): the session reads
+	// it at its start.
+	Trust   string `json:"trust,omitempty"`
+	Approve bool   `json:"approve,omitempty"`
 	// Error says why the server's tools could not be listed ("" when they were).
 	Error string `json:"error,omitempty"`
 }
@@ -223,7 +230,8 @@ func (b *Box) Catalog(ctx context.Context) []ServerTools {
 	out := make([]ServerTools, len(b.servers))
 	var wg sync.WaitGroup
 	for i, s := range b.servers {
-		out[i] = ServerTools{Server: s.cfg.Name, Rate: s.cfg.Rate, Timeout: research.Duration(s.cfg.CallTimeout()), Tools: []research.ToolSpec{}}
+		out[i] = ServerTools{Server: s.cfg.Name, Rate: s.cfg.Rate, Timeout: research.Duration(s.cfg.CallTimeout()), Tools: []research.ToolSpec{},
+			Trust: s.cfg.TrustOf(), Approve: s.cfg.Approves()}
 		wg.Go(func() {
 			specs, err := b.list(ctx, s)
 			if err != nil {
@@ -250,7 +258,11 @@ func (b *Box) list(ctx context.Context, s *server) ([]research.ToolSpec, error) 
 		if err != nil || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		specs = append(specs, research.ToolSpec{Name: s.cfg.Name + "." + t.Name, Description: t.Description, InputSchema: schema})
+		// The server's description is data the model reads, cut to
+		// prompt.MaxToolDescription where it is shown; cut here too, a server's
+		// description cannot swell the catalog every session reads.
+		specs = append(specs, research.ToolSpec{Name: s.cfg.Name + "." + t.Name, Description: capRunes(t.Description, 4*prompt.MaxToolDescription),
+			InputSchema: schema, MaxResultBytes: s.cfg.ResultLimit()})
 	}
 	return specs, nil
 }
@@ -380,4 +392,12 @@ func outcome(res *mcp.CallToolResult) Outcome {
 		o.Content = string(o.Structured)
 	}
 	return o
+}
+
+// capRunes is s cut to at most n characters.
+func capRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }

@@ -227,6 +227,10 @@ servers:
 		{"bad url", "servers:\n  - name: p\n    url: ftp://x\n", "not an http(s) URL"},
 		{"bad timeout", "servers:\n  - name: p\n    command: [a]\n    timeout: soon\n", "not a duration"},
 		{"negative rate", "servers:\n  - name: p\n    command: [a]\n    rate: -1\n", "rate is -1"},
+		{"trust", "servers:\n  - name: web\n    url: http://x/mcp\n    trust: external\n    approve: false\n    max_result_bytes: 4096\n", ""},
+		{"unknown trust", "servers:\n  - name: web\n    url: http://x/mcp\n    trust: partner\n", `trust is "partner"; write lab`},
+		{"negative result cap", "servers:\n  - name: p\n    command: [a]\n    max_result_bytes: -1\n", "max_result_bytes is -1"},
+		{"huge result cap", "servers:\n  - name: p\n    command: [a]\n    max_result_bytes: 2000000\n", "give 1 to 1048576 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,6 +252,49 @@ servers:
 				t.Errorf("%+v", c)
 			}
 		})
+	}
+}
+
+// TestTrust: a server is the lab's unless the file says external; an external server's
+// calls wait for approval unless the file says approve: false, and a lab server's may be
+// made to; a result is cut for the model at the server's limit.
+func TestTrust(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name    string
+		s       Server
+		trust   string
+		approve bool
+		limit   int
+	}{
+		{"unsaid", Server{}, TrustLab, false, DefaultMaxResultBytes},
+		{"lab", Server{Trust: TrustLab, MaxResultBytes: 1000}, TrustLab, false, 1000},
+		{"external", Server{Trust: TrustExternal}, TrustExternal, true, DefaultMaxResultBytes},
+		{"external, not approved", Server{Trust: TrustExternal, Approve: &no}, TrustExternal, false, DefaultMaxResultBytes},
+		{"lab, approved", Server{Approve: &yes}, TrustLab, true, DefaultMaxResultBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.s.TrustOf() != tc.trust || tc.s.Approves() != tc.approve || tc.s.ResultLimit() != tc.limit {
+				t.Errorf("trust %s, approve %v, limit %d; want %s, %v, %d", tc.s.TrustOf(), tc.s.Approves(), tc.s.ResultLimit(), tc.trust, tc.approve, tc.limit)
+			}
+		})
+	}
+
+	// The catalog carries each server's trust and approval, and its tools their limit and
+	// a description cut to a size the catalog can hold.
+	web := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "test"}, nil)
+	mcp.AddTool(web, &mcp.Tool{Name: "get", Description: strings.Repeat("d", 10_000)}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
+		return nil, searchOut{}, nil
+	})
+	b := newMemBox(t, map[string]*mcp.Server{"literature": library(), "web": web})
+	b.servers[1].cfg.Trust, b.servers[1].cfg.MaxResultBytes = TrustExternal, 2048
+	cat := b.Catalog(t.Context())
+	lit, w := cat[0], cat[1]
+	if lit.Trust != TrustLab || lit.Approve || lit.Tools[0].MaxResultBytes != DefaultMaxResultBytes {
+		t.Errorf("literature: trust %q, approve %v, limit %d", lit.Trust, lit.Approve, lit.Tools[0].MaxResultBytes)
+	}
+	if w.Server != "web" || w.Trust != TrustExternal || !w.Approve || len(w.Tools) != 1 || w.Tools[0].MaxResultBytes != 2048 || len(w.Tools[0].Description) != 4000 {
+		t.Errorf("web: %+v", w)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -35,6 +36,8 @@ const DefaultTimeout = 30 * time.Second
 //	  - name: pubmed
 //	    url: https://mcp.example.org/mcp
 //	    headers: {Authorization: "Bearer ${PUBMED_TOKEN}"}
+//	    trust: external # its calls wait for the scientist's approval
+//	    max_result_bytes: 16384
 type Config struct {
 	Servers []Server `json:"servers" yaml:"servers"`
 }
@@ -60,6 +63,56 @@ type Server struct {
 	// Timeout bounds one call (DefaultTimeout if 0); a call that takes longer is retried,
 	// then handed to the model as a tool error.
 	Timeout research.Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	// Trust is who answers for the server: TrustLab (the default) for one the lab runs
+	// over its own data, like cosci's literature server; TrustExternal for one that
+	// reaches outside the lab (the web, a public API), to which a call sends what the
+	// model wrote. Whatever the trust, the model reads every result as data.
+	Trust string `json:"trust,omitempty" yaml:"trust,omitempty"`
+	// Approve says whether every call of the server's tools waits for the scientist's
+	// approval, in every session; unset, an external server's calls do and a lab
+	// server's do not. A session's approve_tools adds calls to approve, never removes
+	// one.
+	Approve *bool `json:"approve,omitempty" yaml:"approve,omitempty"`
+	// MaxResultBytes is how much of one result the model reads (DefaultMaxResultBytes if
+	// 0); the rest is cut, and the model told so. The audit trail keeps the whole result.
+	MaxResultBytes int `json:"max_result_bytes,omitempty" yaml:"max_result_bytes,omitempty"`
+}
+
+// The trust a server is given (Server.Trust).
+const (
+	TrustLab      = "lab"
+	TrustExternal = "external"
+)
+
+// DefaultMaxResultBytes is how much of a result the model reads when the server sets no
+// max_result_bytes; MaxResultBytes is the most a server may set.
+const (
+	DefaultMaxResultBytes = prompt.DefaultMaxResultBytes
+	MaxResultBytes        = 1 << 20
+)
+
+// TrustOf is the server's trust, TrustLab when the file says none.
+func (s Server) TrustOf() string {
+	if s.Trust == "" {
+		return TrustLab
+	}
+	return s.Trust
+}
+
+// Approves says whether every call of the server waits for the scientist.
+func (s Server) Approves() bool {
+	if s.Approve != nil {
+		return *s.Approve
+	}
+	return s.TrustOf() == TrustExternal
+}
+
+// ResultLimit is how much of one result the model reads.
+func (s Server) ResultLimit() int {
+	if s.MaxResultBytes > 0 {
+		return s.MaxResultBytes
+	}
+	return DefaultMaxResultBytes
 }
 
 // CallTimeout is how long one call to the server may take.
@@ -115,6 +168,10 @@ func (c Config) Check(env func(string) string) error {
 			return fmt.Errorf("%s: rate is %v; give calls per second, or 0 for no limit", what, s.Rate)
 		case s.Timeout < 0:
 			return fmt.Errorf("%s: timeout is %s; it must be positive", what, s.Timeout)
+		case s.Trust != "" && s.Trust != TrustLab && s.Trust != TrustExternal:
+			return fmt.Errorf("%s: trust is %q; write lab (a server the lab runs over its own data) or external (one that reaches outside the lab)", what, s.Trust)
+		case s.MaxResultBytes < 0 || s.MaxResultBytes > MaxResultBytes:
+			return fmt.Errorf("%s: max_result_bytes is %d; give 1 to %d bytes (0: the default, %d)", what, s.MaxResultBytes, MaxResultBytes, DefaultMaxResultBytes)
 		}
 		if s.URL != "" {
 			u, err := url.Parse(s.URL)
