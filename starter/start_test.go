@@ -327,7 +327,7 @@ func TestSharedWords(t *testing.T) {
 
 // TestIDThatSpellsTheGoal: with keys, an --id that spells words of the goal is taken, with
 // a warning that says why and what to do; without keys, or with an id that spells nothing,
-// there is no warning. A schedule's --id is held to the same.
+// there is no warning. A schedule's --id is held to the same, and a fork's to its new goal.
 func TestIDThatSpellsTheGoal(t *testing.T) {
 	quiet(t)
 	const goal = "Why do tardigrades survive desiccation?"
@@ -350,7 +350,11 @@ func TestIDThatSpellsTheGoal(t *testing.T) {
 		if err != nil || s.id != tt.id {
 			t.Fatalf("schedule create --id %s: %q, %v", tt.id, s.id, err)
 		}
-		for what, w := range map[string]string{"start": o.warning, "schedule create": s.warning} {
+		f, err := parseBranch("fork", []string{"s-0123456789abcdef", "--goal", goal, "--id", tt.id})
+		if err != nil || f.id != tt.id {
+			t.Fatalf("fork --id %s: %q, %v", tt.id, f.id, err)
+		}
+		for what, w := range map[string]string{"start": o.warning, "schedule create": s.warning, "fork": f.warning} {
 			if !tt.warns {
 				if w != "" {
 					t.Errorf("%s --id %s (keys %v) warns: %s", what, tt.id, tt.keyed, w)
