@@ -67,8 +67,12 @@ type Activities struct {
 	// Thresholds are the proximity thresholds of embedding models, by model, where they
 	// differ from the defaults (calibrated for another model).
 	Thresholds map[string]proximity.Measure
-	// Webhook, if set, is told when a session needs a person or ends (Notify).
+	// Webhook, if set, is told when a session needs a person or ends (Notify); its Text
+	// says whether it is sent the reason's text.
 	Webhook *notify.Webhook
+	// Encrypted says that the lab's research is encrypted (keys configured): Notify's log
+	// line then keeps the reason's text out too, unless the lab opted in (NotifyText).
+	Encrypted, NotifyText bool
 	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
 	// nothing.
 	Metrics *telemetry.Metrics
