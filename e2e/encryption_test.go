@@ -174,7 +174,7 @@ func TestEncryptedSession(t *testing.T) {
 	if !bytes.Contains(raw.Bytes(), []byte(workflows.WorkflowType)) || !bytes.Contains(raw.Bytes(), []byte("Generate")) {
 		t.Error("the raw history lacks the workflow and activity types: the search reads the wrong bytes")
 	}
-	if !bytes.Contains(files, []byte("cosci-sealed-1")) {
+	if !bytes.Contains(files, []byte("cosci-sealed-2")) {
 		t.Error("no sealed record among the store's files")
 	}
 	if !bytes.Contains(paths, []byte(id)) || !bytes.Contains(visible, []byte(id)) {

@@ -102,6 +102,7 @@ type config struct {
 	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
 	notify                           string // the webhook told when a session needs a person or ends
 	notifyText                       bool   // the webhook is sent each event's reason, free text
+	storeMigrating                   bool   // read plain and old-form store records (store.Migrating)
 	webhook                          *notify.Webhook
 	offline                          simulator.Offline
 	slots, computeSlots              int
@@ -112,7 +113,12 @@ type config struct {
 // values that cannot work.
 func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	c := &config{}
+	migrating, err := store.MigratingFromEnv(getenv)
+	if err != nil {
+		return c, err
+	}
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.BoolVar(&c.storeMigrating, "store-migrating", migrating, "with encryption, also read store records that are not sealed to their session (written before encryption was turned on, or by an earlier version); for a migration only, see docs/operating.md (env COSCI_STORE_MIGRATING)")
 	fs.StringVar(&c.store, "store", envOr(getenv, "COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
 	fs.DurationVar(&c.offline.Latency, "offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	fs.Float64Var(&c.offline.ErrorRate, "offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
@@ -158,7 +164,6 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
 	if c.notify != "" {
-		var err error
 		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
 			return c, fmt.Errorf("--notify-url: %w", err)
 		}
@@ -193,6 +198,7 @@ func run() error {
 	}
 	defer st.Close()
 	st.Encrypt(keys)
+	st.Migrating(cfg.storeMigrating)
 	registry := &provider.Registry{
 		Offline: &cfg.offline,
 		Env:     os.Getenv,
@@ -327,7 +333,7 @@ func run() error {
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "compute_slots", cfg.computeSlots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
-		"notify", cfg.notifyState(), "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
+		"notify", cfg.notifyState(), "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "store_migrating", cfg.storeMigrating, "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())
 }
 

@@ -110,3 +110,33 @@ func TestNotifyFlags(t *testing.T) {
 		t.Errorf("a bad --notify-url: %v; want an error without its path", err)
 	}
 }
+
+// TestStoreMigrating: the store reads unbound records only when the deployment says it is
+// migrating, by COSCI_STORE_MIGRATING or --store-migrating (which wins); a value that is
+// not a yes or a no is refused, naming the variable.
+func TestStoreMigrating(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want bool
+		err  string
+	}{
+		{want: false},
+		{env: "1", want: true},
+		{env: "true", want: true},
+		{env: "0", want: false},
+		{args: []string{"--store-migrating"}, want: true},
+		{env: "1", args: []string{"--store-migrating=false"}, want: false},
+		{env: "soon", err: "COSCI_STORE_MIGRATING"},
+	} {
+		c, err := parseFlags(tc.args, func(k string) string { return map[string]string{"COSCI_STORE_MIGRATING": tc.env}[k] })
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("env %q: %v; want an error naming %s", tc.env, err, tc.err)
+			}
+		case err != nil || c.storeMigrating != tc.want:
+			t.Errorf("env %q, args %v: migrating %v, %v; want %v", tc.env, tc.args, c.storeMigrating, err, tc.want)
+		}
+	}
+}

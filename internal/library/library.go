@@ -116,7 +116,13 @@ func Open(path, indexDir string, logger *slog.Logger) (*Library, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("library %s: %w", path, err)
 	}
-	if err := os.MkdirAll(indexDir, 0o755); err != nil {
+	// The index holds the library's texts: its user's alone. Bleve makes its folders 0700
+	// and most files 0600, but its meta file after the umask; behind this 0700 folder no
+	// other user reaches it. An index an earlier version made 0755 is closed too.
+	if err := os.MkdirAll(indexDir, 0o700); err != nil {
+		return nil, fmt.Errorf("index directory: %w", err)
+	}
+	if err := os.Chmod(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("index directory: %w", err)
 	}
 	l := &Library{path: path, indexDir: indexDir, logger: logger, files: map[string]*fileState{}, indexed: map[string]string{}}
@@ -270,7 +276,7 @@ func (l *Library) saveState() error {
 		return err
 	}
 	tmp := l.statePath() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, l.statePath())
