@@ -85,8 +85,12 @@ func (l Limits) tooLarge(file string, size int64) []Skipped {
 	if size <= l.FileBytes {
 		return nil
 	}
+	is := bytesText(size)
+	if !strings.HasSuffix(is, " bytes") {
+		is += fmt.Sprintf(" (%d bytes)", size) // 1.0 MiB may be over a cap of 1 MiB
+	}
 	return []Skipped{{File: file, Reason: fmt.Sprintf("not read: it is %s, over the cap of %s on one export file; split the export, or raise the cap (literature --max-file-mb)",
-		bytesText(size), bytesText(l.FileBytes))}}
+		is, bytesText(l.FileBytes))}}
 }
 
 // bytesText writes a size as people read it: 64 MiB, 256 KiB, 177.2 MiB, 900 bytes.
