@@ -25,7 +25,8 @@ func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
 
 // ParseBibTeX reads the references of a BibTeX file (file names it in what is skipped).
 // An entry it cannot use (no title, not closed, malformed) is skipped with its line and
-// why, and reading goes on with the next entry. Macros are expanded within the caps of
+// why, and reading goes on with the next entry; a value left open ends at the next line
+// that starts with @. Macros are expanded within the caps of
 // l: a @string or entry whose value would grow past them is skipped, named, and so is
 // every later one that uses a macro skipped.
 func (l Limits) ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
@@ -52,10 +53,10 @@ func (l Limits) ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
 		}
 		switch kind {
 		case "comment":
-			p.skipBalanced(close)
+			p.skipBalanced(close, false)
 			continue
 		case "preamble":
-			if !p.skipBalanced(close) {
+			if !p.skipBalanced(close, false) {
 				rep.add(Skipped{Line: start, Reason: "@preamble is not closed"})
 			}
 			continue
@@ -92,7 +93,7 @@ func (l Limits) ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
 		var over capError
 		if errors.As(err, &over) {
 			rep.add(Skipped{Line: start, Key: key, Reason: err.Error()})
-			if !p.skipBalanced(close) { // the rest of the entry, unread
+			if !p.skipBalanced(close, true) { // the rest of the entry, unread
 				p.pos, p.line = at, start
 				p.recover()
 			}
@@ -193,10 +194,22 @@ func (p *bibParser) word() string {
 	return string(p.src[start:p.pos])
 }
 
-// skipBalanced moves past the closing delimiter of a block whose opening was read.
-func (p *bibParser) skipBalanced(close rune) bool {
+// atEntry says whether the parser is at a line that starts an entry: no value runs over
+// one. An unclosed brace otherwise reads to the end of the file, and the parser, going
+// on from the next entry, would read to the end again for each one after it: a file of
+// many unclosed entries took time in the square of its size.
+func (p *bibParser) atEntry() bool {
+	return p.pos > 0 && p.pos < len(p.src) && p.src[p.pos] == '@' && p.src[p.pos-1] == '\n'
+}
+
+// skipBalanced moves past the closing delimiter of a block whose opening was read. In an
+// entry (not a comment) a line that starts an entry ends it too, unclosed: see atEntry.
+func (p *bibParser) skipBalanced(close rune, entry bool) bool {
 	depth := 0
 	for p.pos < len(p.src) {
+		if entry && p.atEntry() {
+			return false
+		}
 		switch r := p.advance(); {
 		case r == '{':
 			depth++
@@ -219,7 +232,7 @@ func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
 	}
 	key := strings.TrimSpace(string(p.src[start:p.pos]))
 	p.space()
-	fields := map[string]string{}
+	var fields map[string]string // made at the first field: a file of empty entries costs none
 	for {
 		p.space()
 		switch p.peek() {
@@ -241,6 +254,9 @@ func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
 		}
 		if err != nil {
 			return Reference{}, key, err
+		}
+		if fields == nil {
+			fields = map[string]string{}
 		}
 		fields[strings.ToLower(name)] = value
 	}
@@ -304,6 +320,14 @@ func (p *bibParser) assignment(close rune) (string, string, int, error) {
 	return name, strings.Join(parts, ""), max(depth, 1), nil
 }
 
+// where says where an unclosed value stopped: before the next entry, or at the end.
+func (p *bibParser) where() string {
+	if p.pos < len(p.src) {
+		return " before the next entry starts"
+	}
+	return ""
+}
+
 // depthOf is a macro's depth: the month macros and those written out are of depth 1.
 func (p *bibParser) depthOf(macro string) int {
 	if d, ok := p.depth[macro]; ok {
@@ -319,7 +343,7 @@ func (p *bibParser) value(field string, close rune) (string, string, error) {
 	case r == '{':
 		p.pos++
 		start, depth := p.pos, 0
-		for p.pos < len(p.src) {
+		for p.pos < len(p.src) && !p.atEntry() {
 			switch p.advance() {
 			case '{':
 				depth++
@@ -330,11 +354,11 @@ func (p *bibParser) value(field string, close rune) (string, string, error) {
 				depth--
 			}
 		}
-		return "", "", fmt.Errorf("field %s: its braces are not closed", shorten(field, 40))
+		return "", "", fmt.Errorf("field %s: its braces are not closed%s", shorten(field, 40), p.where())
 	case r == '"':
 		p.pos++
 		start, depth := p.pos, 0
-		for p.pos < len(p.src) {
+		for p.pos < len(p.src) && !p.atEntry() {
 			switch p.advance() {
 			case '{':
 				depth++
@@ -348,7 +372,7 @@ func (p *bibParser) value(field string, close rune) (string, string, error) {
 				}
 			}
 		}
-		return "", "", fmt.Errorf("field %s: its quotes are not closed", shorten(field, 40))
+		return "", "", fmt.Errorf("field %s: its quotes are not closed%s", shorten(field, 40), p.where())
 	case unicode.IsDigit(r):
 		start := p.pos
 		for p.pos < len(p.src) && unicode.IsDigit(p.src[p.pos]) {
@@ -397,9 +421,9 @@ func bibReference(kind, key string, f map[string]string, lim Limits) Reference {
 	}
 	r.Year = year(text("year", "date"))
 	if a := f["author"]; a != "" {
-		r.Authors = splitAuthors(a, lim.Authors)
+		r.Authors = splitAuthors(a, lim)
 	} else if e := f["editor"]; e != "" {
-		r.Authors = splitAuthors(e, lim.Authors)
+		r.Authors = splitAuthors(e, lim)
 	}
 	for _, k := range strings.FieldsFunc(text("keywords"), func(r rune) bool { return r == ',' || r == ';' }) {
 		r.Keywords = append(r.Keywords, k)
@@ -421,9 +445,11 @@ func year(s string) int {
 
 // splitAuthors splits a BibTeX name list ("A and B and {C and D Inc.}") and writes each
 // name "Family, Given": "Last, First", "Last, Jr., First" and "First von Last" forms, a
-// braced name (an organisation) as it is. Past the first max names it only splits: the
-// rest are left as written, for finish to count and drop.
-func splitAuthors(list string, max int) []string {
+// braced name (an organisation) as it is. Past the first lim.Authors names it only
+// splits: the rest are left as written, for finish to count and drop. A name written in
+// more than four times TextBytes is cut to that first, as it will be cut anyway: taking
+// apart a "name" of a million words costs far more than its bytes.
+func splitAuthors(list string, lim Limits) []string {
 	var names []string
 	depth, start := 0, 0
 	for i := 0; i < len(list); {
@@ -449,10 +475,10 @@ func splitAuthors(list string, max int) []string {
 	names = append(names, list[start:])
 	var out []string
 	for i, n := range names {
-		if len(out) == max {
+		if len(out) == lim.Authors {
 			return append(out, names[i:]...)
 		}
-		if n = bibName(n); n != "" && !strings.EqualFold(n, "others") {
+		if n = bibName(shorten(n, 4*lim.TextBytes)); n != "" && !strings.EqualFold(n, "others") {
 			out = append(out, n)
 		}
 	}

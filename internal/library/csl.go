@@ -155,18 +155,37 @@ func (n cslName) String() string {
 }
 
 type cslDate struct {
-	Parts [][]loose `json:"date-parts"`
+	Parts firstPart `json:"date-parts"`
 	Raw   string    `json:"raw"`
 	Lit   string    `json:"literal"`
 }
 
 func (d cslDate) year() int {
-	if len(d.Parts) > 0 && len(d.Parts[0]) > 0 {
-		if y, err := strconv.Atoi(string(d.Parts[0][0])); err == nil {
-			return y
-		}
+	if y, err := strconv.Atoi(string(d.Parts)); err == nil {
+		return y
 	}
 	return year(d.Raw + " " + d.Lit)
+}
+
+// firstPart is the first part of a CSL date's first date ([[2021, 6, 1]]: 2021), the
+// year; the rest is read past, not kept: a list of a million parts costs no memory.
+type firstPart loose
+
+func (f *firstPart) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	for range 2 {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil // null, [], or not a list of dates: no year, as before
+		}
+	}
+	switch tok, _ := dec.Token(); v := tok.(type) {
+	case string:
+		*f = firstPart(v)
+	case json.Number:
+		*f = firstPart(v.String())
+	}
+	return nil
 }
 
 func (it cslItem) reference() Reference {

@@ -92,7 +92,9 @@ func TestBibTeXMacroBomb(t *testing.T) {
 }
 
 // TestBibTeXMacroCaps: each cap on macro expansion skips what would pass it, names it,
-// and reads on; text written out is not expansion, and costs nothing.
+// and reads on; text written out is not expansion, and costs nothing. And a value left
+// open ends at the next line that starts an entry, not at the end of the file (which,
+// for each of many such entries in turn, took time in the square of the file's size).
 func TestBibTeXMacroCaps(t *testing.T) {
 	lim := Limits{ValueBytes: 100, ExpandBytes: 250, MacroDepth: 3}
 	ten := `@string{a = "0123456789"}` + "\n"
@@ -125,6 +127,9 @@ func TestBibTeXMacroCaps(t *testing.T) {
 		{"a refused month is not the month",
 			ten + "@string{jan = " + eleven + "}\n@misc{k, title = jan}\n@misc{feb, title = feb}\n",
 			[]string{"feb"}, []string{"@string jan: it would be over", "(k): field title: it uses macro jan, which was skipped"}},
+		{"an unclosed value ends at the next entry, which is read",
+			"@misc{k1, title = {Never closed,\n@misc{k2, title = \"Never closed either,\n@misc{k3, title = {Read}}\n",
+			[]string{"k3"}, []string{"t.bib:1 (k1): field title: its braces are not closed before the next entry starts", "t.bib:2 (k2): field title: its quotes are not closed before the next entry starts"}},
 		{"on one line, what follows the refused is read",
 			ten + "@string{b = " + eleven + "} @misc{k1, title = b # {x}, year = 2020} @misc{k2, title = {Same line}}\n",
 			[]string{"k2"}, []string{"@string b: it would be over", "(k1): field title: it uses macro b"}},
@@ -294,6 +299,10 @@ func TestLongLists(t *testing.T) {
 		{"bibtex names", Limits.ParseBibTeX, bib, func(r Reference) bool { return slices.Equal(r.Authors, []string{"A, B", "A, B", "A, B"}) }, fmt.Sprintf("authors cut to the first 3 of %d names", n+1)},
 		{"bibtex keywords", Limits.ParseBibTeX, kws.String(), func(r Reference) bool { return slices.Equal(r.Keywords, []string{"k0", "k1"}) }, fmt.Sprintf("keywords cut to the first 2 of %d", n+1)},
 		{"csl names", Limits.ParseCSL, csl, func(r Reference) bool { return len(r.Authors) == 0 }, fmt.Sprintf("authors cut to the first 3 of %d names", n+1)},
+		{"bibtex a name of many words", Limits.ParseBibTeX, "@misc{k, title = {Many}, author = {" + strings.Repeat("a ", n) + "Last}}",
+			func(r Reference) bool { return len(r.Authors) == 1 && len(r.Authors[0]) <= DefaultLimits().TextBytes }, "1 author names cut to 1000 bytes"},
+		{"csl a date of many parts", Limits.ParseCSL, `[{"id": "k", "title": "Many", "issued": {"date-parts": [[2021` + strings.Repeat(", 1", n) + `]]}}]`,
+			func(r Reference) bool { return r.Year == 2021 }, ""},
 		{"ris wrapped lines", Limits.ParseRIS, ris, func(r Reference) bool {
 			return len(r.Abstract) <= 1000 && len(r.Abstract) > 990 && strings.HasPrefix(r.Abstract, "first wrapped wrapped")
 		}, ""},
