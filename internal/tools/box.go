@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -32,6 +33,9 @@ type Box struct {
 	logger  *slog.Logger
 	client  *mcp.Client
 	servers []*server // in the configuration's order
+	// base carries the HTTP servers' requests (http.DefaultTransport; tests trust their
+	// own TLS servers through it).
+	base http.RoundTripper
 	// Connect makes a server's transport; tests replace it to use in-memory transports.
 	Connect func(Server) (mcp.Transport, error)
 }
@@ -54,6 +58,7 @@ func Open(c Config, env func(string) string, logger *slog.Logger) *Box {
 		env:    env,
 		logger: logger,
 		client: mcp.NewClient(&mcp.Implementation{Name: "cosci-worker", Version: "1"}, nil),
+		base:   http.DefaultTransport,
 	}
 	b.Connect = b.transport
 	for _, s := range c.Servers {
@@ -96,12 +101,56 @@ func (b *Box) transport(s Server) (mcp.Transport, error) {
 	for _, name := range sortedKeys(s.Headers) {
 		headers.Set(name, header(s.Headers[name], b.env))
 	}
+	client, err := httpClient(s.URL, headers, b.base)
+	if err != nil {
+		return nil, err
+	}
 	return &mcp.StreamableClientTransport{
 		Endpoint:             s.URL,
-		HTTPClient:           &http.Client{Transport: &withHeaders{headers: headers, next: http.DefaultTransport}},
+		HTTPClient:           client,
 		MaxRetries:           -1, // Temporal's retry policy is the one retry mechanism
 		DisableStandaloneSSE: true,
 	}, nil
+}
+
+// httpClient is the client of a streamable HTTP server at endpoint. It sends the
+// configured headers (a token, as a rule) to the endpoint's origin only: a redirect to
+// another scheme, host or port is followed without them, as Go strips Authorization
+// from a request to another host. A redirect from https to plain http is refused: what
+// the request carries (the model's arguments) would cross the network in clear.
+func httpClient(endpoint string, headers http.Header, next http.RoundTripper) (*http.Client, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", endpoint, err)
+	}
+	return &http.Client{
+		Transport: &withHeaders{origin: originOf(u), headers: headers, next: next},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			if from := via[len(via)-1].URL; strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+				return fmt.Errorf("refused a redirect from https://%s to %s://%s: it would go on in clear; give the tool server's https address in the tools file", from.Host, req.URL.Scheme, req.URL.Host)
+			}
+			return nil
+		},
+	}, nil
+}
+
+// origin is a URL's scheme, host and port, as a browser compares them.
+type origin struct{ scheme, host, port string }
+
+func originOf(u *url.URL) origin {
+	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
+	if o.port == "" {
+		switch o.scheme {
+		case "http":
+			o.port = "80"
+		case "https":
+			o.port = "443"
+		}
+	}
+	return o
 }
 
 // childEnv is a stdio server's environment: enough to run a program, and what its
@@ -116,13 +165,19 @@ func childEnv(names []string, env func(string) string) []string {
 	return out
 }
 
-// withHeaders adds fixed headers to every request.
+// withHeaders adds fixed headers to every request to one origin, and to no other: the
+// http.Client follows redirects through it, and a header added on every hop would follow
+// them anywhere.
 type withHeaders struct {
+	origin  origin
 	headers http.Header
 	next    http.RoundTripper
 }
 
 func (t *withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if originOf(r.URL) != t.origin {
+		return t.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, vs := range t.headers {
 		r.Header[k] = vs

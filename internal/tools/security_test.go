@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -27,6 +30,124 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// received is what a test HTTP server was sent.
+type received struct {
+	mu    sync.Mutex
+	calls []http.Header
+}
+
+func (r *received) handler(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.calls = append(r.calls, req.Header.Clone())
+	r.mu.Unlock()
+	fmt.Fprint(w, "ok")
+}
+
+func (r *received) all() []http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
+}
+
+// httpBox is a Box with one url server whose headers carry a token, and the http.Client
+// its transport uses.
+func httpBox(t *testing.T, endpoint string, base http.RoundTripper) *http.Client {
+	t.Helper()
+	cfg := Config{Servers: []Server{{Name: "pubmed", URL: endpoint, Env: []string{"PUBMED_TOKEN"},
+		Headers: map[string]string{"Authorization": "Bearer ${PUBMED_TOKEN}", "X-Lab-Key": "${PUBMED_TOKEN}"}}}}
+	env := func(k string) string { return map[string]string{"PUBMED_TOKEN": "t0k"}[k] }
+	if err := cfg.Check(env); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(cfg, env, nil)
+	if base != nil {
+		b.base = base
+	}
+	tr, err := b.transport(cfg.Servers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.(*mcp.StreamableClientTransport).HTTPClient
+}
+
+// TestHeadersStayWithTheirOrigin: a tool server's headers go to its own origin, and to no
+// server it redirects to: not another host, not another port of its host.
+func TestHeadersStayWithTheirOrigin(t *testing.T) {
+	var other received
+	elsewhere := httptest.NewServer(http.HandlerFunc(other.handler))
+	defer elsewhere.Close()
+	eu, _ := url.Parse(elsewhere.URL)
+
+	var own received
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", own.handler)
+	server := httptest.NewServer(mux)
+	defer server.Close()
+	redirect := map[string]string{
+		"/to-another-host": "http://localhost:" + eu.Port() + "/mcp",
+		"/to-another-port": "http://127.0.0.1:" + eu.Port() + "/mcp",
+		"/to-itself":       server.URL + "/mcp",
+	}
+	for from, to := range redirect {
+		mux.Handle(from, http.RedirectHandler(to, http.StatusTemporaryRedirect))
+	}
+	client := httpBox(t, server.URL+"/mcp", nil)
+
+	for _, tc := range []struct {
+		from   string
+		whom   *received
+		tokens bool
+	}{
+		{"/to-another-host", &other, false},
+		{"/to-another-port", &other, false},
+		{"/to-itself", &own, true},
+	} {
+		t.Run(tc.from, func(t *testing.T) {
+			before := len(tc.whom.all())
+			resp, err := client.Post(server.URL+tc.from, "application/json", strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			calls := tc.whom.all()
+			if len(calls) != before+1 {
+				t.Fatalf("%d requests reached the redirect's target, want 1", len(calls)-before)
+			}
+			h := calls[len(calls)-1]
+			got := h.Get("Authorization") != "" || h.Get("X-Lab-Key") != ""
+			if got != tc.tokens {
+				t.Errorf("redirected %s: Authorization %q, X-Lab-Key %q; want the token sent: %v", tc.from, h.Get("Authorization"), h.Get("X-Lab-Key"), tc.tokens)
+			}
+			if tc.tokens && h.Get("Authorization") != "Bearer t0k" {
+				t.Errorf("Authorization %q at the server's own origin", h.Get("Authorization"))
+			}
+		})
+	}
+}
+
+// TestRedirectFromHTTPSToHTTP: an https tool server that redirects to plain http is not
+// followed, and the plain http server hears nothing.
+func TestRedirectFromHTTPSToHTTP(t *testing.T) {
+	var plain received
+	insecure := httptest.NewServer(http.HandlerFunc(plain.handler))
+	defer insecure.Close()
+	secure := httptest.NewTLSServer(http.RedirectHandler(insecure.URL+"/mcp", http.StatusTemporaryRedirect))
+	defer secure.Close()
+
+	client := httpBox(t, secure.URL+"/mcp", secure.Client().Transport)
+	resp, err := client.Post(secure.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("a redirect from https to http was followed")
+	}
+	if !strings.Contains(err.Error(), "refused a redirect from https://") || !strings.Contains(err.Error(), "give the tool server's https address") {
+		t.Errorf("error %v; want one saying the redirect from https was refused", err)
+	}
+	if n := len(plain.all()); n != 0 {
+		t.Errorf("%d requests reached the plain http server (Authorization %q)", n, plain.all()[0].Get("Authorization"))
+	}
 }
 
 // logged keeps the records a logger is given.
