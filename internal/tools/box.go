@@ -99,7 +99,7 @@ func (b *Box) transport(s Server) (mcp.Transport, error) {
 	}
 	headers := http.Header{}
 	for _, name := range sortedKeys(s.Headers) {
-		headers.Set(name, header(s.Headers[name], b.env))
+		headers.Set(name, s.header(s.Headers[name], b.env))
 	}
 	client, err := httpClient(s.URL, headers, b.base)
 	if err != nil {
@@ -158,6 +158,9 @@ func originOf(u *url.URL) origin {
 func childEnv(names []string, env func(string) string) []string {
 	var out []string
 	for _, n := range append([]string{"PATH", "HOME", "LANG", "TMPDIR", "GOCACHE", "GOPATH", "GOMODCACHE", "XDG_CACHE_HOME"}, names...) {
+		if Secret(n) != "" {
+			continue // Check refuses it; a configuration that was not checked does without
+		}
 		if v := env(n); v != "" {
 			out = append(out, n+"="+v)
 		}
