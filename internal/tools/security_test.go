@@ -212,3 +212,36 @@ func TestStderrIsReadInBoundedLines(t *testing.T) {
 		t.Errorf("the line after logged as %q (cut: %v), want it whole without control characters", lines[1], cut[1])
 	}
 }
+
+// TestHTTPServerGetsItsHeaders: through the SDK's streamable client, every request to the
+// server's own origin carries its headers, so a server that requires its token still
+// answers the worker's calls.
+func TestHTTPServerGetsItsHeaders(t *testing.T) {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return library() }, nil)
+	var unauthorized sync.Map
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t0k" {
+			unauthorized.Store(r.Method+" "+r.URL.Path, true)
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	defer server.Close()
+	cfg := Config{Servers: []Server{{Name: "literature", URL: server.URL + "/mcp", Env: []string{"PUBMED_TOKEN"},
+		Headers: map[string]string{"Authorization": "Bearer ${PUBMED_TOKEN}"}}}}
+	env := func(k string) string { return map[string]string{"PUBMED_TOKEN": "t0k"}[k] }
+	if err := cfg.Check(env); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(cfg, env, nil)
+	defer b.Close()
+	out, err := b.Call(t.Context(), "literature.search", []byte(`{"query": "microglia"}`))
+	if err != nil || out.IsError || !strings.Contains(out.Content, "Tau spreads microglia") {
+		t.Fatalf("search over http: %+v, %v", out, err)
+	}
+	unauthorized.Range(func(k, _ any) bool {
+		t.Errorf("%s reached the server without its token", k)
+		return true
+	})
+}
