@@ -215,6 +215,7 @@ servers:
     env: [NCBI_KEY]
   - name: pubmed
     url: https://mcp.example.org/mcp
+    env: [PUBMED_TOKEN]
     headers: {Authorization: "Bearer ${PUBMED_TOKEN}"}
 `, ""},
 		{"json", `{"servers": [{"name": "lit", "command": ["lit"], "timeout": "1m"}]}`, ""},
@@ -223,7 +224,26 @@ servers:
 		{"neither", "servers:\n  - name: lit\n", "give a command"},
 		{"bad name", "servers:\n  - name: Lit.Server\n    command: [lit]\n", "lower-case letters"},
 		{"twice", "servers:\n  - name: lit\n    command: [a]\n  - name: lit\n    command: [b]\n", "used twice"},
-		{"missing token", "servers:\n  - name: p\n    url: http://x/mcp\n    headers: {X-Key: \"${NOPE}\"}\n", "${NOPE}, which is not set"},
+		{"missing token", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [NOPE]\n    headers: {X-Key: \"${NOPE}\"}\n", "env names NOPE, which is not set"},
+		// A header names only what its server's entry lists, and never cosci's secrets.
+		{"unlisted variable", "servers:\n  - name: p\n    url: https://x/mcp\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n",
+			"header Authorization names ${PUBMED_TOKEN}, which the server's env does not list; list the variables its headers may name in the server's entry: env: [PUBMED_TOKEN]"},
+		{"unlisted, other server's", "servers:\n  - name: lit\n    command: [lit]\n    env: [NCBI_KEY]\n  - name: p\n    url: https://x/mcp\n    headers: {X-Key: \"${NCBI_KEY}\"}\n",
+			"server 2 (p): header X-Key names ${NCBI_KEY}, which the server's env does not list"},
+		{"the lab's keys", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${COSCI_KEYS}\"}\n",
+			"header Authorization names ${COSCI_KEYS}, the lab's encryption keys, which no tool server is given"},
+		{"the lab's keys listed", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [COSCI_KEYS]\n    headers: {Authorization: \"Bearer ${COSCI_KEYS}\"}\n",
+			"env names COSCI_KEYS, the lab's encryption keys, which no tool server is given"},
+		{"the key file to a command", "servers:\n  - name: p\n    command: [a]\n    env: [COSCI_KEYS_FILE]\n", "env names COSCI_KEYS_FILE, the lab's encryption keys"},
+		{"the codec token", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [COSCI_CODEC_TOKEN]\n    headers: {Authorization: \"Bearer ${COSCI_CODEC_TOKEN}\"}\n", "the codec server's token"},
+		// Headers over plain http only to this host.
+		{"headers over http", "servers:\n  - name: p\n    url: http://mcp.example.org/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n",
+			"headers would go to mcp.example.org over plain http, readable on the way; use an https:// url"},
+		{"fixed header over http", "servers:\n  - name: p\n    url: http://10.0.0.7:8765/mcp\n    headers: {X-Lab: cosci}\n", "use an https:// url"},
+		{"headers over http to localhost", "servers:\n  - name: p\n    url: http://localhost:8765/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n", ""},
+		{"headers over http to 127.0.0.1", "servers:\n  - name: p\n    url: http://127.0.0.1:8765/mcp\n    headers: {X-Lab: cosci}\n", ""},
+		{"headers over http to ::1", "servers:\n  - name: p\n    url: http://[::1]:8765/mcp\n    headers: {X-Lab: cosci}\n", ""},
+		{"no headers over http", "servers:\n  - name: p\n    url: http://mcp.example.org/mcp\n", ""},
 		{"bad url", "servers:\n  - name: p\n    url: ftp://x\n", "not an http(s) URL"},
 		{"bad timeout", "servers:\n  - name: p\n    command: [a]\n    timeout: soon\n", "not a duration"},
 		{"negative rate", "servers:\n  - name: p\n    command: [a]\n    rate: -1\n", "rate is -1"},
@@ -310,7 +330,13 @@ func TestChildEnv(t *testing.T) {
 			t.Errorf("the worker's key reached the tool server: %v", got)
 		}
 	}
-	if h := header("Bearer ${PUBMED_TOKEN}", func(k string) string { return map[string]string{"PUBMED_TOKEN": "t0k"}[k] }); h != "Bearer t0k" {
+	// A listed variable is filled in; an unlisted one, or cosci's keys, never are.
+	env["PUBMED_TOKEN"], env["COSCI_KEYS"] = "t0k", "lab-keys"
+	s := Server{Env: []string{"PUBMED_TOKEN", "COSCI_KEYS"}}
+	if h := s.header("Bearer ${PUBMED_TOKEN} ${NCBI_KEY} ${COSCI_KEYS}", func(k string) string { return env[k] }); h != "Bearer t0k  " {
 		t.Errorf("header %q", h)
+	}
+	if got := childEnv(s.Env, func(k string) string { return env[k] }); slices.Contains(got, "COSCI_KEYS=lab-keys") {
+		t.Errorf("the lab's keys reached the tool server: %v", got)
 	}
 }
