@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -88,7 +89,8 @@ func TestFailuresAreEncrypted(t *testing.T) {
 }
 
 // TestServer: /decode opens what the worker sealed for the Web UI's origin and the CLI;
-// CORS answers the UI's origin only; without the bearer token nothing is decoded.
+// CORS answers the UI's origin and refuses any other; without the bearer token nothing is
+// decoded.
 func TestServer(t *testing.T) {
 	k := keys(t, "k")
 	srv := httptest.NewServer(Handler(k, ServerOptions{Origins: []string{"http://localhost:8233"}, Token: "s3cret"}))
@@ -117,8 +119,9 @@ func TestServer(t *testing.T) {
 
 	for _, tc := range []struct {
 		origin string
+		status int
 		allow  string
-	}{{"http://localhost:8233", "http://localhost:8233"}, {"http://evil.example", ""}} {
+	}{{"http://localhost:8233", http.StatusNoContent, "http://localhost:8233"}, {"http://evil.example", http.StatusForbidden, ""}} {
 		req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/decode", nil)
 		req.Header.Set("Origin", tc.origin)
 		req.Header.Set("Access-Control-Request-Method", "POST")
@@ -128,11 +131,72 @@ func TestServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.allow || resp.StatusCode != http.StatusNoContent {
-			t.Errorf("preflight from %s: %s, Allow-Origin %q; want 204 and %q", tc.origin, resp.Status, got, tc.allow)
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.allow || resp.StatusCode != tc.status {
+			t.Errorf("preflight from %s: %s, Allow-Origin %q; want %d and %q", tc.origin, resp.Status, got, tc.status, tc.allow)
 		}
 		if tc.allow != "" && !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "X-Namespace") {
 			t.Errorf("preflight allows headers %q; the Web UI sends X-Namespace", resp.Header.Get("Access-Control-Allow-Headers"))
 		}
+	}
+}
+
+// plainEncoding is json/plain in base64: a decoded payload's encoding, as /decode gives it.
+const plainEncoding = "anNvbi9wbGFpbg=="
+
+// TestServerRefuses: the codec server decodes nothing for a page that reached it by DNS
+// rebinding (its own host name made to resolve to 127.0.0.1), for a page of another
+// origin, for a caller without the token when one is set, or for a body over MaxBody; on
+// loopback without a token it decodes for the local Web UI and CLI; its server has
+// bounded headers and timeouts.
+func TestServerRefuses(t *testing.T) {
+	k := keys(t, "k")
+	sealed, err := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), Codec{Keys: k}).ToPayloads(goal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	if err := json.NewEncoder(&body).Encode(sealed); err != nil {
+		t.Fatal(err)
+	}
+	const token = "0123456789abcdef0123"
+	loopback := Handler(k, ServerOptions{Origins: []string{"http://localhost:8233"}})
+	withToken := Handler(k, ServerOptions{Origins: []string{"http://localhost:8233"}, Token: token, Hosts: []string{"codec.lab.example"}})
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		host    string
+		headers map[string]string
+		body    string
+		want    int
+	}{
+		{"the CLI on loopback", loopback, "127.0.0.1:8089", nil, body.String(), http.StatusOK},
+		{"the Web UI on loopback", loopback, "localhost:8089", map[string]string{"Origin": "http://localhost:8233"}, body.String(), http.StatusOK},
+		{"DNS rebinding", loopback, "attacker.example:8089", map[string]string{"Origin": "http://attacker.example:8089"}, body.String(), http.StatusForbidden},
+		{"rebound, no Origin", loopback, "attacker.example:8089", nil, body.String(), http.StatusForbidden},
+		{"another origin", loopback, "127.0.0.1:8089", map[string]string{"Origin": "http://attacker.example"}, body.String(), http.StatusForbidden},
+		{"body over the bound", loopback, "127.0.0.1:8089", nil, `{"payloads":"` + strings.Repeat("A", MaxBody) + `"}`, http.StatusRequestEntityTooLarge},
+		{"behind a proxy, with the token", withToken, "codec.lab.example", map[string]string{"Authorization": "Bearer " + token}, body.String(), http.StatusOK},
+		{"behind a proxy, without it", withToken, "codec.lab.example", nil, body.String(), http.StatusUnauthorized},
+		{"behind a proxy, a wrong one", withToken, "codec.lab.example", map[string]string{"Authorization": "Bearer " + strings.Repeat("0", len(token))}, body.String(), http.StatusUnauthorized},
+		{"not the proxy's name", withToken, "127.0.0.1:8089", map[string]string{"Authorization": "Bearer " + token}, body.String(), http.StatusForbidden},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/decode", strings.NewReader(tc.body))
+		r.Host = tc.host
+		r.Header.Set("Content-Type", "application/json")
+		for k, v := range tc.headers {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		tc.h.ServeHTTP(w, r)
+		if w.Code != tc.want {
+			t.Errorf("%s: %d %.200s; want %d", tc.name, w.Code, w.Body.String(), tc.want)
+		}
+		if decoded := strings.Contains(w.Body.String(), plainEncoding); decoded != (tc.want == http.StatusOK) {
+			t.Errorf("%s: decoded %v: %.200s", tc.name, decoded, w.Body.String())
+		}
+	}
+	s := Server(k, ServerOptions{})
+	if s.MaxHeaderBytes <= 0 || s.MaxHeaderBytes > 1<<16 || s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
+		t.Errorf("the codec server's limits: headers %d, read header %s, read %s, write %s, idle %s", s.MaxHeaderBytes, s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
 	}
 }

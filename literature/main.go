@@ -15,6 +15,11 @@
 //
 //	go run ./literature --library ~/Zotero/export
 //	go run ./literature --library refs.bib --http 127.0.0.1:8765
+//
+// Over HTTP it answers only to the host names of its address (--allowed-host for more),
+// refuses browser origins it is not told of (--allowed-origin), and with
+// COSCI_LITERATURE_TOKEN_FILE (or COSCI_LITERATURE_TOKEN) set wants every request to carry
+// Authorization: Bearer <token>; on an address other machines reach, the token is required.
 package main
 
 import (
@@ -44,6 +49,9 @@ func main() {
 func run() error {
 	libPath := flag.String("library", os.Getenv("COSCI_LIBRARY"), "a folder of .bib, .ris and .json (CSL-JSON) exports, or one such file (env COSCI_LIBRARY)")
 	indexDir := flag.String("index", "", "where the index lives (default: a directory of the user's cache for this library)")
+	var hosts, origins repeated
+	flag.Var(&hosts, "allowed-host", "with --http: a host name clients reach the server by, besides the --http host (and localhost, 127.0.0.1, ::1 on loopback), e.g. behind a proxy; repeat for several; other Host headers are refused")
+	flag.Var(&origins, "allowed-origin", "with --http: a browser origin (scheme://host:port) whose pages may call the server; repeat for several; other origins are refused")
 	httpAddr := flag.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765")
 	every := flag.Duration("watch", 2*time.Second, "how often to look for changed files (0: never)")
 	maxFileMB := flag.Int("max-file-mb", int(library.DefaultLimits().FileBytes>>20), "the largest export file read, in MiB; a larger one is skipped, named on stderr")
@@ -62,6 +70,12 @@ func run() error {
 			return err
 		}
 		*indexDir = dir
+	}
+	// The address and the token are checked before the library is read, so that a library
+	// open to the network without a token is refused at once.
+	web, err := listenHTTP(*httpAddr, hosts, origins)
+	if err != nil {
+		return err
 	}
 	t0 := time.Now()
 	lib, err := library.OpenWithLimits(*libPath, *indexDir, logger, library.Limits{FileBytes: int64(*maxFileMB) << 20})
@@ -92,17 +106,15 @@ func run() error {
 		}
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	srv := &http.Server{Addr: *httpAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := web.server(server)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	logger.Info("serving MCP over streamable HTTP", "url", "http://"+*httpAddr+"/mcp")
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	logger.Info("serving MCP over streamable HTTP", web.logAttrs()...)
+	if err := srv.Serve(web.l); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -66,7 +66,7 @@ Environment:
                                                        (password in PGPASSWORD; default .data/sessions)
   COSCI_UI_URL                                         Web UI base (default http://localhost:8233)
   COSCI_KEYS_FILE, COSCI_KEYS                          the lab's encryption keys, for encrypted sessions (see docs/operating.md)
-  COSCI_CODEC_TOKEN                                    the bearer token codec-server requires
+  COSCI_CODEC_TOKEN_FILE, COSCI_CODEC_TOKEN            the bearer token codec-server requires (a file holding it, or itself)
   COSCI_DEBUG=1                                        debug logs on stderr
 `)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/cosci-dev/cosci/codec"
+	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/keyring"
 )
 
@@ -68,21 +68,23 @@ func cmdKeygen(_ context.Context, args []string) error {
 	return nil
 }
 
-const codecServerArgs = "[--listen ADDR] [--origin URL]..."
+const codecServerArgs = "[--listen ADDR] [--origin URL]... [--allowed-host NAME]..."
 
-// uiOrigins is a repeatable flag: the Web UI origins allowed to call the codec server.
-type uiOrigins []string
+// repeated is a repeatable flag: the Web UI origins allowed to call the codec server, the
+// host names it answers to.
+type repeated []string
 
-func (o *uiOrigins) String() string     { return strings.Join(*o, ",") }
-func (o *uiOrigins) Set(v string) error { *o = append(*o, strings.TrimRight(v, "/")); return nil }
+func (o *repeated) String() string     { return strings.Join(*o, ",") }
+func (o *repeated) Set(v string) error { *o = append(*o, strings.TrimRight(v, "/")); return nil }
 
 func cmdCodecServer(ctx context.Context, args []string) error {
 	fs := newFlagSet("codec-server", codecServerArgs, "Serve the codec endpoints (/encode, /decode) the Temporal Web UI and `temporal --codec-endpoint` "+
-		"call to read encrypted sessions, with the keys of COSCI_KEYS_FILE (or COSCI_KEYS). With COSCI_CODEC_TOKEN set, every call must carry "+
-		"Authorization: Bearer <token>.")
-	listen := fs.String("listen", "127.0.0.1:8089", "address to serve on")
-	var allowed uiOrigins
-	fs.Var(&allowed, "origin", "a Web UI origin allowed to call from the browser (CORS), e.g. http://localhost:8233; repeat for several (default http://localhost:8233)")
+		"call to read encrypted sessions, with the keys of COSCI_KEYS_FILE (or COSCI_KEYS). With COSCI_CODEC_TOKEN (or COSCI_CODEC_TOKEN_FILE) set, "+
+		"every call must carry Authorization: Bearer <token>; on an address other machines reach, the token is required.")
+	listen := fs.String("listen", "127.0.0.1:8089", "address to serve on; anything but loopback needs COSCI_CODEC_TOKEN or COSCI_CODEC_TOKEN_FILE")
+	var allowed, hosts repeated
+	fs.Var(&allowed, "origin", "a Web UI origin allowed to call from the browser (CORS), e.g. http://localhost:8233; repeat for several; other origins are refused (default http://localhost:8233)")
+	fs.Var(&hosts, "allowed-host", "a host name clients reach the server by, besides the --listen host (and localhost, 127.0.0.1, ::1 on loopback), e.g. behind a proxy; repeat for several; other Host headers are refused")
 	if err := parseFlags(fs, args, ""); err != nil {
 		return err
 	}
@@ -94,19 +96,22 @@ func cmdCodecServer(ctx context.Context, args []string) error {
 		return errors.New("no keys: set COSCI_KEYS_FILE to the lab's key file (make a key with: starter keygen)")
 	}
 	if len(allowed) == 0 {
-		allowed = uiOrigins{"http://localhost:8233"}
+		allowed = repeated{"http://localhost:8233"}
 	}
-	token := os.Getenv("COSCI_CODEC_TOKEN")
-	l, err := net.Listen("tcp", *listen)
+	token, err := httpguard.Token(os.Getenv, "COSCI_CODEC_TOKEN")
+	if err != nil {
+		return err
+	}
+	l, names, err := httpguard.Listen(*listen, token != "", hosts, "COSCI_CODEC_TOKEN_FILE (or COSCI_CODEC_TOKEN)")
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	srv := &http.Server{Handler: codec.Handler(keys, codec.ServerOptions{Origins: allowed, Token: token}), ReadHeaderTimeout: 10 * time.Second}
-	auth := "none (keep it on a trusted network, or set COSCI_CODEC_TOKEN)"
+	srv := codec.Server(keys, codec.ServerOptions{Origins: allowed, Token: token, Hosts: names})
+	auth := "none (loopback only; set COSCI_CODEC_TOKEN_FILE for the CLI and scripts)"
 	if token != "" {
 		auth = "bearer token"
 	}
-	fmt.Fprintf(stdout, "codec server on http://%s for %s; keys %s; auth: %s\n", l.Addr(), allowed.String(), strings.Join(keys.IDs(), ", "), auth)
+	fmt.Fprintf(stdout, "codec server on http://%s for %s; hosts %s; keys %s; auth: %s\n", l.Addr(), allowed.String(), strings.Join(names, ", "), strings.Join(keys.IDs(), ", "), auth)
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
