@@ -290,7 +290,7 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	if len(fresh) == 0 || len(competing) < 2 || !s.mayGo(ctx) {
 		return
 	}
-	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing, Provider: s.req.Config.Provider, EmbeddingModel: s.req.Config.EmbeddingModel}
+	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing, Provider: s.req.Config.Provider, EmbeddingModel: s.req.Config.EmbeddingModel, EmbeddingProvider: s.req.Config.EmbeddingProvider}
 	t := activities.Turn{SessionID: s.id, TurnID: fmt.Sprintf("proximity-round-%d", s.Rounds)}
 	out, err := turn(ctx, s, activities.AgentProximity, fmt.Sprintf("proximity of %d new hypotheses", len(fresh)), t, "", a.Proximity, in)
 	if err != nil {
@@ -584,7 +584,7 @@ func (s *supervisor) overview(ctx workflow.Context) {
 	for _, e := range top {
 		ids = append(ids, e.ID)
 	}
-	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef(), EmbeddingModel: s.req.Config.EmbeddingModel}
+	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef(), EmbeddingModel: s.req.Config.EmbeddingModel, EmbeddingProvider: s.req.Config.EmbeddingProvider}
 	if s.ledger {
 		in.Ledger = s.tournamentLedger() // the activity groups them by the stored graph
 	} else {
