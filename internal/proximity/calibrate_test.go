@@ -110,10 +110,15 @@ func measures(items []fixtureItem) map[string]func(a, b int) float64 {
 	}
 }
 
-// A live embedding model to calibrate too (an OpenAI-compatible endpoint, from
-// OPENAI_BASE_URL and OPENAI_API_KEY): go test ./internal/proximity -run TestCalibrate -v
-// -proximity.embedding-model text-embedding-3-small.
-var liveModel = flag.String("proximity.embedding-model", "", "also calibrate this embedding model of the OPENAI_BASE_URL server")
+// A live embedding model to calibrate too, from the provider and with the environment a
+// worker would use (provider.Registry.Embedder): OpenAI or the OPENAI_BASE_URL server by
+// default, or voyage (VOYAGE_API_KEY), or openai-compatible (COSCI_EMBEDDING_BASE_URL):
+// go test ./internal/proximity -run TestCalibrate -v -proximity.embedding-model text-embedding-3-small
+// go test ./internal/proximity -run TestCalibrate -v -proximity.embedding-provider voyage -proximity.embedding-model voyage-3.5
+var (
+	liveModel    = flag.String("proximity.embedding-model", "", "also calibrate this embedding model")
+	liveProvider = flag.String("proximity.embedding-provider", "openai", "the embedding provider of -proximity.embedding-model: openai, openai-compatible or voyage")
+)
 
 // TestCalibrate reports, for each measure, the best-F1 thresholds for near-duplicates and
 // for same-topic pairs on the fixture, with precision and recall, and precision and
@@ -127,9 +132,9 @@ func TestCalibrate(t *testing.T) {
 	names := []string{"lexical", "embedding (stand-in)"}
 	used := map[string]proximity.Measure{"lexical": proximity.Lexical, "embedding (stand-in)": proximity.Embedding("stand-in", nil)}
 	if *liveModel != "" {
-		e, err := provider.NewOpenAIEmbedder(provider.OpenAIConfig{APIKey: os.Getenv("OPENAI_API_KEY"), BaseURL: os.Getenv("OPENAI_BASE_URL"), Model: *liveModel})
-		if err != nil {
-			t.Fatal(err)
+		e, err := (&provider.Registry{Env: os.Getenv}).Embedder(*liveProvider, *liveModel)
+		if err != nil || e == nil {
+			t.Fatalf("the embedder of %s %s: %v", *liveProvider, *liveModel, err)
 		}
 		texts := make([]string, len(items))
 		for i, it := range items {
@@ -308,8 +313,9 @@ func TestLexicalThresholdsFit(t *testing.T) {
 	}
 	p, r, _ := prf(ps, duplicate, dup)
 	cp, cr, _ := prf(ps, cluster, func(s scored) bool { return s.theme })
-	t.Logf("duplicate %.2f: fixture precision %.2f, recall %.2f; %.3f of simulated new hypotheses merged (%.3f at 0.80). Cluster %.2f: the largest cluster %.2f of a simulated session; same topic on the fixture: precision %.2f, recall %.2f",
-		duplicate, p, r, mergedShare(t, duplicate), mergedShare(t, 0.8), cluster, largestCluster(t, cluster), cp, cr)
+	pairwise, _ := best(ps, dup)
+	t.Logf("duplicate %.2f: fixture precision %.2f, recall %.2f; %.3f of simulated new hypotheses merged (%.3f at the pairwise best %.2f, %.3f at 0.80). Cluster %.2f: the largest cluster %.2f of a simulated session; same topic on the fixture: precision %.2f, recall %.2f",
+		duplicate, p, r, mergedShare(t, duplicate), mergedShare(t, pairwise), pairwise, mergedShare(t, 0.8), cluster, largestCluster(t, cluster), cp, cr)
 	if math.Abs(duplicate-proximity.LexicalDuplicate) > 0.005 || math.Abs(cluster-proximity.LexicalCluster) > 0.005 {
 		t.Errorf("fitted duplicate %.2f and cluster %.2f; cosci uses %.2f and %.2f: update proximity.LexicalDuplicate, LexicalCluster and BENCHMARKS.md",
 			duplicate, cluster, proximity.LexicalDuplicate, proximity.LexicalCluster)
