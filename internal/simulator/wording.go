@@ -15,7 +15,7 @@ import (
 // 4% of their words and word pairs, and at most 16%. So each thing a hypothesis says has
 // several phrasings, each sentence several shapes, and each mediator a name of its own,
 // all drawn from a stream apart from the one that decides what the hypothesis claims
-// (TestDistinctHypothesesReadApart measures the result).
+// (proximity.TestSimulatorWordsDistinctHypothesesApart measures the result).
 
 // wording draws a hypothesis' phrasings.
 type wording struct{ rng *rand.Rand }
