@@ -13,6 +13,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -325,7 +326,7 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 			return OverviewResult{}, "", err
 		}
 		// Themes group what a reader would group: the top compared with one another.
-		if in.Clusters, err = a.themesOf(ctx, in.SessionID, in.Provider, in.EmbeddingModel, top); err != nil {
+		if in.Clusters, err = a.themesOf(ctx, in.SessionID, provider.EmbeddingProviderOf(in.Provider, in.EmbeddingProvider), in.EmbeddingModel, top); err != nil {
 			return OverviewResult{}, "", err
 		}
 		req := research.OverviewRequest{TurnID: in.TurnID, Goal: in.Goal, Top: top, Clusters: in.Clusters, MetaReview: c.MetaReview, Context: c, Seed: in.Seed}

@@ -33,7 +33,8 @@ type Embedders interface {
 // among every competing one (see package proximity), and the measure it compared them by
 // with its thresholds. With a provider that offers embeddings it compares their
 // embeddings (cosine), embedding each hypothesis once and caching it in the store; with
-// any other, their words. It compares each new hypothesis with all the others, never all
+// none, their words. The embedding provider is the session's own choice, apart from its
+// chat provider (a Claude session may embed with Voyage), or the chat provider's. It compares each new hypothesis with all the others, never all
 // with all, so a call costs len(New) × len(All) comparisons.
 //
 // A hypothesis missing from the store is left out of the graph (and logged) rather than
@@ -53,7 +54,7 @@ func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (Proximit
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	e, model, err := a.embedder(in.Provider, in.EmbeddingModel)
+	e, model, err := a.embedder(provider.EmbeddingProviderOf(in.Provider, in.EmbeddingProvider), in.EmbeddingModel)
 	if err != nil {
 		return ProximityResult{}, providerError(err)
 	}
@@ -100,15 +101,14 @@ func (a *Activities) proximityResult(in ProximityInput, ids []string, sim func(x
 	return ProximityResult{Edges: edges, Measure: m.Name, Duplicate: m.Duplicate, Cluster: m.Cluster}
 }
 
-// embedder is the session's embedder and its model, or nil when its provider offers none.
+// embedder is the embedder of an embedding provider (provider.EmbeddingProviderOf) and its
+// model, or nil when there is none.
 func (a *Activities) embedder(providerName, model string) (provider.Embedder, string, error) {
 	r, ok := a.Providers.(Embedders)
 	if !ok || providerName == "" {
 		return nil, "", nil
 	}
-	if model == "" {
-		model = provider.DefaultEmbeddingModel
-	}
+	model = provider.EmbeddingModelOf(providerName, model)
 	e, err := r.Embedder(providerName, model)
 	if err != nil || e == nil {
 		return nil, "", err

@@ -167,7 +167,12 @@ func TestProximityByEmbeddings(t *testing.T) {
 	}
 	// Without embeddings (another provider), words.
 	must(t, run(t, env, a.Proximity, ProximityInput{SessionID: "s-1", New: ids[3:], All: ids, Provider: "anthropic"}, &out))
-	if out.Measure != "lexical" || out.Duplicate != proximity.DuplicateThreshold {
+	if out.Measure != "lexical" || out.Duplicate != proximity.Lexical.Duplicate {
 		t.Errorf("lexical: %+v", out)
+	}
+	// A Claude session that names an embedding provider of its own compares embeddings.
+	must(t, run(t, env, a.Proximity, ProximityInput{SessionID: "s-1", New: ids[3:], All: ids, Provider: "anthropic", EmbeddingProvider: "openai", EmbeddingModel: "m"}, &out))
+	if out.Measure != "embedding:m" || e.texts != 4 {
+		t.Errorf("anthropic with openai embeddings: %+v, %d texts embedded; want the cached embeddings compared", out, e.texts)
 	}
 }

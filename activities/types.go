@@ -67,10 +67,12 @@ type ProximityInput struct {
 	SessionID string   `json:"session_id"`
 	New       []string `json:"new"`
 	All       []string `json:"all"` // every hypothesis still competing, New included
-	// The session's provider and embedding model: with a provider that offers
-	// embeddings, hypotheses are compared by theirs.
-	Provider       string `json:"provider,omitempty"`
-	EmbeddingModel string `json:"embedding_model,omitempty"`
+	// The session's provider, embedding provider and embedding model: with an
+	// embedding provider (named, or the chat provider's own), hypotheses are compared by
+	// their embeddings (see provider.EmbeddingProviderOf).
+	Provider          string `json:"provider,omitempty"`
+	EmbeddingModel    string `json:"embedding_model,omitempty"`
+	EmbeddingProvider string `json:"embedding_provider,omitempty"`
 }
 
 // ProximityResult holds each new hypothesis' nearest neighbours (a bounded number, above a
@@ -112,9 +114,10 @@ type OverviewInput struct {
 	// Ledger, when set instead of Clusters, is where the proximity graph is. (The activity
 	// now groups Top into themes by comparing them with one another.)
 	Ledger *Ledger `json:"ledger,omitempty"`
-	// EmbeddingModel is the session's: its embeddings, if the store holds them, group the
-	// themes.
-	EmbeddingModel string `json:"embedding_model,omitempty"`
+	// EmbeddingModel and EmbeddingProvider are the session's: its embeddings, if the
+	// store holds them, group the themes.
+	EmbeddingModel    string `json:"embedding_model,omitempty"`
+	EmbeddingProvider string `json:"embedding_provider,omitempty"`
 }
 
 // OverviewResult: the overview itself is in the store.

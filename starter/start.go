@@ -56,6 +56,7 @@ var flagOf = map[string]string{
 	"config.debate_share":           "--debate-share",
 	"config.tools":                  "--tools",
 	"config.embedding_model":        "--embedding-model",
+	"config.embedding_provider":     "--embedding-provider",
 	"config.tool_calls_per_turn":    "--tool-calls-per-turn",
 	"config.tool_calls_per_session": "--tool-calls-per-session",
 	"config.approve_tools":          "--approve-tools",
@@ -151,7 +152,8 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" "+def("standard"))
 	fs.StringVar(&c.Provider, "provider", "", "model provider, one of "+strings.Join(research.Providers, ", ")+" "+def(research.DefaultProvider))
 	fs.StringVar(&c.Model, "model", "", "model name "+def(": the provider's"))
-	fs.StringVar(&c.EmbeddingModel, "embedding-model", "", "embedding model the proximity agent compares hypotheses with, for a provider that offers embeddings (openai) "+def("text-embedding-3-small"))
+	fs.StringVar(&c.EmbeddingModel, "embedding-model", "", "embedding model the proximity agent compares hypotheses with "+def(": text-embedding-3-small on openai, voyage-3.5 on voyage; openai-compatible needs one"))
+	fs.StringVar(&c.EmbeddingProvider, "embedding-provider", "", "where the proximity agent's embeddings come from, apart from --provider: one of "+strings.Join(research.EmbeddingProviders, ", ")+" "+def(": the provider's own (openai), else words"))
 	fs.Var(&f.tokenBudget, "token-budget", "cap the tokens the session's model turns may use at `N`, e.g. 500000 or 500k; when spent the session suspends "+def(": no cap"))
 	fs.BoolVar(&c.Batch, "batch", false, "send the calls a round makes many of at once (generation, evolution, reviews, matches) through the provider's batch API: half the price, answers within a day "+def(": off"))
 	fs.Float64Var(&c.BudgetUSD, "budget-usd", 0, "cap what the session's model calls may cost at `USD` dollars, as the workers' price table estimates it; each call starts only if it fits, and the session suspends at the limit "+def(": no cap"))

@@ -41,8 +41,10 @@
 // never call a literature service faster than it allows.
 //
 // Provider credentials come only from this process's environment (OPENAI_API_KEY,
-// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); they never travel in a
-// workflow's input or history and are never logged. A session names its provider and
+// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; for embeddings apart from the
+// chat provider, VOYAGE_API_KEY and VOYAGE_BASE_URL, COSCI_EMBEDDING_BASE_URL and
+// COSCI_EMBEDDING_API_KEY); they never travel in a workflow's input or history and are
+// never logged. A session names its provider and model, and its embedding provider and
 // model; a turn for a provider whose key is missing fails as an auth error, and the
 // session suspends until the key is set and the session resumed.
 package main
@@ -93,6 +95,8 @@ func main() {
 var credentials = []struct{ provider, env string }{
 	{"openai", "OPENAI_API_KEY"},
 	{"anthropic", "ANTHROPIC_API_KEY"},
+	{"voyage", "VOYAGE_API_KEY"},                      // embeddings only
+	{"openai-compatible", "COSCI_EMBEDDING_BASE_URL"}, // embeddings only; its key is optional
 }
 
 // config is what the worker's command line and environment say.

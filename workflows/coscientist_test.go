@@ -384,3 +384,42 @@ func TestProviderAuthSuspends(t *testing.T) {
 		t.Errorf("%d plan turns; want 2: the refused one, not retried, and the one after resume", plans)
 	}
 }
+
+// parrot evolves every hypothesis into a word-for-word copy of its first parent: the most
+// alike an evolved variant can be.
+type parrot struct{ *simulator.Offline }
+
+func (m parrot) Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error) {
+	h, u, err := m.Offline.Evolve(ctx, req)
+	if err != nil || len(req.Parents) == 0 {
+		return h, u, err
+	}
+	p := req.Parents[0]
+	h.Title, h.Statement, h.Rationale, h.Predictions = p.Title, p.Statement, p.Rationale, p.Predictions
+	return h, u, nil
+}
+
+// TestEvolvedVariantsCompete: an evolved hypothesis is never excluded as a near-duplicate
+// of its own ancestor, however alike they read: evolution adds variants that must compete
+// with their parents (TestNearDuplicateExcluded: a copy of another's is excluded).
+func TestEvolvedVariantsCompete(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.acts.Models["offline"] = parrot{&simulator.Offline{}}
+	h.run(goal(16))
+	st := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
+	evolved := 0
+	for _, e := range st.Hypotheses {
+		if e.Origin != "evolution" {
+			continue
+		}
+		evolved++
+		for _, p := range e.Parents {
+			if strings.HasPrefix(e.Excluded, "near-duplicate of "+p) {
+				t.Errorf("%s excluded as a near-duplicate of its parent: %s", e.ID, e.Excluded)
+			}
+		}
+	}
+	if evolved == 0 {
+		t.Fatal("no hypothesis evolved; the test needs some")
+	}
+}

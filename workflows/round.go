@@ -290,7 +290,7 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	if len(fresh) == 0 || len(competing) < 2 || !s.mayGo(ctx) {
 		return
 	}
-	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing, Provider: s.req.Config.Provider, EmbeddingModel: s.req.Config.EmbeddingModel}
+	in := activities.ProximityInput{SessionID: s.id, New: fresh, All: competing, Provider: s.req.Config.Provider, EmbeddingModel: s.req.Config.EmbeddingModel, EmbeddingProvider: s.req.Config.EmbeddingProvider}
 	t := activities.Turn{SessionID: s.id, TurnID: fmt.Sprintf("proximity-round-%d", s.Rounds)}
 	out, err := turn(ctx, s, activities.AgentProximity, fmt.Sprintf("proximity of %d new hypotheses", len(fresh)), t, "", a.Proximity, in)
 	if err != nil {
@@ -304,12 +304,13 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 		duplicate, s.ClusterAt = out.Duplicate, out.Cluster
 	}
 	isFresh := func(id string) bool { return slices.Contains(fresh, id) }
+	lineage := workflow.GetVersion(ctx, versionLineage, workflow.DefaultVersion, 1) >= 1
 	for _, e := range out.Edges {
 		if _, seen := s.sim[activities.PairKey(e.A, e.B)]; !seen {
 			s.Edges = append(s.Edges, e)
 		}
 		s.sim[activities.PairKey(e.A, e.B)] = e.Sim
-		if e.Sim < duplicate {
+		if e.Sim < duplicate || (lineage && (s.descends(e.A, e.B) || s.descends(e.B, e.A))) {
 			continue
 		}
 		// The newer of the two goes: the one made this round, or the later id.
@@ -325,6 +326,35 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 	if !s.ledger {
 		s.cluster() // since the ledger, the Tournament activity numbers the clusters
 	}
+}
+
+// versionLineage: a hypothesis is never excluded as a near-duplicate of its own ancestor.
+// Evolution adds variants of a hypothesis that must compete with it (a grounded or a more
+// feasible version keeps most of its parent's words), and thresholds fitted to catch a
+// hypothesis written twice in other words would otherwise exclude them. Sessions that
+// started before keep excluding them.
+const versionLineage = "proximity-lineage"
+
+// descends reports whether hypothesis id descends from ancestor through evolution.
+func (s *supervisor) descends(id, ancestor string) bool {
+	seen := map[string]bool{}
+	next := []string{id}
+	for len(next) > 0 {
+		cur := next[len(next)-1]
+		next = next[:len(next)-1]
+		i, ok := s.index[cur]
+		if !ok || seen[cur] {
+			continue
+		}
+		seen[cur] = true
+		for _, p := range s.Entries[i].Parents {
+			if p == ancestor {
+				return true
+			}
+			next = append(next, p)
+		}
+	}
+	return false
 }
 
 // cluster numbers the proximity clusters of the competing hypotheses, from 1.
@@ -584,7 +614,7 @@ func (s *supervisor) overview(ctx workflow.Context) {
 	for _, e := range top {
 		ids = append(ids, e.ID)
 	}
-	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef(), EmbeddingModel: s.req.Config.EmbeddingModel}
+	in := activities.OverviewInput{Turn: s.turnInput("overview"), Top: ids, Context: s.contextRef(), EmbeddingModel: s.req.Config.EmbeddingModel, EmbeddingProvider: s.req.Config.EmbeddingProvider}
 	if s.ledger {
 		in.Ledger = s.tournamentLedger() // the activity groups them by the stored graph
 	} else {

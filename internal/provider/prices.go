@@ -35,10 +35,11 @@ type Prices map[string]Price
 
 // PricesAsOf is when the built-in prices were read: the providers' price and model pages
 // (OpenAI's developers.openai.com/api/docs/pricing, Anthropic's platform.claude.com model
-// and pricing pages) as copies of them stood on that day.
+// and pricing pages, Voyage AI's docs.voyageai.com/docs/pricing) as copies of them stood
+// on that day.
 const PricesAsOf = "2026-11-25"
 
-// DefaultPrices is a built-in table of list prices of OpenAI and Anthropic models, in USD
+// DefaultPrices is a built-in table of list prices of OpenAI, Anthropic and Voyage models, in USD
 // per million tokens, at short context (both providers charge more above 200K-272K input
 // tokens, which cosci's prompts never reach). They are ESTIMATES read on PricesAsOf and
 // will go stale. Override or extend them with a JSON file read by LoadPrices and merged
@@ -76,6 +77,17 @@ func DefaultPrices() Prices {
 		// OpenAI embeddings (input only)
 		"text-embedding-3-small": {PromptPerMTok: 0.02},
 		"text-embedding-3-large": {PromptPerMTok: 0.13},
+		// Voyage AI embeddings (input only; docs.voyageai.com/docs/pricing as copies of it
+		// stood on PricesAsOf; the first 200M tokens of an account are free, which this
+		// table does not count)
+		"voyage-4-large":  {PromptPerMTok: 0.12},
+		"voyage-4":        {PromptPerMTok: 0.06},
+		"voyage-4-lite":   {PromptPerMTok: 0.02},
+		"voyage-3.5":      {PromptPerMTok: 0.06},
+		"voyage-3.5-lite": {PromptPerMTok: 0.02},
+		"voyage-3-large":  {PromptPerMTok: 0.18},
+		"voyage-3":        {PromptPerMTok: 0.06},
+		"voyage-3-lite":   {PromptPerMTok: 0.02},
 		// Anthropic, current: input, output, cache read, cache write (5 minutes)
 		"claude-opus-5-5":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.20, CacheWritePerMTok: 5.00},
 		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10, CacheWritePerMTok: 2.50},

@@ -38,7 +38,7 @@ type Registry struct {
 
 	mu        sync.Mutex
 	models    map[[2]string]Model
-	embedders map[string]Embedder
+	embedders map[[2]string]Embedder
 }
 
 // ModelName is the provider and model a turn naming them gets: an empty provider is

@@ -217,13 +217,13 @@ func TestPrices(t *testing.T) {
 // and every built-in price is a real one.
 func TestDefaultModelsArePriced(t *testing.T) {
 	p := DefaultPrices()
-	for _, m := range []string{OpenAIDefaultModel, AnthropicDefaultModel, "text-embedding-3-small"} {
+	for _, m := range []string{OpenAIDefaultModel, AnthropicDefaultModel, DefaultEmbeddingModel, DefaultVoyageModel} {
 		if !p.Has(m) {
 			t.Errorf("the default model %s has no price", m)
 		}
 	}
 	for m, pr := range p {
-		if pr.PromptPerMTok <= 0 || (pr.CompletionPerMTok <= 0 && !strings.HasPrefix(m, "text-embedding")) || pr.BatchShare != 0 {
+		if pr.PromptPerMTok <= 0 || (pr.CompletionPerMTok <= 0 && !strings.HasPrefix(m, "text-embedding") && !strings.HasPrefix(m, "voyage-")) || pr.BatchShare != 0 {
 			t.Errorf("%s: %+v", m, pr)
 		}
 	}

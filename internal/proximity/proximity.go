@@ -20,19 +20,16 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
-// DuplicateThreshold is the similarity from which two hypotheses count as near-duplicates:
-// 0.8 means at least four in five of their shingles (words and word pairs) are shared, which
-// a copy with a few words changed reaches and an independent hypothesis on the same topic,
-// even from the same template, does not.
-const DuplicateThreshold = 0.8
-
-// ClusterThreshold is the similarity from which two hypotheses belong to one cluster (single
-// linkage): they share a good part of their mechanism and wording. It is set against the
-// offline simulator's hypotheses, which share a template: two independent ones on the same
-// goal already score about 0.23 (the median; 0.35 at the 90th percentile), and at 0.5 a
-// session of 200 falls into about 110 clusters, the largest of about 10, each a shared
-// mechanism and mediator. Lower, single linkage chains them all into one.
-const ClusterThreshold = 0.5
+// DuplicateThreshold and ClusterThreshold are the lexical thresholds of workers before
+// measures (and of sessions before the ledger, which clustered in the workflow): a
+// workflow replaying their results keeps them. New results carry Lexical's, fitted on the
+// paraphrase fixture: at 0.8 the words caught no reworded duplicate, and the threshold
+// stayed there only because the simulator then wrote every hypothesis from one template,
+// so that two distinct ones on one goal already scored 0.23 on the median pair.
+const (
+	DuplicateThreshold = 0.8
+	ClusterThreshold   = 0.5
+)
 
 // Signature is a hypothesis' shingle set, computed once (see Sign) and compared many times.
 type Signature struct {

@@ -130,6 +130,7 @@ func (c Config) Over(base Config) Config {
 	putList(&base.ApproveTools, c.ApproveTools, z.has("approve_tools"))
 	put(&base.ApprovalTimeout, c.ApprovalTimeout, z.has("approval_timeout"))
 	put(&base.EmbeddingModel, c.EmbeddingModel, z.has("embedding_model"))
+	put(&base.EmbeddingProvider, c.EmbeddingProvider, z.has("embedding_provider"))
 	base.zeros |= z
 	return base
 }

@@ -63,6 +63,13 @@ var SafetyLevels = []string{"relaxed", "standard", "strict"}
 // "anthropic" when its environment holds their credentials.
 var Providers = []string{DefaultProvider, "openai", "anthropic"}
 
+// EmbeddingProviders a session may name for the proximity agent's embeddings, apart from
+// its chat provider: "openai" (OpenAI, or the server OPENAI_BASE_URL names),
+// "openai-compatible" (the server COSCI_EMBEDDING_BASE_URL names: Ollama, vLLM, ...) and
+// "voyage" (Voyage AI, which Anthropic recommends). None ("") is the chat provider's own
+// embeddings where it has some (openai), else words.
+var EmbeddingProviders = []string{"openai", "openai-compatible", "voyage"}
+
 // Request is what a scientist submits to start a session: the workflow input.
 type Request struct {
 	ResearchGoal string `json:"research_goal"`
@@ -131,9 +138,15 @@ type Config struct {
 	// (0: DefaultApprovalTimeout).
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 	// EmbeddingModel is the model the proximity agent embeds hypotheses with, when the
-	// provider offers embeddings (an OpenAI-compatible one; "" its default,
-	// text-embedding-3-small); with any other provider it compares their words.
+	// session has an embedding provider ("" its default: text-embedding-3-small on
+	// openai, voyage-3.5 on voyage; an openai-compatible server needs one named);
+	// without one it compares their words.
 	EmbeddingModel string `json:"embedding_model,omitempty"`
+	// EmbeddingProvider is where the embeddings come from, apart from the chat provider
+	// (one of EmbeddingProviders): a session on anthropic or offline that names one
+	// compares hypotheses by meaning instead of by words. "" is the chat provider's own
+	// (openai), or none.
+	EmbeddingProvider string `json:"embedding_provider,omitempty"`
 
 	// zeros are the fields given as zero, which would otherwise read as not given
 	// (given.go): over a parent's configuration they clear what the parent set.
@@ -234,6 +247,10 @@ func (c Config) Validate() error {
 		return &FieldError{"config.model", "is longer than 200 characters"}
 	case len(c.EmbeddingModel) > 200:
 		return &FieldError{"config.embedding_model", "is longer than 200 characters"}
+	case c.EmbeddingProvider != "" && !slices.Contains(EmbeddingProviders, c.EmbeddingProvider):
+		return &FieldError{"config.embedding_provider", fmt.Sprintf("%q is not one of %s (or none: the chat provider's own embeddings, else words)", c.EmbeddingProvider, strings.Join(EmbeddingProviders, ", "))}
+	case c.EmbeddingProvider == "openai-compatible" && strings.TrimSpace(c.EmbeddingModel) == "":
+		return &FieldError{"config.embedding_model", "is needed with embedding_provider openai-compatible: name the embedding model the server serves, e.g. nomic-embed-text"}
 	case c.ConvergenceRounds < 1 || c.ConvergenceRounds > MaxConvergenceRounds:
 		return &FieldError{"config.convergence_rounds", fmt.Sprintf("is %d; must be from 1 to %d", c.ConvergenceRounds, MaxConvergenceRounds)}
 	case c.TopK < 1 || c.TopK > MaxTopK:

@@ -134,6 +134,12 @@ var (
 // writeHypothesis writes the answer a generation agent would give. The rationale says how
 // the strategy produced the hypothesis; the context shows: the newest focus in the
 // statement, a plan criterion and the scientist's newest feedback in the rationale.
+//
+// What the hypothesis claims (its topic, mechanism, effect, context and mediator, the kinds
+// of its reason and predictions) is drawn from rng; how it is worded (which of several
+// phrasings and sentence shapes, the mediator's name, the numbers) from a stream of its own
+// (see wording), so that two distinct hypotheses share no template, as two a model wrote
+// would not, while the draws from rng, and all that depends on them, stay as they were.
 func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAnswer {
 	ts := topics(req.Goal)
 	i := rng.IntN(len(ts))
@@ -145,32 +151,25 @@ func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAns
 		}
 		y = ts[j]
 	}
-	mech, effect, ctx, med := pick(rng, mechanisms), pick(rng, effects), pick(rng, contexts), pick(rng, mediators)
-	reason := fmt.Sprintf(pick(rng, reasons), x, y, mech, med)
+	w := newWording(req.Seed, req.TurnID)
+	c := w.claim(pick(rng, mechanisms), pick(rng, effects), pick(rng, contexts), pick(rng, mediators), x, y)
+	reason := w.reason(rng.IntN(len(reasons)), c)
 
-	a := hypothesisAnswer{
-		Title: claimTitle(mech, effect, x, ctx),
-		Statement: fmt.Sprintf("We hypothesise that %s, mediated by %s %s, %s %s %s, and that this in turn shapes %s.",
-			mech, article(med), med, effect, x, ctx, y),
-	}
+	a := hypothesisAnswer{Title: w.title(c), Statement: w.statement(c)}
 	switch req.Strategy {
 	case research.StrategyLiterature, "":
-		a.Rationale = "Literature exploration: " + reason + "."
+		a.Rationale = w.pick(literatureOpeners) + reason + "."
 	case research.StrategyDebate:
 		e := rng.Perm(len(experts))
-		a.Rationale = fmt.Sprintf("Outcome of a simulated debate among %s %s, %s %s and %s %s. The %s proposed that %s %s %s; the %s objected that %s; the %s answered that %s %s would explain both, and the panel converged on it as the link to test first.",
-			article(experts[e[0]]), experts[e[0]], article(experts[e[1]]), experts[e[1]], article(experts[e[2]]), experts[e[2]],
-			experts[e[0]], mech, effect, x, experts[e[1]], pick(rng, weaknesses), experts[e[2]], article(med), med)
+		a.Rationale = w.debate(c, experts[e[0]], experts[e[1]], experts[e[2]], pick(rng, weaknesses))
 	case research.StrategyAssumptions:
-		a.Rationale = fmt.Sprintf("Built by iterative assumption identification on three assumptions, each plausible on its own: (1) %s operates %s; (2) %s %s is present where %s is observed; (3) a change in the %s precedes the change in %s. Together they imply the hypothesis.",
-			mech, ctx, article(med), med, x, med, y)
+		a.Rationale = w.assumptions(c)
 	case research.StrategyFeedback:
 		if m := req.Context.MetaReview; m != nil && len(m.Critiques) > 0 {
-			critique := trimDot(stripCount(m.Critiques[0]))
-			a.Rationale = fmt.Sprintf("Expansion from the meta-review's feedback: the recurring critique of round %d was that %s, so this hypothesis is built to answer it: it %s. ",
-				m.Round, lowerFirst(critique), remedy(critique)) + capitalise(reason) + "."
+			critique := lowerFirst(trimDot(stripCount(m.Critiques[0])))
+			a.Rationale = fmt.Sprintf(w.pick(feedbackOpeners), m.Round, critique, remedy(critique)) + " " + capitalise(reason) + "."
 		} else {
-			a.Rationale = "Expansion from feedback: there is no meta-review yet, so it builds on the scientist's feedback and the plan. " + capitalise(reason) + "."
+			a.Rationale = w.pick(noMetaReview) + " " + capitalise(reason) + "."
 		}
 	default:
 		a.Rationale = fmt.Sprintf("Following the %s strategy: ", req.Strategy) + reason + "."
@@ -181,17 +180,17 @@ func writeHypothesis(rng *rand.Rand, req research.GenerateRequest) hypothesisAns
 		focus = req.Context.Focus
 	}
 	if f := newestFocus(focus); f != "" {
-		a.Statement += fmt.Sprintf(" This addresses the scientist's newest focus: %s.", strings.TrimRight(f, "."))
+		a.Statement += " " + fmt.Sprintf(w.pick(focusSentences), strings.TrimRight(f, "."))
 	}
 	if p := req.Context.Plan; p != nil && len(p.Criteria) > 0 {
-		a.Rationale += fmt.Sprintf(" It is designed to meet the plan's criterion: %s.", strings.TrimRight(lowerFirst(pick(rng, p.Criteria)), "."))
+		a.Rationale += " " + fmt.Sprintf(w.pick(criterionSentences), strings.TrimRight(lowerFirst(pick(rng, p.Criteria)), "."))
 	}
 	if f := newestFocus(req.Context.Feedback); f != "" {
 		a.Rationale += " " + followFeedback(f)
 	}
 	n := 2 + rng.IntN(3) // 2 to 4 predictions, all different
-	for _, i := range rng.Perm(len(predictions))[:n] {
-		a.Predictions = append(a.Predictions, capitalise(fmt.Sprintf(predictions[i], x, y, mech, med, pick(rng, blockers), pick(rng, assays), ctx)))
+	for _, k := range rng.Perm(len(predictions))[:n] {
+		a.Predictions = append(a.Predictions, w.prediction(k, c, pick(rng, blockers), pick(rng, assays)))
 	}
 	return a
 }

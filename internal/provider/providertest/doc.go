@@ -11,9 +11,12 @@
 //     chat completions or embeddings.
 //   - Anthropic (Server.AnthropicBaseURL): POST /v1/messages and Message Batches (POST
 //     /v1/messages/batches, GET …/{id}, GET …/{id}/results, POST …/{id}/cancel).
+//   - Voyage AI (Server.VoyageBaseURL, under /voyage): POST /v1/embeddings, Voyage's
+//     request ({"input", "model", "input_type"}) and answer ({"data": [{"embedding",
+//     "index"}], "usage": {"total_tokens"}}), errors as {"detail": "..."}.
 //
-// Each API takes only its configured key ("Authorization: Bearer" for OpenAI, "x-api-key"
-// for Anthropic) and refuses any other with a 401 in its own error shape. Requests the real
+// Each API takes only its configured key ("Authorization: Bearer" for OpenAI and Voyage,
+// "x-api-key" for Anthropic) and refuses any other with a 401 in its own error shape. Requests the real
 // API would refuse (five cache breakpoints, a tool_choice naming no tool, a batch line
 // with a duplicate custom_id…) get the API's 4xx; requests the fake cannot make sense of
 // (an unknown endpoint, a body that is not JSON, streaming) are also noted as Problems,

@@ -25,9 +25,9 @@ const DefaultOpenAICacheTTL = 5 * time.Minute
 
 // Options configure a Server. The zero value is a working fake.
 type Options struct {
-	// OpenAIKey and AnthropicKey are the API keys the fake accepts ("" means
-	// DefaultOpenAIKey and DefaultAnthropicKey).
-	OpenAIKey, AnthropicKey string
+	// OpenAIKey, AnthropicKey and VoyageKey are the API keys the fake accepts ("" means
+	// DefaultOpenAIKey, DefaultAnthropicKey and DefaultVoyageKey).
+	OpenAIKey, AnthropicKey, VoyageKey string
 	// Clock drives the prompt cache's lifetimes and the batches' timelines; nil means the
 	// real time.
 	Clock Clock
@@ -85,7 +85,7 @@ type BatchRequest struct {
 
 // Server is the fake OpenAI and Anthropic API, an http.Handler: OpenAI's endpoints under
 // /v1/ (chat/completions, embeddings, files, batches) and Anthropic's (messages,
-// messages/batches) on the same server.
+// messages/batches) on the same server, and Voyage's embeddings under /voyage/v1/.
 type Server struct {
 	opts  Options
 	clock Clock
@@ -112,6 +112,9 @@ func New(opts Options) *Server {
 	}
 	if opts.AnthropicKey == "" {
 		opts.AnthropicKey = DefaultAnthropicKey
+	}
+	if opts.VoyageKey == "" {
+		opts.VoyageKey = DefaultVoyageKey
 	}
 	if opts.AnthropicTokenScale <= 0 {
 		opts.AnthropicTokenScale = 1
@@ -192,6 +195,7 @@ func (s *Server) routes() {
 	openai("POST /v1/batches", s.handleBatchCreate)
 	openai("GET /v1/batches/{id}", s.handleBatchGet)
 	openai("POST /v1/batches/{id}/cancel", s.handleBatchCancel)
+	s.mux.HandleFunc("POST "+voyagePrefix+"/v1/embeddings", s.authorized(voyageAuth, s.handleVoyageEmbeddings))
 	claude("POST /v1/messages", s.handleMessages)
 	claude("POST /v1/messages/batches", s.handleMessageBatchCreate)
 	claude("GET /v1/messages/batches/{id}", s.handleMessageBatchGet)
@@ -352,7 +356,8 @@ type Stats struct {
 	ToolCalls    int              // tool calls the fake made instead of answering
 	// Tokens of the turns answered, by API, ordinary and in batches apart.
 	OpenAI, Anthropic, OpenAIBatch, AnthropicBatch Usage
-	Embeddings                                     Embeddings
+	Embeddings                                     Embeddings     // OpenAI's and Voyage's
+	VoyageInputTypes                               map[string]int // Voyage requests by input_type ("" for none)
 	Batches                                        map[string]int // batches by API and status now: "openai/completed", "anthropic/ended"
 	InFlight, MaxInFlight                          int            // ordinary chat completions and messages being answered
 }
@@ -391,7 +396,7 @@ type Embeddings struct {
 func newStats() Stats {
 	return Stats{
 		Requests: map[string]int{}, Keys: map[string]int{}, Agents: map[string]int{}, ByAgent: map[string]Usage{}, Models: map[string]int{},
-		Schemas: map[string]int{}, Batches: map[string]int{}, Embeddings: Embeddings{PerText: map[string]int{}},
+		Schemas: map[string]int{}, Batches: map[string]int{}, Embeddings: Embeddings{PerText: map[string]int{}}, VoyageInputTypes: map[string]int{},
 	}
 }
 
@@ -415,6 +420,7 @@ func (s *Server) Stats() Stats {
 	c.Requests, c.Keys, c.Agents = maps.Clone(c.Requests), maps.Clone(c.Keys), maps.Clone(c.Agents)
 	c.Models, c.Schemas, c.ByAgent = maps.Clone(c.Models), maps.Clone(c.Schemas), maps.Clone(c.ByAgent)
 	c.Embeddings.PerText = maps.Clone(c.Embeddings.PerText)
+	c.VoyageInputTypes = maps.Clone(c.VoyageInputTypes)
 	c.Batches = statuses
 	return c
 }
