@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -140,15 +141,63 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 	return refs, invented
 }
 
-// link is where a reader finds a source: its DOI's resolver, or its URL.
-func link(r research.Reference) string {
+// address is where a source is, as given: its DOI's resolver, or its URL. It may be any
+// text a model or a tool wrote; link says whether a reader may follow it.
+func address(r research.Reference) string {
 	if doi := citation.NormalDOI(r.DOI); doi != "" {
-		return "https://doi.org/" + doi
+		return doiURL(doi)
 	}
 	if doi := citation.NormalDOI(r.ID); doi != "" {
-		return "https://doi.org/" + doi
+		return doiURL(doi)
 	}
-	return r.URL
+	return strings.TrimSpace(r.URL)
+}
+
+// link is the source's address when the report may link it: an http(s) URL with a host,
+// no user name (https://trusted.example@elsewhere.example reads as trusted) and nothing a
+// Markdown autolink or an HTML attribute would end at. Anything else (javascript:, data:,
+// file:, a relative or protocol-relative path) is shown as text, never linked, since a
+// viewer that does not sanitise would follow it.
+func link(r research.Reference) string {
+	a := address(r)
+	u, err := url.Parse(a)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	if strings.ContainsFunc(a, func(c rune) bool {
+		return c <= ' ' || strings.ContainsRune("<>\"'`\\", c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c)
+	}) {
+		return ""
+	}
+	return a
+}
+
+// doiURL is a DOI's link at doi.org, with what a URL path cannot hold ("#", "?", "%",
+// spaces, "<>" as SICI DOIs have) percent-encoded, and the rest as written.
+func doiURL(doi string) string {
+	var b strings.Builder
+	b.WriteString("https://doi.org/")
+	for i := 0; i < len(doi); i++ {
+		c := doi[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// mdAddress is a source's address in report.md: an autolink when it may be followed, else
+// a code span, which no renderer links.
+func mdAddress(r research.Reference) string {
+	if l := link(r); l != "" {
+		return " <" + l + ">"
+	}
+	if a := address(r); a != "" {
+		return " " + code(a)
+	}
+	return ""
 }
 
 // authorsShort is up to three authors, then "et al.".
@@ -384,29 +433,29 @@ func references(b *bytes.Buffer, cs []cited) {
 	}
 	fmt.Fprintf(b, "**References:**\n\n")
 	for _, c := range cs {
-		line := citationLine(c.Reference)
+		line := mdText(citationLine(c.Reference))
 		if c.Title == "" {
 			line = code(c.ID) + " (no tool returned it)." // and no link: it may lead nowhere
-		} else if l := link(c.Reference); l != "" {
-			line += " <" + l + ">"
+		} else {
+			line += mdAddress(c.Reference)
 		}
 		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))
 		if w := supportWord(c.Support); w != "" {
 			fmt.Fprintf(b, "; *%s*", w)
 		}
-		if cl := oneLine(c.Claim); cl != "" {
+		if cl := mdText(c.Claim); cl != "" {
 			fmt.Fprintf(b, "\n  Claim: %s", cl)
 		}
-		if q := oneLine(c.Quote); q != "" {
+		if q := mdText(c.Quote); q != "" {
 			fmt.Fprintf(b, "\n  > %s", q)
 		}
-		if p := oneLine(c.Passage); p != "" {
+		if p := mdText(c.Passage); p != "" {
 			fmt.Fprintf(b, "\n  The source's words: %s", p)
 		}
-		if n := oneLine(c.Note); n != "" && c.Verdict != research.CitationVerified {
+		if n := mdText(c.Note); n != "" && c.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  Check: %s", n)
 		}
-		if n := oneLine(c.SupportNote); n != "" && c.Support != "" {
+		if n := mdText(c.SupportNote); n != "" && c.Support != "" {
 			fmt.Fprintf(b, "\n  Support: %s", n)
 		}
 		b.WriteString("\n")
@@ -422,11 +471,7 @@ func bibliographySection(b *bytes.Buffer, v *view) {
 	}
 	section(b, "References", fmt.Sprintf("Every source the ranked hypotheses and their reviews cite, as the tools returned it (also in %s and %s).", BibTeXFile, CSLFile))
 	for i, r := range refs {
-		line := citationLine(r)
-		if l := link(r); l != "" {
-			line += " <" + l + ">"
-		}
-		fmt.Fprintf(b, "%d. %s\n", i+1, line)
+		fmt.Fprintf(b, "%d. %s%s\n", i+1, mdText(citationLine(r)), mdAddress(r))
 	}
 	if len(refs) > 0 {
 		b.WriteString("\n")
