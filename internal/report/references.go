@@ -265,7 +265,9 @@ func supportWord(s string) string {
 
 // BibTeX writes references as BibTeX entries: a stable key for each (first author's
 // family name, year, first word of the title), LaTeX's special characters escaped, and
-// any other text as UTF-8, which biber and modern BibTeX read.
+// any other text as UTF-8, which biber and modern BibTeX read. Every value's braces are
+// balanced whatever its source wrote (texEscape, bibVerbatim), so none can close its
+// field and start another: a DOI of "10.1/x},note={..." stays one DOI.
 func BibTeX(refs []research.Reference) []byte {
 	var b bytes.Buffer
 	used := map[string]int{}
@@ -305,11 +307,11 @@ func BibTeX(refs []research.Reference) []byte {
 			field("year", fmt.Sprint(r.Year))
 		}
 		if doi := citation.NormalDOI(r.DOI); doi != "" {
-			field("doi", doi)
+			field("doi", bibVerbatim(doi))
 		} else if doi := citation.NormalDOI(r.ID); doi != "" {
-			field("doi", doi)
+			field("doi", bibVerbatim(doi))
 		}
-		field("url", r.URL)
+		field("url", bibVerbatim(oneLine(r.URL)))
 		b.Truncate(b.Len() - 2) // the last ",\n"
 		b.WriteString("\n}\n\n")
 	}
@@ -365,11 +367,27 @@ func fold(s string) string {
 	return b.String()
 }
 
-// texEscape escapes the characters LaTeX gives a meaning.
-func texEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\{`, `}`, `\}`, `&`, `\&`, `%`, `\%`, `$`, `\$`,
-		`#`, `\#`, `_`, `\_`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
-	return r.Replace(s)
+// texEscape escapes the characters LaTeX gives a meaning. Braces become \textbraceleft{}
+// and \textbraceright{}, not \{ and \}: BibTeX and biber count every brace, escaped or
+// not, when they look for a field's end, so "\}" would close it.
+func texEscape(s string) string { return texEscaper.Replace(s) }
+
+var texEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\textbraceleft{}`, `}`, `\textbraceright{}`, `&`, `\&`, `%`, `\%`,
+	`$`, `\$`, `#`, `\#`, `_`, `\_`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
+
+// bibVerbatim makes a DOI or a URL safe in a field that biblatex reads verbatim (no
+// LaTeX escapes there): braces, backslashes, white space and control characters are
+// percent-encoded, which a resolver reads as the same address.
+func bibVerbatim(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f || c == '{' || c == '}' || c == '\\' {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // cslItem is a reference as CSL-JSON writes it.
