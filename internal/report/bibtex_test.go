@@ -11,8 +11,9 @@ import (
 
 // TestBibTeXValuesCannotCloseTheirField: whatever braces a source's fields hold, each
 // entry of bibliography.bib reads back, through cosci's own BibTeX reader, as one entry
-// whose fields are the source's: nothing after a "}" becomes a field of its own. Before,
-// a DOI or URL with "}" ended its field and the rest set the title.
+// whose fields are the source's: nothing after a "}" becomes a field of its own, and a
+// URL a reference manager would link is http(s) or absent. Before, a DOI or URL with "}"
+// ended its field and the rest set the title.
 func TestBibTeXValuesCannotCloseTheirField(t *testing.T) {
 	safe := research.Reference{ID: "k", Title: "Safe title", Authors: []string{"Doe, Jane"}, Year: 2020, Venue: "Journal"}
 	tests := []struct {
@@ -24,9 +25,12 @@ func TestBibTeXValuesCannotCloseTheirField(t *testing.T) {
 			func(l library.Reference) bool { return strings.EqualFold(l.DOI, "10.1/x%7D,title=%7Bpwned") }},
 		{"doi with spaces", func(r *research.Reference) { r.DOI = "10.1/x}, title = {pwned" }, nil},
 		{"id", func(r *research.Reference) { r.ID = "10.1/x},title={pwned" }, nil},
-		{"url", func(r *research.Reference) { r.URL = "https://x.example/a}, title = {pwned" },
-			func(l library.Reference) bool { return l.URL == "https://x.example/a%7D,%20title%20=%20%7Bpwned" }},
-		{"url with a backslash", func(r *research.Reference) { r.URL = `https://x.example/a\}, title = {pwned` }, nil},
+		{"url", func(r *research.Reference) { r.URL = "https://x.example/a},title={pwned" },
+			func(l library.Reference) bool { return l.URL == "https://x.example/a%7D,title=%7Bpwned" }},
+		{"url with spaces", func(r *research.Reference) { r.URL = "https://x.example/a}, title = {pwned" }, nil},
+		{"url with a backslash", func(r *research.Reference) { r.URL = `https://x.example/a\},title={pwned` }, nil},
+		{"javascript url", func(r *research.Reference) { r.URL = "javascript:alert(1)//},title={pwned" },
+			func(l library.Reference) bool { return l.URL == "" }},
 		{"title", func(r *research.Reference) { r.Title = "Safe title}, abstract = {pwned" },
 			func(l library.Reference) bool { return l.Title == "Safe title, abstract = pwned" }},
 		{"title, unbalanced", func(r *research.Reference) { r.Title = "Safe title}}}}, abstract = {pwned" }, nil},

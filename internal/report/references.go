@@ -153,19 +153,21 @@ func address(r research.Reference) string {
 	return strings.TrimSpace(r.URL)
 }
 
-// link is the source's address when the report may link it: an http(s) URL with a host,
-// no user name (https://trusted.example@elsewhere.example reads as trusted) and nothing a
-// Markdown autolink or an HTML attribute would end at. Anything else (javascript:, data:,
-// file:, a relative or protocol-relative path) is shown as text, never linked, since a
-// viewer that does not sanitise would follow it.
-func link(r research.Reference) string {
-	a := address(r)
+// link is the source's address when the report may link it (webURL).
+func link(r research.Reference) string { return webURL(address(r)) }
+
+// webURL is a, when a reader may follow it: an http(s) URL with a host, no user name
+// (https://trusted.example@elsewhere.example reads as trusted) and nothing a Markdown
+// autolink would end at or a browser would read as a slash. Anything else (javascript:,
+// data:, file:, a relative or protocol-relative path) is "": shown as text, never linked,
+// since a viewer that does not sanitise would follow it.
+func webURL(a string) string {
 	u, err := url.Parse(a)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return ""
 	}
 	if strings.ContainsFunc(a, func(c rune) bool {
-		return c <= ' ' || strings.ContainsRune("<>\"'`\\", c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c)
+		return c <= ' ' || strings.ContainsRune("<>\\", c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c)
 	}) {
 		return ""
 	}
@@ -311,7 +313,8 @@ func BibTeX(refs []research.Reference) []byte {
 		} else if doi := citation.NormalDOI(r.ID); doi != "" {
 			field("doi", bibVerbatim(doi))
 		}
-		field("url", bibVerbatim(oneLine(r.URL)))
+		// A reference manager links the URL too: only an http(s) one is given.
+		field("url", bibVerbatim(webURL(strings.TrimSpace(r.URL))))
 		b.Truncate(b.Len() - 2) // the last ",\n"
 		b.WriteString("\n}\n\n")
 	}
@@ -416,7 +419,7 @@ type cslIssued struct {
 func CSL(refs []research.Reference) ([]byte, error) {
 	items := []cslItem{}
 	for _, r := range refs {
-		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: r.URL,
+		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: webURL(strings.TrimSpace(r.URL)),
 			DOI: citation.NormalDOI(r.DOI)}
 		if it.DOI == "" {
 			it.DOI = citation.NormalDOI(r.ID)
