@@ -34,25 +34,29 @@ type Postgres struct {
 // a URL's password (postgres://user:pw@host), secret-bearing query parameters
 // (?password=, ?sslpassword=, spelled in any case or percent-encoding), and in libpq's
 // keyword/value form (host=db password='p w') the same keys' values, quoted or not. A
-// directory comes back as it is. A URL that parses ambiguously (a password with an
-// unescaped '/', '#' or '@') is masked up to its last '@': more than the password,
+// directory comes back as it is. A URL whose parts are not certain (a password with an
+// unescaped '/', '?', '#' or '@') is masked up to its last '@': more than the password,
 // never less. Paths such as sslkey's and passfile's are not secrets and stay readable.
 func Redact(location string) string {
 	const mask = "xxxxx"
 	if !urlScheme.MatchString(location) {
 		return keywordSecret.ReplaceAllString(location, "${1}"+mask)
 	}
-	if u, err := url.Parse(location); err == nil && u.Opaque == "" && !strings.Contains(u.Path+u.Fragment, "@") {
+	// pgx takes the userinfo to end at the first '@' that no '/' comes before; where Go's
+	// parser agrees, the URL's parts are certain.
+	scheme, rest, _ := strings.Cut(location, "://")
+	i := strings.IndexAny(rest, "@/")
+	pgxUser := i >= 0 && rest[i] == '@'
+	if u, err := url.Parse(location); err == nil && u.Opaque == "" && (u.User != nil) == pgxUser && !strings.Contains(u.Path+u.Fragment, "@") {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), mask)
 		}
 		u.RawQuery = redactQuery(u.RawQuery, mask)
 		return u.String()
 	}
-	// The URL does not parse cleanly, so where its userinfo ends is a guess: mask every
-	// secret-named parameter wherever a '?' or '&' starts one, then everything between the
-	// scheme and the last '@' but the user's name.
-	scheme, rest, _ := strings.Cut(location, "://")
+	// Where the userinfo ends is a guess: mask every secret-named parameter wherever a '?'
+	// or '&' starts one, then everything between the scheme and the last '@' but the
+	// user's name.
 	rest = redactQuery(rest, mask)
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		if user, _, has := strings.Cut(rest[:at], ":"); has {

@@ -97,6 +97,8 @@ func TestRedact(t *testing.T) {
 		{"postgres://cosci:s3c/ret-pw@db/cosci", "postgres://cosci:xxxxx@db/cosci"},
 		{"postgres://cosci:12/s3cret-pw@db/cosci", "postgres://cosci:xxxxx@db/cosci"},
 		{"postgres://cosci:s3c#ret-pw@db/cosci", "postgres://cosci:xxxxx@db/cosci"},
+		{"postgres://cosci:12?s3cret-pw@db/cosci", "postgres://cosci:xxxxx@db/cosci"},
+		{"postgres://db:5432/cosci?application_name=me@lab&password=s3cret-pw", "postgres://db:5432/cosci?application_name=me@lab&password=xxxxx"},
 		{"postgres://[db?x]/cosci?password=s3cret-pw super&sslmode=disable", "postgres://[db?x]/cosci?password=xxxxx&sslmode=disable"},
 		// libpq's keyword/value form.
 		{"host=db user=cosci password=s3cret-pw dbname=cosci", "host=db user=cosci password=xxxxx dbname=cosci"},
