@@ -35,28 +35,30 @@ type Postgres struct {
 // (?password=, ?sslpassword=, spelled in any case or percent-encoding), and in libpq's
 // keyword/value form (host=db password='p w') the same keys' values, quoted or not. A
 // directory comes back as it is. A URL whose parts are not certain (a password with an
-// unescaped '/', '?', '#' or '@') is masked up to its last '@': more than the password,
-// never less. Paths such as sslkey's and passfile's are not secrets and stay readable.
+// unescaped '/', '?', '#' or '@'; an '@' in a parameter) is masked up to its last '@', and
+// a secret parameter up to the next '&': more than the password, never less. Paths such as sslkey's and passfile's are not secrets and stay readable.
 func Redact(location string) string {
 	const mask = "xxxxx"
 	if !urlScheme.MatchString(location) {
 		return keywordSecret.ReplaceAllString(location, "${1}"+mask)
 	}
-	// pgx takes the userinfo to end at the first '@' that no '/' comes before; where Go's
-	// parser agrees, the URL's parts are certain.
+	// pgx takes the userinfo to end at the first '@' that no '/' comes before, Go's parser
+	// at the last '@' before the first '/', '?' or '#'. The URL's parts are certain when
+	// there is no '#' and no '@' but one that both take to end the userinfo.
 	scheme, rest, _ := strings.Cut(location, "://")
 	i := strings.IndexAny(rest, "@/")
 	pgxUser := i >= 0 && rest[i] == '@'
-	if u, err := url.Parse(location); err == nil && u.Opaque == "" && (u.User != nil) == pgxUser && !strings.Contains(u.Path+u.Fragment, "@") {
+	ats := strings.Count(location, "@")
+	if u, err := url.Parse(location); err == nil && u.Opaque == "" && !strings.Contains(location, "#") &&
+		(ats == 0 || ats == 1 && pgxUser && u.User != nil) {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), mask)
 		}
 		u.RawQuery = redactQuery(u.RawQuery, mask)
 		return u.String()
 	}
-	// Where the userinfo ends is a guess: mask every secret-named parameter wherever a '?'
-	// or '&' starts one, then everything between the scheme and the last '@' but the
-	// user's name.
+	// Where the userinfo and the query start is a guess: mask every secret-named
+	// parameter, then everything between the scheme and the last '@' but the user's name.
 	rest = redactQuery(rest, mask)
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		if user, _, has := strings.Cut(rest[:at], ":"); has {
@@ -75,25 +77,18 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 // to white space.
 var keywordSecret = regexp.MustCompile(`(?i)(\b[a-z_]*(?:password|passwd|pwd|secret|token)[a-z_]*\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)+)`)
 
-// redactQuery masks the values of a URL query's secret-named parameters, keeping every
-// other parameter as written. It splits on '&' and '?' alike, so that in a URL that does
-// not parse a parameter is found wherever it starts.
+// redactQuery masks the values of a URL query's secret-named parameters up to the next
+// '&', as pgx reads them, keeping every other parameter as written. A key is secret when
+// its name holds a secret's word (secretKey), so in a URL that does not parse the first
+// parameter is found with whatever precedes it.
 func redactQuery(query, mask string) string {
-	var b strings.Builder
-	for query != "" {
-		i := strings.IndexAny(query, "&?")
-		pair, sep := query, ""
-		if i >= 0 {
-			pair, sep, query = query[:i], query[i:i+1], query[i+1:]
-		} else {
-			query = ""
-		}
+	pairs := strings.Split(query, "&")
+	for i, pair := range pairs {
 		if key, _, has := strings.Cut(pair, "="); has && secretKey(key) {
-			pair = key + "=" + mask
+			pairs[i] = key + "=" + mask
 		}
-		b.WriteString(pair + sep)
 	}
-	return b.String()
+	return strings.Join(pairs, "&")
 }
 
 // secretKey says whether a connection parameter, percent-encoded or not, holds a secret:
