@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -151,6 +152,35 @@ func TestHTMLLinksOnlyHTTP(t *testing.T) {
 	for _, want := range []string{"javascript:alert(1)", "//evil.example/x", "data:text/html,<script>alert(1)</script>", `<script>alert(1)</script> [x](javascript:alert(1))`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report.html does not show %q as text", want)
+		}
+	}
+}
+
+// TestMarkdownTextRoundTrips: any text of Markdown's punctuation, letters and white space,
+// escaped by mdText (one line) or mdBlock (its lines kept), renders as paragraphs (one for
+// mdText) whose text is the original (white space aside), with no element of its own: no
+// emphasis, code, link, heading, list, quote, line break or HTML. Seeded, so a failure
+// repeats.
+func TestMarkdownTextRoundTrips(t *testing.T) {
+	const chars = "ab1 \\`*_[]()<>!#&;|~-+=.:/@\"'\n\t{}$%^"
+	r := rand.New(rand.NewPCG(3, 4))
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for range 3000 {
+		b := make([]byte, 1+r.IntN(24))
+		for i := range b {
+			b[i] = chars[r.IntN(len(chars))]
+		}
+		s := string(b)
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		for name, md := range map[string]string{"mdText": mdText(s), "mdBlock": mdBlock(s)} {
+			elements, _, text := pageParts(viewMarkdown(t, []byte("x "+md+"\n")))
+			paragraphs := len(elements) - 3 // mdBlock keeps a blank line's paragraphs
+			if !slices.Equal(elements[:3], []string{"html", "head", "body"}) || slices.ContainsFunc(elements[3:], func(e string) bool { return e != "p" }) ||
+				name == "mdText" && paragraphs != 1 || words(text) != words("x "+s) {
+				t.Fatalf("%s(%q) = %q renders as %v holding %q", name, s, md, elements, text)
+			}
 		}
 	}
 }

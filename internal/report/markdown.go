@@ -748,10 +748,11 @@ var blockStartRE = regexp.MustCompile(`^([-+=]|[0-9]{1,9}[.)])`)
 
 // escapeLine makes one line of untrusted text show as itself in Markdown: its inline
 // punctuation escaped (mdEscaper), "_" too where it could start or end emphasis (not
-// inside a word: snake_case stays readable), its leading white space gone (four spaces
-// would make a code block) and a leading list, heading or rule marker escaped.
+// inside a word: snake_case stays readable), its white space at either end gone (four
+// spaces before would make a code block, two after a line break) and a leading list,
+// heading or rule marker escaped.
 func escapeLine(l string) string {
-	l = strings.TrimLeft(l, " \t")
+	l = strings.Trim(l, " \t")
 	l = entityRE.ReplaceAllStringFunc(l, func(e string) string { return "&amp;" + e[1:] })
 	l = mdEscaper.Replace(l)
 	if strings.Contains(l, "_") {
