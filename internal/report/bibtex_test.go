@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -55,6 +56,30 @@ func TestBibTeXValuesCannotCloseTheirField(t *testing.T) {
 		}
 		if tt.check != nil && !tt.check(got) {
 			t.Errorf("%s: read back as %+v:\n%s", tt.name, got, bib)
+		}
+	}
+}
+
+// TestBibTeXEntriesStayWhole: sources whose every field holds random braces, backslashes,
+// quotes, '@', '#', '=' and commas each read back as one whole entry, with the year it
+// was given and no field it was not. Seeded, so a failure repeats.
+func TestBibTeXEntriesStayWhole(t *testing.T) {
+	const chars = "ab1 {}\\,=@\"#%&~^_$()\n"
+	r := rand.New(rand.NewPCG(7, 8))
+	text := func() string {
+		b := make([]byte, 1+r.IntN(16))
+		for i := range b {
+			b[i] = chars[r.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	for range 2000 {
+		ref := research.Reference{ID: "k", Title: "T" + text(), Authors: []string{text(), "Doe, " + text()}, Venue: text(), Year: 2020,
+			DOI: "10.1/" + strings.ReplaceAll(text(), " ", ""), URL: "https://x.example/" + text()}
+		bib := BibTeX([]research.Reference{ref})
+		refs, skipped := library.ParseBibTeX(bib, "bibliography.bib")
+		if len(refs) != 1 || len(skipped) != 0 || refs[0].Year != 2020 || refs[0].Abstract != "" || !strings.HasPrefix(refs[0].Title, "T") {
+			t.Fatalf("%+v reads back as %d entries (%+v), skipping %v:\n%s", ref, len(refs), refs, skipped, bib)
 		}
 	}
 }
