@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -63,9 +64,9 @@ func renderStatus(w io.Writer, s workflows.Status) error {
 	fmt.Fprintf(t, "session\t%s\n", s.SessionID)
 	fmt.Fprintf(t, "state\t%s\n", stateOf(s))
 	if s.Reason != "" {
-		fmt.Fprintf(t, "reason\t%s\n", s.Reason)
+		fmt.Fprintf(t, "reason\t%s\n", oneLine(s.Reason))
 	}
-	fmt.Fprintf(t, "scientist\t%s\n", s.ScientistID)
+	fmt.Fprintf(t, "scientist\t%s\n", oneLine(s.ScientistID))
 	fmt.Fprintf(t, "goal\t%s\n", research.Shorten(s.Goal, 200))
 	fmt.Fprintf(t, "started\t%s\n", when(s.StartedAt))
 	fmt.Fprintf(t, "updated\t%s\n", when(s.UpdatedAt))
@@ -118,15 +119,20 @@ func waitingRows(t io.Writer, id string, ws []session.WaitingCall) {
 }
 
 // printable is text from a model or a tool as a terminal may show it: control characters
-// (escape sequences, carriage returns, tabs) and invisible formatting ones (bidirectional
-// overrides, zero-width characters) written as Go escapes (\x1b, \u202e), the rest as is.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
+// (escape sequences, carriage returns, tabs, newlines) and invisible formatting ones
+// (bidirectional overrides, zero-width characters, line separators) written as Go escapes
+// (\x1b, \u202e), the rest as is.
+func printable(s string) string { return escapeHidden(s, func(rune) bool { return false }) }
+
+// escapeHidden writes the hidden characters of s that keep does not keep as Go escapes.
+func escapeHidden(s string, keep func(rune) bool) string {
+	shown := func(r rune) bool { return !hidden(r) || keep(r) }
+	if !strings.ContainsFunc(s, func(r rune) bool { return !shown(r) }) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if !hidden(r) {
+		if shown(r) {
 			b.WriteRune(r)
 		} else if q := strconv.QuoteRune(r); strings.HasPrefix(q, `'\`) {
 			b.WriteString(q[1 : len(q)-1])
@@ -137,10 +143,67 @@ func printable(s string) string {
 	return b.String()
 }
 
-// hidden says whether a terminal would act on a character, or show nothing for it.
+// hidden says whether a terminal would act on a character, or show nothing for it: C0 and
+// C1 controls (ESC starts the CSI and OSC sequences that clear the screen, retitle the
+// window or hide a link), format characters (bidirectional overrides, zero-width ones),
+// line and paragraph separators, and bytes that are not UTF-8.
 func hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError
 }
+
+// terminal is where starter's output goes (run puts it in front of stdout and stderr):
+// every character a terminal would act on or hide is written as its Go escape, newlines
+// and tabs aside, which starter's own layout uses. Goals, titles, reasons, reports and
+// errors carry text from models, tools and people; none of it can move the cursor, clear
+// the screen, set the window's title, hide a link (OSC 8) or reorder what is shown.
+type terminal struct {
+	w       io.Writer
+	mu      sync.Mutex // a client's goroutines may write at once
+	partial []byte     // the start of a character that the next Write completes
+}
+
+func newTerminal(w io.Writer) *terminal { return &terminal{w: w} }
+
+func (t *terminal) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	data := append(t.partial, p...)
+	t.partial = nil
+	// A character split between two writes is kept whole for the next.
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(data[i]) {
+			if !utf8.FullRune(data[i:]) {
+				t.partial = append([]byte(nil), data[i:]...)
+				data = data[:i]
+			}
+			break
+		}
+	}
+	if _, err := io.WriteString(t.w, escapeHidden(string(data), layout)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what is left of a character no write completed, escaped.
+func (t *terminal) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.partial) == 0 {
+		return nil
+	}
+	rest := t.partial
+	t.partial = nil
+	_, err := io.WriteString(t.w, escapeHidden(string(rest), layout))
+	return err
+}
+
+// layout are the control characters starter's own output is laid out with.
+func layout(r rune) bool { return r == '\n' || r == '\t' }
+
+// oneLine is a free text on one line: its newlines and other white space as single spaces,
+// so that it cannot start a line of its own in a table.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func renderProgress(w io.Writer, p session.Progress) error {
 	t := newTable(w)
@@ -228,7 +291,7 @@ func agentTurns(agents []workflows.AgentStat) string {
 func renderState(w io.Writer, v workflows.StateView) error {
 	t := newTable(w)
 	fmt.Fprintf(t, "session\t%s (%s)\n", v.SessionID, v.State)
-	fmt.Fprintf(t, "scientist\t%s\n", v.ScientistID)
+	fmt.Fprintf(t, "scientist\t%s\n", oneLine(v.ScientistID))
 	fmt.Fprintf(t, "goal\t%s\n", research.Shorten(v.Goal, 300))
 	for _, r := range v.Refinements {
 		var parts []string
@@ -260,7 +323,7 @@ func renderState(w io.Writer, v workflows.StateView) error {
 		fmt.Fprintf(t, "\t%s\n", dollarBudgetText(v.Usage, v.Config.BudgetUSD))
 	}
 	if v.StopReason != "" {
-		fmt.Fprintf(t, "stop reason\t%s\n", v.StopReason)
+		fmt.Fprintf(t, "stop reason\t%s\n", oneLine(v.StopReason))
 	}
 	if err := t.Flush(); err != nil {
 		return err
@@ -524,7 +587,7 @@ func eventText(e session.Event) string {
 func renderResult(w io.Writer, r workflows.Result, link string) error {
 	fmt.Fprintf(w, "session %s %s", r.SessionID, r.State)
 	if r.StopReason != "" {
-		fmt.Fprintf(w, ": %s", r.StopReason)
+		fmt.Fprintf(w, ": %s", oneLine(r.StopReason))
 	}
 	fmt.Fprintf(w, "\n%d hypotheses generated", r.Hypotheses)
 	if len(r.Top) == 0 {
@@ -578,7 +641,7 @@ func renderList(w io.Writer, rows []listRow) error {
 		if !r.Started.IsZero() {
 			started = r.Started.UTC().Format("2006-01-02 15:04:05Z")
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Status, "-"), count, elo, cost, or(r.Scientist, "-"), started, or(research.Shorten(r.Goal, 60), "-"))
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(oneLine(r.Status), "-"), count, elo, cost, or(oneLine(r.Scientist), "-"), started, or(research.Shorten(r.Goal, 60), "-"))
 	}
 	return t.Flush()
 }

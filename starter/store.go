@@ -72,7 +72,7 @@ func openStore(ctx context.Context) (*store.Store, error) {
 	loc := storeLocation()
 	if !store.IsDatabase(loc) {
 		if _, err := os.Stat(loc); err != nil {
-			return nil, fmt.Errorf("no session store at %s on this machine: name the workers' store with --store or COSCI_STORE (a postgres:// URL, password in PGPASSWORD)", loc)
+			return nil, fmt.Errorf("no session store at %s on this machine: name the workers' store with --store or COSCI_STORE (a postgres:// URL, password in PGPASSWORD)", store.Redact(loc))
 		}
 	}
 	return openStoreAt(ctx, loc)

@@ -138,9 +138,13 @@ type display interface {
 
 // newDisplay draws a progress bar on a terminal, and plain lines anywhere else.
 func newDisplay(w io.Writer, id string) display {
-	if f, ok := w.(*os.File); ok {
+	raw := w
+	if t, ok := w.(*terminal); ok {
+		raw = t.w // the bar redraws itself with carriage returns; what it describes is escaped (printable)
+	}
+	if f, ok := raw.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return &barDisplay{w: w, id: id}
+			return &barDisplay{w: raw, id: id}
 		}
 	}
 	return &lineDisplay{w: w, id: id, now: time.Now}
@@ -179,7 +183,7 @@ func (d *barDisplay) show(p session.Progress, agents []workflows.AgentStat) {
 		desc = p.HypothesesText() + " · " + desc
 	}
 	_ = d.bar.Set(counted)
-	d.bar.Describe(desc)
+	d.bar.Describe(printable(desc))
 }
 
 func (d *barDisplay) note(msg string) {
@@ -190,7 +194,7 @@ func (d *barDisplay) note(msg string) {
 		}
 		return
 	}
-	d.bar.Describe(msg)
+	d.bar.Describe(printable(msg))
 }
 
 func (d *barDisplay) finish(desc string, n int) {
@@ -204,7 +208,7 @@ func (d *barDisplay) finish(desc string, n int) {
 		_ = d.bar.Set(counted)
 	}
 	if desc != "" {
-		d.bar.Describe(desc)
+		d.bar.Describe(printable(desc))
 	}
 	_ = d.bar.Exit()
 	fmt.Fprintln(d.w)

@@ -198,7 +198,9 @@ func run() error {
 	}
 	st, err := store.Open(context.Background(), cfg.store)
 	if err != nil {
-		return fmt.Errorf("cannot open the session store: %w", err)
+		// A keyword/value connection string given as --store is taken for a directory, whose
+		// errors name it: its password is masked like a URL's.
+		return fmt.Errorf("cannot open the session store: %s", store.Redact(err.Error()))
 	}
 	defer st.Close()
 	st.Encrypt(keys)
@@ -335,7 +337,7 @@ func run() error {
 
 	logger.Info("worker started",
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
-		"slots", cfg.slots, "compute_slots", cfg.computeSlots, "rps", rpsText(cfg.rps), "store", st.Location(),
+		"slots", cfg.slots, "compute_slots", cfg.computeSlots, "rps", rpsText(cfg.rps), "store", store.Redact(st.Location()),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
 		"notify", cfg.notifyState(), "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "store_migrating", cfg.storeMigrating, "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())

@@ -66,8 +66,9 @@ type pageHypothesis struct {
 }
 
 type pageSource struct {
-	Line, Link, Claim, Quote, Passage, Verdict, Class, Note string
-	Support, SupportClass, SupportNote                      string
+	// Link is an http(s) address the page links; Address one it shows as text only.
+	Line, Link, Address, Claim, Quote, Passage, Verdict, Class, Note string
+	Support, SupportClass, SupportNote                               string
 }
 
 type pageReview struct {
@@ -110,8 +111,11 @@ func (v *view) row(e session.Entry) pageRow {
 func source(c cited) pageSource {
 	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
 		Passage: oneLine(c.Passage), Note: oneLine(c.Note)}
+	if s.Link == "" {
+		s.Address = address(c.Reference)
+	}
 	if c.Title == "" {
-		s.Line, s.Link = c.ID+" (no tool returned it)", "" // no link: it may lead nowhere
+		s.Line, s.Link, s.Address = c.ID+" (no tool returned it)", "", "" // no link: it may lead nowhere
 	}
 	if c.Verdict != "" {
 		s.Verdict, s.Class = verdictWord(c.Verdict), c.Verdict
@@ -136,7 +140,7 @@ func (v *view) page(chart []byte) page {
 	p.Summary = [][2]string{
 		{"Session", snap.SessionID}, {"Scientist", snap.ScientistID}, {"State", string(snap.State)},
 		{"Stop reason", snap.StopReason}, {"Started", snap.StartedAt}, {"Elapsed", elapsed(snap)},
-		{"Provider", provider(snap.Config)}, {"Hypotheses", hypothesesCount(v)},
+		{"Provider", provider(snap.Config, oneLine)}, {"Hypotheses", hypothesesCount(v)},
 		{"Reviews", strconv.Itoa(pr.ReviewsCompleted)}, {"Matches", strconv.Itoa(pr.MatchesPlayed)},
 		{"Rounds", strconv.Itoa(pr.Rounds)}, {"Usage", usage(snap.Usage)},
 	}
@@ -325,7 +329,7 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 <p><strong>Statement.</strong> {{.Statement}}</p>
 <p><strong>Rationale.</strong> {{.Rational}}</p>
 <p><strong>Testable predictions:</strong></p><ol>{{range .Predictions}}<li>{{.}}</li>{{end}}</ol>
-{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
+{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{else if .Address}} <code>{{.Address}}</code>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
 <p><strong>Reviews:</strong></p><ul class="reviews">{{range .Reviews}}<li><em>{{.Kind}}</em>: {{.Verdict}}, {{.Marks}}{{range paras .Critique}}<br>{{.}}{{end}}{{if .Assumptions}}<ul>{{range .Assumptions}}<li><strong>{{.Verdict}}:</strong> {{.Text}}{{if .Note}} — {{.Note}}{{end}}</li>{{end}}</ul>{{end}}</li>{{else}}<li>None yet.</li>{{end}}</ul>
 </section>
 {{end}}{{end}}
@@ -348,7 +352,7 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 
 {{if or .Bibliography .Invented}}<h2 id="references">References</h2>
 <p class="meta">Every source the ranked hypotheses and their reviews cite, as the tools returned it (also in <code>{{.BibTeXFile}}</code> and <code>{{.CSLFile}}</code>).</p>
-<ol class="sources">{{range .Bibliography}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{end}}</li>{{end}}</ol>
+<ol class="sources">{{range .Bibliography}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{else if .Address}} <code>{{.Address}}</code>{{end}}</li>{{end}}</ol>
 {{if .Invented}}<p class="meta">{{.Invented}} citation(s) were left out: no tool returned those sources to the turn that cited them.</p>{{end}}{{end}}
 </body>
 </html>

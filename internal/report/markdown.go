@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -29,7 +31,7 @@ func renderMarkdown(v *view) []byte {
 	snap := v.snap
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
-	w("# Research report: %s\n\n", research.Shorten(snap.Goal, titleLength))
+	w("# Research report: %s\n\n", mdText(research.Shorten(snap.Goal, titleLength)))
 	summary(&b, v)
 
 	w("## Research goal\n\n")
@@ -41,7 +43,7 @@ func renderMarkdown(v *view) []byte {
 		w("### Refinements\n\n")
 		w("In the order the scientist made them.\n\n")
 		for i, r := range snap.Refinements {
-			w("%d. %s\n", i+1, orDash(oneLine(r.Time)))
+			w("%d. %s\n", i+1, orDash(mdText(r.Time)))
 			if r.Goal != "" {
 				w("   - New goal: %s\n", indent(r.Goal, "     "))
 			}
@@ -94,12 +96,12 @@ func summary(b *bytes.Buffer, v *view) {
 	p := snap.Progress
 	items := []struct{ name, value string }{
 		{"Session", code(snap.SessionID)},
-		{"Scientist", oneLine(snap.ScientistID)},
-		{"State", string(snap.State)},
-		{"Stop reason", oneLine(snap.StopReason)},
-		{"Started", oneLine(snap.StartedAt)},
-		{"Elapsed", elapsed(snap)},
-		{"Provider", provider(snap.Config)},
+		{"Scientist", mdText(snap.ScientistID)},
+		{"State", mdText(string(snap.State))},
+		{"Stop reason", mdText(snap.StopReason)},
+		{"Started", mdText(snap.StartedAt)},
+		{"Elapsed", mdText(elapsed(snap))},
+		{"Provider", provider(snap.Config, mdText)},
 		{"Hypotheses", hypothesesCount(v)},
 		{"Reviews", strconv.Itoa(p.ReviewsCompleted)},
 		{"Matches", strconv.Itoa(p.MatchesPlayed)},
@@ -162,7 +164,7 @@ func plan(b *bytes.Buffer, p *research.Plan) {
 	}
 	b.WriteString("## Research plan\n\n")
 	if s := strings.TrimSpace(p.Summary); s != "" {
-		fmt.Fprintf(b, "%s\n\n", s)
+		fmt.Fprintf(b, "%s\n\n", mdBlock(s))
 	}
 	for _, part := range []struct {
 		name  string
@@ -188,16 +190,16 @@ func overview(b *bytes.Buffer, v *view) {
 		return
 	}
 	if s := strings.TrimSpace(o.Summary); s != "" {
-		w("%s\n\n", s)
+		w("%s\n\n", mdBlock(s))
 	}
 	for i, t := range o.Themes {
-		name := oneLine(t.Title)
+		name := mdText(t.Title)
 		if name == "" {
 			name = "Theme " + strconv.Itoa(i+1)
 		}
 		w("### %s\n\n", name)
 		if s := strings.TrimSpace(t.Note); s != "" {
-			w("%s\n\n", s)
+			w("%s\n\n", mdBlock(s))
 		}
 		if len(t.Hypotheses) == 0 {
 			w("No hypotheses named.\n\n")
@@ -317,10 +319,10 @@ func hypothesis(b *bytes.Buffer, v *view, rank int, e session.Entry) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	h, ok := v.text(e.ID)
 
-	w("### %d. %s\n\n", rank, oneLine(v.title(e.ID)))
+	w("### %d. %s\n\n", rank, mdText(v.title(e.ID)))
 	w("- **ID:** %s\n", code(e.ID))
 	w("- **Elo:** %s (%d won, %d lost)\n", rating(e), e.Wins, e.Losses)
-	w("- **Origin:** %s\n", orDash(v.originLong(e.ID)))
+	w("- **Origin:** %s\n", orDash(mdText(v.originLong(e.ID))))
 	if v.evolved(e.ID) {
 		w("- **Lineage:** %s\n", v.evolvedFrom(e.ID))
 	}
@@ -338,8 +340,8 @@ func hypothesis(b *bytes.Buffer, v *view, rank int, e session.Entry) {
 	if !ok {
 		w("%s\n\n", missing)
 	} else {
-		w("**Statement.** %s\n\n", orText(h.Statement))
-		w("**Rationale.** %s\n\n", orText(h.Rationale))
+		w("**Statement.** %s\n\n", mdBlock(orText(h.Statement)))
+		w("**Rationale.** %s\n\n", mdBlock(orText(h.Rationale)))
 		w("**Testable predictions:**\n\n")
 		if len(h.Predictions) == 0 {
 			w("None given.\n\n")
@@ -374,9 +376,9 @@ func hypothesis(b *bytes.Buffer, v *view, rank int, e session.Entry) {
 // critique and, for a deep verification, every assumption with its verdict.
 func review(b *bytes.Buffer, r research.Review) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	kind := "*" + orDash(oneLine(r.Type)) + "*"
+	kind := "*" + orDash(mdText(r.Type)) + "*"
 	if manual(r) {
-		kind += " — manual review by the scientist " + oneLine(r.Reviewer)
+		kind += " — manual review by the scientist " + mdText(r.Reviewer)
 	}
 	s := r.Scores
 	marks := "unscored"
@@ -384,15 +386,15 @@ func review(b *bytes.Buffer, r research.Review) {
 		marks = fmt.Sprintf("overall %s/10 (novelty %s, plausibility %s, testability %s, safety %s)",
 			mark(s.Overall()), mark(s.Novelty), mark(s.Plausibility), mark(s.Testability), mark(s.Safety))
 	}
-	w("- %s: %s, %s\n", kind, orDash(oneLine(r.Verdict)), marks)
+	w("- %s: %s, %s\n", kind, orDash(mdText(r.Verdict)), marks)
 	if strings.TrimSpace(r.Critique) != "" {
 		w("\n  %s\n", indent(r.Critique, "  "))
 	}
 	if len(r.Assumptions) > 0 {
 		w("\n  Assumptions checked:\n\n")
 		for _, a := range r.Assumptions {
-			line := fmt.Sprintf("**%s:** %s", orDash(oneLine(a.Verdict)), orText(oneLine(a.Text)))
-			if n := oneLine(a.Note); n != "" {
+			line := fmt.Sprintf("**%s:** %s", orDash(mdText(a.Verdict)), mdText(orText(a.Text)))
+			if n := mdText(a.Note); n != "" {
 				line += " — " + n
 			}
 			w("  - %s\n", line)
@@ -414,7 +416,7 @@ func (v *view) evolvedFrom(id string) string {
 		names[i] = code(p)
 	}
 	s := "evolved from " + and(names)
-	if k := oneLine(v.strategy(id)); k != "" {
+	if k := mdText(v.strategy(id)); k != "" {
 		s += " by " + k
 	}
 	return s
@@ -426,7 +428,7 @@ func (v *view) ref(id string) string {
 	if s == "" {
 		s = "–"
 	}
-	s += " " + oneLine(v.title(id))
+	s += " " + mdText(v.title(id))
 	e, ok := v.entry[id]
 	switch {
 	case !ok:
@@ -505,7 +507,7 @@ func (v *view) fromShort(id string) string {
 		names[i] = code(p)
 	}
 	s := strings.Join(names, ", ")
-	if k := oneLine(v.strategy(id)); k != "" {
+	if k := mdText(v.strategy(id)); k != "" {
 		s += " by " + k
 	}
 	return s
@@ -538,7 +540,7 @@ func excluded(b *bytes.Buffer, v *view) {
 	}
 	section(b, "Excluded", "Hypotheses taken out of the tournament, with the reason.")
 	for _, e := range v.excluded {
-		fmt.Fprintf(b, "- %s %s (Elo %s): %s\n", orDash(code(e.ID)), oneLine(v.title(e.ID)), elo(e.Elo), orDash(oneLine(e.Excluded)))
+		fmt.Fprintf(b, "- %s %s (Elo %s): %s\n", orDash(code(e.ID)), mdText(v.title(e.ID)), elo(e.Elo), orDash(mdText(e.Excluded)))
 	}
 	b.WriteString("\n")
 }
@@ -555,7 +557,7 @@ func metaReview(b *bytes.Buffer, m *research.MetaReview) {
 	b.WriteString("### Strengths\n\n")
 	bullets(b, m.Strengths, "None found.")
 	if f := strings.TrimSpace(m.Feedback); f != "" {
-		fmt.Fprintf(b, "### Feedback to the agents\n\n%s\n\n", f)
+		fmt.Fprintf(b, "### Feedback to the agents\n\n%s\n\n", mdBlock(f))
 	}
 }
 
@@ -659,14 +661,16 @@ func hypothesesCount(v *view) string {
 	return n
 }
 
-func provider(c research.Config) string {
+// provider is the provider and model, the provider's name shown by show (oneLine, or
+// mdText for Markdown).
+func provider(c research.Config, show func(string) string) string {
 	switch {
 	case c.Provider == "":
 		return ""
 	case c.Model == "":
-		return oneLine(c.Provider)
+		return show(c.Provider)
 	}
-	return oneLine(c.Provider) + ", model " + code(c.Model)
+	return show(c.Provider) + ", model " + code(c.Model)
 }
 
 // elapsed is the progress report's own figure, or, for a snapshot without one, the time
@@ -708,14 +712,67 @@ func usage(u research.Usage) string {
 // oneLine collapses all whitespace, newlines included, to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// cell makes s safe inside a table cell: a newline would end the row and a "|" would end
-// the cell. Backslashes are doubled first so that an "\" in the text cannot combine with
-// the escape of a following "|".
-func cell(s string) string {
-	s = oneLine(s)
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return strings.ReplaceAll(s, "|", `\|`)
+// cell makes s safe inside a table cell: mdText (below), its "|" escaped so it
+// cannot end the cell.
+func cell(s string) string { return mdText(s) }
+
+// mdText is a one-line text from a model, a tool or a person as the report shows it:
+// literally, whatever Markdown or HTML it holds (see escapeLine).
+func mdText(s string) string { return escapeLine(oneLine(s)) }
+
+// mdBlock is a text of several lines, escaped as mdText is, keeping its line breaks (and so
+// its paragraphs).
+func mdBlock(s string) string {
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n")), "\n")
+	for i, l := range lines {
+		lines[i] = escapeLine(l)
+	}
+	return strings.Join(lines, "\n")
 }
+
+// mdEscaper backslash-escapes the punctuation that makes Markdown structure inline:
+// links and images ([ ]), code spans, emphasis and strikethrough, table cells, headings'
+// closing marks, and the backslash itself so that none of the text's own combines with
+// an escape. "<" and ">" become entities, which every renderer decodes and none reads as
+// HTML or an autolink.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", `*`, `\*`, `[`, `\[`, `]`, `\]`, `#`, `\#`, `~`, `\~`, `|`, `\|`,
+	`<`, `&lt;`, `>`, `&gt;`)
+
+// entityRE is an HTML character reference, which Markdown decodes: "&" that starts one
+// becomes "&amp;", so "&#106;" stays those characters. Any other "&" is left as written.
+var entityRE = regexp.MustCompile(`&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
+
+// blockStartRE is what, at the start of a line, makes a list item, an ordered list's
+// number, a setext heading's underline or a thematic break.
+var blockStartRE = regexp.MustCompile(`^([-+=]|[0-9]{1,9}[.)])`)
+
+// escapeLine makes one line of untrusted text show as itself in Markdown: its inline
+// punctuation escaped (mdEscaper), "_" too where it could start or end emphasis (not
+// inside a word: snake_case stays readable), its white space at either end gone (four
+// spaces before would make a code block, two after a line break) and a leading list,
+// heading or rule marker escaped.
+func escapeLine(l string) string {
+	l = strings.Trim(l, " \t")
+	l = entityRE.ReplaceAllStringFunc(l, func(e string) string { return "&amp;" + e[1:] })
+	l = mdEscaper.Replace(l)
+	if strings.Contains(l, "_") {
+		var b strings.Builder
+		rs := []rune(l)
+		for i, r := range rs {
+			if r == '_' && (i == 0 || i == len(rs)-1 || !wordRune(rs[i-1]) || !wordRune(rs[i+1])) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		l = b.String()
+	}
+	if m := blockStartRE.FindStringIndex(l); m != nil {
+		l = l[:m[1]-1] + `\` + l[m[1]-1:]
+	}
+	return l
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // code renders s as an inline code span, with a fence longer than any run of backticks
 // in s, so ids print verbatim whatever they hold.
@@ -740,23 +797,23 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-// quote renders text as a block quote, keeping its line breaks.
+// quote renders an untrusted text as a block quote, keeping its line breaks.
 func quote(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "> –"
 	}
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	lines := strings.Split(mdBlock(s), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight("> "+l, " ")
 	}
 	return strings.Join(lines, "\n")
 }
 
-// indent keeps a multi-line text inside the list item it starts in.
+// indent is an untrusted text of several lines (mdBlock) kept inside the list item it
+// starts in.
 func indent(s, prefix string) string {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
-	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+	return strings.ReplaceAll(mdBlock(s), "\n", "\n"+prefix)
 }
 
 func orDash(s string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -140,15 +141,65 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 	return refs, invented
 }
 
-// link is where a reader finds a source: its DOI's resolver, or its URL.
-func link(r research.Reference) string {
+// address is where a source is, as given: its DOI's resolver, or its URL. It may be any
+// text a model or a tool wrote; link says whether a reader may follow it.
+func address(r research.Reference) string {
 	if doi := citation.NormalDOI(r.DOI); doi != "" {
-		return "https://doi.org/" + doi
+		return doiURL(doi)
 	}
 	if doi := citation.NormalDOI(r.ID); doi != "" {
-		return "https://doi.org/" + doi
+		return doiURL(doi)
 	}
-	return r.URL
+	return strings.TrimSpace(r.URL)
+}
+
+// link is the source's address when the report may link it (webURL).
+func link(r research.Reference) string { return webURL(address(r)) }
+
+// webURL is a, when a reader may follow it: an http(s) URL with a host, no user name
+// (https://trusted.example@elsewhere.example reads as trusted) and nothing a Markdown
+// autolink would end at or a browser would read as a slash. Anything else (javascript:,
+// data:, file:, a relative or protocol-relative path) is "": shown as text, never linked,
+// since a viewer that does not sanitise would follow it.
+func webURL(a string) string {
+	u, err := url.Parse(a)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	if strings.ContainsFunc(a, func(c rune) bool {
+		return c <= ' ' || strings.ContainsRune("<>\\", c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c)
+	}) {
+		return ""
+	}
+	return a
+}
+
+// doiURL is a DOI's link at doi.org, with what a URL path cannot hold ("#", "?", "%",
+// spaces, "<>" as SICI DOIs have) percent-encoded, and the rest as written.
+func doiURL(doi string) string {
+	var b strings.Builder
+	b.WriteString("https://doi.org/")
+	for i := 0; i < len(doi); i++ {
+		c := doi[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// mdAddress is a source's address in report.md: an autolink when it may be followed, else
+// a code span, which no renderer links.
+func mdAddress(r research.Reference) string {
+	if l := link(r); l != "" {
+		return " <" + l + ">"
+	}
+	if a := address(r); a != "" {
+		return " " + code(a)
+	}
+	return ""
 }
 
 // authorsShort is up to three authors, then "et al.".
@@ -216,7 +267,9 @@ func supportWord(s string) string {
 
 // BibTeX writes references as BibTeX entries: a stable key for each (first author's
 // family name, year, first word of the title), LaTeX's special characters escaped, and
-// any other text as UTF-8, which biber and modern BibTeX read.
+// any other text as UTF-8, which biber and modern BibTeX read. Every value's braces are
+// balanced whatever its source wrote (texEscape, bibVerbatim), so none can close its
+// field and start another: a DOI of "10.1/x},note={..." stays one DOI.
 func BibTeX(refs []research.Reference) []byte {
 	var b bytes.Buffer
 	used := map[string]int{}
@@ -256,11 +309,12 @@ func BibTeX(refs []research.Reference) []byte {
 			field("year", fmt.Sprint(r.Year))
 		}
 		if doi := citation.NormalDOI(r.DOI); doi != "" {
-			field("doi", doi)
+			field("doi", bibVerbatim(doi))
 		} else if doi := citation.NormalDOI(r.ID); doi != "" {
-			field("doi", doi)
+			field("doi", bibVerbatim(doi))
 		}
-		field("url", r.URL)
+		// A reference manager links the URL too: only an http(s) one is given.
+		field("url", bibVerbatim(webURL(strings.TrimSpace(r.URL))))
 		b.Truncate(b.Len() - 2) // the last ",\n"
 		b.WriteString("\n}\n\n")
 	}
@@ -316,11 +370,27 @@ func fold(s string) string {
 	return b.String()
 }
 
-// texEscape escapes the characters LaTeX gives a meaning.
-func texEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\{`, `}`, `\}`, `&`, `\&`, `%`, `\%`, `$`, `\$`,
-		`#`, `\#`, `_`, `\_`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
-	return r.Replace(s)
+// texEscape escapes the characters LaTeX gives a meaning. Braces become \textbraceleft{}
+// and \textbraceright{}, not \{ and \}: BibTeX and biber count every brace, escaped or
+// not, when they look for a field's end, so "\}" would close it.
+func texEscape(s string) string { return texEscaper.Replace(s) }
+
+var texEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\textbraceleft{}`, `}`, `\textbraceright{}`, `&`, `\&`, `%`, `\%`,
+	`$`, `\$`, `#`, `\#`, `_`, `\_`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
+
+// bibVerbatim makes a DOI or a URL safe in a field that biblatex reads verbatim (no
+// LaTeX escapes there): braces, backslashes, white space and control characters are
+// percent-encoded, which a resolver reads as the same address.
+func bibVerbatim(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f || c == '{' || c == '}' || c == '\\' {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // cslItem is a reference as CSL-JSON writes it.
@@ -349,7 +419,7 @@ type cslIssued struct {
 func CSL(refs []research.Reference) ([]byte, error) {
 	items := []cslItem{}
 	for _, r := range refs {
-		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: r.URL,
+		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: webURL(strings.TrimSpace(r.URL)),
 			DOI: citation.NormalDOI(r.DOI)}
 		if it.DOI == "" {
 			it.DOI = citation.NormalDOI(r.ID)
@@ -384,29 +454,29 @@ func references(b *bytes.Buffer, cs []cited) {
 	}
 	fmt.Fprintf(b, "**References:**\n\n")
 	for _, c := range cs {
-		line := citationLine(c.Reference)
+		line := mdText(citationLine(c.Reference))
 		if c.Title == "" {
 			line = code(c.ID) + " (no tool returned it)." // and no link: it may lead nowhere
-		} else if l := link(c.Reference); l != "" {
-			line += " <" + l + ">"
+		} else {
+			line += mdAddress(c.Reference)
 		}
 		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))
 		if w := supportWord(c.Support); w != "" {
 			fmt.Fprintf(b, "; *%s*", w)
 		}
-		if cl := oneLine(c.Claim); cl != "" {
+		if cl := mdText(c.Claim); cl != "" {
 			fmt.Fprintf(b, "\n  Claim: %s", cl)
 		}
-		if q := oneLine(c.Quote); q != "" {
+		if q := mdText(c.Quote); q != "" {
 			fmt.Fprintf(b, "\n  > %s", q)
 		}
-		if p := oneLine(c.Passage); p != "" {
+		if p := mdText(c.Passage); p != "" {
 			fmt.Fprintf(b, "\n  The source's words: %s", p)
 		}
-		if n := oneLine(c.Note); n != "" && c.Verdict != research.CitationVerified {
+		if n := mdText(c.Note); n != "" && c.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  Check: %s", n)
 		}
-		if n := oneLine(c.SupportNote); n != "" && c.Support != "" {
+		if n := mdText(c.SupportNote); n != "" && c.Support != "" {
 			fmt.Fprintf(b, "\n  Support: %s", n)
 		}
 		b.WriteString("\n")
@@ -422,11 +492,7 @@ func bibliographySection(b *bytes.Buffer, v *view) {
 	}
 	section(b, "References", fmt.Sprintf("Every source the ranked hypotheses and their reviews cite, as the tools returned it (also in %s and %s).", BibTeXFile, CSLFile))
 	for i, r := range refs {
-		line := citationLine(r)
-		if l := link(r); l != "" {
-			line += " <" + l + ">"
-		}
-		fmt.Fprintf(b, "%d. %s\n", i+1, line)
+		fmt.Fprintf(b, "%d. %s%s\n", i+1, mdText(citationLine(r)), mdAddress(r))
 	}
 	if len(refs) > 0 {
 		b.WriteString("\n")

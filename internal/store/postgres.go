@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,13 +30,82 @@ type Postgres struct {
 	location string // the URL without its password
 }
 
-// Redact returns a database URL with its password, if any, masked, for messages and logs.
+// Redact returns a store location with every secret in it masked, for messages and logs:
+// a URL's password (postgres://user:pw@host), secret-bearing query parameters
+// (?password=, ?sslpassword=, spelled in any case or percent-encoding), and in libpq's
+// keyword/value form (host=db password='p w') the same keys' values, quoted or not. A
+// directory comes back as it is. A URL whose parts are not certain (a password with an
+// unescaped '/', '?', '#' or '@'; an '@' in a parameter) is masked up to its last '@', and
+// a secret parameter up to the next '&': more than the password, never less. Paths such as sslkey's and passfile's are not secrets and stay readable.
 func Redact(location string) string {
-	u, err := url.Parse(location)
-	if err != nil {
-		return "(a database URL that does not parse)"
+	const mask = "xxxxx"
+	if !urlScheme.MatchString(location) {
+		return keywordSecret.ReplaceAllString(location, "${1}"+mask)
 	}
-	return u.Redacted()
+	// pgx takes the userinfo to end at the first '@' that no '/' comes before, Go's parser
+	// at the last '@' before the first '/', '?' or '#'. The URL's parts are certain when
+	// there is no '#' and no '@' but one that both take to end the userinfo.
+	scheme, rest, _ := strings.Cut(location, "://")
+	i := strings.IndexAny(rest, "@/")
+	pgxUser := i >= 0 && rest[i] == '@'
+	ats := strings.Count(location, "@")
+	if u, err := url.Parse(location); err == nil && u.Opaque == "" && !strings.Contains(location, "#") &&
+		(ats == 0 || ats == 1 && pgxUser && u.User != nil) {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), mask)
+		}
+		u.RawQuery = redactQuery(u.RawQuery, mask)
+		return u.String()
+	}
+	// Where the userinfo and the query start is a guess: mask every secret-named
+	// parameter, then everything between the scheme and the last '@' but the user's name.
+	rest = redactQuery(rest, mask)
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		if user, _, has := strings.Cut(rest[:at], ":"); has {
+			rest = user + ":" + mask + rest[at:]
+		}
+	}
+	return scheme + "://" + rest
+}
+
+// urlScheme is a location in URL form; anything else is a directory or a keyword/value
+// connection string.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// keywordSecret is a secret's keyword and value in libpq's keyword/value form: the value
+// single-quoted with backslash escapes (an unterminated quote runs to the end), or bare up
+// to white space.
+var keywordSecret = regexp.MustCompile(`(?i)(\b[a-z_]*(?:password|passwd|pwd|secret|token)[a-z_]*\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)+)`)
+
+// redactQuery masks the values of a URL query's secret-named parameters up to the next
+// '&', as pgx reads them, keeping every other parameter as written. A key is secret when
+// its name holds a secret's word (secretKey), so in a URL that does not parse the first
+// parameter is found with whatever precedes it.
+func redactQuery(query, mask string) string {
+	pairs := strings.Split(query, "&")
+	for i, pair := range pairs {
+		if key, _, has := strings.Cut(pair, "="); has && secretKey(key) {
+			pairs[i] = key + "=" + mask
+		}
+	}
+	return strings.Join(pairs, "&")
+}
+
+// secretKey says whether a connection parameter, percent-encoded or not, holds a secret:
+// libpq's password and sslpassword, and any other key that names a password, secret or
+// token.
+func secretKey(raw string) bool {
+	key, err := url.QueryUnescape(raw)
+	if err != nil {
+		key = raw
+	}
+	key = strings.ToLower(strings.TrimSpace(key))
+	for _, word := range []string{"password", "passwd", "pwd", "secret", "token"} {
+		if strings.Contains(key, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // OpenPostgres connects to the database at the URL (libpq's form; PGPASSWORD and the other
