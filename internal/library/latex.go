@@ -26,7 +26,7 @@ var letters = map[string]string{
 	"copyright": "©", "textdegree": "°", "degree": "°", "pm": "±", "times": "×", "textasciitilde": "~",
 	"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "kappa": "κ", "lambda": "λ",
 	"mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "omega": "ω", "Delta": "Δ", "Omega": "Ω",
-	"ldots": "…", "dots": "…", "S": "§", "P": "¶", "dag": "†", "ddag": "‡",
+	"ldots": "…", "dots": "…", "textbraceleft": "{", "textbraceright": "}", "textbackslash": "\\", "S": "§", "P": "¶", "dag": "†", "ddag": "‡",
 	"&": "&", "%": "%", "_": "_", "$": "$", "#": "#", "{": "{", "}": "}", " ": " ", ",": " ", ";": " ", "\\": " ",
 }
 

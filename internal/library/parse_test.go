@@ -20,6 +20,7 @@ func TestDecodeLaTeX(t *testing.T) {
 		{`Erd\H{o}s`, "Erdős"},
 		{`{GSK3}$\beta$ primes tau`, "GSK3β primes tau"},
 		{`pages 101--118, a---b`, "pages 101–118, a—b"},
+		{`a \textbraceleft{}set\textbraceright{} of \textbackslash{}n`, "a {set} of \\n"},
 		{`A~B`, "A B"},
 		{`\emph{in vivo} and \textit{in vitro}`, "in vivo and in vitro"},
 		{`50\% of R\&D`, "50% of R&D"},

@@ -33,7 +33,7 @@ func TestBibTeXValuesCannotCloseTheirField(t *testing.T) {
 		{"javascript url", func(r *research.Reference) { r.URL = "javascript:alert(1)//},title={pwned" },
 			func(l library.Reference) bool { return l.URL == "" }},
 		{"title", func(r *research.Reference) { r.Title = "Safe title}, abstract = {pwned" },
-			func(l library.Reference) bool { return l.Title == "Safe title, abstract = pwned" }},
+			func(l library.Reference) bool { return l.Title == "Safe title}, abstract = {pwned" }}, // the braces read back as written
 		{"title, unbalanced", func(r *research.Reference) { r.Title = "Safe title}}}}, abstract = {pwned" }, nil},
 		{"title, escaped", func(r *research.Reference) { r.Title = `Safe title\}, abstract = \{pwned` }, nil},
 		{"author", func(r *research.Reference) { r.Authors = []string{"Doe}, title = {pwned"} }, nil},
