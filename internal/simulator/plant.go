@@ -374,3 +374,48 @@ func claimsOf(texts ...string) []string {
 	}
 	return cs
 }
+
+// supportTruth is whether a reference's quote supports its claim, as the simulator
+// planted it: a true quote cited for another claim is irrelevant to it; a source whose
+// negation or direction the quote reversed says the opposite of the claim; every other
+// quote was written to fit its claim.
+func supportTruth(ref research.Reference) string {
+	switch ref.Planted {
+	case research.PlantedIrrelevant:
+		return research.SupportIrrelevant
+	case research.PlantedNegated, research.PlantedDirection:
+		return research.SupportContradicts
+	}
+	return research.SupportSupports
+}
+
+// supportNotes are what a reviewer says of each judgement.
+var supportNotes = map[string]string{
+	research.SupportSupports:    "the passage states what the claim rests on",
+	research.SupportContradicts: "the source says the opposite of what the claim needs",
+	research.SupportIrrelevant:  "the passage is about something other than the claim",
+}
+
+// judgeSupport is a deep verification's or a full review's judgement of whether each of
+// the hypothesis' references supports its claim: the truth the simulator planted, misjudged
+// at rate errRate (a supporting quote then seen as irrelevant or contradicting, any other
+// as supporting). Other reviews judge nothing.
+func judgeSupport(rng *rand.Rand, reviewType string, h research.Hypothesis, errRate float64) []research.SupportJudgement {
+	if reviewType != research.ReviewFull && reviewType != research.ReviewDeepVerification {
+		return nil
+	}
+	var js []research.SupportJudgement
+	for _, ref := range h.References {
+		j := supportTruth(ref)
+		if errRate > 0 && rng.Float64() < errRate {
+			switch j {
+			case research.SupportSupports:
+				j = pick(rng, []string{research.SupportIrrelevant, research.SupportContradicts})
+			default:
+				j = research.SupportSupports
+			}
+		}
+		js = append(js, research.SupportJudgement{ID: ref.ID, Judgement: j, Note: supportNotes[j]})
+	}
+	return js
+}

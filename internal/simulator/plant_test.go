@@ -214,3 +214,43 @@ func generateGrounded(t *testing.T, o *Offline, seed int64) research.Hypothesis 
 	}
 	return st.Answer
 }
+
+// A deep verification or full review judges each citation's support: the planted truth,
+// wrong at the rate asked for; other reviews judge nothing.
+func TestJudgeSupport(t *testing.T) {
+	var refs []research.Reference
+	for i, kind := range slices.Repeat(PlantKinds(), 50) {
+		refs = append(refs, research.Reference{ID: fmt.Sprintf("r%d", i), Planted: kind})
+	}
+	h := research.Hypothesis{References: refs}
+	truth := map[string]string{research.PlantedIrrelevant: "irrelevant", research.PlantedNegated: "contradicts", research.PlantedDirection: "contradicts", research.PlantedVerbatim: "supports", research.PlantedDrift: "supports", research.PlantedNumber: "supports"}
+	for _, errRate := range []float64{0, 0.1, 0.5} {
+		js := judgeSupport(newRand(1, "r"), research.ReviewFull, h, errRate)
+		if len(js) != len(refs) {
+			t.Fatalf("%d judgements of %d references", len(js), len(refs))
+		}
+		wrong := 0
+		for i, j := range js {
+			if j.ID != refs[i].ID || !slices.Contains(research.SupportJudgements, j.Judgement) || j.Note == "" {
+				t.Errorf("judgement %+v of %+v", j, refs[i])
+			}
+			if j.Judgement != supportTruth(refs[i]) {
+				wrong++
+			}
+			if want, ok := truth[refs[i].Planted]; ok && errRate == 0 && j.Judgement != want {
+				t.Errorf("a %s citation judged %s; want %s", refs[i].Planted, j.Judgement, want)
+			}
+		}
+		if got := float64(wrong) / float64(len(js)); math.Abs(got-errRate) > 0.06 {
+			t.Errorf("error rate %v: %d of %d misjudged (%.2f)", errRate, wrong, len(js), got)
+		}
+	}
+	for _, typ := range []string{research.ReviewInitial, research.ReviewObservation, research.ReviewTournament} {
+		if js := judgeSupport(newRand(1, "r"), typ, h, 0); js != nil {
+			t.Errorf("a %s review judged support: %v", typ, js)
+		}
+	}
+	if js := judgeSupport(newRand(1, "r"), research.ReviewDeepVerification, h, 0); len(js) != len(refs) {
+		t.Errorf("a deep verification judged %d of %d", len(js), len(refs))
+	}
+}
