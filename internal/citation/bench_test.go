@@ -629,10 +629,12 @@ func (g *generator) nearMissID() (labelled, bool) {
 	id := pickOf(g, r.ids)
 	rs := []rune(id)
 	var miss, how string
-	switch n := g.pick(4); {
-	case n == 0 && len(rs) > 6:
+	switch n := g.pick(10); {
+	case n < 2 && yearKey.MatchString(id):
+		miss, how = yearKey.FindStringSubmatch(id)[1], "cut to its author and year"
+	case n < 4 && len(rs) > 6:
 		miss, how = string(rs[:len(rs)-1-g.pick(min(3, len(rs)-6))]), "cut short"
-	case n == 1:
+	case n < 6:
 		i := g.pick(len(rs))
 		c := rs[i]
 		switch {
@@ -645,7 +647,7 @@ func (g *generator) nearMissID() (labelled, bool) {
 		}
 		rs[i] = c
 		miss, how = string(rs), "a character changed"
-	case n == 2 && len(rs) > 6:
+	case n < 8 && len(rs) > 6:
 		i := len(rs)/2 + g.pick(len(rs)/2)
 		miss, how = string(slices.Delete(rs, i, i+1)), "a character dropped"
 	default:
@@ -664,10 +666,15 @@ func (g *generator) nearMissID() (labelled, bool) {
 		if o.text() == r.text() || !nowhere(o.text(), q) {
 			return labelled{}, false // the miss names the same source, or one that holds the quote
 		}
-		how += ", which is " + o.ids[0] + "'s id"
+		if note := ", which is " + o.ids[0] + "'s id"; !strings.Contains(how, note) {
+			how += note
+		}
 	}
 	return labelled{id: miss, quote: q, claim: g.claimFor(r.topic, q), file: r.file, how: fmt.Sprintf("%s %s; %s of it", id, how, qhow)}, true
 }
+
+// yearKey is a citation key with something after its year: kim2021bin1, smith2020a.
+var yearKey = regexp.MustCompile(`^([a-z]+(?:19|20)\d\d)[a-z]\w*$`)
 
 // sameID compares ids as the benchmark's labels do: whole, in any case, a DOI without
 // its resolver.
