@@ -294,7 +294,7 @@ func (g *generator) pick(n int) int { return g.rng.IntN(n) }
 
 func pickOf[T any](g *generator, xs []T) T { return xs[g.pick(len(xs))] }
 
-// quotable are the records with a body to quote.
+// record is a record of the fixture with at least that many sentences in its body.
 func (g *generator) record(minSentences int) record {
 	for {
 		r := pickOf(g, g.f.records)
@@ -498,9 +498,7 @@ func (g *generator) drift(q string) (string, string) {
 		}},
 		{"parentheses dropped", strings.NewReplacer("(", "", ")", "").Replace},
 		{"dashes as hyphens", strings.NewReplacer("–", "-", "—", "-", "−", "-", "\u2011", "-").Replace},
-		{"hyphens as spaces", func(s string) string {
-			return regexp.MustCompile(`(\pL)-(\pL)`).ReplaceAllString(s, "$1 $2")
-		}},
+		{"hyphens as spaces", func(s string) string { return compoundHyphen.ReplaceAllString(s, "$1 $2") }},
 		{"straight quotes", strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace},
 		{"curly quotes", strings.NewReplacer("'", "’").Replace},
 		{"quoted in curly quotes", func(s string) string { return "“" + s + "”" }},
@@ -522,6 +520,9 @@ func (g *generator) drift(q string) (string, string) {
 	}
 	return d, strings.Join(names, ", ")
 }
+
+// compoundHyphen is the hyphen of a compound such as "co-cultured".
+var compoundHyphen = regexp.MustCompile(`(\pL)-(\pL)`)
 
 // hyphenate breaks a long word of the quote in two with the mark.
 func (g *generator) hyphenate(s, mark string) string {
