@@ -67,8 +67,12 @@ type Activities struct {
 	// Thresholds are the proximity thresholds of embedding models, by model, where they
 	// differ from the defaults (calibrated for another model).
 	Thresholds map[string]proximity.Measure
-	// Webhook, if set, is told when a session needs a person or ends (Notify).
+	// Webhook, if set, is told when a session needs a person or ends (Notify); its Text
+	// says whether it is sent the reason's text.
 	Webhook *notify.Webhook
+	// Encrypted says that the lab's research is encrypted (keys configured): Notify's log
+	// line then keeps the reason's text out too, unless the lab opted in (NotifyText).
+	Encrypted, NotifyText bool
 	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
 	// nothing.
 	Metrics *telemetry.Metrics
@@ -159,7 +163,10 @@ type ReviewResult struct {
 	Verdict      string  `json:"verdict"`
 	// FailedAssumptions counts the assumptions a deep verification found to fail.
 	FailedAssumptions int `json:"failed_assumptions,omitempty"`
-	// Invented and Unsupported count the hypothesis' citations the check flagged.
+	// Invented counts the hypothesis' citations of sources no tool returned; Unsupported
+	// the others flagged: unsupported or contradicted quotes, and quotes the review found
+	// contradicting or irrelevant to their claims (an altered quote is only a warning).
+	// Their sum is what the workflow shows as flagged.
 	Invented    int            `json:"invented,omitempty"`
 	Unsupported int            `json:"unsupported,omitempty"`
 	Calls       []PendingCall  `json:"calls,omitempty"` // at a step of a tool-using turn
@@ -321,10 +328,11 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 			Verdict: r.Verdict, FailedAssumptions: failed, Usage: usage,
 		}
 		for _, c := range r.Citations {
-			switch c.Verdict {
-			case research.CitationInvented:
+			switch {
+			case c.Verdict == research.CitationInvented:
 				res.Invented++
-			case research.CitationUnsupported:
+			case c.Verdict == research.CitationContradicted, c.Verdict == research.CitationUnsupported,
+				c.Support == research.SupportContradicts, c.Support == research.SupportIrrelevant:
 				res.Unsupported++
 			}
 		}

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"fmt"
 
 	"go.temporal.io/sdk/activity"
 
@@ -19,26 +18,33 @@ type NotifyInput struct {
 	Time      string `json:"time"`
 }
 
+// reasonWithheld stands for a reason the worker's log does not show: the research is
+// encrypted and the lab did not opt in to its text leaving the history (--notify-text).
+const reasonWithheld = "withheld: the research is encrypted (see starter status; worker --notify-text logs it)"
+
 // Notify says that a session needs a person (it suspended for a budget, the provider's
 // credentials or a store fault) or that it ended: in the worker's log, always, and to the
 // worker's webhook when it has one. A webhook that fails is retried by the activity's
-// retry policy; its word is late, the session is not held up.
+// retry policy; its word is late, the session is not held up. The reason is free text
+// (the scientist's terminate reason, a provider's error): the webhook is sent it only when
+// the lab opted in (notify.Webhook.Text), and in an encrypted deployment the log shows it
+// only then too, as the input that holds it is sealed in the history.
 func (a *Activities) Notify(ctx context.Context, in NotifyInput) error {
-	text := fmt.Sprintf("cosci: session %s %s", in.SessionID, in.Event)
-	if in.Reason != "" {
-		text += ": " + in.Reason
+	reason := in.Reason
+	if reason != "" && a.Encrypted && !a.NotifyText {
+		reason = reasonWithheld
 	}
 	log := activity.GetLogger(ctx)
 	if in.Event == "suspended" {
-		log.Warn("a session needs a person", "session", in.SessionID, "event", in.Event, "reason", in.Reason)
+		log.Warn("a session needs a person", "session", in.SessionID, "event", in.Event, "reason", reason)
 	} else {
-		log.Info("a session ended", "session", in.SessionID, "event", in.Event, "state", in.State, "reason", in.Reason)
+		log.Info("a session ended", "session", in.SessionID, "event", in.Event, "state", in.State, "reason", reason)
 	}
 	if a.Webhook == nil {
 		return nil
 	}
 	return a.Webhook.Send(ctx, notify.Event{
 		Event: in.Event, SessionID: in.SessionID, State: in.State, Reason: in.Reason,
-		Scientist: in.Scientist, Time: in.Time, Text: text,
+		Scientist: in.Scientist, Time: in.Time,
 	})
 }

@@ -9,6 +9,7 @@ package activities
 // ids and digests, however long the loop.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -68,7 +70,8 @@ type ToolOutcome struct {
 }
 
 // PendingCall is a tool call a step asked for, as the workflow sees it: no arguments
-// (they stay in the step's record), a short line for summaries and approvals.
+// (they stay in the step's record), a short line for summaries; a call that waits for
+// the scientist's approval reads its whole arguments (ToolCallArguments).
 type PendingCall struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
@@ -248,6 +251,42 @@ func (a *Activities) SupplyToolResult(ctx context.Context, in SuppliedResult) (T
 	return ToolCallResult{Source: digest, Results: -1}, nil
 }
 
+// MaxShownArguments bounds a call's arguments as an approval shows them.
+const MaxShownArguments = 4 << 10
+
+// ToolCallArguments is a call's whole arguments as the scientist reads them to approve it
+// (ShowArguments): the workflow shows them with the call that waits. They are read from
+// the step's record, so only the calls that wait carry them through the workflow.
+func (a *Activities) ToolCallArguments(ctx context.Context, in ToolCallInput) (string, error) {
+	call, err := a.callOf(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	return ShowArguments(call.Arguments), nil
+}
+
+// ShowArguments is a call's arguments as a person reads them: indented JSON (the model's
+// own text if it is not JSON), cut at MaxShownArguments bytes with the cut named. What
+// prints them escapes what a terminal would act on.
+func ShowArguments(raw json.RawMessage) string {
+	text := strings.TrimSpace(string(raw))
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(text), "", "  ") == nil {
+		text = b.String()
+	}
+	if text == "" || text == "null" {
+		return "{}"
+	}
+	if len(text) <= MaxShownArguments {
+		return text
+	}
+	n := MaxShownArguments
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s\n[cut: %d of %d bytes shown]", text[:n], n, len(text))
+}
+
 // callOf reads the call a step's record asked for.
 func (a *Activities) callOf(ctx context.Context, in ToolCallInput) (research.ToolCall, error) {
 	st, ok, err := a.Store.Turn(ctx, in.SessionID, StepID(in.TurnID, in.Step))
@@ -355,19 +394,36 @@ func (a *Activities) ToolCatalog(ctx context.Context) (Catalog, error) {
 	return c, nil
 }
 
-// Penalties a flagged citation costs a review's marks: a source no tool returned weighs
-// more than a quote its source does not hold.
-const (
-	inventedPlausibility    = 2
-	inventedTestability     = 1
-	unsupportedPlausibility = 1
+// citationCost is what a flagged citation costs a review, as a reader weighs it: an
+// altered quote is a warning (named in the critique, no mark lost); a quote its source
+// does not hold, or that does not bear on its claim, weakens the hypothesis; an invented
+// source, a quote its source contradicts, or one that contradicts its own claim discredits
+// it (the verdict becomes "reject").
+type citationCost struct {
+	plausibility, testability float64
+	discredits, warns         bool
+	why                       string
+}
+
+var (
+	verdictCosts = map[string]citationCost{
+		research.CitationInvented:     {plausibility: 3, testability: 1, discredits: true, why: "no tool returned it"},
+		research.CitationContradicted: {plausibility: 3, discredits: true, why: "its source says otherwise"},
+		research.CitationUnsupported:  {plausibility: 1.5, why: "its source does not say what is quoted"},
+		research.CitationAltered:      {warns: true, why: "quoted inexactly"},
+	}
+	supportCosts = map[string]citationCost{
+		research.SupportContradicts: {plausibility: 3, discredits: true, why: "its quote contradicts the claim it is cited for"},
+		research.SupportIrrelevant:  {plausibility: 1, why: "its quote does not bear on the claim it is cited for"},
+	}
 )
 
 // checkCitations checks the hypothesis' references against the session's audit trail,
-// records the checks in the review, and lowers its marks for each one flagged: a
-// hypothesis that cites what no tool returned, or claims what its source does not say,
-// is worth less, whatever the reviewer thought of it. The check is cosci's, not the
-// model's, so it is the same for every review and every provider.
+// takes in the review's own judgement of whether each quote that passed supports its
+// claim, records both in the review, and weighs each flagged citation in its marks and
+// verdict (citationCost): a hypothesis that cites what no tool returned, or claims what
+// its source does not say, is worth less, whatever the reviewer thought of it. The check
+// is cosci's, not the model's, so it is the same for every review and every provider.
 func (a *Activities) checkCitations(ctx context.Context, sessionID string, h research.Hypothesis, r *research.Review) error {
 	if len(h.References) == 0 {
 		return nil
@@ -390,23 +446,37 @@ func (a *Activities) checkCitations(ctx context.Context, sessionID string, h res
 		records[ref.Source] = tr.Content
 	}
 	r.Citations = citation.Check(h.References, records)
-	var flagged []string
-	for _, c := range r.Citations {
-		switch c.Verdict {
-		case research.CitationInvented:
-			r.Scores.Plausibility = max(0, r.Scores.Plausibility-inventedPlausibility)
-			r.Scores.Testability = max(0, r.Scores.Testability-inventedTestability)
-			flagged = append(flagged, c.ID+" (no tool returned it)")
-		case research.CitationUnsupported:
-			r.Scores.Plausibility = max(0, r.Scores.Plausibility-unsupportedPlausibility)
-			flagged = append(flagged, c.ID+" (its source does not say what is quoted)")
+	var flagged, warned []string
+	discredited := false
+	for i, c := range r.Citations {
+		if c.Verdict == research.CitationVerified || c.Verdict == research.CitationAltered {
+			if j := slices.IndexFunc(r.Support, func(s research.SupportJudgement) bool { return citation.SameID(s.ID, c.ID) }); j >= 0 {
+				r.Citations[i].Support, r.Citations[i].SupportNote = r.Support[j].Judgement, r.Support[j].Note
+			}
+		}
+		for _, cost := range []citationCost{verdictCosts[c.Verdict], supportCosts[r.Citations[i].Support]} {
+			switch {
+			case cost.warns:
+				warned = append(warned, c.ID+" ("+cost.why+")")
+			case cost.why != "":
+				r.Scores.Plausibility = max(0, r.Scores.Plausibility-cost.plausibility)
+				r.Scores.Testability = max(0, r.Scores.Testability-cost.testability)
+				flagged = append(flagged, c.ID+" ("+cost.why+")")
+				discredited = discredited || cost.discredits
+			}
 		}
 	}
 	if len(flagged) > 0 {
 		r.Critique = strings.TrimSpace(r.Critique + " Citation check: " + strings.Join(flagged, "; ") + ".")
-		if r.Verdict == "accept" {
+		switch {
+		case discredited:
+			r.Verdict = "reject"
+		case r.Verdict == "accept":
 			r.Verdict = "revise"
 		}
+	}
+	if len(warned) > 0 {
+		r.Critique = strings.TrimSpace(r.Critique + " Citation warning: " + strings.Join(warned, "; ") + ".")
 	}
 	return nil
 }

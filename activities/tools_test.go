@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
+	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/tools/toolstest"
 )
 
@@ -133,3 +134,50 @@ func TestModelWithoutTools(t *testing.T) {
 
 // onlyModel hides a model's step methods.
 type onlyModel struct{ Model }
+
+// TestCitationsWeighAsAReaderWould: each kind of flagged citation costs the review what a
+// careful reader would take off: an altered quote only warns; an unsupported one, or one
+// that does not bear on its claim, weakens; an invented or contradicted one, or one that
+// contradicts its claim, discredits the hypothesis.
+func TestCitationsWeighAsAReaderWould(t *testing.T) {
+	_, a := newActivities(t, &simulator.Offline{})
+	ctx := t.Context()
+	const record = `{"query": "microglia tau", "total": 1, "results": [{"id": "10.5555/cosci.tau.010", "title": "Microglia and tau",
+		"snippet": "Microglial depletion reduced tau propagation by 40% in PS19 mice."}]}`
+	digest, err := a.Store.PutToolRecord(ctx, "s-1", store.ToolRecord{Tool: "literature.search", Content: record})
+	must(t, err)
+	const id = "10.5555/cosci.tau.010"
+	tests := []struct {
+		name, source, quote, support string
+		verdict, reviewVerdict       string
+		plausibility                 float64
+		critique                     string
+	}{
+		{"verified and supporting", digest, "Microglial depletion reduced tau propagation by 40%", research.SupportSupports, research.CitationVerified, "accept", 8, ""},
+		{"altered", digest, "Microglial depletion lessened tau propagation by 40% in PS19 mice", "", research.CitationAltered, "accept", 8, "Citation warning: " + id + " (quoted inexactly)"},
+		{"unsupported", digest, "Astrocytes clear extracellular tau in PS19 mice", "", research.CitationUnsupported, "revise", 6.5, "its source does not say what is quoted"},
+		{"contradicted", digest, "Microglial depletion increased tau propagation by 40%", "", research.CitationContradicted, "reject", 5, "its source says otherwise"},
+		{"invented", "", "Microglial depletion reduced tau propagation by 40%", "", research.CitationInvented, "reject", 5, "no tool returned it"},
+		{"irrelevant to its claim", digest, "Microglial depletion reduced tau propagation by 40%", research.SupportIrrelevant, research.CitationVerified, "revise", 7, "does not bear on the claim"},
+		{"contradicting its claim", digest, "Microglial depletion reduced tau propagation by 40%", research.SupportContradicts, research.CitationVerified, "reject", 5, "contradicts the claim"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := research.Hypothesis{ID: "h-1", References: []research.Reference{{ID: id, Source: tt.source, Quote: tt.quote, Claim: "Microglia spread tau."}}}
+			r := research.Review{Scores: research.Scores{Novelty: 8, Plausibility: 8, Testability: 8, Safety: 8}, Verdict: "accept", Critique: "Sound."}
+			if tt.support != "" {
+				r.Support = []research.SupportJudgement{{ID: id, Judgement: tt.support}}
+			}
+			must(t, a.checkCitations(ctx, "s-1", h, &r))
+			if len(r.Citations) != 1 || r.Citations[0].Verdict != tt.verdict {
+				t.Fatalf("citations = %+v, want one %s", r.Citations, tt.verdict)
+			}
+			if r.Verdict != tt.reviewVerdict || r.Scores.Plausibility != tt.plausibility {
+				t.Errorf("verdict %s, plausibility %g; want %s, %g", r.Verdict, r.Scores.Plausibility, tt.reviewVerdict, tt.plausibility)
+			}
+			if !strings.Contains(r.Critique, tt.critique) {
+				t.Errorf("critique %q lacks %q", r.Critique, tt.critique)
+			}
+		})
+	}
+}

@@ -5,14 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
@@ -23,12 +29,15 @@ import (
 )
 
 // TestEncryptedSession runs a grounded session with the lab's key (made by starter
-// keygen): the scientist starts it, refines the goal, adds a hypothesis and gives feedback
-// with the starter, and the session runs to its end. Then it reads what an onlooker without
-// the key would: Temporal's raw history of every run, the session's description (search
-// attributes, memo, summary) and every file of the session store. None of the goal, the
-// refinement, the scientist's texts, a hypothesis title or a tool result is there; through
-// the key, all of them read back; and without the key the starter refuses with what to do.
+// keygen), under the id the starter gives it, and a worker with a webhook: the scientist
+// starts it, refines the goal, adds a hypothesis and gives feedback with the starter, and
+// the session runs to its end. Then it reads what an onlooker without the key would:
+// Temporal's raw history of every run, the session's description (search attributes, memo,
+// summary) and its visibility record, every file of the session store and its path, the
+// webhook's payloads and the worker's log. None of the goal (not a word of it: the id is
+// the workflow id, never encrypted), the refinement, the scientist's texts, a hypothesis
+// title or a tool result is there; through the key, all of them read back; and without the
+// key the starter refuses with what to do.
 func TestEncryptedSession(t *testing.T) {
 	bin := starter(t)
 	r := runStarter(t, bin, serverAddress, "keygen", "--id", "lab-1")
@@ -51,8 +60,20 @@ func TestEncryptedSession(t *testing.T) {
 		literatureBinary, library, t.TempDir()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The lab's webhook keeps every payload it is sent.
+	var (
+		hookMu   sync.Mutex
+		payloads [][]byte
+	)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hookMu.Lock()
+		payloads = append(payloads, b)
+		hookMu.Unlock()
+	}))
+	defer hook.Close()
 	storeDir := t.TempDir()
-	w := startWorkerEnv(t, storeDir, env, "--tools", cfg, "--offline-latency", "150ms")
+	w := startWorkerEnv(t, storeDir, env, "--tools", cfg, "--offline-latency", "150ms", "--notify-url", hook.URL+"/services/T0/B0/hook-secret")
 
 	secrets := map[string]string{
 		"goal":       "Explain how tardigrades survive desiccation through cryptobiosis-xq7",
@@ -61,11 +82,17 @@ func TestEncryptedSession(t *testing.T) {
 		"statement":  "Statement-marker-vw4: CAHS proteins form gels that protect membranes",
 		"feedback":   "feedback-marker-jj3 membranes",
 	}
-	id := newSessionID(t)
-	t.Cleanup(func() { terminateIfRunning(t, id) })
-	if r := runStarterIn(t, bin, serverAddress, "", env, "start", "--id", id, "--goal", secrets["goal"],
-		"--max-hypotheses", "8", "--review-types", "initial", "--tools", "literature.search"); r.code != 0 {
+	// The words of the goal a reader would know it by; none may be anywhere in clear.
+	goalWords := []string{"tardigrades", "desiccation", "cryptobiosis"}
+	r = runStarterIn(t, bin, serverAddress, "", env, "start", "--goal", secrets["goal"],
+		"--max-hypotheses", "8", "--review-types", "initial", "--tools", "literature.search")
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 {
 		t.Fatalf("start exited %d", r.code)
+	}
+	t.Cleanup(func() { terminateIfRunning(t, id) })
+	if !regexp.MustCompile(`^s-[0-9a-f]{16}$`).MatchString(id) {
+		t.Fatalf("with the lab's keys, start named the session %q; want s- and 16 hex digits", id)
 	}
 	c, err := client.Dial(client.Options{HostPort: serverAddress, Namespace: "default", DataConverter: codec.DataConverter(keys)})
 	if err != nil {
@@ -139,27 +166,102 @@ func TestEncryptedSession(t *testing.T) {
 	if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		t.Errorf("session status %v", d.GetWorkflowExecutionInfo().GetStatus())
 	}
+	visible := visibilityRecord(t, id)
+	raw.Write(visible)
 	files, nfiles := storeBytes(t, storeDir)
+	paths := storePaths(t, storeDir)
 	// What is not research stays readable: the search looks at the right bytes.
 	if !bytes.Contains(raw.Bytes(), []byte(workflows.WorkflowType)) || !bytes.Contains(raw.Bytes(), []byte("Generate")) {
 		t.Error("the raw history lacks the workflow and activity types: the search reads the wrong bytes")
 	}
-	if !bytes.Contains(files, []byte("cosci-sealed-1")) {
+	if !bytes.Contains(files, []byte("cosci-sealed-2")) {
 		t.Error("no sealed record among the store's files")
 	}
-	for what, text := range secrets {
-		if bytes.Contains(raw.Bytes(), []byte(text)) {
-			t.Errorf("Temporal's raw history holds %s in the clear: %q", what, text)
-		}
-		if bytes.Contains(files, []byte(text)) {
-			t.Errorf("the session store's files hold %s in the clear: %q", what, text)
-		}
+	if !bytes.Contains(paths, []byte(id)) || !bytes.Contains(visible, []byte(id)) {
+		t.Error("the store's paths or the visibility record lack the session id: the search reads the wrong bytes")
 	}
-	t.Logf("%d history bytes and %d files (%d bytes) hold none of %d texts", raw.Len(), nfiles, len(files), len(secrets))
+
+	// The webhook: ids, the state and the kind of event, no reason; the session waited for
+	// its word of the end, so it has been delivered.
+	hookMu.Lock()
+	sent := bytes.Join(payloads, []byte("\n"))
+	hookMu.Unlock()
+	var last struct {
+		Event          string  `json:"event"`
+		SessionID      string  `json:"session_id"`
+		State          string  `json:"state"`
+		Reason         *string `json:"reason"`
+		ReasonWithheld bool    `json:"reason_withheld"`
+	}
+	if len(payloads) == 0 || json.Unmarshal(payloads[len(payloads)-1], &last) != nil ||
+		last.Event != "completed" || last.SessionID != id || last.State != "completed" || last.Reason != nil || !last.ReasonWithheld {
+		t.Errorf("the webhook was sent %s; want the session's end, its id and state, and the reason withheld", sent)
+	}
+
 	if r := runStarter(t, bin, serverAddress, "status", id); r.code != 1 || !strings.Contains(r.output(), "COSCI_KEYS_FILE") {
 		t.Errorf("starter status without the key: exit %d; want 1, saying to set COSCI_KEYS_FILE", r.code)
 	}
+
+	// The worker's log, read once it has stopped.
 	w.Stop(t)
+	logged, err := os.ReadFile(w.log)
+	if err != nil || !bytes.Contains(logged, []byte(id)) {
+		t.Fatalf("the worker's log (%v) does not name the session: the search reads the wrong bytes", err)
+	}
+	if bytes.Contains(logged, []byte("hook-secret")) {
+		t.Error("the worker's log holds the webhook's secret path")
+	}
+
+	places := map[string][]byte{"Temporal's raw history, description or visibility": raw.Bytes(), "the session store's files": files,
+		"the session store's paths": paths, "the webhook's payloads": sent, "the worker's log": logged}
+	for what, text := range secrets {
+		for where, b := range places {
+			if bytes.Contains(b, []byte(text)) {
+				t.Errorf("%s hold %s in the clear: %q", where, what, text)
+			}
+		}
+	}
+	for _, word := range goalWords {
+		for where, b := range places {
+			if bytes.Contains(bytes.ToLower(b), []byte(word)) {
+				t.Errorf("%s hold a word of the goal in the clear: %q", where, word)
+			}
+		}
+	}
+	t.Logf("%d history bytes, %d files (%d bytes), %d webhook payloads and %d log bytes hold none of %d texts and %d goal words",
+		raw.Len(), nfiles, len(files), len(payloads), len(logged), len(secrets), len(goalWords))
+}
+
+// visibilityRecord is the session's record in Temporal's visibility, as `temporal workflow
+// list` reads it, once it shows the session closed.
+func visibilityRecord(t *testing.T, id string) []byte {
+	t.Helper()
+	var record []byte
+	eventually(t, 30*time.Second, "the visibility record of the closed session", func() (bool, error) {
+		resp, err := temporalClient.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("WorkflowId = '%s' AND ExecutionStatus = 'Completed'", id)})
+		if err != nil || len(resp.GetExecutions()) == 0 {
+			return false, err
+		}
+		record, err = proto.Marshal(resp)
+		return true, err
+	})
+	return record
+}
+
+// storePaths are the paths of every file and folder of a directory store, one a line.
+func storePaths(t *testing.T, dir string) []byte {
+	t.Helper()
+	var paths bytes.Buffer
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, path)
+		paths.WriteString(rel + "\n")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths.Bytes()
 }
 
 // TestKeyRotation rotates the lab's key under a running session the way docs/operating.md

@@ -9,7 +9,9 @@
 // It speaks MCP over stdio (the default: a worker starts it as a child process) or over
 // streamable HTTP at /mcp (--http ADDR). Its index lives on disk (--index, by default in
 // the user's cache directory) and follows the folder: files added, changed or removed are
-// read again every --watch interval. Everything it skipped, and why, goes to stderr.
+// read again every --watch interval. Everything it skipped, and why, goes to stderr: an
+// export file over --max-file-mb (64 MiB) is not read, and BibTeX macros, fields and
+// name lists are read within caps (library.Limits).
 //
 //	go run ./literature --library ~/Zotero/export
 //	go run ./literature --library refs.bib --http 127.0.0.1:8765
@@ -44,11 +46,15 @@ func run() error {
 	indexDir := flag.String("index", "", "where the index lives (default: a directory of the user's cache for this library)")
 	httpAddr := flag.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765")
 	every := flag.Duration("watch", 2*time.Second, "how often to look for changed files (0: never)")
+	maxFileMB := flag.Int("max-file-mb", int(library.DefaultLimits().FileBytes>>20), "the largest export file read, in MiB; a larger one is skipped, named on stderr")
 	flag.Parse()
 	// Logs go to stderr: on stdio, stdout is the protocol's.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if *libPath == "" {
 		return errors.New("name the library: --library FOLDER (or a .bib, .ris or .json file)")
+	}
+	if *maxFileMB < 1 {
+		return fmt.Errorf("--max-file-mb %d: give 1 MiB or more", *maxFileMB)
 	}
 	if *indexDir == "" {
 		dir, err := library.DefaultIndexDir(*libPath)
@@ -58,7 +64,7 @@ func run() error {
 		*indexDir = dir
 	}
 	t0 := time.Now()
-	lib, err := library.Open(*libPath, *indexDir, logger)
+	lib, err := library.OpenWithLimits(*libPath, *indexDir, logger, library.Limits{FileBytes: int64(*maxFileMB) << 20})
 	if err != nil {
 		return err
 	}

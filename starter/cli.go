@@ -93,6 +93,8 @@ func newFlagSet(name, args, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&storeFlag, "store", "", "the workers' session store, for reports and sessions Temporal no longer keeps: a directory or a postgres:// URL (env COSCI_STORE, default "+defaultStore+")")
+	storeMigrating = optionalBool{}
+	fs.Var(&storeMigrating, "store-migrating", "with encryption, also read store records that are not sealed to their session (written before encryption was turned on, or by an earlier version); for a migration only, see docs/operating.md (env COSCI_STORE_MIGRATING)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Run 'starter %s -h' for its usage.\n", name)
 	}

@@ -49,6 +49,7 @@ type branchOptions struct {
 	req        research.Request
 	wait       bool
 	watch      bool
+	warning    string // a fork's --id that spells its new --goal, with the lab's keys (idSpellsGoal)
 }
 
 // parseBranch reads `starter continue|fork <session-id> [flags]`. Like parseStart it never
@@ -105,6 +106,13 @@ func parseBranch(name string, args []string) (branchOptions, error) {
 		default:
 			if err := checkID(o.id); err != nil {
 				return o, usageErrorf("invalid session: id: %s (set with --id)", err)
+			}
+			sealed, err := encrypted()
+			if err != nil {
+				return o, err
+			}
+			if sealed {
+				o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
 			}
 		}
 		o.req.Lineage = &lineage.Descriptor{Type: lineage.User, Parent: o.parent, Relation: lineage.Fork, Checkpoint: o.checkpoint}
@@ -400,6 +408,9 @@ func cmdBranch(name string) func(context.Context, []string) error {
 			start := continueSession
 			if name == "fork" {
 				start = forkSession
+			}
+			if o.warning != "" {
+				fmt.Fprintln(stderr, "warning:", o.warning)
 			}
 			id, err := start(ctx, c, o)
 			if err != nil {

@@ -166,7 +166,7 @@ func cmdReport(ctx context.Context, args []string) error {
 		"artefact of it (report.md, report.json, report.html, elo.svg, bibliography.bib, bibliography.json) into a folder. "+
 		"It reads the workers' session store (--store or COSCI_STORE: a directory, or a postgres:// URL), so a laptop needs no worker and Temporal may have forgotten the session.")
 	asHTML := fs.Bool("html", false, "print the self-contained HTML report instead of the Markdown")
-	out := fs.String("out", "", "write every artefact of the report into this folder (created if missing)")
+	out := fs.String("out", "", "write every artefact of the report into this folder (created if missing; the files are for this user alone, 0600)")
 	id, err := sessionArg(fs, args)
 	if err != nil {
 		return err
@@ -222,10 +222,27 @@ func cmdReport(ctx context.Context, args []string) error {
 // chartLine is how report.md embeds the chart: a file beside it, which a terminal has not.
 var chartLine = "![Elo over time](" + report.ChartFile + ")"
 
+// writePrivate writes a file for this user alone (0600), an existing one included, before
+// any of data is in it: report artefacts are the research, decrypted.
+func writePrivate(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // writeReport prints a report, or fetches its artefacts into a folder.
 func writeReport(ctx context.Context, st *store.Store, id string, md []byte, asHTML bool, out string) error {
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		if err := os.MkdirAll(out, 0o700); err != nil { // decrypted research: this user's alone
 			return err
 		}
 		var missing []string
@@ -243,7 +260,7 @@ func writeReport(ctx context.Context, st *store.Store, id string, md []byte, asH
 				data = b
 			}
 			path := filepath.Join(out, name)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
+			if err := writePrivate(path, data); err != nil {
 				return err
 			}
 			fmt.Fprintln(stdout, path)

@@ -32,6 +32,10 @@ func labKeys() (*keyring.Keyring, error) {
 	return read.keys, read.err
 }
 
+// A key file accepted only because COSCI_KEYS_FILE_LAX is set is warned about where the
+// starter's messages go.
+func init() { keyring.Warn = func(msg string) { fmt.Fprintln(stderr, msg) } }
+
 // read is what labKeys read last, and from which variables.
 var read struct {
 	sync.Mutex

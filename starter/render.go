@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -97,15 +99,47 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
-// waitingRows lists the tool calls that wait for the scientist, with how to answer.
+// waitingRows lists the tool calls that wait for the scientist, with how to answer, and
+// each call's whole arguments: what the scientist approves. What the model wrote is
+// escaped (printable), so it cannot move the cursor or recolour the terminal.
 func waitingRows(t io.Writer, id string, ws []session.WaitingCall) {
 	for _, w := range ws {
-		what := w.Tool
-		if w.Brief != "" {
-			what += ": " + w.Brief
+		what := printable(w.Tool)
+		if w.Brief != "" && w.Arguments == "" {
+			what += ": " + printable(w.Brief)
 		}
-		fmt.Fprintf(t, "waiting for you\t%s %s (since %s; starter answer-tool %s --call %s --approve | --reject)\n", w.ID, what, when(w.Since), id, w.ID)
+		fmt.Fprintf(t, "waiting for you\t%s %s (since %s; starter answer-tool %s --call %s --approve | --reject)\n", printable(w.ID), what, when(w.Since), id, printable(w.ID))
+		for _, line := range strings.Split(w.Arguments, "\n") {
+			if line != "" {
+				fmt.Fprintf(t, "\t  %s\n", printable(line))
+			}
+		}
 	}
+}
+
+// printable is text from a model or a tool as a terminal may show it: control characters
+// (escape sequences, carriage returns, tabs) and invisible formatting ones (bidirectional
+// overrides, zero-width characters) written as Go escapes (\x1b, \u202e), the rest as is.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !hidden(r) {
+			b.WriteRune(r)
+		} else if q := strconv.QuoteRune(r); strings.HasPrefix(q, `'\`) {
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+// hidden says whether a terminal would act on a character, or show nothing for it.
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
 }
 
 func renderProgress(w io.Writer, p session.Progress) error {
@@ -126,7 +160,7 @@ func renderProgress(w io.Writer, p session.Progress) error {
 		fmt.Fprintf(t, "tool calls\t%d (%d failed or errors)\n", p.ToolCalls, p.ToolErrors)
 	}
 	for _, w := range p.Waiting {
-		fmt.Fprintf(t, "waiting for you\t%s %s %s (since %s)\n", w.ID, w.Tool, w.Brief, when(w.Since))
+		fmt.Fprintf(t, "waiting for you\t%s %s %s (since %s)\n", printable(w.ID), printable(w.Tool), printable(w.Brief), when(w.Since))
 	}
 	if p.Batch != nil {
 		fmt.Fprintf(t, "waiting for\t%s\n", batchText(p.Batch, time.Now()))

@@ -88,6 +88,39 @@ func TestRenderStatusWaiting(t *testing.T) {
 	}
 }
 
+// TestRenderWaitingArguments: a waiting call shows its whole arguments, a line each, with
+// what a terminal would act on escaped.
+func TestRenderWaitingArguments(t *testing.T) {
+	got := render(t, func(w *bytes.Buffer) error {
+		return renderStatus(w, workflows.Status{
+			SessionID: "s-1", State: session.Active, ScientistID: "ada", Goal: "g", StartedAt: "2026-01-02T03:04:05Z",
+			Waiting: []session.WaitingCall{{ID: "call-3", Tool: "web.search", Brief: "Find druggable", Turn: "generate-h-0003", Since: "2026-01-02T03:05:00Z",
+				Arguments: "{\n  \"query\": \"Find druggable\u202e\x1b[2J mechanisms\",\n  \"tab\": \"a\tb\"\n}"}},
+		})
+	})
+	want := "waiting for you  call-3 web.search (since 2026-01-02 03:05:00Z; starter answer-tool s-1 --call call-3 --approve | --reject)\n" +
+		"                   {\n" +
+		"                     \"query\": \"Find druggable\\u202e\\x1b[2J mechanisms\",\n" +
+		"                     \"tab\": \"a\\tb\"\n" +
+		"                   }\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", got, want)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text, é and 日本", "plain text, é and 日本"},
+		{"bell\a esc\x1b[31m cr\r", `bell\a esc\x1b[31m cr\r`},
+		{"rtl\u202eoverride zero\u200bwidth", `rtl\u202eoverride zero\u200bwidth`},
+		{"c1 \u009b and bad \xff", `c1 \u009b and bad \ufffd`},
+	} {
+		if got := printable(tc.in); got != tc.want {
+			t.Errorf("printable(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestRenderProgress(t *testing.T) {
 	p := session.Progress{HypothesesGenerated: 5, MaxHypotheses: 12, ReviewsCompleted: 7, MatchesPlayed: 10, Rounds: 2,
 		TurnsFailed: 1, ElapsedSeconds: 62.7, Checkpoints: 1, LastCheckpoint: "2026-01-02T03:04:05Z", State: session.Active,

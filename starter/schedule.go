@@ -47,9 +47,10 @@ Run 'starter schedule <subcommand> -h' for its flags.
 
 // scheduleOptions is a parsed `starter schedule create` command line.
 type scheduleOptions struct {
-	id    string
-	every time.Duration
-	req   research.Request
+	id      string
+	every   time.Duration
+	req     research.Request
+	warning string // an --id that spells the goal in an encrypted deployment (idSpellsGoal)
 }
 
 // parseScheduleCreate reads `starter schedule create`. Like start it checks everything
@@ -76,11 +77,17 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
+	sealed, err := encrypted()
+	if err != nil {
+		return o, err
+	}
 	o.id = strings.TrimSpace(o.id)
 	if o.id == "" {
 		o.id = "review-" + randomHex(4)
 	} else if err := checkID(o.id); err != nil {
 		return o, usageErrorf("invalid schedule: id: %s (set with --id)", err)
+	} else if sealed {
+		o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
 	}
 	o.req.Lineage = &lineage.Descriptor{Type: lineage.Cron, Schedule: o.id}
 	return o, nil
@@ -203,6 +210,9 @@ func scheduleError(err error, id, what string) error {
 
 // createSchedule creates the schedule and says when its first review runs.
 func createSchedule(ctx context.Context, sc client.ScheduleClient, o scheduleOptions) error {
+	if o.warning != "" {
+		fmt.Fprintln(stderr, "warning:", o.warning)
+	}
 	sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 	defer cancel()
 	h, err := sc.Create(sctx, scheduleCreateOptions(o))

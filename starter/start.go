@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -31,6 +33,9 @@ type startOptions struct {
 	req   research.Request
 	wait  bool
 	watch bool
+	// warning, if not "", is printed before the session starts: an --id that spells
+	// words of the goal in a deployment whose research is encrypted.
+	warning string
 }
 
 // flagOf names the flag that sets each field research.Validate may complain about.
@@ -69,7 +74,7 @@ func parseStart(args []string) (startOptions, error) {
 		cf configFlags
 	)
 	fs.StringVar(&o.req.ResearchGoal, "goal", "", "the research goal, in plain language (required)")
-	fs.StringVar(&o.id, "id", "", "session ID (default: a slug of the goal and 8 random hex digits)")
+	fs.StringVar(&o.id, "id", "", "session ID (default: a slug of the goal and 8 random hex digits; with the lab's keys (COSCI_KEYS_FILE), s- and 16 random hex digits, which spell nothing of the goal)")
 	fs.StringVar(&o.req.ScientistID, "scientist", "", "who asks (default "+research.DefaultScientistID+")")
 	cf.register(fs, false)
 	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
@@ -82,13 +87,33 @@ func parseStart(args []string) (startOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
+	sealed, err := encrypted()
+	if err != nil {
+		return o, err
+	}
 	o.id = strings.TrimSpace(o.id)
-	if o.id == "" {
+	switch {
+	case o.id == "" && sealed:
+		o.id = newSealedID("s-")
+	case o.id == "":
 		o.id = newSessionID(o.req.ResearchGoal)
-	} else if err := checkID(o.id); err != nil {
-		return o, usageErrorf("invalid session: id: %s (set with --id)", err)
+	default:
+		if err := checkID(o.id); err != nil {
+			return o, usageErrorf("invalid session: id: %s (set with --id)", err)
+		}
+		if sealed {
+			o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
+		}
 	}
 	return o, nil
+}
+
+// encrypted says whether the lab's research is encrypted: keys are configured
+// (COSCI_KEYS_FILE or COSCI_KEYS). Keys that are named but unusable are an error here,
+// before anything is started.
+func encrypted() (bool, error) {
+	k, err := labKeys()
+	return k != nil, err
 }
 
 // configFlags are the flags that configure a session; start, continue, fork and
@@ -250,11 +275,94 @@ func slug(goal string) string {
 }
 
 // newSessionID is the goal's slug and 8 random hex digits, so two sessions on the same goal
-// never collide.
+// never collide. It is the default id of a deployment without keys, whose research is
+// readable anyway; with keys, newSealedID names sessions.
 func newSessionID(goal string) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return slug(goal) + "-" + hex.EncodeToString(b[:])
+}
+
+// newSealedID is the default id of a session or schedule when the lab's research is
+// encrypted: prefix and 16 random hex digits. The id is the workflow id, which Temporal
+// never encodes: it sits in clear in the history, in visibility, in the ConversationId and
+// ParentSession search attributes, in the ids of the session's forks and continuations
+// (which derive from it), in the store's paths, in webhooks and in logs. So it says
+// nothing of the goal. It is random rather than a keyed hash of the goal: two sessions on
+// one goal must not collide (a hash would need a random part anyway), equal hashes would
+// still tell a reader of visibility which sessions share a goal, and an id that moved with
+// the key would change under a key rotation. Nothing looks a session up by its goal:
+// continuations and forks are named from the parent's id (internal/lineage).
+func newSealedID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// idSpellsGoal warns, for an id given with flag in a deployment whose research is
+// encrypted, when the id spells words of the goal: a word of four or more letters, or a
+// run of two or more words, of the goal that the id holds in the same order. "" when it
+// spells none. Ids are never encrypted (see newSealedID).
+func idSpellsGoal(flag, id, goal string) string {
+	spelled := sharedWords(id, goal)
+	if len(spelled) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s spells the goal (%s): ids are not encrypted, so these words sit in clear in Temporal's history and visibility, "+
+		"the store's paths, webhooks and logs, which the lab's keys do not cover; leave %s out for a random id", flag, id, strings.Join(spelled, " "), flag)
+}
+
+// commonWords are words of four letters or more that say nothing of a goal alone.
+var commonWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("what when where which does with from that this have into than they their there these those " +
+		"were been about over under between through would could should session review test") {
+		commonWords[w] = true
+	}
+}
+
+// sharedWords are the words of the goal that id spells (see idSpellsGoal), as the id spells
+// them, each once, in the id's order. Words compare by their English stem (Snowball's), so
+// "tardigrade" spells "tardigrades".
+func sharedWords(id, goal string) []string {
+	stems := func(s string) (words, stems []string) {
+		words = strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		for _, w := range words {
+			env := snowballstem.NewEnv(w)
+			english.Stem(env)
+			stems = append(stems, env.Current())
+		}
+		return words, stems
+	}
+	words, ids := stems(id)
+	_, goals := stems(goal)
+	inGoal := map[string]bool{}
+	pairs := map[[2]string]bool{}
+	for i, w := range goals {
+		inGoal[w] = true
+		if i > 0 {
+			pairs[[2]string{goals[i-1], w}] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for i, w := range words {
+		switch {
+		case inGoal[ids[i]] && utf8.RuneCountInString(w) >= 4 && !commonWords[w]:
+			add(w)
+		case i > 0 && pairs[[2]string{ids[i-1], ids[i]}]:
+			add(words[i-1])
+			add(w)
+		}
+	}
+	return out
 }
 
 // startWorkflowOptions are the options a session starts with: a fresh ID only, and what the
@@ -321,6 +429,9 @@ func cmdStart(ctx context.Context, args []string) error {
 			if err := workflows.CheckTools(o.req.Config, cat); err != nil {
 				return invalidSession(err)
 			}
+		}
+		if o.warning != "" {
+			fmt.Fprintln(stderr, "warning:", o.warning)
 		}
 		sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 		defer cancel()

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -243,5 +245,127 @@ func TestStartWorkflowOptions(t *testing.T) {
 	}
 	if want := map[string]any{"ScientistId": "ada", "SessionStatus": "initializing"}; !maps.Equal(attrs, want) {
 		t.Errorf("search attributes %v, want %v", attrs, want)
+	}
+}
+
+// withKeys configures the lab's keys (COSCI_KEYS) for the length of a test; without keys
+// configures none.
+func withKeys(t *testing.T, on bool) {
+	t.Helper()
+	t.Setenv("COSCI_KEYS_FILE", "")
+	t.Setenv("COSCI_KEYS", "")
+	if on {
+		line, err := keyring.New("lab-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("COSCI_KEYS", line)
+	}
+}
+
+// TestDefaultIDWithKeys: with the lab's keys the default session id is s- and 16 random
+// hex digits, which spell nothing of the goal (the id is the workflow id, never
+// encrypted); without keys it stays the goal's readable slug.
+func TestDefaultIDWithKeys(t *testing.T) {
+	quiet(t)
+	const goal = "Why do tardigrades survive desiccation through cryptobiosis?"
+	sealedID := regexp.MustCompile(`^s-[0-9a-f]{16}$`)
+	for _, keyed := range []bool{false, true} {
+		withKeys(t, keyed)
+		seen := map[string]bool{}
+		for range 200 {
+			o, err := parseStart([]string{"--goal", goal})
+			if err != nil {
+				t.Fatalf("keys %v: %v", keyed, err)
+			}
+			if seen[o.id] {
+				t.Fatalf("keys %v: id %q generated twice", keyed, o.id)
+			}
+			seen[o.id] = true
+			if o.warning != "" {
+				t.Errorf("keys %v: a default id warns: %s", keyed, o.warning)
+			}
+			switch {
+			case keyed && (!sealedID.MatchString(o.id) || len(sharedWords(o.id, goal)) > 0 || strings.Contains(o.id, "tardigrade")):
+				t.Fatalf("with keys the default id is %q; want s- and 16 hex digits, nothing of the goal", o.id)
+			case !keyed && !strings.HasPrefix(o.id, "why-do-tardigrades-survive-desiccation-"):
+				t.Fatalf("without keys the default id is %q; want the goal's slug", o.id)
+			}
+		}
+	}
+	// Keys that are named but unusable stop the command before anything starts.
+	t.Setenv("COSCI_KEYS", "lab-1 not-a-key")
+	if _, err := parseStart([]string{"--goal", goal}); err == nil || !strings.Contains(err.Error(), "COSCI_KEYS") {
+		t.Errorf("start with unusable keys: %v; want an error naming COSCI_KEYS", err)
+	}
+}
+
+func TestSharedWords(t *testing.T) {
+	const goal = "Why do tardigrades survive desiccation? A study of CAHS proteins, with cryo-EM."
+	tests := []struct {
+		id   string
+		want []string
+	}{
+		{"s-0123456789abcdef", nil},
+		{"lab-run-7", nil},
+		{"Tardigrades_2026", []string{"tardigrades"}},
+		{"tardigrade-1", []string{"tardigrade"}}, // the same word in another form
+		{"exp-desiccation-tardigrades", []string{"desiccation", "tardigrades"}},
+		{"cahs-proteins", []string{"cahs", "proteins"}},
+		{"why-do-1", []string{"why", "do"}}, // a run of short words
+		{"do-why-1", nil},                   // the same words, not a run of the goal's
+		{"with-a-study", []string{"study"}}, // "with" alone says nothing
+		{"cryo.em", []string{"cryo", "em"}}, // a run, whatever separates it
+		{"proteins-proteins", []string{"proteins"}},
+	}
+	for _, tt := range tests {
+		if got := sharedWords(tt.id, goal); !slices.Equal(got, tt.want) {
+			t.Errorf("sharedWords(%q) = %q, want %q", tt.id, got, tt.want)
+		}
+	}
+}
+
+// TestIDThatSpellsTheGoal: with keys, an --id that spells words of the goal is taken, with
+// a warning that says why and what to do; without keys, or with an id that spells nothing,
+// there is no warning. A schedule's --id is held to the same, and a fork's to its new goal.
+func TestIDThatSpellsTheGoal(t *testing.T) {
+	quiet(t)
+	const goal = "Why do tardigrades survive desiccation?"
+	tests := []struct {
+		keyed bool
+		id    string
+		warns bool
+	}{
+		{true, "tardigrade-desiccation-1", true},
+		{true, "lab-run-7", false},
+		{false, "tardigrade-desiccation-1", false},
+	}
+	for _, tt := range tests {
+		withKeys(t, tt.keyed)
+		o, err := parseStart([]string{"--goal", goal, "--id", tt.id})
+		if err != nil || o.id != tt.id {
+			t.Fatalf("start --id %s: %q, %v", tt.id, o.id, err)
+		}
+		s, err := parseScheduleCreate([]string{"--goal", goal, "--id", tt.id})
+		if err != nil || s.id != tt.id {
+			t.Fatalf("schedule create --id %s: %q, %v", tt.id, s.id, err)
+		}
+		f, err := parseBranch("fork", []string{"s-0123456789abcdef", "--goal", goal, "--id", tt.id})
+		if err != nil || f.id != tt.id {
+			t.Fatalf("fork --id %s: %q, %v", tt.id, f.id, err)
+		}
+		for what, w := range map[string]string{"start": o.warning, "schedule create": s.warning, "fork": f.warning} {
+			if !tt.warns {
+				if w != "" {
+					t.Errorf("%s --id %s (keys %v) warns: %s", what, tt.id, tt.keyed, w)
+				}
+				continue
+			}
+			for _, want := range []string{"desiccation", "not encrypted", "Temporal's history", "leave --id out for a random id"} {
+				if !strings.Contains(w, want) {
+					t.Errorf("%s --id %s warns %q; want it to say %q", what, tt.id, w, want)
+				}
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/store"
@@ -21,6 +22,39 @@ import (
 var storeFlag string
 
 const defaultStore = ".data/sessions"
+
+// storeMigrating is --store-migrating, which every command takes; unset, the environment
+// (COSCI_STORE_MIGRATING) decides, as for the worker.
+var storeMigrating optionalBool
+
+// optionalBool is a boolean flag that knows whether it was given.
+type optionalBool struct{ set, on bool }
+
+func (b *optionalBool) String() string {
+	if b == nil || !b.set {
+		return ""
+	}
+	return strconv.FormatBool(b.on)
+}
+
+func (b *optionalBool) Set(v string) error {
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	b.set, b.on = true, on
+	return nil
+}
+
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
+// migrating says whether the store is read as a migrating deployment's (store.Migrating).
+func migrating() (bool, error) {
+	if storeMigrating.set {
+		return storeMigrating.on, nil
+	}
+	return store.MigratingFromEnv(os.Getenv)
+}
 
 func storeLocation() string {
 	switch {
@@ -50,6 +84,10 @@ func openStoreAt(ctx context.Context, loc string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	migrate, err := migrating()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 	defer cancel()
 	st, err := store.Open(ctx, loc)
@@ -57,6 +95,7 @@ func openStoreAt(ctx context.Context, loc string) (*store.Store, error) {
 		return nil, err
 	}
 	st.Encrypt(keys)
+	st.Migrating(migrate)
 	return st, nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/tools"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -71,14 +73,21 @@ func cmdTools(ctx context.Context, args []string) error {
 			if s.Rate > 0 {
 				limits = fmt.Sprintf("at most %g calls/s across the workers, %s", s.Rate, limits)
 			}
+			if s.Trust == tools.TrustExternal {
+				limits += ", external"
+			}
+			if s.Approve {
+				limits += ", every call waits for approval"
+			}
 			fmt.Fprintf(w, "%s\t(%s)\n", s.Server, limits)
 			if s.Error != "" {
-				fmt.Fprintf(w, "  does not answer:\t%s\n", s.Error)
+				fmt.Fprintf(w, "  does not answer:\t%s\n", printable(s.Error))
 				continue
 			}
 			for _, t := range s.Tools {
+				// The server's own words: escaped, a line of them.
 				desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
-				fmt.Fprintf(w, "  %s\t%s\n", t.Name, desc)
+				fmt.Fprintf(w, "  %s\t%s\n", printable(t.Name), printable(research.Shorten(desc, 120)))
 			}
 		}
 		return w.Flush()

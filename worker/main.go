@@ -17,7 +17,7 @@
 //     count less one), so that the cores left serve workflow tasks and queries.
 //
 // Metrics (--metrics-address), traces (OTEL_*), encryption (COSCI_KEYS_FILE), webhooks
-// (--notify-url) and rolling upgrades (--deployment, --build-id): see docs/operating.md.
+// (--notify-url, and --notify-text for the reasons) and rolling upgrades (--deployment, --build-id): see docs/operating.md.
 //
 // The turns worker holds the provider slots, which Temporal enforces:
 //
@@ -60,6 +60,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +101,8 @@ type config struct {
 	metrics                          string // the /metrics address; "" serves none
 	deployment, buildID              string // the Worker Deployment version; "" runs unversioned
 	notify                           string // the webhook told when a session needs a person or ends
+	notifyText                       bool   // the webhook is sent each event's reason, free text
+	storeMigrating                   bool   // read plain and old-form store records (store.Migrating)
 	webhook                          *notify.Webhook
 	offline                          simulator.Offline
 	slots, computeSlots              int
@@ -110,7 +113,12 @@ type config struct {
 // values that cannot work.
 func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	c := &config{}
+	migrating, err := store.MigratingFromEnv(getenv)
+	if err != nil {
+		return c, err
+	}
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.BoolVar(&c.storeMigrating, "store-migrating", migrating, "with encryption, also read store records that are not sealed to their session (written before encryption was turned on, or by an earlier version); for a migration only, see docs/operating.md (env COSCI_STORE_MIGRATING)")
 	fs.StringVar(&c.store, "store", envOr(getenv, "COSCI_STORE", ".data/sessions"), "session store: a directory, or a postgres:// URL with the password in PGPASSWORD (env COSCI_STORE)")
 	fs.DurationVar(&c.offline.Latency, "offline-latency", 0, "simulated time per offline provider turn, e.g. 200ms")
 	fs.Float64Var(&c.offline.ErrorRate, "offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
@@ -126,7 +134,13 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.StringVar(&c.tools, "tools", getenv("COSCI_TOOLS"), "YAML or JSON file of the MCP tool servers to connect to (env COSCI_TOOLS)")
 	fs.StringVar(&c.metrics, "metrics-address", getenv("COSCI_METRICS_ADDRESS"), "serve Prometheus metrics on this host:port at /metrics, e.g. :9464 (env COSCI_METRICS_ADDRESS; default off)")
 	fs.StringVar(&c.thresholds, "proximity-thresholds", getenv("COSCI_PROXIMITY_THRESHOLDS"), "JSON file of proximity thresholds by embedding model, {\"model\": {\"duplicate\", \"cluster\", \"theme\"}} (env COSCI_PROXIMITY_THRESHOLDS)")
-	fs.StringVar(&c.notify, "notify-url", getenv("COSCI_NOTIFY_URL"), "a webhook (http or https) told when a session suspends by itself (budget, credentials, store) or ends; it is logged either way (env COSCI_NOTIFY_URL)")
+	fs.StringVar(&c.notify, "notify-url", getenv("COSCI_NOTIFY_URL"), "a webhook (http or https) told when a session suspends by itself (budget, credentials, store) or ends: the session id, state and kind of event; it is logged either way (env COSCI_NOTIFY_URL)")
+	notifyText, err := envBool(getenv, "COSCI_NOTIFY_TEXT")
+	if err != nil {
+		return c, err
+	}
+	fs.BoolVar(&c.notifyText, "notify-text", notifyText, "also send the webhook each event's reason, free text that may quote the scientist's terminate reason or a provider's error "+
+		"(and, with the lab's keys, log it); without it the reason stays in the session, where starter status shows it (env COSCI_NOTIFY_TEXT)")
 	fs.StringVar(&c.deployment, "deployment", getenv("COSCI_DEPLOYMENT"), "run as a version of this Worker Deployment, for rolling upgrades with --build-id (env COSCI_DEPLOYMENT; see docs/operating.md)")
 	fs.StringVar(&c.buildID, "build-id", getenv("COSCI_BUILD_ID"), "this build's id in the Worker Deployment, e.g. a release or a commit (env COSCI_BUILD_ID)")
 	if err := fs.Parse(args); err != nil {
@@ -162,6 +176,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
 			return c, fmt.Errorf("--notify-url: %w", err)
 		}
+		c.webhook.Text = c.notifyText
 	}
 	return c, nil
 }
@@ -192,6 +207,7 @@ func run() error {
 	}
 	defer st.Close()
 	st.Encrypt(keys)
+	st.Migrating(cfg.storeMigrating)
 	registry := &provider.Registry{
 		Offline: &cfg.offline,
 		Env:     os.Getenv,
@@ -203,6 +219,7 @@ func run() error {
 		AliveEvery: 2 * time.Second,
 	}
 	acts.Webhook = cfg.webhook
+	acts.Encrypted, acts.NotifyText = keys != nil, cfg.notifyText
 	if cfg.thresholds != "" {
 		if acts.Thresholds, err = loadThresholds(cfg.thresholds); err != nil {
 			return err
@@ -325,7 +342,7 @@ func run() error {
 		"task_queue", workflows.TaskQueue, "turns_queue", workflows.TurnsQueue,
 		"slots", cfg.slots, "compute_slots", cfg.computeSlots, "rps", rpsText(cfg.rps), "store", st.Location(),
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
-		"notify", cfg.notify != "", "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "deployment", cfg.versionText())
+		"notify", cfg.notifyState(), "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "store_migrating", cfg.storeMigrating, "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())
 }
 
@@ -412,6 +429,32 @@ func rpsText(rps float64) string {
 		return "unlimited"
 	}
 	return fmt.Sprint(rps)
+}
+
+// notifyState says where the worker sends word of its sessions and how much: the
+// webhook's host (never its path, the secret of many webhooks) and whether reasons go.
+func (c *config) notifyState() string {
+	switch {
+	case c.webhook == nil:
+		return "log only"
+	case c.notifyText:
+		return notify.Redact(c.notify) + " with reasons (--notify-text)"
+	}
+	return notify.Redact(c.notify) + " with ids and states, reasons withheld"
+}
+
+// envBool reads a true-or-false variable; unset is false, a value strconv.ParseBool cannot
+// read an error that names it.
+func envBool(getenv func(string) string, key string) (bool, error) {
+	v := strings.TrimSpace(getenv(key))
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s is %q: give true or false (or 1 or 0)", key, v)
+	}
+	return b, nil
 }
 
 func envOr(getenv func(string) string, key, def string) string {

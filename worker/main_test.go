@@ -86,3 +86,68 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestNotifyFlags: --notify-text (or COSCI_NOTIFY_TEXT) sends the webhook the reasons,
+// which it is not sent by default; a value of the variable that is not a boolean is
+// refused with its name; the start-up log names the webhook's host, never its path.
+func TestNotifyFlags(t *testing.T) {
+	const hook = "https://hooks.slack.com/services/T0SECRET/B0SECRET/XSECRET"
+	tests := []struct {
+		args []string
+		env  string
+		text bool
+	}{
+		{[]string{"--notify-url", hook}, "", false},
+		{[]string{"--notify-url", hook, "--notify-text"}, "", true},
+		{[]string{"--notify-url", hook}, "true", true},
+		{[]string{"--notify-url", hook, "--notify-text=false"}, "1", false},
+	}
+	for _, tt := range tests {
+		c, err := parseFlags(tt.args, func(k string) string { return map[string]string{"COSCI_NOTIFY_TEXT": tt.env}[k] })
+		if err != nil {
+			t.Fatalf("%v, COSCI_NOTIFY_TEXT=%q: %v", tt.args, tt.env, err)
+		}
+		if c.notifyText != tt.text || c.webhook == nil || c.webhook.Text != tt.text {
+			t.Errorf("%v, COSCI_NOTIFY_TEXT=%q: text %v, webhook %+v; want %v", tt.args, tt.env, c.notifyText, c.webhook, tt.text)
+		}
+		if s := c.notifyState(); strings.Contains(s, "SECRET") || !strings.HasPrefix(s, "https://hooks.slack.com/…") {
+			t.Errorf("the start-up log says notify=%q; want the host, not the path", s)
+		}
+	}
+	if _, err := parseFlags(nil, func(k string) string { return map[string]string{"COSCI_NOTIFY_TEXT": "sometimes"}[k] }); err == nil || !strings.Contains(err.Error(), "COSCI_NOTIFY_TEXT") {
+		t.Errorf("COSCI_NOTIFY_TEXT=sometimes: %v; want an error naming it", err)
+	}
+	if _, err := parseFlags([]string{"--notify-url", "ftp://hooks.example/T0SECRET"}, func(string) string { return "" }); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("a bad --notify-url: %v; want an error without its path", err)
+	}
+}
+
+// TestStoreMigrating: the store reads unbound records only when the deployment says it is
+// migrating, by COSCI_STORE_MIGRATING or --store-migrating (which wins); a value that is
+// not a yes or a no is refused, naming the variable.
+func TestStoreMigrating(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want bool
+		err  string
+	}{
+		{want: false},
+		{env: "1", want: true},
+		{env: "true", want: true},
+		{env: "0", want: false},
+		{args: []string{"--store-migrating"}, want: true},
+		{env: "1", args: []string{"--store-migrating=false"}, want: false},
+		{env: "soon", err: "COSCI_STORE_MIGRATING"},
+	} {
+		c, err := parseFlags(tc.args, func(k string) string { return map[string]string{"COSCI_STORE_MIGRATING": tc.env}[k] })
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("env %q: %v; want an error naming %s", tc.env, err, tc.err)
+			}
+		case err != nil || c.storeMigrating != tc.want:
+			t.Errorf("env %q, args %v: migrating %v, %v; want %v", tc.env, tc.args, c.storeMigrating, err, tc.want)
+		}
+	}
+}

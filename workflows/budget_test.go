@@ -181,6 +181,7 @@ func listen(t *testing.T, h *harness) *webhook {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hook.Text = true // the lab opted in (worker --notify-text): the tests read the reasons
 	h.acts.Webhook = hook
 	return w
 }

@@ -39,6 +39,11 @@ import (
 // literature.search and literature.fetch with every fetch waiting for approval; 29 tool
 // calls, 21 answers by update (one approved, one rejected, one answered with the
 // scientist's own result, the rest approved).
+// testdata/session-tooltrust.json: 6 hypotheses of the tool-trust version
+// (scripts/record-tooltrust.sh): the literature server marked trust: external in the tools
+// file, so every call waits for the scientist and shows its whole arguments; 15 answers by
+// update (one approved, one rejected, one answered with the scientist's own result, the
+// rest approved).
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

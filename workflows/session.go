@@ -290,6 +290,10 @@ type Carried struct {
 	ToolsSpent bool     `json:"tools_spent,omitempty"`
 	CallSeq    int      `json:"call_seq,omitempty"`
 	Late       []string `json:"late,omitempty"`
+	// ApproveServers are the session's tool servers whose every call waits for the
+	// scientist, as the workers' tools file said at the session's start (an external
+	// server, unless it says approve: false).
+	ApproveServers []string `json:"approve_servers,omitempty"`
 	// ClusterAt is the cluster threshold of the measure the proximity agent compares by
 	// (0: the lexical one).
 	ClusterAt float64 `json:"cluster_at,omitempty"`

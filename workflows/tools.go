@@ -21,17 +21,26 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
+// versionToolTrust gates the tools file's approval: a session reads at its start which of
+// its servers want every call approved (an external server, by default), and a call that
+// waits shows the scientist its whole arguments. Sessions started before it approved
+// only what their approve_tools named, and showed a call's main argument.
+const versionToolTrust = "tool-trust"
+
 // maxExtraSteps bounds a tool-using turn's steps beyond its call budget: a model that
 // answers each result with one more call still ends.
 const maxExtraSteps = 2
 
 // Waiting is a tool call waiting for the scientist's answer (the answer-tool command).
 type Waiting struct {
-	ID    string    `json:"id"` // what the answer names: "call-3"
-	Turn  string    `json:"turn"`
-	Tool  string    `json:"tool"`
-	Brief string    `json:"brief,omitempty"` // the call's main argument
-	Since time.Time `json:"since"`
+	ID    string `json:"id"` // what the answer names: "call-3"
+	Turn  string `json:"turn"`
+	Tool  string `json:"tool"`
+	Brief string `json:"brief,omitempty"` // the call's main argument
+	// Arguments are the call's whole arguments, indented and bounded
+	// (activities.ShowArguments), for the scientist to read before approving.
+	Arguments string    `json:"arguments,omitempty"`
+	Since     time.Time `json:"since"`
 	// The answer, once given: "approve", "reject" or "result" (the scientist's own result).
 	Decision string `json:"decision,omitempty"`
 	Result   string `json:"result,omitempty"`
@@ -171,8 +180,8 @@ func (s *supervisor) callTool(ctx workflow.Context, t activities.Turn, step, i i
 		label += ": " + c.Brief
 	}
 	in := activities.ToolCallInput{SessionID: s.id, TurnID: t.TurnID, Step: step, Call: i}
-	if s.req.Config.NeedsApproval(c.Name) {
-		w := s.askScientist(ctx, t, c)
+	if s.needsApproval(c.Name) {
+		w := s.askScientist(ctx, t, c, in)
 		switch w.Decision {
 		case "approve":
 		case "result":
@@ -247,9 +256,16 @@ func toolOptions(name, summary string) workflow.ActivityOptions {
 // round goes on without it (see parallel), and so does the session. An answer that does
 // not come within the session's approval timeout, or a session that ends first, refuses
 // the call.
-func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c activities.PendingCall) Waiting {
+func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c activities.PendingCall, in activities.ToolCallInput) Waiting {
 	s.CallSeq++
 	w := Waiting{ID: fmt.Sprintf("call-%d", s.CallSeq), Turn: t.TurnID, Tool: c.Name, Brief: c.Brief, Since: workflow.Now(ctx)}
+	if workflow.GetVersion(ctx, versionToolTrust, workflow.DefaultVersion, 1) >= 1 {
+		// The scientist approves what they can read: the whole call, not a line of it.
+		actx := workflow.WithActivityOptions(ctx, storeOptions("read the arguments of "+toolLabel(c.Name)+" for the scientist"))
+		if err := workflow.ExecuteActivity(actx, a.ToolCallArguments, in).Get(ctx, &w.Arguments); err != nil {
+			w.Arguments = "(the arguments could not be read: " + errorText(err) + ")"
+		}
+	}
 	s.Waiting = append(s.Waiting, w)
 	s.logTool(t, fmt.Sprintf("%s waits for the scientist's approval: answer-tool {\"call\": %q, \"decision\": \"approve\"}", toolLabel(c.Name), w.ID))
 	s.show(ctx)
@@ -276,6 +292,26 @@ func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c act
 	}
 	s.show(ctx)
 	return w
+}
+
+// needsApproval says whether a call waits for the scientist: the session's approve_tools
+// name it, or its server's configuration asks for every call (ApproveServers).
+func (s *supervisor) needsApproval(name string) bool {
+	server, _, _ := strings.Cut(name, ".")
+	return s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)
+}
+
+// approving is the servers among the session's tools whose every call waits for the
+// scientist, as the catalog says (the tools file: an external server, unless it says
+// approve: false), in the catalog's order.
+func approving(c research.Config, cat activities.Catalog) []string {
+	var out []string
+	for _, srv := range cat.Servers {
+		if srv.Approve && slices.ContainsFunc(c.Tools, func(name string) bool { return strings.HasPrefix(name, srv.Server+".") }) {
+			out = append(out, srv.Server)
+		}
+	}
+	return out
 }
 
 // answerTool applies the scientist's answer to a waiting call.
@@ -308,7 +344,7 @@ func (s *supervisor) waiting() []session.WaitingCall {
 	var out []session.WaitingCall
 	for _, w := range s.Waiting {
 		if w.Decision == "" {
-			out = append(out, session.WaitingCall{ID: w.ID, Tool: w.Tool, Brief: w.Brief, Turn: w.Turn, Since: session.Stamp(w.Since)})
+			out = append(out, session.WaitingCall{ID: w.ID, Tool: w.Tool, Brief: w.Brief, Arguments: w.Arguments, Turn: w.Turn, Since: session.Stamp(w.Since)})
 		}
 	}
 	return out
@@ -329,7 +365,16 @@ func (s *supervisor) checkTools(ctx workflow.Context) error {
 	if err := workflow.ExecuteActivity(actx, a.ToolCatalog).Get(ctx, &cat); err != nil {
 		return fmt.Errorf("config.tools: the workers' tool catalog could not be read: %s", errorText(err))
 	}
-	return CheckTools(s.req.Config, cat)
+	if err := CheckTools(s.req.Config, cat); err != nil {
+		return err
+	}
+	if workflow.GetVersion(ctx, versionToolTrust, workflow.DefaultVersion, 1) >= 1 {
+		s.ApproveServers = approving(s.req.Config, cat)
+		for _, srv := range s.ApproveServers {
+			s.note(fmt.Sprintf("every call to the %s server waits for the scientist's approval (the workers' tools file asks for it)", srv))
+		}
+	}
+	return nil
 }
 
 // CheckTools says whether a catalog offers every tool a configuration names; the starter

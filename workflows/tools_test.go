@@ -301,6 +301,10 @@ func TestToolApproval(t *testing.T) {
 			if w.Tool != "literature.fetch" || w.Turn == "" || !strings.HasPrefix(w.ID, "call-") {
 				t.Errorf("waiting call %+v", w)
 			}
+			// The scientist sees the whole call: its arguments, indented.
+			if !strings.HasPrefix(w.Arguments, "{\n  \"id\": \"") || !strings.Contains(w.Arguments, w.Brief) {
+				t.Errorf("waiting call %s shows arguments %q (brief %q)", w.ID, w.Arguments, w.Brief)
+			}
 			since, err := time.Parse(time.RFC3339Nano, w.Since)
 			if err != nil {
 				t.Fatalf("since %q: %v", w.Since, err)

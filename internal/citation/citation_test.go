@@ -16,51 +16,11 @@ const (
 	cslResult = `[{"id":"k1","type":"article-journal","title":"A CSL item","author":[{"family":"Doe","given":"Jane"},{"literal":"The Tau Consortium"}],"issued":{"date-parts":[[2019,3]]},"container-title":"Journal","DOI":"10.5555/CSL.1"}]`
 )
 
-func TestNames(t *testing.T) {
-	tests := []struct {
-		text, id string
-		want     bool
-	}{
-		{searchResult, "10.5555/cosci.tau.001", true},
-		{searchResult, "https://doi.org/10.5555/COSCI.TAU.001", true},
-		{searchResult, "doi:10.5555/cosci.tau.001", true},
-		{searchResult, "smith2019", true},
-		{searchResult, "10.5555/cosci.tau.002", false},
-		{searchResult, "", false},
-	}
-	for _, tt := range tests {
-		if got := Names(tt.text, tt.id); got != tt.want {
-			t.Errorf("Names(%q) = %v, want %v", tt.id, got, tt.want)
-		}
-	}
-}
-
-func TestHolds(t *testing.T) {
-	tests := []struct {
-		name, text, quote string
-		want              bool
-	}{
-		{"word for word", fetched, "microglia phagocytose tau and release it in exosomes", true},
-		{"case and punctuation", fetched, "We show that Microglia phagocytose tau, and release it in exosomes!", true},
-		{"through JSON escapes", fetched, "Depleting microglia — with PLX3397 — halved the spread of tau in mice.", true},
-		{"a dash that drifted", fetched, "Depleting microglia - with PLX3397 - halved the spread of tau in mice", true},
-		{"a claim the source does not make", fetched, "Depleting microglia fully reversed the spread of tau in every model tested.", false},
-		{"half of a sentence with the rest made up", fetched, "microglia phagocytose tau and then destroy it completely in lysosomes within hours", false},
-		{"empty", fetched, "   ", false},
-		{"plain text", "Echo: tau propagation", "tau propagation", true},
-	}
-	for _, tt := range tests {
-		if got := Holds(tt.text, tt.quote); got != tt.want {
-			t.Errorf("%s: Holds = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestResolve(t *testing.T) {
 	results := []Result{{Source: "s-search", Content: searchResult}, {Source: "s-fetch", Content: fetched}, {Source: "s-csl", Content: cslResult}}
 	refs := []research.Reference{
 		{ID: "10.5555/cosci.tau.001", Quote: "q1"},                                                                   // a search hit and a fetched record: the record wins
-		{ID: "10.5555/cosci.tau.001", Quote: "Microglia phagocytose tau and release it in exosomes."},                // the search hit holds the quote too: the first that does
+		{ID: "10.5555/cosci.tau.001", Quote: "Microglia phagocytose tau and release it in exosomes."},                // the search hit holds the quote too: the richer record that does
 		{ID: "10.5555/cosci.tau.001", Quote: "Depleting microglia, with PLX3397, halved the spread of tau in mice."}, // only the fetched record holds it
 		{ID: "smith2019", Quote: "q2"},                                                                               // a search hit only
 		{ID: "10.5555/csl.1"},                                                                                        // CSL-JSON, found by its DOI
@@ -81,7 +41,7 @@ func TestResolve(t *testing.T) {
 		!slices.Equal(r.Authors, []string{"Ito, Kenji", "Müller, Anna"}) || r.DOI != "10.5555/cosci.tau.001" || r.URL != "https://example.org/ito" || r.Quote != "q1" {
 		t.Errorf("fetched: %+v", r)
 	}
-	if r := got[1]; r.Source != "s-search" || r.Title != "Microglia carry tau between synapses" {
+	if r := got[1]; r.Source != "s-fetch" || r.Title != "Microglia carry tau between synapses" {
 		t.Errorf("quoted search hit: %+v", r)
 	}
 	if r := got[2]; r.Source != "s-fetch" {
@@ -109,17 +69,29 @@ func TestCheck(t *testing.T) {
 	records := map[string]string{"s-fetch": fetched, "s-search": searchResult}
 	refs := []research.Reference{
 		{ID: "10.5555/cosci.tau.001", Source: "s-fetch", Quote: "Microglia phagocytose tau and release it in exosomes."},
+		{ID: "https://doi.org/10.5555/COSCI.TAU.001", Source: "s-fetch", Quote: "Microglia phagocytose tau and release it in exosomes."},
 		{ID: "10.5555/cosci.tau.001", Source: "s-fetch", Quote: "Microglia destroy tau in lysosomes within minutes of uptake."},
+		{ID: "10.5555/cosci.tau.001", Source: "s-fetch", Quote: "Depleting microglia with PLX3397 doubled the spread of tau in mice."},
 		{ID: "10.5555/cosci.x", Source: "", Quote: "anything"},
 		{ID: "10.5555/cosci.x", Source: "s-fetch", Quote: "a record that does not name it"},
+		{ID: "10.5555/cosci.tau.00", Source: "s-fetch", Quote: "Microglia phagocytose tau and release it in exosomes."}, // cut short
 		{ID: "smith2019", Source: "s-gone", Quote: "a record not in the trail"},
 		{ID: "smith2019", Source: "s-search"},
+		{ID: "smith2019", Source: "s-search", Quote: "Microglia phagocytose tau and release it in exosomes."}, // the other hit's words
 	}
-	want := []string{research.CitationVerified, research.CitationUnsupported, research.CitationInvented, research.CitationInvented, research.CitationInvented, research.CitationVerified}
+	want := []string{research.CitationVerified, research.CitationVerified, research.CitationUnsupported, research.CitationContradicted,
+		research.CitationInvented, research.CitationInvented, research.CitationInvented, research.CitationInvented,
+		research.CitationUnsupported, research.CitationUnsupported}
 	got := Check(refs, records)
 	for i, c := range got {
 		if c.Verdict != want[i] || c.ID != refs[i].ID {
 			t.Errorf("reference %d (%s): %s (%s), want %s", i, refs[i].ID, c.Verdict, c.Note, want[i])
 		}
+	}
+	if n := got[9].Note; n != "the quote is from another source of the same result, 10.5555/cosci.tau.001, not from smith2019" {
+		t.Errorf("a quote of another hit: note %q", n)
+	}
+	if p := got[3].Passage; p != "Depleting microglia — with PLX3397 — halved the spread of tau in mice" {
+		t.Errorf("a contradicted quote's passage: %q", p)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 )
 
@@ -85,12 +86,23 @@ func Parse(what, text string) (*Keyring, error) {
 // COSCI_KEYS, the keys themselves (lines, or pairs separated by ';'). Neither set means no
 // encryption: nil, nil. A file that cannot be read or keys that do not parse are an error,
 // so that a process never starts with encryption half set up.
+//
+// A key file that other users of the machine may read or write (any group or other
+// permission) is refused, as ssh refuses such a private key: whoever reads it reads every
+// session. COSCI_KEYS_FILE_LAX=1 makes it a warning (to Warn) instead, for a file system
+// that cannot keep modes.
 func FromEnv(getenv func(string) string) (*Keyring, error) {
 	file, inline := getenv("COSCI_KEYS_FILE"), getenv("COSCI_KEYS")
 	switch {
 	case file != "" && inline != "":
 		return nil, errors.New("both COSCI_KEYS_FILE and COSCI_KEYS are set: give the keys one way")
 	case file != "":
+		if err := checkMode(file); err != nil {
+			if getenv("COSCI_KEYS_FILE_LAX") != "1" {
+				return nil, err
+			}
+			Warn("warning: " + err.Error())
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("COSCI_KEYS_FILE: %w", err)
@@ -100,6 +112,27 @@ func FromEnv(getenv func(string) string) (*Keyring, error) {
 		return Parse("COSCI_KEYS", strings.ReplaceAll(inline, ";", "\n"))
 	}
 	return nil, nil
+}
+
+// Warn tells the person running the process about a key file FromEnv accepts only because
+// COSCI_KEYS_FILE_LAX is set: on standard error, where the worker's log and the starter's
+// messages go.
+var Warn = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
+
+// checkMode refuses a key file whose mode lets other users read or change it. Windows
+// keeps no such modes: there the file's ACL is the operator's to set.
+func checkMode(file string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("COSCI_KEYS_FILE: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("COSCI_KEYS_FILE %s is open to other users of this machine (mode %04o), and whoever reads it reads every session: run `chmod 600 %s` (or set COSCI_KEYS_FILE_LAX=1 to only warn)", file, perm, file)
+	}
+	return nil
 }
 
 // New makes a key, in the key file's format: a line to add at the top of the file.
@@ -159,30 +192,66 @@ func (k *Keyring) Open(id string, sealed, context []byte) ([]byte, error) {
 	return plain, nil
 }
 
-// magic starts every sealed blob: what SealBlob returns.
-var magic = []byte("cosci-sealed-1\x00")
+// The marker that starts a sealed blob says its form. A blob of the current form is
+// sealed with the marker in the associated data, before what the caller binds it to: the
+// form is authenticated, so a blob relabelled with the other marker does not open (a new
+// record cannot be passed off as an old one to be read with the old, weaker binding).
+// Blobs of the old form (version 1) were sealed with the caller's context alone; OpenBlob
+// opens them with the context the caller gives for that form.
+var (
+	magicV1 = []byte("cosci-sealed-1\x00")
+	magic   = []byte("cosci-sealed-2\x00")
+)
+
+// Form is how a byte string or a text stands: plain, sealed in the old form, or sealed.
+type Form int
+
+const (
+	Plain  Form = iota // not sealed at all
+	Old                // sealed before the form was authenticated (version 1)
+	Sealed             // sealed as SealBlob and SealText seal now
+)
+
+// BlobForm says whether b is a blob SealBlob made, and in which form.
+func BlobForm(b []byte) Form {
+	switch {
+	case bytes.HasPrefix(b, magic):
+		return Sealed
+	case bytes.HasPrefix(b, magicV1):
+		return Old
+	}
+	return Plain
+}
 
 // SealBlob seals plain into one self-describing byte string: a marker, the key id and the
-// ciphertext. The session store keeps records this way.
+// ciphertext, bound to the marker and to context. The session store keeps records this way.
 func (k *Keyring) SealBlob(plain, context []byte) []byte {
-	id, sealed := k.Seal(plain, context)
+	id, sealed := k.Seal(plain, append(append([]byte(nil), magic...), context...))
 	out := make([]byte, 0, len(magic)+1+len(id)+len(sealed))
 	out = append(append(append(out, magic...), byte(len(id))), id...)
 	return append(out, sealed...)
 }
 
-// IsSealed says whether b is a blob SealBlob made.
-func IsSealed(b []byte) bool { return bytes.HasPrefix(b, magic) }
+// IsSealed says whether b is a blob SealBlob made, in either form.
+func IsSealed(b []byte) bool { return BlobForm(b) != Plain }
 
-// OpenBlob opens what SealBlob made. A nil keyring opens nothing sealed.
+// OpenBlob opens what SealBlob made, given the context it was sealed with: for a blob of
+// the old form, the context that form was sealed with. A nil keyring opens nothing sealed.
 func (k *Keyring) OpenBlob(b, context []byte) ([]byte, error) {
-	rest := b[len(magic):]
+	form := BlobForm(b)
+	if form == Plain {
+		return nil, ErrTampered
+	}
+	rest := b[len(magic):] // both markers are as long
 	if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
 		return nil, ErrTampered
 	}
 	id := string(rest[1 : 1+int(rest[0])])
 	if k == nil {
 		return nil, &UnknownKeyError{ID: id}
+	}
+	if form == Sealed {
+		context = append(append([]byte(nil), magic...), context...)
 	}
 	return k.Open(id, rest[1+int(rest[0]):], context)
 }
@@ -199,16 +268,26 @@ func (k *Keyring) SealText(s string, context []byte) string {
 	return textPrefix + base64.RawStdEncoding.EncodeToString(k.SealBlob([]byte(s), context))
 }
 
-// OpenText opens what SealText made; any other string is returned as it is (a record
-// written before encryption was turned on).
-func (k *Keyring) OpenText(s string, context []byte) (string, error) {
+// TextForm says whether s is a text SealText made, and in which form.
+func TextForm(s string) Form {
 	if !strings.HasPrefix(s, textPrefix) {
-		return s, nil
+		return Plain
 	}
 	b, err := base64.RawStdEncoding.DecodeString(s[len(textPrefix):])
-	if err != nil || !IsSealed(b) {
-		return s, nil // a text that merely starts like one
+	if err != nil {
+		return Plain // a text that merely starts like one
 	}
+	return BlobForm(b)
+}
+
+// OpenText opens what SealText made, given the context it was sealed with (for a text of
+// the old form, that form's); any other string is returned as it is (a text written before
+// encryption was turned on: whoever expects only sealed texts checks TextForm first).
+func (k *Keyring) OpenText(s string, context []byte) (string, error) {
+	if TextForm(s) == Plain {
+		return s, nil
+	}
+	b, _ := base64.RawStdEncoding.DecodeString(s[len(textPrefix):])
 	plain, err := k.OpenBlob(b, context)
 	return string(plain), err
 }

@@ -116,3 +116,93 @@ func TestFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// sealV1 seals as SealBlob did before the form was authenticated: the old marker, and the
+// context alone as the associated data.
+func sealV1(k *Keyring, plain, context []byte) []byte {
+	id, sealed := k.Seal(plain, context)
+	return append(append(append(append([]byte(nil), magicV1...), byte(len(id))), id...), sealed...)
+}
+
+// TestForms: a blob says its form; one of the old form opens with the context it was
+// sealed with; a new blob relabelled as old does not open with the old form's context (or
+// any), nor an old one relabelled as new: the form cannot be downgraded to move a record.
+func TestForms(t *testing.T) {
+	k, _ := Parse("keys", mustNew(t, "k"))
+	oldCtx, newCtx := []byte("hypotheses/h-1.json"), []byte("s-1\x00hypotheses/h-1.json")
+	old := sealV1(k, []byte("old text"), oldCtx)
+	cur := k.SealBlob([]byte("new text"), newCtx)
+	for _, tc := range []struct {
+		b    []byte
+		want Form
+	}{{[]byte(`{"id": "h-1"}`), Plain}, {old, Old}, {cur, Sealed}} {
+		if got := BlobForm(tc.b); got != tc.want {
+			t.Errorf("BlobForm(%.20q) = %v; want %v", tc.b, got, tc.want)
+		}
+	}
+	if got, err := k.OpenBlob(old, oldCtx); err != nil || string(got) != "old text" {
+		t.Errorf("old form: %q, %v", got, err)
+	}
+	if got, err := k.OpenBlob(cur, newCtx); err != nil || string(got) != "new text" {
+		t.Errorf("new form: %q, %v", got, err)
+	}
+	relabel := func(b, marker []byte) []byte { return append(append([]byte(nil), marker...), b[len(marker):]...) }
+	down, up := relabel(cur, magicV1), relabel(old, magic)
+	for name, tc := range map[string]struct{ b, ctx []byte }{
+		"new as old, old context": {down, oldCtx},
+		"new as old, new context": {down, newCtx},
+		"old as new, old context": {up, oldCtx},
+		"new, moved":              {cur, []byte("s-2\x00hypotheses/h-1.json")},
+	} {
+		if got, err := k.OpenBlob(tc.b, tc.ctx); !errors.Is(err, ErrTampered) {
+			t.Errorf("%s: %q, %v; want ErrTampered", name, got, err)
+		}
+	}
+	s := k.SealText("a goal", []byte("goal"))
+	if TextForm(s) != Sealed || TextForm("a goal") != Plain || TextForm("sealed: by hand") != Plain {
+		t.Errorf("TextForm: %v, %v, %v", TextForm(s), TextForm("a goal"), TextForm("sealed: by hand"))
+	}
+}
+
+// TestKeyFileMode: a key file other users may read or change is refused with the chmod
+// that fixes it; with COSCI_KEYS_FILE_LAX=1 it is read, with a warning.
+func TestKeyFileMode(t *testing.T) {
+	var warned []string
+	defer func(w func(string)) { Warn = w }(Warn)
+	Warn = func(msg string) { warned = append(warned, msg) }
+	for _, tc := range []struct {
+		mode os.FileMode
+		lax  bool
+		err  bool
+	}{
+		{mode: 0o600}, {mode: 0o400},
+		{mode: 0o644, err: true}, {mode: 0o640, err: true}, {mode: 0o604, err: true}, {mode: 0o620, err: true},
+		{mode: 0o644, lax: true},
+	} {
+		file := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(file, []byte(mustNew(t, "f")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(file, tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{"COSCI_KEYS_FILE": file}
+		if tc.lax {
+			env["COSCI_KEYS_FILE_LAX"] = "1"
+		}
+		warned = nil
+		k, err := FromEnv(func(key string) string { return env[key] })
+		switch {
+		case tc.err:
+			if err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
+				t.Errorf("mode %04o: %v; want an error saying chmod 600 %s", tc.mode, err, file)
+			}
+		case err != nil || k == nil:
+			t.Errorf("mode %04o (lax %v): %v", tc.mode, tc.lax, err)
+		case tc.lax && (len(warned) != 1 || !strings.Contains(warned[0], "chmod 600")):
+			t.Errorf("mode %04o, lax: warned %q; want one warning with the chmod", tc.mode, warned)
+		case !tc.lax && len(warned) > 0:
+			t.Errorf("mode %04o: warned %q", tc.mode, warned)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package library
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // BibTeX, as reference managers export it: entries @type{key, field = value, ...} (or
@@ -15,13 +17,27 @@ import (
 var months = map[string]string{"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May", "jun": "June",
 	"jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
 
+// ParseBibTeX reads the references of a BibTeX file (file names it in what is skipped)
+// within DefaultLimits.
+func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
+	return DefaultLimits().ParseBibTeX(data, file)
+}
+
 // ParseBibTeX reads the references of a BibTeX file (file names it in what is skipped).
 // An entry it cannot use (no title, not closed, malformed) is skipped with its line and
-// why, and reading goes on with the next entry.
-func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
-	p := &bibParser{src: []rune(strings.TrimPrefix(string(data), "\ufeff")), file: file, line: 1, macros: map[string]string{}}
+// why, and reading goes on with the next entry; a value left open ends at the next line
+// that starts with @. Macros are expanded within the caps of
+// l: a @string or entry whose value would grow past them is skipped, named, and so is
+// every later one that uses a macro skipped.
+func (l Limits) ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
+	l = l.orDefaults()
+	if big := l.tooLarge(file, int64(len(data))); big != nil {
+		return nil, big
+	}
+	p := &bibParser{src: []rune(strings.TrimPrefix(string(data), "\ufeff")), file: file, line: 1, lim: l,
+		macros: map[string]string{}, depth: map[string]int{}, refused: map[string]bool{}}
 	var refs []Reference
-	var skipped []Skipped
+	rep := newReport(file, l)
 	for p.next() {
 		start, at := p.line, p.pos
 		kind := strings.ToLower(p.word())
@@ -37,22 +53,36 @@ func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
 		}
 		switch kind {
 		case "comment":
-			p.skipBalanced(close)
+			p.skipBalanced(close, false)
 			continue
 		case "preamble":
-			if !p.skipBalanced(close) {
-				skipped = append(skipped, Skipped{File: file, Line: start, Reason: "@preamble is not closed"})
+			if !p.skipBalanced(close, false) {
+				rep.add(Skipped{Line: start, Reason: "@preamble is not closed"})
 			}
 			continue
 		case "string":
-			name, value, err := p.assignment(close)
-			if err != nil {
-				skipped = append(skipped, Skipped{File: file, Line: start, Reason: "@string: " + err.Error()})
+			name, value, depth, err := p.assignment(close)
+			var over capError
+			if err == nil && depth > l.MacroDepth {
+				err = capError(fmt.Sprintf("it is defined through more than %d levels of macros", l.MacroDepth))
+			}
+			switch {
+			case errors.As(err, &over):
+				// Well formed, but over a cap: the macro is refused, and so is what uses it.
+				key := strings.ToLower(name)
+				delete(p.macros, key)
+				p.refused[key] = true
+				rep.add(Skipped{Line: start, Reason: "@string " + shorten(name, 40) + ": " + string(over)})
+			case err != nil:
+				rep.add(Skipped{Line: start, Reason: "@string: " + err.Error()})
 				p.pos, p.line = at, start
 				p.recover()
 				continue
+			default:
+				key := strings.ToLower(name)
+				p.macros[key], p.depth[key] = value, depth
+				delete(p.refused, key)
 			}
-			p.macros[strings.ToLower(name)] = value
 			p.space()
 			if p.peek() == close {
 				p.pos++
@@ -60,29 +90,52 @@ func ParseBibTeX(data []byte, file string) ([]Reference, []Skipped) {
 			continue
 		}
 		ref, key, err := p.entry(kind, close)
+		var over capError
+		if errors.As(err, &over) {
+			rep.add(Skipped{Line: start, Key: key, Reason: err.Error()})
+			if !p.skipBalanced(close, true) { // the rest of the entry, unread
+				p.pos, p.line = at, start
+				p.recover()
+			}
+			continue
+		}
 		if err != nil {
-			skipped = append(skipped, Skipped{File: file, Line: start, Key: key, Reason: err.Error()})
+			rep.add(Skipped{Line: start, Key: key, Reason: err.Error()})
 			// An unbalanced brace may have run on to the end: go on from the next line
 			// that starts an entry after this one's start.
 			p.pos, p.line = at, start
 			p.recover()
 			continue
 		}
-		if why := ref.finish(file); why != "" {
-			skipped = append(skipped, Skipped{File: file, Line: start, Key: key, Reason: why})
+		why, cuts := ref.finish(file, l)
+		if why != "" {
+			rep.add(Skipped{Line: start, Key: key, Reason: why})
 			continue
 		}
+		rep.kept(start, ref, cuts)
 		refs = append(refs, ref)
 	}
-	return refs, skipped
+	return refs, rep.done()
 }
+
+// capError is why a well-formed value is refused: it would grow past a cap.
+type capError string
+
+func (e capError) Error() string { return string(e) }
 
 type bibParser struct {
 	src    []rune
 	pos    int
 	line   int
 	file   string
+	lim    Limits
 	macros map[string]string
+	// depth is each macro's depth: 1 for one written out, one more than the deepest
+	// macro it uses otherwise (the month macros are of depth 1).
+	depth map[string]int
+	// refused are the macros skipped at a cap: what uses one is skipped too.
+	refused map[string]bool
+	spent   int // the bytes macro expansion has produced in the file so far
 }
 
 func (p *bibParser) peek() rune {
@@ -141,10 +194,22 @@ func (p *bibParser) word() string {
 	return string(p.src[start:p.pos])
 }
 
-// skipBalanced moves past the closing delimiter of a block whose opening was read.
-func (p *bibParser) skipBalanced(close rune) bool {
+// atEntry says whether the parser is at a line that starts an entry: no value runs over
+// one. An unclosed brace otherwise reads to the end of the file, and the parser, going
+// on from the next entry, would read to the end again for each one after it: a file of
+// many unclosed entries took time in the square of its size.
+func (p *bibParser) atEntry() bool {
+	return p.pos > 0 && p.pos < len(p.src) && p.src[p.pos] == '@' && p.src[p.pos-1] == '\n'
+}
+
+// skipBalanced moves past the closing delimiter of a block whose opening was read. In an
+// entry (not a comment) a line that starts an entry ends it too, unclosed: see atEntry.
+func (p *bibParser) skipBalanced(close rune, entry bool) bool {
 	depth := 0
 	for p.pos < len(p.src) {
+		if entry && p.atEntry() {
+			return false
+		}
 		switch r := p.advance(); {
 		case r == '{':
 			depth++
@@ -157,7 +222,8 @@ func (p *bibParser) skipBalanced(close rune) bool {
 	return false
 }
 
-// entry reads an entry after its opening delimiter: the key, then the fields.
+// entry reads an entry after its opening delimiter: the key, then the fields. A field
+// over a cap is a capError, returned as soon as the field is read.
 func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
 	p.space()
 	start := p.pos
@@ -166,7 +232,7 @@ func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
 	}
 	key := strings.TrimSpace(string(p.src[start:p.pos]))
 	p.space()
-	fields := map[string]string{}
+	var fields map[string]string // made at the first field: a file of empty entries costs none
 	for {
 		p.space()
 		switch p.peek() {
@@ -175,71 +241,124 @@ func (p *bibParser) entry(kind string, close rune) (Reference, string, error) {
 			continue
 		case close:
 			p.pos++
-			return bibReference(kind, key, fields), key, nil
+			return bibReference(kind, key, fields, p.lim), key, nil
 		case 0:
 			return Reference{}, key, fmt.Errorf("the entry is not closed (no %q before the end of the file)", close)
 		case '@':
 			return Reference{}, key, fmt.Errorf("the entry is not closed before the next one starts")
 		}
-		name, value, err := p.assignment(close)
+		name, value, _, err := p.assignment(close)
+		var over capError
+		if errors.As(err, &over) {
+			return Reference{}, key, capError(fmt.Sprintf("field %s: %s", shorten(name, 40), over))
+		}
 		if err != nil {
 			return Reference{}, key, err
+		}
+		if fields == nil {
+			fields = map[string]string{}
 		}
 		fields[strings.ToLower(name)] = value
 	}
 }
 
-// assignment reads name = value (# value ...).
-func (p *bibParser) assignment(close rune) (string, string, error) {
+// assignment reads name = value (# value ...), and the depth of the macros the value
+// uses (0: none). A value that uses a refused macro, or would grow past ValueBytes or
+// the file's ExpandBytes by expanding its macros, is read to its end but not built: a
+// capError. Macros cost what they expand to; text written out costs nothing, as the
+// file's own size bounds it.
+func (p *bibParser) assignment(close rune) (string, string, int, error) {
 	p.space()
 	name := p.word()
 	if name == "" {
-		return "", "", fmt.Errorf("expected a field name, found %q", string(p.peek()))
+		return "", "", 0, fmt.Errorf("expected a field name, found %q", string(p.peek()))
 	}
 	p.space()
 	if p.peek() != '=' {
-		return "", "", fmt.Errorf("field %s has no '=' after its name", name)
+		return "", "", 0, fmt.Errorf("field %s has no '=' after its name", shorten(name, 40))
 	}
 	p.pos++
 	var parts []string
+	var over error
+	size, expanded, depth := 0, 0, 0
 	for {
 		p.space()
-		v, err := p.value(name, close)
+		v, macro, err := p.value(name, close)
 		if err != nil {
-			return "", "", err
+			return "", "", 0, err
 		}
-		parts = append(parts, v)
+		if over == nil && macro != "" {
+			if p.refused[macro] {
+				over = capError(fmt.Sprintf("it uses macro %s, which was skipped", shorten(macro, 40)))
+			}
+			expanded += len(v)
+			depth = max(depth, p.depthOf(macro))
+		}
+		size += len(v)
+		switch {
+		case over != nil:
+		case expanded > 0 && size > p.lim.ValueBytes:
+			over = capError(fmt.Sprintf("it would be over %s once its macros are expanded", bytesText(int64(p.lim.ValueBytes))))
+		case p.spent+expanded > p.lim.ExpandBytes:
+			over = capError(fmt.Sprintf("its macros would take the file's expansion over its budget of %s", bytesText(int64(p.lim.ExpandBytes))))
+		default:
+			parts = append(parts, v)
+		}
 		p.space()
 		if p.peek() != '#' {
 			break
 		}
 		p.pos++
 	}
-	return name, strings.Join(parts, ""), nil
+	if over != nil {
+		return name, "", 0, over
+	}
+	p.spent += expanded
+	if depth > 0 {
+		depth++ // a macro defined through macros is one deeper than they are
+	}
+	return name, strings.Join(parts, ""), max(depth, 1), nil
 }
 
-// value reads one value: {braced}, "quoted", a number, or a macro's name.
-func (p *bibParser) value(field string, close rune) (string, error) {
+// where says where an unclosed value stopped: before the next entry, or at the end.
+func (p *bibParser) where() string {
+	if p.pos < len(p.src) {
+		return " before the next entry starts"
+	}
+	return ""
+}
+
+// depthOf is a macro's depth: the month macros and those written out are of depth 1.
+func (p *bibParser) depthOf(macro string) int {
+	if d, ok := p.depth[macro]; ok {
+		return d
+	}
+	return 1
+}
+
+// value reads one value: {braced}, "quoted", a number, or a macro's name. For a macro
+// (defined, a month, or refused) it returns its lower-case name too.
+func (p *bibParser) value(field string, close rune) (string, string, error) {
 	switch r := p.peek(); {
 	case r == '{':
 		p.pos++
 		start, depth := p.pos, 0
-		for p.pos < len(p.src) {
+		for p.pos < len(p.src) && !p.atEntry() {
 			switch p.advance() {
 			case '{':
 				depth++
 			case '}':
 				if depth == 0 {
-					return string(p.src[start : p.pos-1]), nil
+					return string(p.src[start : p.pos-1]), "", nil
 				}
 				depth--
 			}
 		}
-		return "", fmt.Errorf("field %s: its braces are not closed", field)
+		return "", "", fmt.Errorf("field %s: its braces are not closed%s", shorten(field, 40), p.where())
 	case r == '"':
 		p.pos++
 		start, depth := p.pos, 0
-		for p.pos < len(p.src) {
+		for p.pos < len(p.src) && !p.atEntry() {
 			switch p.advance() {
 			case '{':
 				depth++
@@ -249,34 +368,38 @@ func (p *bibParser) value(field string, close rune) (string, error) {
 				}
 			case '"':
 				if depth == 0 {
-					return string(p.src[start : p.pos-1]), nil
+					return string(p.src[start : p.pos-1]), "", nil
 				}
 			}
 		}
-		return "", fmt.Errorf("field %s: its quotes are not closed", field)
+		return "", "", fmt.Errorf("field %s: its quotes are not closed%s", shorten(field, 40), p.where())
 	case unicode.IsDigit(r):
 		start := p.pos
 		for p.pos < len(p.src) && unicode.IsDigit(p.src[p.pos]) {
 			p.pos++
 		}
-		return string(p.src[start:p.pos]), nil
+		return string(p.src[start:p.pos]), "", nil
 	case unicode.IsLetter(r):
 		name := p.word()
-		if v, ok := p.macros[strings.ToLower(name)]; ok {
-			return v, nil
+		lower := strings.ToLower(name)
+		if v, ok := p.macros[lower]; ok {
+			return v, lower, nil
 		}
-		if m, ok := months[strings.ToLower(name)]; ok {
-			return m, nil
+		if p.refused[lower] {
+			return "", lower, nil
 		}
-		return name, nil // an undefined macro: BibTeX warns and uses nothing; its name says more
+		if m, ok := months[lower]; ok {
+			return m, lower, nil
+		}
+		return name, "", nil // an undefined macro: BibTeX warns and uses nothing; its name says more
 	case r == 0:
-		return "", fmt.Errorf("field %s has no value before the end of the file", field)
+		return "", "", fmt.Errorf("field %s has no value before the end of the file", shorten(field, 40))
 	}
-	return "", fmt.Errorf("field %s: a value cannot start with %q", field, string(p.peek()))
+	return "", "", fmt.Errorf("field %s: a value cannot start with %q", shorten(field, 40), string(p.peek()))
 }
 
 // bibReference makes a reference of an entry's fields.
-func bibReference(kind, key string, f map[string]string) Reference {
+func bibReference(kind, key string, f map[string]string, lim Limits) Reference {
 	text := func(names ...string) string {
 		for _, n := range names {
 			if v := strings.TrimSpace(f[n]); v != "" {
@@ -298,9 +421,9 @@ func bibReference(kind, key string, f map[string]string) Reference {
 	}
 	r.Year = year(text("year", "date"))
 	if a := f["author"]; a != "" {
-		r.Authors = splitAuthors(a)
+		r.Authors = splitAuthors(a, lim)
 	} else if e := f["editor"]; e != "" {
-		r.Authors = splitAuthors(e)
+		r.Authors = splitAuthors(e, lim)
 	}
 	for _, k := range strings.FieldsFunc(text("keywords"), func(r rune) bool { return r == ',' || r == ';' }) {
 		r.Keywords = append(r.Keywords, k)
@@ -322,13 +445,16 @@ func year(s string) int {
 
 // splitAuthors splits a BibTeX name list ("A and B and {C and D Inc.}") and writes each
 // name "Family, Given": "Last, First", "Last, Jr., First" and "First von Last" forms, a
-// braced name (an organisation) as it is.
-func splitAuthors(list string) []string {
+// braced name (an organisation) as it is. Past the first lim.Authors names it only
+// splits: the rest are left as written, for finish to count and drop. A name written in
+// more than four times TextBytes is cut to that first, as it will be cut anyway: taking
+// apart a "name" of a million words costs far more than its bytes.
+func splitAuthors(list string, lim Limits) []string {
 	var names []string
 	depth, start := 0, 0
-	rs := []rune(list)
-	for i := 0; i < len(rs); i++ {
-		switch rs[i] {
+	for i := 0; i < len(list); {
+		r, size := utf8.DecodeRuneInString(list[i:])
+		switch r {
 		case '{':
 			depth++
 		case '}':
@@ -336,16 +462,23 @@ func splitAuthors(list string) []string {
 				depth--
 			}
 		}
-		if depth == 0 && i+5 <= len(rs) && unicode.IsSpace(rs[i]) && strings.EqualFold(string(rs[i+1:i+4]), "and") && unicode.IsSpace(rs[i+4]) {
-			names = append(names, string(rs[start:i]))
-			start = i + 5
-			i += 4
+		if and := i + size; depth == 0 && unicode.IsSpace(r) && and+3 < len(list) && strings.EqualFold(list[and:and+3], "and") {
+			if after, size2 := utf8.DecodeRuneInString(list[and+3:]); unicode.IsSpace(after) {
+				names = append(names, list[start:i])
+				start = and + 3 + size2
+				i = start
+				continue
+			}
 		}
+		i += size
 	}
-	names = append(names, string(rs[start:]))
+	names = append(names, list[start:])
 	var out []string
-	for _, n := range names {
-		if n = bibName(n); n != "" && !strings.EqualFold(n, "others") {
+	for i, n := range names {
+		if len(out) == lim.Authors {
+			return append(out, names[i:]...)
+		}
+		if n = bibName(shorten(n, 4*lim.TextBytes)); n != "" && !strings.EqualFold(n, "others") {
 			out = append(out, n)
 		}
 	}

@@ -7,43 +7,64 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // CSL-JSON, as Zotero and Pandoc write it: an array of items with id, type, title,
 // author [{family, given} or {literal}], issued {"date-parts": [[year, month, day]]},
 // container-title, DOI, URL, abstract and keyword.
 
+// ParseCSL reads the references of a CSL-JSON file within DefaultLimits.
+func ParseCSL(data []byte, file string) ([]Reference, []Skipped) {
+	return DefaultLimits().ParseCSL(data, file)
+}
+
 // ParseCSL reads the references of a CSL-JSON file: an array of items, or one item. An
 // item without a title, or not an object, is skipped with its position and why. A file
-// that is not JSON is skipped whole, with where it stops being JSON.
-func ParseCSL(data []byte, file string) ([]Reference, []Skipped) {
+// that is not JSON is skipped whole, with where it stops being JSON. Items are decoded
+// one at a time, and an item's names past the Authors cap are counted, not kept.
+func (l Limits) ParseCSL(data []byte, file string) ([]Reference, []Skipped) {
+	l = l.orDefaults()
+	if big := l.tooLarge(file, int64(len(data))); big != nil {
+		return nil, big
+	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	var items []json.RawMessage
 	if !json.Valid(data) {
 		var v any
 		return nil, []Skipped{{File: file, Reason: "not a CSL-JSON array of items: " + jsonProblem(data, json.Unmarshal(data, &v))}}
 	}
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		items = []json.RawMessage{trimmed}
-	} else if err := json.Unmarshal(data, &items); err != nil {
-		return nil, []Skipped{{File: file, Reason: "not a CSL-JSON array of items: " + jsonProblem(data, err)}}
-	}
 	var refs []Reference
-	var skipped []Skipped
-	for i, raw := range items {
-		var it cslItem
-		if err := json.Unmarshal(raw, &it); err != nil {
-			skipped = append(skipped, Skipped{File: file, Reason: fmt.Sprintf("item %d is not a CSL-JSON item: %v", i+1, err)})
-			continue
+	rep := newReport(file, l)
+	item := func(i int, dec *json.Decoder) {
+		it := cslItem{Author: cslNames{max: l.Authors}, Editor: cslNames{max: l.Authors}}
+		if err := dec.Decode(&it); err != nil {
+			rep.add(Skipped{Reason: fmt.Sprintf("item %d is not a CSL-JSON item: %v", i+1, err)})
+			return
 		}
 		r := it.reference()
-		if why := r.finish(file); why != "" {
-			skipped = append(skipped, Skipped{File: file, Key: r.Key, Reason: fmt.Sprintf("item %d: %s", i+1, why)})
-			continue
+		why, cuts := r.finish(file, l)
+		if why != "" {
+			rep.add(Skipped{Key: r.Key, Reason: fmt.Sprintf("item %d: %s", i+1, why)})
+			return
 		}
+		if names := it.names(); names.total > len(names.names) {
+			cuts = append(cuts, fmt.Sprintf("authors cut to the first %d of %d names", len(names.names), names.total))
+		}
+		rep.kept(0, r, cuts)
 		refs = append(refs, r)
 	}
-	return refs, skipped
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		item(0, dec)
+		return refs, rep.done()
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, []Skipped{{File: file, Reason: fmt.Sprintf("not a CSL-JSON array of items: the file holds %s", shorten(strings.TrimSpace(string(data)), 40))}}
+	}
+	for i := 0; dec.More(); i++ {
+		item(i, dec)
+	}
+	return refs, rep.done()
 }
 
 // jsonProblem says where a JSON text goes wrong: the line of a syntax error.
@@ -61,8 +82,8 @@ type cslItem struct {
 	ID        loose      `json:"id"`
 	Type      string     `json:"type"`
 	Title     loose      `json:"title"`
-	Author    []cslName  `json:"author"`
-	Editor    []cslName  `json:"editor"`
+	Author    cslNames   `json:"author"`
+	Editor    cslNames   `json:"editor"`
 	Issued    cslDate    `json:"issued"`
 	Container loose      `json:"container-title"`
 	Volume    loose      `json:"volume"`
@@ -72,6 +93,47 @@ type cslItem struct {
 	URL       loose      `json:"URL"`
 	Abstract  loose      `json:"abstract"`
 	Keyword   looseSlice `json:"keyword"`
+}
+
+// names are the item's authors, else its editors.
+func (it cslItem) names() cslNames {
+	if it.Author.total == 0 {
+		return it.Editor
+	}
+	return it.Author
+}
+
+// cslNames is a list of names, of which the first max are decoded and the rest counted:
+// a list of a million empty objects costs its bytes, not a million structs.
+type cslNames struct {
+	names []cslName
+	total int
+	max   int
+}
+
+func (n *cslNames) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return fmt.Errorf("%s is not a list of names", shorten(string(b), 40))
+	}
+	for ; dec.More(); n.total++ {
+		if len(n.names) >= n.max {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		var c cslName
+		if err := dec.Decode(&c); err != nil {
+			return err
+		}
+		n.names = append(n.names, c)
+	}
+	return nil
 }
 
 type cslName struct {
@@ -93,18 +155,37 @@ func (n cslName) String() string {
 }
 
 type cslDate struct {
-	Parts [][]loose `json:"date-parts"`
+	Parts firstPart `json:"date-parts"`
 	Raw   string    `json:"raw"`
 	Lit   string    `json:"literal"`
 }
 
 func (d cslDate) year() int {
-	if len(d.Parts) > 0 && len(d.Parts[0]) > 0 {
-		if y, err := strconv.Atoi(string(d.Parts[0][0])); err == nil {
-			return y
-		}
+	if y, err := strconv.Atoi(string(d.Parts)); err == nil {
+		return y
 	}
 	return year(d.Raw + " " + d.Lit)
+}
+
+// firstPart is the first part of a CSL date's first date ([[2021, 6, 1]]: 2021), the
+// year; the rest is read past, not kept: a list of a million parts costs no memory.
+type firstPart loose
+
+func (f *firstPart) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	for range 2 {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil // null, [], or not a list of dates: no year, as before
+		}
+	}
+	switch tok, _ := dec.Token(); v := tok.(type) {
+	case string:
+		*f = firstPart(v)
+	case json.Number:
+		*f = firstPart(v.String())
+	}
+	return nil
 }
 
 func (it cslItem) reference() Reference {
@@ -114,11 +195,7 @@ func (it cslItem) reference() Reference {
 		DOI: string(it.DOI), URL: string(it.URL), Abstract: stripTags(string(it.Abstract)),
 		Year: it.Issued.year(),
 	}
-	names := it.Author
-	if len(names) == 0 {
-		names = it.Editor
-	}
-	for _, n := range names {
+	for _, n := range it.names().names {
 		r.Authors = append(r.Authors, n.String())
 	}
 	for _, k := range it.Keyword {
@@ -179,9 +256,13 @@ var tags = regexp.MustCompile(`</?(?:p|i|b|em|strong|sub|sup|br|span|div|jats:[a
 // stripTags removes that markup, and nothing else: "p < 0.05" stays.
 func stripTags(s string) string { return tags.ReplaceAllString(s, " ") }
 
+// shorten cuts s to n bytes and a "…", never inside a character.
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -43,6 +45,7 @@ import (
 type Library struct {
 	path, indexDir string
 	logger         *slog.Logger
+	limits         Limits
 	shards         []bleve.Index
 	idx            bleve.IndexAlias // searches every shard
 	analyzer       func(string) []string
@@ -87,9 +90,9 @@ const shards = 4
 // random by id, whose statistics are those of the whole to within a percent.
 const globalStatsBelow = 20000
 
-// Formats are the export files a library reads, by extension.
-var Formats = map[string]func([]byte, string) ([]Reference, []Skipped){
-	".bib": ParseBibTeX, ".bibtex": ParseBibTeX, ".ris": ParseRIS, ".json": ParseCSL, ".csl": ParseCSL,
+// Formats are the export files a library reads, by extension, and their parsers.
+var Formats = map[string]func(Limits, []byte, string) ([]Reference, []Skipped){
+	".bib": Limits.ParseBibTeX, ".bibtex": Limits.ParseBibTeX, ".ris": Limits.ParseRIS, ".json": Limits.ParseCSL, ".csl": Limits.ParseCSL,
 }
 
 // DefaultIndexDir is where a library's index goes when none is named: under the user's
@@ -108,18 +111,30 @@ func DefaultIndexDir(libraryPath string) (string, error) {
 }
 
 // Open opens the library at path (a folder of exports, or one file) with its index in
-// indexDir, creating the index if there is none, and brings it up to date.
+// indexDir, creating the index if there is none, and brings it up to date. It reads the
+// exports within DefaultLimits.
 func Open(path, indexDir string, logger *slog.Logger) (*Library, error) {
+	return OpenWithLimits(path, indexDir, logger, DefaultLimits())
+}
+
+// OpenWithLimits is Open, reading the exports within lim (its zero fields: the defaults).
+func OpenWithLimits(path, indexDir string, logger *slog.Logger, lim Limits) (*Library, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("library %s: %w", path, err)
 	}
-	if err := os.MkdirAll(indexDir, 0o755); err != nil {
+	// The index holds the library's texts: its user's alone. Bleve makes its folders 0700
+	// and most files 0600, but its meta file after the umask; behind this 0700 folder no
+	// other user reaches it. An index an earlier version made 0755 is closed too.
+	if err := os.MkdirAll(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("index directory: %w", err)
 	}
-	l := &Library{path: path, indexDir: indexDir, logger: logger, files: map[string]*fileState{}, indexed: map[string]string{}}
+	if err := os.Chmod(indexDir, 0o700); err != nil {
+		return nil, fmt.Errorf("index directory: %w", err)
+	}
+	l := &Library{path: path, indexDir: indexDir, logger: logger, limits: lim.orDefaults(), files: map[string]*fileState{}, indexed: map[string]string{}}
 	st, err := l.loadState()
 	if err != nil {
 		return nil, err
@@ -270,7 +285,7 @@ func (l *Library) saveState() error {
 		return err
 	}
 	tmp := l.statePath() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, l.statePath())
@@ -309,9 +324,17 @@ func (l *Library) Refresh() (Changes, error) {
 		if old != nil && old.size == info.Size() && old.mod.Equal(info.ModTime()) {
 			continue
 		}
-		data, err := os.ReadFile(f)
+		if big := l.limits.tooLarge(l.name(f), info.Size()); big != nil {
+			problems = append(problems, big...) // not read: what was read of it before stays
+			continue
+		}
+		data, err := readAtMost(f, info.Size(), l.limits.FileBytes)
 		if err != nil {
 			problems = append(problems, Skipped{File: l.name(f), Reason: "cannot read it: " + unwrapPath(err)})
+			continue
+		}
+		if big := l.limits.tooLarge(l.name(f), int64(len(data))); big != nil {
+			problems = append(problems, big...) // it grew since the look
 			continue
 		}
 		sum := sha256.Sum256(data)
@@ -320,7 +343,7 @@ func (l *Library) Refresh() (Changes, error) {
 			old.size, old.mod = info.Size(), info.ModTime()
 			continue
 		}
-		refs, skipped := Formats[strings.ToLower(filepath.Ext(f))](data, l.name(f))
+		refs, skipped := Formats[strings.ToLower(filepath.Ext(f))](l.limits, data, l.name(f))
 		l.files[f] = &fileState{size: info.Size(), mod: info.ModTime(), hash: hash, refs: refs, skipped: skipped}
 		ch.Files = append(ch.Files, f)
 	}
@@ -368,6 +391,20 @@ func (l *Library) Refresh() (Changes, error) {
 	l.mu.Unlock()
 	ch.References, ch.Skipped = len(refs), skipped
 	return ch, nil
+}
+
+// readAtMost reads a file of about size bytes, but never more than limit+1 of them: a
+// file that grows after its size was taken still costs no more than the cap.
+func readAtMost(file string, size, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	b.Grow(int(min(size, limit)) + 512)
+	_, err = b.ReadFrom(io.LimitReader(f, limit+1))
+	return b.Bytes(), err
 }
 
 // name is how the library names one of its files: relative to its folder.

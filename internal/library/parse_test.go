@@ -52,7 +52,7 @@ func TestBibNames(t *testing.T) {
 		{"Plato", []string{"Plato"}},
 	}
 	for _, tt := range tests {
-		if got := splitAuthors(tt.in); !slices.Equal(got, tt.want) {
+		if got := splitAuthors(tt.in, DefaultLimits()); !slices.Equal(got, tt.want) {
 			t.Errorf("splitAuthors(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

@@ -69,8 +69,9 @@ func NormalDOI(s string) string {
 }
 
 // finish completes a reference read from file (as the library names it): tidy text, its
-// id, and a check that it can be used. It returns why it cannot, or "".
-func (r *Reference) finish(file string) string {
+// id, and a check that it can be used, within the field caps of lim. It returns why it
+// cannot be used, or "", and what of it was cut to the caps.
+func (r *Reference) finish(file string, lim Limits) (string, []string) {
 	r.Title = clean(r.Title)
 	r.Abstract = clean(r.Abstract)
 	r.Venue = clean(r.Venue)
@@ -80,15 +81,26 @@ func (r *Reference) finish(file string) string {
 	r.URL = strings.TrimSpace(r.URL)
 	r.Key = strings.TrimSpace(r.Key)
 	r.Type = strings.ToLower(strings.TrimSpace(r.Type))
+	var cuts []string
+	// Names and keywords past the caps are counted, not cleaned: a list of millions
+	// costs no more than its length, and keywords are deduplicated only up to the cap.
 	var authors []string
-	for _, a := range r.Authors {
+	for i, a := range r.Authors {
+		if len(authors) == lim.Authors {
+			cuts = append(cuts, fmt.Sprintf("authors cut to the first %d of %d names", lim.Authors, len(authors)+len(r.Authors)-i))
+			break
+		}
 		if a = clean(a); a != "" {
 			authors = append(authors, a)
 		}
 	}
 	r.Authors = authors
 	var kws []string
-	for _, k := range r.Keywords {
+	for i, k := range r.Keywords {
+		if len(kws) == lim.Keywords {
+			cuts = append(cuts, fmt.Sprintf("keywords cut to the first %d of %d", lim.Keywords, len(kws)+len(r.Keywords)-i))
+			break
+		}
 		if k = clean(k); k != "" && !slices.Contains(kws, k) {
 			kws = append(kws, k)
 		}
@@ -98,17 +110,23 @@ func (r *Reference) finish(file string) string {
 		r.DOI = NormalDOI(r.URL) // a doi.org link is a DOI
 	}
 	if r.Title == "" {
-		return "it has no title"
+		return "it has no title", nil
 	}
+	why, capped := r.capFields(lim)
+	if why != "" {
+		return why, nil
+	}
+	cuts = append(cuts, capped...)
 	if r.Key == "" {
 		r.Key = generatedKey(*r)
+		r.Key = r.Key[:min(len(r.Key), lim.IDBytes)] // ASCII: cut anywhere
 	}
 	r.ID = r.DOI
 	if r.ID == "" {
 		r.ID = r.Key
 	}
 	r.Files = []string{file}
-	return ""
+	return "", cuts
 }
 
 // generatedKey is a citation key for a reference that came without one: the first

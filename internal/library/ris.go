@@ -18,48 +18,77 @@ var risTypes = map[string]string{
 	"THES": "thesis", "RPRT": "report", "ELEC": "online", "WEB": "online", "GEN": "misc", "PREPRINT": "preprint",
 }
 
-// ParseRIS reads the references of a RIS file. A record without a title, or one that is
-// cut off (no ER and no title), is skipped with its line and why.
+// ParseRIS reads the references of a RIS file within DefaultLimits.
 func ParseRIS(data []byte, file string) ([]Reference, []Skipped) {
+	return DefaultLimits().ParseRIS(data, file)
+}
+
+// ParseRIS reads the references of a RIS file. A record without a title, or one that is
+// cut off (no ER and no title), is skipped with its line and why. A value wrapped over
+// more lines than ValueBytes holds keeps what fits.
+func (l Limits) ParseRIS(data []byte, file string) ([]Reference, []Skipped) {
+	l = l.orDefaults()
+	if big := l.tooLarge(file, int64(len(data))); big != nil {
+		return nil, big
+	}
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	var refs []Reference
-	var skipped []Skipped
+	rep := newReport(file, l)
 	var (
 		cur   map[string][]string
 		start int
-		last  string // the tag the next continuation line belongs to
+		last  string          // the tag the next continuation line belongs to
+		wrap  strings.Builder // the continuation lines of last's value, joined at the next tag
 	)
+	// unwrap ends the value a continuation line would go on: a builder, not +=, so a
+	// value of many short lines costs its length, not its length squared.
+	unwrap := func() {
+		if wrap.Len() > 0 {
+			vs := cur[last]
+			vs[len(vs)-1] += wrap.String()
+			wrap.Reset()
+		}
+	}
 	flush := func(closed bool) {
 		if cur == nil {
 			return
 		}
+		unwrap()
 		r := risReference(cur)
-		switch why := r.finish(file); {
+		switch why, cuts := r.finish(file, l); {
 		case why != "" && !closed:
-			skipped = append(skipped, Skipped{File: file, Line: start, Key: r.Key, Reason: "the record is cut off (no ER line) and " + why})
+			rep.add(Skipped{Line: start, Key: r.Key, Reason: "the record is cut off (no ER line) and " + why})
 		case why != "":
-			skipped = append(skipped, Skipped{File: file, Line: start, Key: r.Key, Reason: why})
+			rep.add(Skipped{Line: start, Key: r.Key, Reason: why})
 		default:
+			rep.kept(start, r, cuts)
 			refs = append(refs, r)
 		}
 		cur, last = nil, ""
 	}
-	for i, line := range strings.Split(text, "\n") {
+	i := 0
+	for line := range strings.Lines(text) {
+		i++
+		line = strings.TrimSuffix(line, "\n")
 		m := risTag.FindStringSubmatch(strings.TrimRight(line, " \t"))
 		if m == nil {
 			// A wrapped value goes on; anything else between records is not ours.
-			if cur != nil && last != "" && strings.TrimSpace(line) != "" {
+			if more := strings.TrimSpace(line); cur != nil && last != "" && more != "" {
 				vs := cur[last]
-				vs[len(vs)-1] += " " + strings.TrimSpace(line)
+				if len(vs[len(vs)-1])+wrap.Len()+1+len(more) <= l.ValueBytes {
+					wrap.WriteByte(' ')
+					wrap.WriteString(more)
+				}
 			}
 			continue
 		}
+		unwrap()
 		tag, value := m[1], strings.TrimSpace(m[3])
 		switch {
 		case tag == "TY":
 			flush(false)
-			cur, start = map[string][]string{"TY": {value}}, i+1
+			cur, start = map[string][]string{"TY": {value}}, i
 			last = "TY"
 		case tag == "ER":
 			flush(true)
@@ -69,7 +98,7 @@ func ParseRIS(data []byte, file string) ([]Reference, []Skipped) {
 		}
 	}
 	flush(false)
-	return refs, skipped
+	return refs, rep.done()
 }
 
 // risReference makes a reference of a record's tags.

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -151,14 +152,17 @@ func ParseReview(raw []byte) (research.Review, error) {
 	return r, nil
 }
 
-// Cited is a reference as a model cites it: an id a tool gave, and a quote.
+// Cited is a reference as a model cites it: an id a tool gave, a quote of that source,
+// and the claim of the answer the quote supports.
 type Cited struct {
 	ID    string `json:"id"`
 	Quote string `json:"quote"`
+	Claim string `json:"claim"`
 }
 
-// references reads the sources an answer cites: each needs an id, the same id is cited
-// once (the first quote kept), and at most MaxReferences are.
+// references reads the sources an answer cites: each needs an id, a quote of at least
+// MinQuoteWords words and a claim; the same id is cited once (the first quote kept), and
+// at most MaxReferences are.
 func references(agent string, cited []Cited) ([]research.Reference, error) {
 	var refs []research.Reference
 	for i, c := range cited {
@@ -176,13 +180,30 @@ func references(agent string, cited []Cited) ([]research.Reference, error) {
 		if n := utf8.RuneCountInString(quote); n > MaxQuoteLength {
 			return nil, malformed(agent, "references[%d].quote is %d characters; at most %d: quote the passage you rely on, not the whole source", i, n, MaxQuoteLength)
 		}
-		refs = append(refs, research.Reference{ID: id, Quote: quote})
+		if n := quoteWords(quote); n < MinQuoteWords {
+			return nil, malformed(agent, "references[%d].quote has %d words; quote at least %d words of %s, copied word for word from the tool result, so the quote can be checked", i, n, MinQuoteWords, id)
+		}
+		claim := oneLine(c.Claim)
+		switch n := utf8.RuneCountInString(claim); {
+		case n == 0:
+			return nil, malformed(agent, "references[%d].claim is empty; give the sentence of your answer that %s supports", i, id)
+		case n > MaxClaimLength:
+			return nil, malformed(agent, "references[%d].claim is %d characters; at most %d: give the one sentence the source supports", i, n, MaxClaimLength)
+		}
+		refs = append(refs, research.Reference{ID: id, Quote: quote, Claim: claim})
 	}
 	return refs, nil
 }
 
+// quoteWords counts a quote's words: runs of letters or digits, so that "..." and
+// punctuation count for nothing.
+func quoteWords(s string) int {
+	return len(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
 // ParseReviewOf reads a reflection agent's review of the given type. A deep verification
-// must decompose the hypothesis: without assumptions it is malformed.
+// must decompose the hypothesis: without assumptions it is malformed. A review that
+// judges citations' support (JudgesSupport) has its judgements read too.
 func ParseReviewOf(reviewType string, raw []byte) (research.Review, error) {
 	r, err := ParseReview(raw)
 	if err != nil {
@@ -191,7 +212,40 @@ func ParseReviewOf(reviewType string, raw []byte) (research.Review, error) {
 	if reviewType == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
 		return research.Review{}, malformed(AgentReflection, `"assumptions" is missing or empty; a deep verification lists the hypothesis' assumptions, each with the verdict holds, doubtful or fails`)
 	}
+	if JudgesSupport(reviewType) {
+		if r.Support, err = support(raw); err != nil {
+			return research.Review{}, err
+		}
+	}
 	return r, nil
+}
+
+// support reads a review's judgements of its hypothesis' citations: each names an id and
+// one of research.SupportJudgements; an id judged twice keeps its first judgement.
+func support(raw []byte) ([]research.SupportJudgement, error) {
+	var a struct {
+		Support []research.SupportJudgement `json:"citation_support"`
+	}
+	if err := decode(AgentReflection, raw, &a); err != nil {
+		return nil, err
+	}
+	var out []research.SupportJudgement
+	for i, j := range a.Support {
+		j.ID, j.Note = strings.TrimSpace(j.ID), research.Shorten(oneLine(j.Note), 300)
+		j.Judgement = strings.ToLower(strings.TrimSpace(j.Judgement))
+		switch {
+		case j.ID == "":
+			return nil, malformed(AgentReflection, "citation_support[%d].id is empty; name the citation as it is listed", i)
+		case !slices.Contains(research.SupportJudgements, j.Judgement):
+			return nil, malformed(AgentReflection, "citation_support[%d].judgement %q is not one of %s", i, j.Judgement, strings.Join(research.SupportJudgements, ", "))
+		case len(out) == MaxReferences:
+			return nil, malformed(AgentReflection, "more than %d citation judgements; judge each listed citation once", MaxReferences)
+		}
+		if !slices.ContainsFunc(out, func(o research.SupportJudgement) bool { return o.ID == j.ID }) {
+			out = append(out, j)
+		}
+	}
+	return out, nil
 }
 
 // ParseComparison reads a ranking agent's answer. winner is "A" or "B", whatever case the

@@ -381,7 +381,8 @@ func TestSchemas(t *testing.T) {
 		{"plan", PlanSchema, []string{"preferences", "constraints", "evaluation_criteria", "summary"}},
 		{"hypothesis", HypothesisSchema, []string{"title", "statement", "rationale", "testable_predictions"}},
 		{"review", ReviewSchema, []string{"scores", "critique", "verdict"}},
-		{"deep verification", DeepVerificationSchema, []string{"scores", "critique", "verdict", "assumptions"}},
+		{"full review", FullReviewSchema, []string{"scores", "citation_support", "critique", "verdict"}},
+		{"deep verification", DeepVerificationSchema, []string{"scores", "citation_support", "critique", "verdict", "assumptions"}},
 		{"comparison", ComparisonSchema, []string{"winner", "reasoning"}},
 		{"advocate", AdvocateSchema, []string{"argument"}},
 		{"judgement", JudgementSchema, []string{"argument", "winner", "reasoning"}},
@@ -486,7 +487,8 @@ func TestSchemas(t *testing.T) {
 	if err := json.Unmarshal(d.Items.Properties["task"], &task); err != nil || !slices.Equal(task.Enum, research.DelegationTasks) {
 		t.Errorf("task enum = %q, %v; want %q", task.Enum, err, research.DelegationTasks)
 	}
-	if string(ReviewSchemaFor(research.ReviewDeepVerification)) != string(DeepVerificationSchema) || string(ReviewSchemaFor(research.ReviewFull)) != string(ReviewSchema) {
+	if string(ReviewSchemaFor(research.ReviewDeepVerification)) != string(DeepVerificationSchema) || string(ReviewSchemaFor(research.ReviewFull)) != string(FullReviewSchema) ||
+		string(ReviewSchemaFor(research.ReviewInitial)) != string(ReviewSchema) {
 		t.Error("ReviewSchemaFor picks the wrong schema")
 	}
 }

@@ -109,7 +109,7 @@ func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(promptBlocks(turns[0].text, req.Cache)...)}
 	for i, st := range req.Tooling.Steps {
 		final := req.Tooling.Final && i == len(req.Tooling.Steps)-1
-		msgs = append(msgs, anthropicStep(st, final)...)
+		msgs = append(msgs, anthropicStep(st, final, req.Tooling.Tools)...)
 	}
 	if req.Cache.Breakpoints && len(req.Tooling.Steps) > 0 {
 		// The conversation so far is the next step's prefix: a breakpoint on its last tool
@@ -138,7 +138,7 @@ func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 			schema = anthropic.ToolInputSchemaParam{}
 		}
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-			Name: wireName(t.Name), Description: anthropic.String(t.Description), InputSchema: schema,
+			Name: wireName(t.Name), Description: anthropic.String(prompt.ToolDescription(t.Name, t.Description)), InputSchema: schema,
 		}})
 	}
 	mayCall := mayCallTools(req)
@@ -262,9 +262,9 @@ func markLastResult(blocks []anthropic.ContentBlockParamUnion) {
 }
 
 // anthropicStep is one step of a tool-using turn as Messages: the assistant's text and
-// tool_use blocks, then a user message of tool_result blocks (and, when the turn's tool
-// budget is spent, the instruction to answer).
-func anthropicStep(st research.ToolStep, final bool) []anthropic.MessageParam {
+// tool_use blocks, then a user message of tool_result blocks, each in its block
+// (toolContent), and, when the turn's tool budget is spent, the instruction to answer.
+func anthropicStep(st research.ToolStep, final bool, tools []research.ToolSpec) []anthropic.MessageParam {
 	var asst []anthropic.ContentBlockParamUnion
 	// A thinking model's thoughts go back first, as it gave them: the API refuses a tool
 	// call whose thinking is missing.
@@ -283,7 +283,7 @@ func anthropicStep(st research.ToolStep, final bool) []anthropic.MessageParam {
 	}
 	var results []anthropic.ContentBlockParamUnion
 	for _, r := range st.Results {
-		results = append(results, anthropic.NewToolResultBlock(r.CallID, toolContent(r), r.IsError))
+		results = append(results, anthropic.NewToolResultBlock(r.CallID, toolContent(tools, r), r.IsError))
 	}
 	if final {
 		results = append(results, anthropic.NewTextBlock(prompt.FinalStep))

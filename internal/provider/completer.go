@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -157,15 +158,26 @@ func usageOf(prompt, completion, cached, written int64) research.Usage {
 		CachedTokens: int(cached), CacheWriteTokens: int(written)}
 }
 
-// toolContent is a tool result as the model reads it; an error says so, since not every
-// API has a field for it.
-func toolContent(r research.ToolResult) string {
-	c := r.Content
-	if c == "" {
-		c = "(no content)"
+// toolContent is a tool result as the model reads it, from either API: inside a block
+// naming its server and tool, which its content cannot close, cut to its server's limit
+// (prompt.ToolResult). tools are the turn's, which carry the limits.
+func toolContent(tools []research.ToolSpec, r research.ToolResult) string {
+	return prompt.ToolResult(r.Name, r.Content, r.IsError, resultLimit(tools, r.Name))
+}
+
+// resultLimit is how much of a result of the tool the model reads: its spec's limit, else
+// that of another tool of its server (a call the session refused names a tool it was not
+// offered), else 0 (prompt's default).
+func resultLimit(tools []research.ToolSpec, name string) int {
+	server, _, _ := strings.Cut(name, ".")
+	limit := 0
+	for _, t := range tools {
+		switch {
+		case t.Name == name:
+			return t.MaxResultBytes
+		case limit == 0 && strings.HasPrefix(t.Name, server+"."):
+			limit = t.MaxResultBytes
+		}
 	}
-	if r.IsError {
-		return "The tool call failed: " + c
-	}
-	return c
+	return limit
 }

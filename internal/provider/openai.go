@@ -89,7 +89,7 @@ func (o *OpenAI) params(req Completion) openai.ChatCompletionNewParams {
 	turns := req.messages()
 	msgs = append(msgs, openai.UserMessage(turns[0].text))
 	for _, st := range req.Tooling.Steps {
-		msgs = append(msgs, openAIStep(st)...)
+		msgs = append(msgs, openAIStep(st, req.Tooling.Tools)...)
 	}
 	if req.Tooling.Final && len(req.Tooling.Steps) > 0 {
 		msgs = append(msgs, openai.UserMessage(prompt.FinalStep))
@@ -125,7 +125,7 @@ func (o *OpenAI) params(req Completion) openai.ChatCompletionNewParams {
 		}
 		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:        wireName(t.Name),
-			Description: openai.String(t.Description),
+			Description: openai.String(prompt.ToolDescription(t.Name, t.Description)),
 			Parameters:  shared.FunctionParameters(schema),
 		}))
 	}
@@ -160,8 +160,9 @@ func openAIAnswer(req Completion, resp *openai.ChatCompletion) Answer {
 }
 
 // openAIStep is one step of a tool-using turn as Chat Completions messages: the
-// assistant's message with its tool calls, then one tool message per result.
-func openAIStep(st research.ToolStep) []openai.ChatCompletionMessageParamUnion {
+// assistant's message with its tool calls, then one tool message per result, each in its
+// block (toolContent).
+func openAIStep(st research.ToolStep, tools []research.ToolSpec) []openai.ChatCompletionMessageParamUnion {
 	asst := openai.ChatCompletionAssistantMessageParam{}
 	if st.Text != "" {
 		asst.Content.OfString = openai.String(st.Text)
@@ -176,7 +177,7 @@ func openAIStep(st research.ToolStep) []openai.ChatCompletionMessageParamUnion {
 	}
 	msgs := []openai.ChatCompletionMessageParamUnion{{OfAssistant: &asst}}
 	for _, r := range st.Results {
-		msgs = append(msgs, openai.ToolMessage(toolContent(r), r.CallID))
+		msgs = append(msgs, openai.ToolMessage(toolContent(tools, r), r.CallID))
 	}
 	return msgs
 }

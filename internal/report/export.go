@@ -45,8 +45,10 @@ import (
 //	                  "assumptions": [{"text", "verdict", "note"}]}]}
 //	  ],
 //	  (each hypothesis also has "references": [{"id", "doi", "title", "authors", "year",
-//	   "venue", "url", "quote", "verdict": verified | unsupported | invented | unchecked,
-//	   "note"}], the sources it cites, each with what the reviews' checks found),
+//	   "venue", "url", "claim", "quote", "verdict": verified | altered | contradicted |
+//	   unsupported | invented | unchecked, "note", "passage", "support": supports |
+//	   contradicts | irrelevant, "support_note"}], the sources it cites, each with the claim
+//	   it is cited for and what the reviews' checks and support judgements found),
 //	  "bibliography": [{"id", "doi", "title", "authors", "year", "venue", "url"}]   every
 //	                        source the ranked hypotheses cite, without invented ones,
 //	  "clusters": [[ids]]   every proximity cluster with more than one member, members in
@@ -78,15 +80,21 @@ type exportReference struct {
 	Year    int      `json:"year,omitempty"`
 	Venue   string   `json:"venue,omitempty"`
 	URL     string   `json:"url,omitempty"` // the DOI's resolver, else the source's own URL
+	Claim   string   `json:"claim,omitempty"`
 	Quote   string   `json:"quote,omitempty"`
-	// Verdict is what the reviews' checks found of the citation: "verified",
-	// "unsupported", "invented" or "unchecked"; Note says why it was flagged.
+	// Verdict is what the reviews' checks found of the citation (a research.Citation*
+	// verdict, or "unchecked"); Note says why it was flagged, and Passage is the source's
+	// own words closest to an altered or contradicted quote.
 	Verdict string `json:"verdict,omitempty"`
 	Note    string `json:"note,omitempty"`
+	Passage string `json:"passage,omitempty"`
+	// Support is what a review judged of the quote against the claim.
+	Support     string `json:"support,omitempty"`
+	SupportNote string `json:"support_note,omitempty"`
 }
 
 func exportReferenceOf(r research.Reference) exportReference {
-	return exportReference{ID: r.ID, DOI: r.DOI, Title: r.Title, Authors: strs(r.Authors), Year: r.Year, Venue: r.Venue, URL: link(r), Quote: r.Quote}
+	return exportReference{ID: r.ID, DOI: r.DOI, Title: r.Title, Authors: strs(r.Authors), Year: r.Year, Venue: r.Venue, URL: link(r), Claim: r.Claim, Quote: r.Quote}
 }
 
 type exportSession struct {
@@ -296,7 +304,7 @@ func (v *view) exportHypothesis(e session.Entry) exportHypothesis {
 	}
 	for _, c := range v.citations(e.ID) {
 		r := exportReferenceOf(c.Reference)
-		r.Verdict, r.Note = c.Verdict, c.Note
+		r.Verdict, r.Note, r.Passage, r.Support, r.SupportNote = c.Verdict, c.Note, c.Passage, c.Support, c.SupportNote
 		x.References = append(x.References, r)
 	}
 	if e.Reviews > 0 {

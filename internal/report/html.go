@@ -66,7 +66,8 @@ type pageHypothesis struct {
 }
 
 type pageSource struct {
-	Line, Link, Quote, Verdict, Class, Note string
+	Line, Link, Claim, Quote, Passage, Verdict, Class, Note string
+	Support, SupportClass, SupportNote                      string
 }
 
 type pageReview struct {
@@ -99,20 +100,24 @@ func (v *view) row(e session.Entry) pageRow {
 		Score: score(e), Origin: v.originShort(e.ID), Cluster: clusterCell(e.Cluster), Excuse: oneLine(e.Excluded)}
 	for _, c := range v.citations(e.ID) {
 		r.References++
-		if c.Verdict == research.CitationInvented || c.Verdict == research.CitationUnsupported {
+		if c.Flagged() {
 			r.FlaggedCites++
 		}
 	}
 	return r
 }
 
-func source(r research.Reference, verdict, note string) pageSource {
-	s := pageSource{Line: citationLine(r), Link: link(r), Quote: oneLine(r.Quote), Note: oneLine(note)}
-	if r.Title == "" {
-		s.Line, s.Link = r.ID+" (no tool returned it)", "" // no link: it may lead nowhere
+func source(c cited) pageSource {
+	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
+		Passage: oneLine(c.Passage), Note: oneLine(c.Note)}
+	if c.Title == "" {
+		s.Line, s.Link = c.ID+" (no tool returned it)", "" // no link: it may lead nowhere
 	}
-	if verdict != "" {
-		s.Verdict, s.Class = verdictWord(verdict), verdict
+	if c.Verdict != "" {
+		s.Verdict, s.Class = verdictWord(c.Verdict), c.Verdict
+	}
+	if c.Support != "" {
+		s.Support, s.SupportClass, s.SupportNote = supportWord(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
 	}
 	return s
 }
@@ -182,7 +187,7 @@ func (v *view) page(chart []byte) page {
 			ph.EvolvedBy = oneLine(v.strategy(e.ID))
 		}
 		for _, c := range v.citations(e.ID) {
-			ph.Sources = append(ph.Sources, source(c.Reference, c.Verdict, c.Note))
+			ph.Sources = append(ph.Sources, source(c))
 		}
 		for _, r := range v.in.Reviews[e.ID] {
 			pr := pageReview{Kind: r.Type, Verdict: r.Verdict, Critique: r.Critique, Assumptions: r.Assumptions, Marks: "unscored"}
@@ -219,7 +224,7 @@ func (v *view) page(chart []byte) page {
 	}
 	refs, invented := v.bibliography()
 	for _, r := range refs {
-		p.Bibliography = append(p.Bibliography, source(r, "", ""))
+		p.Bibliography = append(p.Bibliography, source(cited{Reference: r}))
 	}
 	p.Invented = invented
 	return p
@@ -275,7 +280,8 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .hyp { border: 1px solid var(--rule); border-radius: 6px; padding: .2rem 1.1rem 1rem; margin: 1.2rem 0; }
 .meta { color: var(--muted); font-size: .93rem; }
 .verdict { font-size: .85rem; font-weight: 600; padding: 0 .4em; border-radius: 3px; white-space: nowrap; }
-.verified { color: var(--ok); background: #e8f4ec; } .unsupported { color: var(--warn); background: #fbf0e1; } .invented { color: var(--bad); background: #fbe9e8; } .unchecked { color: var(--muted); background: #f2f4f7; }
+.verified, .support-supports { color: var(--ok); background: #e8f4ec; } .altered, .unsupported, .support-irrelevant { color: var(--warn); background: #fbf0e1; } .invented, .contradicted, .support-contradicts { color: var(--bad); background: #fbe9e8; } .unchecked { color: var(--muted); background: #f2f4f7; }
+.claim { font-size: .9rem; margin-top: .25rem; }
 ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 @media print { nav { display: none; } .hyp { break-inside: avoid; } a { color: inherit; } }
 </style>
@@ -319,7 +325,7 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 <p><strong>Statement.</strong> {{.Statement}}</p>
 <p><strong>Rationale.</strong> {{.Rational}}</p>
 <p><strong>Testable predictions:</strong></p><ol>{{range .Predictions}}<li>{{.}}</li>{{end}}</ol>
-{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Quote}}<blockquote>{{.Quote}}</blockquote>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">{{.Note}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
+{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
 <p><strong>Reviews:</strong></p><ul class="reviews">{{range .Reviews}}<li><em>{{.Kind}}</em>: {{.Verdict}}, {{.Marks}}{{range paras .Critique}}<br>{{.}}{{end}}{{if .Assumptions}}<ul>{{range .Assumptions}}<li><strong>{{.Verdict}}:</strong> {{.Text}}{{if .Note}} — {{.Note}}{{end}}</li>{{end}}</ul>{{end}}</li>{{else}}<li>None yet.</li>{{end}}</ul>
 </section>
 {{end}}{{end}}

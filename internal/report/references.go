@@ -28,21 +28,50 @@ const (
 // Verdicts beyond the citation checks': a reference no review has checked yet.
 const unchecked = "unchecked"
 
-// cited is a reference as the report shows it: the source and what its checks found.
+// cited is a reference as the report shows it: the source, what its checks found, and
+// whether a review judged that its quote supports the claim it is cited for.
 type cited struct {
 	research.Reference
 	Verdict string // research.Citation* or unchecked
 	Note    string
+	Passage string // the record's passage closest to an altered or contradicted quote
+	Support string // research.Support*, or "" when no review judged it
+	// SupportNote is the judging review's reason.
+	SupportNote string
+}
+
+// Flagged says whether a reader should distrust the citation: its check found it other
+// than verified, or a review found its quote does not support its claim.
+func (c cited) Flagged() bool {
+	return c.Verdict != unchecked && research.CitationCheck{Verdict: c.Verdict, Support: c.Support}.Flagged()
 }
 
 // severity orders the verdicts: the worst a review found is the reference's.
 func severity(v string) int {
 	switch v {
 	case research.CitationInvented:
-		return 3
+		return 5
+	case research.CitationContradicted:
+		return 4
 	case research.CitationUnsupported:
+		return 3
+	case research.CitationAltered:
 		return 2
 	case research.CitationVerified:
+		return 1
+	}
+	return 0
+}
+
+// supportSeverity orders the support judgements: a quote one review found contradicting
+// its claim stays so, whatever another found.
+func supportSeverity(s string) int {
+	switch s {
+	case research.SupportContradicts:
+		return 3
+	case research.SupportIrrelevant:
+		return 2
+	case research.SupportSupports:
 		return 1
 	}
 	return 0
@@ -60,8 +89,14 @@ func (v *view) citations(id string) []cited {
 		c := cited{Reference: r, Verdict: unchecked}
 		for _, rv := range v.in.Reviews[id] {
 			for _, ch := range rv.Citations {
-				if citation.SameID(ch.ID, r.ID) && severity(ch.Verdict) > severity(c.Verdict) {
-					c.Verdict, c.Note = ch.Verdict, ch.Note
+				if !citation.SameID(ch.ID, r.ID) {
+					continue
+				}
+				if severity(ch.Verdict) > severity(c.Verdict) {
+					c.Verdict, c.Note, c.Passage = ch.Verdict, ch.Note, ch.Passage
+				}
+				if supportSeverity(ch.Support) > supportSeverity(c.Support) {
+					c.Support, c.SupportNote = ch.Support, ch.SupportNote
 				}
 			}
 		}
@@ -100,7 +135,7 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 		}
 	}
 	for i := range refs {
-		refs[i].Quote, refs[i].Source, refs[i].Fabricated = "", "", false // the source, not how it was used
+		refs[i].Quote, refs[i].Claim, refs[i].Source, refs[i].Fabricated, refs[i].Planted = "", "", "", false, "" // the source, not how it was used
 	}
 	return refs, invented
 }
@@ -154,12 +189,29 @@ func verdictWord(v string) string {
 	switch v {
 	case research.CitationVerified:
 		return "verified"
+	case research.CitationAltered:
+		return "altered: close to its source, not its words"
+	case research.CitationContradicted:
+		return "flagged: its source says otherwise"
 	case research.CitationUnsupported:
 		return "flagged: its source does not say this"
 	case research.CitationInvented:
 		return "flagged: no tool returned this source"
 	}
 	return "not checked yet"
+}
+
+// supportWord says what a review judged of a quote against its claim.
+func supportWord(s string) string {
+	switch s {
+	case research.SupportSupports:
+		return "supports the claim"
+	case research.SupportContradicts:
+		return "flagged: contradicts the claim"
+	case research.SupportIrrelevant:
+		return "flagged: does not bear on the claim"
+	}
+	return ""
 }
 
 // BibTeX writes references as BibTeX entries: a stable key for each (first author's
@@ -339,8 +391,23 @@ func references(b *bytes.Buffer, cs []cited) {
 			line += " <" + l + ">"
 		}
 		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))
+		if w := supportWord(c.Support); w != "" {
+			fmt.Fprintf(b, "; *%s*", w)
+		}
+		if cl := oneLine(c.Claim); cl != "" {
+			fmt.Fprintf(b, "\n  Claim: %s", cl)
+		}
 		if q := oneLine(c.Quote); q != "" {
 			fmt.Fprintf(b, "\n  > %s", q)
+		}
+		if p := oneLine(c.Passage); p != "" {
+			fmt.Fprintf(b, "\n  The source's words: %s", p)
+		}
+		if n := oneLine(c.Note); n != "" && c.Verdict != research.CitationVerified {
+			fmt.Fprintf(b, "\n  Check: %s", n)
+		}
+		if n := oneLine(c.SupportNote); n != "" && c.Support != "" {
+			fmt.Fprintf(b, "\n  Support: %s", n)
 		}
 		b.WriteString("\n")
 	}

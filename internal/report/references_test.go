@@ -185,3 +185,52 @@ func TestHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCitationVerdictsAndSupport: the report shows, per citation, the claim, the quote,
+// the verdict with the source's own words where they differ, and the support judgement;
+// a quote that contradicts its claim counts as flagged even when its words check out.
+func TestCitationVerdictsAndSupport(t *testing.T) {
+	in := cites()
+	h := in.Hypotheses["gen/00"]
+	h.References[0].Claim = "Persisters explain relapse."
+	h.References[1].Claim = "ppGpp drives <b>tolerance</b>."
+	h.References[1].Quote = "ppGpp levels were lower in tolerant cells."
+	in.Hypotheses["gen/00"] = h
+	in.Reviews["gen/00"][1].Citations = []research.CitationCheck{
+		{ID: h.References[0].ID, Verdict: research.CitationVerified, Support: research.SupportIrrelevant, SupportNote: "about survival, not relapse"},
+		{ID: h.References[1].ID, Verdict: research.CitationContradicted, Note: `the record says "higher" where the quote says "lower"`,
+			Passage: "ppGpp levels were higher in tolerant cells", Support: research.SupportSupports},
+	}
+	f := render(t, in)
+	inOrder(t, string(f.Markdown),
+		"### 2. ",
+		"— *verified*; *flagged: does not bear on the claim*", "Claim: Persisters explain relapse.", "> Persister cells survive antibiotics.", "Support: about survival, not relapse",
+		"— *flagged: its source says otherwise*; *supports the claim*", "> ppGpp levels were lower in tolerant cells.",
+		"The source's words: ppGpp levels were higher in tolerant cells", `Check: the record says "higher" where the quote says "lower"`,
+	)
+	page := string(f.HTML)
+	for _, want := range []string{
+		`<span class="verdict support-irrelevant">flagged: does not bear on the claim</span>`,
+		`<span class="verdict contradicted">flagged: its source says otherwise</span>`,
+		`<div class="claim">Claim: ppGpp drives &lt;b&gt;tolerance&lt;/b&gt;.</div>`,
+		`The source's words: <q>ppGpp levels were higher in tolerant cells</q>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the HTML report lacks %s", want)
+		}
+	}
+	var x struct {
+		Hypotheses []struct {
+			ID         string            `json:"id"`
+			References []exportReference `json:"references"`
+		} `json:"hypotheses"`
+	}
+	if err := json.Unmarshal(f.JSON, &x); err != nil {
+		t.Fatal(err)
+	}
+	for _, hx := range x.Hypotheses {
+		if hx.ID == "gen/00" && (hx.References[0].Support != "irrelevant" || hx.References[0].Claim != "Persisters explain relapse." || hx.References[1].Passage == "") {
+			t.Errorf("report.json: %+v", hx.References)
+		}
+	}
+}

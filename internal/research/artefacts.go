@@ -75,6 +75,10 @@ type Review struct {
 	// Citations is what checking the hypothesis' references against the session's audit
 	// trail of tool results found, one check per reference.
 	Citations []CitationCheck `json:"citations,omitempty"`
+	// Support is what a full review or a deep verification judged of each citation: does
+	// its quote support the claim it is cited for? Checking the citations merges these
+	// judgements into Citations.
+	Support []SupportJudgement `json:"citation_support,omitempty"`
 }
 
 // Reference is a source a hypothesis or a review cites. The model names only the ID and

@@ -50,6 +50,10 @@ type ToolSpec struct {
 	Name        string          `json:"name"` // server.tool
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema,omitempty"` // a JSON schema object
+	// MaxResultBytes is how much of one of the tool's results the model reads (its
+	// server's max_result_bytes; 0: prompt.DefaultMaxResultBytes). The audit trail keeps
+	// the whole result.
+	MaxResultBytes int `json:"max_result_bytes,omitempty"`
 }
 
 // ToolCall is a model's request to call a tool.

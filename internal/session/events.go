@@ -128,8 +128,11 @@ type WaitingCall struct {
 	ID    string `json:"id"`   // what the answer-tool command names
 	Tool  string `json:"tool"` // server.tool
 	Brief string `json:"brief,omitempty"`
-	Turn  string `json:"turn"`
-	Since string `json:"since"` // RFC 3339
+	// Arguments are the call's whole arguments, indented JSON cut at 4 KiB with the cut
+	// named: what the scientist approves. Printed, they are escaped.
+	Arguments string `json:"arguments,omitempty"`
+	Turn      string `json:"turn"`
+	Since     string `json:"since"` // RFC 3339
 }
 
 // Snapshot is what a checkpoint writes: everything needed to report on or restart a

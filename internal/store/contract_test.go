@@ -112,5 +112,6 @@ func tctx(t testing.TB) context.Context { return t.Context() }
 func reopen(s *Store) *Store {
 	r := New(s.Backend(), s.Location())
 	r.Encrypt(s.keys)
+	r.Migrating(s.migrating)
 	return r
 }

@@ -21,7 +21,8 @@ import (
 
 // Dir is a Backend on local disk: one directory per session under a root, one file per
 // record (its key, with '/' for the path separator), the event log as JSON lines in
-// events.jsonl and the session's index row in session.json.
+// events.jsonl and the session's index row in session.json. Files are 0600 and
+// directories 0700: only the store's user reads them.
 //
 // Every write is atomic: a crash leaves the old file or the new one, never a torn one.
 // Several processes on one machine may share a root; hosts that do not share a disk need
@@ -374,7 +375,9 @@ func writeFile(path string, data []byte, once bool) (err error) {
 	}()
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600; records are for reading with any tool
+		// Records are research: for the store's user alone, whatever the umask (CreateTemp
+		// makes 0600 today; say so rather than rely on it).
+		err = f.Chmod(fileMode)
 	}
 	if err == nil {
 		err = f.Sync()
@@ -399,6 +402,14 @@ func writeFile(path string, data []byte, once bool) (err error) {
 	return syncDir(dir)
 }
 
+// The modes of what the store creates: its user's alone, since records are unpublished
+// research that other users of the machine must not read (a store of an earlier version
+// keeps its modes: chmod -R go-rwx it).
+const (
+	fileMode = 0o600
+	dirMode  = 0o700
+)
+
 // mkdirs is os.MkdirAll that also fsyncs the parent of every directory it creates, so a
 // record written after a crash is never lost with the directory that held it.
 func mkdirs(dir string) error {
@@ -414,7 +425,7 @@ func mkdirs(dir string) error {
 			return err
 		}
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("store: %w", err)
 	}
 	return syncDir(parent)

@@ -29,12 +29,23 @@ type DamagedError struct {
 	// Key names the key a sealed record needs and the process lacks: nothing is damaged,
 	// and the record reads once the key is given.
 	Key string
+	// Unbound says how a record the store expects sealed to its place is not (not sealed
+	// at all, or sealed by an earlier version without its session): one a migrating
+	// deployment reads (Store.Migrating), and otherwise one put there outside cosci.
+	Unbound string
 }
 
 func (e *DamagedError) Error() string {
 	if e.Key != "" {
 		return fmt.Sprintf("store: record %s of session %q is sealed with key %s, which this process does not have: add the key to COSCI_KEYS_FILE (or COSCI_KEYS), restart, and resume the session",
 			e.Record, e.SessionID, e.Key)
+	}
+	if e.Unbound != "" {
+		return fmt.Sprintf("store: record %s of session %q %s, and this store reads only records sealed to their session: "+
+			"if it was written before encryption was turned on, or by an earlier version of cosci, set COSCI_STORE_MIGRATING=1 "+
+			"(or --store-migrating) on the workers and starters until the sessions begun before have finished, and resume the session; "+
+			"otherwise it was put there outside cosci: remove it or restore it from a backup",
+			e.Record, e.SessionID, e.Unbound)
 	}
 	return fmt.Sprintf("store: record %s of session %q is damaged (%s); it was changed outside the store: restore it from a backup or remove it",
 		e.Record, e.SessionID, e.Problem)

@@ -188,7 +188,7 @@ func (s *Store) getMany(ctx context.Context, sessionID string, keys []string) (m
 			return nil, unavailable(err)
 		}
 		for k, b := range records {
-			if records[k], err = (sealed{s.raw, s.keys}).open(sessionID, k, b); err != nil {
+			if records[k], err = s.sealer().open(sessionID, k, b); err != nil {
 				return nil, err
 			}
 		}

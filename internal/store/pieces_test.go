@@ -188,6 +188,7 @@ func TestTurnRetriedWritesNothingTwice(t *testing.T) {
 func TestOldRecordsStillRead(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := tctx(t)
+		s.Migrating(true) // the old records are written plain: an encrypted store reads them while migrating
 		old := Turn{ID: "generate-h-0001", Agent: "generation", Prompt: matchPrompt(1, 1, 2), Result: json.RawMessage(`{"hypothesis_id": "h-0001"}`),
 			Usage: research.Usage{PromptTokens: 686, CompletionTokens: 79, Requests: 1}, Finished: "2026-01-02T03:04:05Z"}
 		data, err := encode("", old) // what PutTurn wrote before

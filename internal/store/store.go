@@ -119,13 +119,14 @@ type Commit struct {
 
 // Store is a set of research sessions.
 type Store struct {
-	b        Backend // raw, wrapped as rewrap says
-	raw      Backend
-	keys     *keyring.Keyring // seals what is written; nil: nothing (Encrypt)
-	observe  Observer         // told of every backend operation (Observe)
-	location string           // for messages, without a password
-	latest   latest
-	pieces   pieceSet
+	b         Backend // raw, wrapped as rewrap says
+	raw       Backend
+	keys      *keyring.Keyring // seals what is written; nil: nothing (Encrypt)
+	migrating bool             // with keys, read plain and old-form texts too (Migrating)
+	observe   Observer         // told of every backend operation (Observe)
+	location  string           // for messages, without a password
+	latest    latest
+	pieces    pieceSet
 }
 
 // Open opens the store at location: a postgres:// (or postgresql://) URL, or a directory,

@@ -1,21 +1,26 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -28,6 +33,9 @@ type Box struct {
 	logger  *slog.Logger
 	client  *mcp.Client
 	servers []*server // in the configuration's order
+	// base carries the HTTP servers' requests (http.DefaultTransport; tests trust their
+	// own TLS servers through it).
+	base http.RoundTripper
 	// Connect makes a server's transport; tests replace it to use in-memory transports.
 	Connect func(Server) (mcp.Transport, error)
 }
@@ -50,6 +58,7 @@ func Open(c Config, env func(string) string, logger *slog.Logger) *Box {
 		env:    env,
 		logger: logger,
 		client: mcp.NewClient(&mcp.Implementation{Name: "cosci-worker", Version: "1"}, nil),
+		base:   http.DefaultTransport,
 	}
 	b.Connect = b.transport
 	for _, s := range c.Servers {
@@ -90,14 +99,58 @@ func (b *Box) transport(s Server) (mcp.Transport, error) {
 	}
 	headers := http.Header{}
 	for _, name := range sortedKeys(s.Headers) {
-		headers.Set(name, header(s.Headers[name], b.env))
+		headers.Set(name, s.header(s.Headers[name], b.env))
+	}
+	client, err := httpClient(s.URL, headers, b.base)
+	if err != nil {
+		return nil, err
 	}
 	return &mcp.StreamableClientTransport{
 		Endpoint:             s.URL,
-		HTTPClient:           &http.Client{Transport: &withHeaders{headers: headers, next: http.DefaultTransport}},
+		HTTPClient:           client,
 		MaxRetries:           -1, // Temporal's retry policy is the one retry mechanism
 		DisableStandaloneSSE: true,
 	}, nil
+}
+
+// httpClient is the client of a streamable HTTP server at endpoint. It sends the
+// configured headers (a token, as a rule) to the endpoint's origin only: a redirect to
+// another scheme, host or port is followed without them, as Go strips Authorization
+// from a request to another host. A redirect from https to plain http is refused: what
+// the request carries (the model's arguments) would cross the network in clear.
+func httpClient(endpoint string, headers http.Header, next http.RoundTripper) (*http.Client, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", endpoint, err)
+	}
+	return &http.Client{
+		Transport: &withHeaders{origin: originOf(u), headers: headers, next: next},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			if from := via[len(via)-1].URL; strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+				return fmt.Errorf("refused a redirect from https://%s to %s://%s: it would go on in clear; give the tool server's https address in the tools file", from.Host, req.URL.Scheme, req.URL.Host)
+			}
+			return nil
+		},
+	}, nil
+}
+
+// origin is a URL's scheme, host and port, as a browser compares them.
+type origin struct{ scheme, host, port string }
+
+func originOf(u *url.URL) origin {
+	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
+	if o.port == "" {
+		switch o.scheme {
+		case "http":
+			o.port = "80"
+		case "https":
+			o.port = "443"
+		}
+	}
+	return o
 }
 
 // childEnv is a stdio server's environment: enough to run a program, and what its
@@ -105,6 +158,9 @@ func (b *Box) transport(s Server) (mcp.Transport, error) {
 func childEnv(names []string, env func(string) string) []string {
 	var out []string
 	for _, n := range append([]string{"PATH", "HOME", "LANG", "TMPDIR", "GOCACHE", "GOPATH", "GOMODCACHE", "XDG_CACHE_HOME"}, names...) {
+		if Secret(n) != "" {
+			continue // Check refuses it; a configuration that was not checked does without
+		}
 		if v := env(n); v != "" {
 			out = append(out, n+"="+v)
 		}
@@ -112,13 +168,19 @@ func childEnv(names []string, env func(string) string) []string {
 	return out
 }
 
-// withHeaders adds fixed headers to every request.
+// withHeaders adds fixed headers to every request to one origin, and to no other: the
+// http.Client follows redirects through it, and a header added on every hop would follow
+// them anywhere.
 type withHeaders struct {
+	origin  origin
 	headers http.Header
 	next    http.RoundTripper
 }
 
 func (t *withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if originOf(r.URL) != t.origin {
+		return t.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, vs := range t.headers {
 		r.Header[k] = vs
@@ -126,28 +188,77 @@ func (t *withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// logWriter sends a stdio server's stderr to the worker's log, a line at a time.
+// MaxLogLine is the most of one line of a stdio server's stderr the worker logs.
+const MaxLogLine = 4096
+
+// logWriter sends a stdio server's stderr to the worker's log, a line at a time. It holds
+// at most MaxLogLine bytes: a longer line is logged cut, saying so, and the rest of it
+// dropped, so a server that writes megabytes without a newline costs the worker no more.
+// Control characters are dropped from what it logs: the log is read on terminals.
 type logWriter struct {
 	logger *slog.Logger
 	mu     sync.Mutex
 	buf    []byte
+	cut    bool // the line being read was logged cut: the rest of it is dropped
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := slices.Index(w.buf, '\n')
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i]
+		}
+		if !w.cut {
+			if room := MaxLogLine - len(w.buf); len(part) > room {
+				w.buf = append(w.buf, part[:room]...)
+				w.log(true)
+				w.cut = true
+			} else {
+				w.buf = append(w.buf, part...)
+			}
+		}
 		if i < 0 {
 			break
 		}
-		if line := strings.TrimSpace(string(w.buf[:i])); line != "" {
-			w.logger.Info(line)
+		if !w.cut {
+			w.log(false)
 		}
-		w.buf = w.buf[i+1:]
+		w.buf, w.cut = w.buf[:0], false
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// log logs the line held, if it has anything to show, and empties the buffer.
+func (w *logWriter) log(cut bool) {
+	line := strings.TrimSpace(printable(string(w.buf)))
+	w.buf = w.buf[:0]
+	switch {
+	case line == "":
+	case cut:
+		w.logger.Info(line, "cut", fmt.Sprintf("the line goes on past %d bytes; the rest of it is dropped", MaxLogLine))
+	default:
+		w.logger.Info(line)
+	}
+}
+
+// printable is s without control and format characters (a terminal's escape sequences,
+// carriage returns, bidirectional overrides), a tab as a space and bytes that are not
+// UTF-8 as U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 // find returns the configured server of that name.
@@ -213,6 +324,11 @@ type ServerTools struct {
 	Rate    float64             `json:"rate,omitempty"`
 	Timeout research.Duration   `json:"timeout"`
 	Tools   []research.ToolSpec `json:"tools"`
+	// Trust is the server's (TrustLab or TrustExternal), and Approve whether each of its
+	// calls waits for the scientist in every session (Server.Approves): the session reads
+	// it at its start.
+	Trust   string `json:"trust,omitempty"`
+	Approve bool   `json:"approve,omitempty"`
 	// Error says why the server's tools could not be listed ("" when they were).
 	Error string `json:"error,omitempty"`
 }
@@ -223,7 +339,8 @@ func (b *Box) Catalog(ctx context.Context) []ServerTools {
 	out := make([]ServerTools, len(b.servers))
 	var wg sync.WaitGroup
 	for i, s := range b.servers {
-		out[i] = ServerTools{Server: s.cfg.Name, Rate: s.cfg.Rate, Timeout: research.Duration(s.cfg.CallTimeout()), Tools: []research.ToolSpec{}}
+		out[i] = ServerTools{Server: s.cfg.Name, Rate: s.cfg.Rate, Timeout: research.Duration(s.cfg.CallTimeout()), Tools: []research.ToolSpec{},
+			Trust: s.cfg.TrustOf(), Approve: s.cfg.Approves()}
 		wg.Go(func() {
 			specs, err := b.list(ctx, s)
 			if err != nil {
@@ -250,7 +367,11 @@ func (b *Box) list(ctx context.Context, s *server) ([]research.ToolSpec, error) 
 		if err != nil || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		specs = append(specs, research.ToolSpec{Name: s.cfg.Name + "." + t.Name, Description: t.Description, InputSchema: schema})
+		// The server's description is data the model reads, cut to
+		// prompt.MaxToolDescription where it is shown; cut here too, a server's
+		// description cannot swell the catalog every session reads.
+		specs = append(specs, research.ToolSpec{Name: s.cfg.Name + "." + t.Name, Description: capRunes(t.Description, 4*prompt.MaxToolDescription),
+			InputSchema: schema, MaxResultBytes: s.cfg.ResultLimit()})
 	}
 	return specs, nil
 }
@@ -380,4 +501,12 @@ func outcome(res *mcp.CallToolResult) Outcome {
 		o.Content = string(o.Structured)
 	}
 	return o
+}
+
+// capRunes is s cut to at most n characters.
+func capRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }

@@ -215,6 +215,7 @@ servers:
     env: [NCBI_KEY]
   - name: pubmed
     url: https://mcp.example.org/mcp
+    env: [PUBMED_TOKEN]
     headers: {Authorization: "Bearer ${PUBMED_TOKEN}"}
 `, ""},
 		{"json", `{"servers": [{"name": "lit", "command": ["lit"], "timeout": "1m"}]}`, ""},
@@ -223,10 +224,33 @@ servers:
 		{"neither", "servers:\n  - name: lit\n", "give a command"},
 		{"bad name", "servers:\n  - name: Lit.Server\n    command: [lit]\n", "lower-case letters"},
 		{"twice", "servers:\n  - name: lit\n    command: [a]\n  - name: lit\n    command: [b]\n", "used twice"},
-		{"missing token", "servers:\n  - name: p\n    url: http://x/mcp\n    headers: {X-Key: \"${NOPE}\"}\n", "${NOPE}, which is not set"},
+		{"missing token", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [NOPE]\n    headers: {X-Key: \"${NOPE}\"}\n", "env names NOPE, which is not set"},
+		// A header names only what its server's entry lists, and never cosci's secrets.
+		{"unlisted variable", "servers:\n  - name: p\n    url: https://x/mcp\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n",
+			"header Authorization names ${PUBMED_TOKEN}, which the server's env does not list; list the variables its headers may name in the server's entry: env: [PUBMED_TOKEN]"},
+		{"unlisted, other server's", "servers:\n  - name: lit\n    command: [lit]\n    env: [NCBI_KEY]\n  - name: p\n    url: https://x/mcp\n    headers: {X-Key: \"${NCBI_KEY}\"}\n",
+			"server 2 (p): header X-Key names ${NCBI_KEY}, which the server's env does not list"},
+		{"the lab's keys", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${COSCI_KEYS}\"}\n",
+			"header Authorization names ${COSCI_KEYS}, the lab's encryption keys, which no tool server is given"},
+		{"the lab's keys listed", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [COSCI_KEYS]\n    headers: {Authorization: \"Bearer ${COSCI_KEYS}\"}\n",
+			"env names COSCI_KEYS, the lab's encryption keys, which no tool server is given"},
+		{"the key file to a command", "servers:\n  - name: p\n    command: [a]\n    env: [COSCI_KEYS_FILE]\n", "env names COSCI_KEYS_FILE, the lab's encryption keys"},
+		{"the codec token", "servers:\n  - name: p\n    url: https://x/mcp\n    env: [COSCI_CODEC_TOKEN]\n    headers: {Authorization: \"Bearer ${COSCI_CODEC_TOKEN}\"}\n", "the codec server's token"},
+		// Headers over plain http only to this host.
+		{"headers over http", "servers:\n  - name: p\n    url: http://mcp.example.org/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n",
+			"headers would go to mcp.example.org over plain http, readable on the way; use an https:// url"},
+		{"fixed header over http", "servers:\n  - name: p\n    url: http://10.0.0.7:8765/mcp\n    headers: {X-Lab: cosci}\n", "use an https:// url"},
+		{"headers over http to localhost", "servers:\n  - name: p\n    url: http://localhost:8765/mcp\n    env: [PUBMED_TOKEN]\n    headers: {Authorization: \"Bearer ${PUBMED_TOKEN}\"}\n", ""},
+		{"headers over http to 127.0.0.1", "servers:\n  - name: p\n    url: http://127.0.0.1:8765/mcp\n    headers: {X-Lab: cosci}\n", ""},
+		{"headers over http to ::1", "servers:\n  - name: p\n    url: http://[::1]:8765/mcp\n    headers: {X-Lab: cosci}\n", ""},
+		{"no headers over http", "servers:\n  - name: p\n    url: http://mcp.example.org/mcp\n", ""},
 		{"bad url", "servers:\n  - name: p\n    url: ftp://x\n", "not an http(s) URL"},
 		{"bad timeout", "servers:\n  - name: p\n    command: [a]\n    timeout: soon\n", "not a duration"},
 		{"negative rate", "servers:\n  - name: p\n    command: [a]\n    rate: -1\n", "rate is -1"},
+		{"trust", "servers:\n  - name: web\n    url: http://x/mcp\n    trust: external\n    approve: false\n    max_result_bytes: 4096\n", ""},
+		{"unknown trust", "servers:\n  - name: web\n    url: http://x/mcp\n    trust: partner\n", `trust is "partner"; write lab`},
+		{"negative result cap", "servers:\n  - name: p\n    command: [a]\n    max_result_bytes: -1\n", "max_result_bytes is -1"},
+		{"huge result cap", "servers:\n  - name: p\n    command: [a]\n    max_result_bytes: 2000000\n", "give 1 to 1048576 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,6 +275,49 @@ servers:
 	}
 }
 
+// TestTrust: a server is the lab's unless the file says external; an external server's
+// calls wait for approval unless the file says approve: false, and a lab server's may be
+// made to; a result is cut for the model at the server's limit.
+func TestTrust(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name    string
+		s       Server
+		trust   string
+		approve bool
+		limit   int
+	}{
+		{"unsaid", Server{}, TrustLab, false, DefaultMaxResultBytes},
+		{"lab", Server{Trust: TrustLab, MaxResultBytes: 1000}, TrustLab, false, 1000},
+		{"external", Server{Trust: TrustExternal}, TrustExternal, true, DefaultMaxResultBytes},
+		{"external, not approved", Server{Trust: TrustExternal, Approve: &no}, TrustExternal, false, DefaultMaxResultBytes},
+		{"lab, approved", Server{Approve: &yes}, TrustLab, true, DefaultMaxResultBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.s.TrustOf() != tc.trust || tc.s.Approves() != tc.approve || tc.s.ResultLimit() != tc.limit {
+				t.Errorf("trust %s, approve %v, limit %d; want %s, %v, %d", tc.s.TrustOf(), tc.s.Approves(), tc.s.ResultLimit(), tc.trust, tc.approve, tc.limit)
+			}
+		})
+	}
+
+	// The catalog carries each server's trust and approval, and its tools their limit and
+	// a description cut to a size the catalog can hold.
+	web := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "test"}, nil)
+	mcp.AddTool(web, &mcp.Tool{Name: "get", Description: strings.Repeat("d", 10_000)}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
+		return nil, searchOut{}, nil
+	})
+	b := newMemBox(t, map[string]*mcp.Server{"literature": library(), "web": web})
+	b.servers[1].cfg.Trust, b.servers[1].cfg.MaxResultBytes = TrustExternal, 2048
+	cat := b.Catalog(t.Context())
+	lit, w := cat[0], cat[1]
+	if lit.Trust != TrustLab || lit.Approve || lit.Tools[0].MaxResultBytes != DefaultMaxResultBytes {
+		t.Errorf("literature: trust %q, approve %v, limit %d", lit.Trust, lit.Approve, lit.Tools[0].MaxResultBytes)
+	}
+	if w.Server != "web" || w.Trust != TrustExternal || !w.Approve || len(w.Tools) != 1 || w.Tools[0].MaxResultBytes != 2048 || len(w.Tools[0].Description) != 4000 {
+		t.Errorf("web: %+v", w)
+	}
+}
+
 // A stdio server runs with a small environment: never the worker's model keys.
 func TestChildEnv(t *testing.T) {
 	env := map[string]string{"PATH": "/bin", "HOME": "/root", "OPENAI_API_KEY": "sk-secret", "NCBI_KEY": "k"}
@@ -263,7 +330,13 @@ func TestChildEnv(t *testing.T) {
 			t.Errorf("the worker's key reached the tool server: %v", got)
 		}
 	}
-	if h := header("Bearer ${PUBMED_TOKEN}", func(k string) string { return map[string]string{"PUBMED_TOKEN": "t0k"}[k] }); h != "Bearer t0k" {
+	// A listed variable is filled in; an unlisted one, or cosci's keys, never are.
+	env["PUBMED_TOKEN"], env["COSCI_KEYS"] = "t0k", "lab-keys"
+	s := Server{Env: []string{"PUBMED_TOKEN", "COSCI_KEYS"}}
+	if h := s.header("Bearer ${PUBMED_TOKEN} ${NCBI_KEY} ${COSCI_KEYS}", func(k string) string { return env[k] }); h != "Bearer t0k  " {
 		t.Errorf("header %q", h)
+	}
+	if got := childEnv(s.Env, func(k string) string { return env[k] }); slices.Contains(got, "COSCI_KEYS=lab-keys") {
+		t.Errorf("the lab's keys reached the tool server: %v", got)
 	}
 }

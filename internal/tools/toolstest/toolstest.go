@@ -38,7 +38,19 @@ func NewBox(t testing.TB, servers map[string]*mcp.Server, missing ...string) *Bo
 		}
 	})
 	for _, name := range append(names, missing...) {
-		cfg.Servers = append(cfg.Servers, tools.Server{Name: name, Command: []string{"unused"}})
+		cfg.Servers = append(cfg.Servers, tools.Server{Name: name})
+	}
+	return NewBoxOf(t, cfg, servers)
+}
+
+// NewBoxOf is NewBox for a configuration of the test's own (trust, limits): each of its
+// servers is the one of servers by that name, or cannot be started if there is none.
+func NewBoxOf(t testing.TB, cfg tools.Config, servers map[string]*mcp.Server) *Box {
+	t.Helper()
+	for i := range cfg.Servers {
+		if len(cfg.Servers[i].Command) == 0 && cfg.Servers[i].URL == "" {
+			cfg.Servers[i].Command = []string{"unused"}
+		}
 	}
 	b := &Box{Box: tools.Open(cfg, func(string) string { return "" }, nil), connects: map[string]int{}, sessions: map[string]*mcp.ServerSession{}}
 	b.Connect = func(s tools.Server) (mcp.Transport, error) {
@@ -131,7 +143,12 @@ type fetchIn struct {
 
 // Library is a literature server over References: search (by shared words, ranked by how
 // many) and fetch (by id). Calls counts every call it answered, by tool.
-func Library(calls *Calls) *mcp.Server {
+func Library(calls *Calls) *mcp.Server { return LibraryOf(calls, References, false) }
+
+// LibraryOf is Library over other references. With text, fetch answers in plain text (the
+// reference's fields, a line each), as many servers do, rather than in JSON, which
+// escapes what a record holds.
+func LibraryOf(calls *Calls, refs []Reference, text bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "literature", Version: "test"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the library"}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 		calls.add("search")
@@ -143,7 +160,7 @@ func Library(calls *Calls) *mcp.Server {
 		}
 		words := strings.Fields(strings.ToLower(in.Query))
 		out := searchOut{Query: in.Query, Results: []hit{}}
-		for _, r := range References {
+		for _, r := range refs {
 			text := strings.ToLower(r.Title + " " + r.Abstract)
 			score := 0
 			for _, w := range words {
@@ -164,20 +181,64 @@ func Library(calls *Calls) *mcp.Server {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "fetch", Description: "Fetch a reference by id"}, func(ctx context.Context, _ *mcp.CallToolRequest, in fetchIn) (*mcp.CallToolResult, Reference, error) {
 		calls.add("fetch")
-		for _, r := range References {
-			if strings.EqualFold(r.ID, strings.TrimSpace(in.ID)) {
-				return nil, r, nil
+		for _, r := range refs {
+			if !strings.EqualFold(r.ID, strings.TrimSpace(in.ID)) {
+				continue
 			}
+			if text {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("id: %s\ntitle: %s\nauthors: %s\nyear: %d\nvenue: %s\nabstract: %s",
+					r.ID, r.Title, strings.Join(r.Authors, "; "), r.Year, r.Venue, r.Abstract)}}}, Reference{}, nil
+			}
+			return nil, r, nil
 		}
 		return nil, Reference{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", in.ID)
 	})
 	return s
 }
 
+type webIn struct {
+	Query string `json:"query" jsonschema:"what to look for on the web"`
+}
+
+type webOut struct {
+	Query string   `json:"query"`
+	Pages []string `json:"pages"`
+}
+
+// Web is a server with one tool, search, standing for a tool that reaches outside the lab:
+// a call sends its query out. Calls counts the calls it answered, and Queries keeps what
+// each sent.
+func Web(calls *Calls) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "test"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the web"}, func(ctx context.Context, _ *mcp.CallToolRequest, in webIn) (*mcp.CallToolResult, webOut, error) {
+		calls.add("search")
+		calls.sent(in.Query)
+		return nil, webOut{Query: in.Query, Pages: []string{"https://example.org/tau"}}, nil
+	})
+	return s
+}
+
 // Calls counts a server's calls by tool.
 type Calls struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu      sync.Mutex
+	n       map[string]int
+	queries []string
+}
+
+func (c *Calls) sent(q string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.queries = append(c.queries, q)
+}
+
+// Queries are what the calls sent, in order (the Web server's).
+func (c *Calls) Queries() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.queries)
 }
 
 func (c *Calls) add(tool string) {
