@@ -132,7 +132,10 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 		return research.Review{}, research.Usage{}, err
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	raw := mustJSON(writeReview(rng, req))
+	a := writeReview(rng, req)
+	// A deep verification or full review judges whether each of the hypothesis' quotes
+	// supports its claim, with or without tools to re-read the sources.
+	raw := mustJSON(supportedReview{a, judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)})
 	r, err := prompt.ParseReviewOf(req.Type, raw)
 	if err != nil {
 		return research.Review{}, research.Usage{}, bug(err)
@@ -140,6 +143,12 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 	r.HypothesisID = req.Hypothesis.ID
 	r.Type = req.Type
 	return r, usage(req.Prompt, raw), nil
+}
+
+// supportedReview is a review with its judgements of the hypothesis' citations.
+type supportedReview struct {
+	reviewAnswer
+	Support []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 
 // Compare judges a match between req.A and req.B as a Bradley–Terry judge: A, shown

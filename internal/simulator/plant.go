@@ -62,10 +62,11 @@ func ParseKinds(s string) ([]string, error) {
 	return kinds, nil
 }
 
-// plantedRef is a reference a grounded answer cites, with its claim and hidden truth.
+// plantedRef is a reference a grounded answer cites (with its claim), and its hidden
+// truth.
 type plantedRef struct {
 	prompt.Cited
-	claim, kind string
+	kind string
 }
 
 // kinds are the honest and dishonest kinds Offline plants.
@@ -93,9 +94,10 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 // other record to quote, ...).
 func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
 	c := plantedRef{Cited: prompt.Cited{ID: s.id}, kind: kind}
-	if len(claims) > 0 {
-		c.claim = pick(rng, claims)
+	if len(claims) == 0 {
+		return c, false // the parser refuses a reference without its claim
 	}
+	c.Claim = pick(rng, claims)
 	ss := sentences(s.text)
 	switch kind {
 	case research.PlantedVerbatim, research.PlantedIrrelevant:
@@ -134,10 +136,7 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 	case research.PlantedSpliced:
 		c.Quote = splice(rng, ss)
 	case research.PlantedOwnText:
-		if len(claims) == 0 {
-			return c, false
-		}
-		c.Quote = c.claim
+		c.Quote = c.Claim
 		if holds(s.text, c.Quote) {
 			return c, false
 		}
@@ -145,7 +144,7 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		return c, false
 	}
 	n := utf8.RuneCountInString(c.Quote)
-	return c, n >= minQuote && n <= prompt.MaxQuoteLength
+	return c, n >= minQuote && n <= prompt.MaxQuoteLength && len(wordsOf(c.Quote)) >= prompt.MinQuoteWords
 }
 
 // minQuote is the shortest quote the simulator writes: a passage, not a word.
@@ -362,15 +361,19 @@ func splice(rng *rand.Rand, ss []string) string {
 	return ""
 }
 
-// claimsOf are the sentences of a citing text, each a claim a reference may support.
+// claimsOf are the sentences of a citing text, each a claim a reference may support; the
+// text itself, shortened, if it has no sentence of a claim's length.
 func claimsOf(texts ...string) []string {
 	var cs []string
 	for _, t := range texts {
 		for _, s := range strings.SplitAfter(strings.Join(strings.Fields(t), " "), ". ") {
-			if s = strings.TrimSpace(s); utf8.RuneCountInString(s) >= minQuote {
+			if s = strings.TrimSpace(s); utf8.RuneCountInString(s) >= minQuote && utf8.RuneCountInString(s) <= prompt.MaxClaimLength {
 				cs = append(cs, s)
 			}
 		}
+	}
+	if len(cs) == 0 && len(texts) > 0 && strings.TrimSpace(texts[0]) != "" {
+		cs = append(cs, research.Shorten(strings.Join(strings.Fields(texts[0]), " "), prompt.MaxClaimLength))
 	}
 	return cs
 }

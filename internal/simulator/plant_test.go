@@ -54,7 +54,7 @@ func TestPlantKinds(t *testing.T) {
 				continue
 			}
 			made++
-			if c.kind != kind || c.claim == "" || len([]rune(c.Quote)) < minQuote {
+			if c.kind != kind || c.Claim == "" || len([]rune(c.Quote)) < minQuote {
 				t.Errorf("%s: %+v", kind, c)
 			}
 			q, text := oneLineOf(c.Quote), s.text
@@ -252,5 +252,43 @@ func TestJudgeSupport(t *testing.T) {
 	}
 	if js := judgeSupport(newRand(1, "r"), research.ReviewDeepVerification, h, 0); len(js) != len(refs) {
 		t.Errorf("a deep verification judged %d of %d", len(js), len(refs))
+	}
+}
+
+// Deep verifications and full reviews, with tools or without, return their judgements of
+// the hypothesis' citations through the parser; an initial review judges none.
+func TestReviewJudgesSupport(t *testing.T) {
+	h := research.Hypothesis{ID: "h-1", Title: "Microglia carry tau", Statement: "s", Rationale: "r", Predictions: []string{"p"},
+		References: []research.Reference{
+			{ID: "10.5555/a", Quote: "Microglia carry tau between synapses in exosomes.", Claim: "c", Planted: research.PlantedVerbatim},
+			{ID: "key-b", Quote: "Neuronal activity releases tau into the extracellular space.", Claim: "c", Planted: research.PlantedIrrelevant, Fabricated: true},
+			{ID: "key-c", Quote: "Silencing neurons did not slow the propagation of tau seeds.", Claim: "c", Planted: research.PlantedNegated, Fabricated: true},
+		}}
+	want := []string{research.SupportSupports, research.SupportIrrelevant, research.SupportContradicts}
+	o := &Offline{}
+	ctx := context.Background()
+	for _, typ := range []string{research.ReviewInitial, research.ReviewFull, research.ReviewDeepVerification} {
+		req := research.ReviewRequest{TurnID: "r-" + typ, Goal: "g", Type: typ, Hypothesis: h}
+		plain, _, err := o.Review(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Tooling = research.Tooling{Tools: []research.ToolSpec{searchTool}, Final: true}
+		st, _, err := o.ReviewStep(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rv := range []research.Review{plain, st.Answer} {
+			var got []string
+			for i, j := range rv.Support {
+				got = append(got, j.Judgement)
+				if j.ID != h.References[i].ID || j.Note == "" {
+					t.Errorf("%s: judgement %+v", typ, j)
+				}
+			}
+			if typ == research.ReviewInitial && len(got) != 0 || typ != research.ReviewInitial && !slices.Equal(got, want) {
+				t.Errorf("%s review judged %q", typ, got)
+			}
+		}
 	}
 }

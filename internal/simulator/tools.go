@@ -266,19 +266,15 @@ func grounded(h *research.Hypothesis, cs []plantedRef, latent float64) float64 {
 	return latent + 0.1*float64(min(real, 2))
 }
 
-// planted marks each parsed reference with its hidden truth (the kind planted, and
-// Fabricated for a dishonest one, which older readers know) and its claim.
+// planted marks each parsed reference with its hidden truth: the kind planted, and
+// Fabricated for a dishonest one, which older readers know.
 func planted(refs []research.Reference, cs []plantedRef) {
 	for i, ref := range refs {
 		j := slices.IndexFunc(cs, func(c plantedRef) bool { return strings.EqualFold(c.ID, ref.ID) })
 		if j < 0 {
 			continue
 		}
-		r := &refs[i]
-		r.Planted, r.Fabricated = cs[j].kind, !research.PlantedHonest(cs[j].kind)
-		if r.Claim == "" {
-			r.Claim = cs[j].claim
-		}
+		refs[i].Planted, refs[i].Fabricated = cs[j].kind, !research.PlantedHonest(cs[j].kind)
 	}
 }
 
@@ -349,11 +345,9 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	for _, p := range req.Parents { // a parent's honest sources carry over, cited for a claim of this text
 		for _, pr := range p.References {
 			if len(refs) < 4 && !pr.Fabricated && research.PlantedHonest(pr.Planted) && !slices.ContainsFunc(refs, func(c plantedRef) bool { return strings.EqualFold(c.ID, pr.ID) }) {
-				c := plantedRef{Cited: prompt.Cited{ID: pr.ID, Quote: pr.Quote}, kind: cmp.Or(pr.Planted, research.PlantedVerbatim)}
 				if len(claims) > 0 {
-					c.claim = claims[len(refs)%len(claims)]
+					refs = append(refs, plantedRef{Cited: prompt.Cited{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(pr.Planted, research.PlantedVerbatim)})
 				}
-				refs = append(refs, c)
 			}
 		}
 	}
@@ -388,7 +382,8 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	}
 	a := writeReview(rng, req)
 	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
-	raw := mustJSON(groundedReview{a, cited(refs)})
+	support := judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)
+	raw := mustJSON(groundedReview{a, cited(refs), support})
 	rv, err := prompt.ParseReviewOf(req.Type, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
@@ -407,7 +402,8 @@ type groundedAnswer struct {
 
 type groundedReview struct {
 	reviewAnswer
-	References []prompt.Cited `json:"references"`
+	References []prompt.Cited              `json:"references"`
+	Support    []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 
 // toolText is the conversation after the prompt as a model would read it, for the usage
