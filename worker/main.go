@@ -167,7 +167,6 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	case (c.deployment == "") != (c.buildID == ""):
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
-	var err error
 	if c.offline.Plant, err = simulator.ParseKinds(*kinds); err != nil {
 		return c, fmt.Errorf("--offline-citation-kinds: %w", err)
 	}
