@@ -278,7 +278,25 @@ func negate(s string) string {
 			return strings.Replace(s, aux, aux+"not ", 1)
 		}
 	}
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		if i > 0 && negations[w] != "" { // "blocked tau uptake" -> "did not block tau uptake"
+			ws[i] = negations[w]
+			return strings.Join(ws, " ")
+		}
+	}
 	return s
+}
+
+// negations are verbs as an abstract states a finding, and their negations.
+var negations = map[string]string{
+	"reduced": "did not reduce", "increased": "did not increase", "blocked": "did not block", "slowed": "did not slow",
+	"halved": "did not halve", "prevented": "did not prevent", "promoted": "did not promote", "lowered": "did not lower",
+	"raised": "did not raise", "showed": "did not show", "improved": "did not improve", "restored": "did not restore",
+	"inhibited": "did not inhibit", "neutralised": "did not neutralise", "decreased": "did not decrease",
+	"reduces": "does not reduce", "increases": "does not increase", "controls": "does not control", "binds": "does not bind",
+	"promotes": "does not promote", "slows": "does not slow", "blocks": "does not block", "drives": "does not drive",
+	"raise": "do not raise", "reduce": "do not reduce", "promote": "do not promote", "increase": "do not increase",
 }
 
 // opposites are direction words and their opposites.
@@ -334,11 +352,31 @@ func renumber(rng *rand.Rand, s string) string {
 		at = append(at, i)
 	}
 	if len(at) == 0 {
-		return s
+		return renumberWord(s)
 	}
 	i := at[rng.IntN(len(at))]
 	rs[i] = '0' + (rs[i]-'0'+1+rune(rng.IntN(8)))%10
 	return string(rs)
+}
+
+// numberWords are numbers as abstracts spell them, and others.
+var numberWords = map[string]string{
+	"two": "three", "three": "four", "four": "five", "five": "six", "six": "seven", "seven": "eight",
+	"eight": "nine", "nine": "ten", "ten": "twelve", "twenty": "thirty", "thirty": "forty", "forty": "sixty",
+	"fifty": "seventy", "sixty": "eighty", "half": "a third", "twice": "three times", "Two": "Three", "Three": "Four",
+}
+
+// renumberWord changes the first number a sentence spells out.
+func renumberWord(s string) string {
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		core := strings.TrimRight(w, ".,;:)")
+		if n, ok := numberWords[core]; ok {
+			ws[i] = n + w[len(core):]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
 }
 
 // splice joins two passages that are not next to each other, with no mark between them.

@@ -107,7 +107,9 @@ func TestPlantChanges(t *testing.T) {
 	}{
 		{"not taken away", "Loss of TREM2 did not change the number of tangles.", negate, "Loss of TREM2 did change the number of tangles."},
 		{"not added", "BIN1 may limit the uptake of tau.", negate, "BIN1 may not limit the uptake of tau."},
-		{"no negation to change", "Knockdown increased uptake by 37%.", negate, "Knockdown increased uptake by 37%."},
+		{"a finding denied", "Knockdown increased uptake by 37%.", negate, "Knockdown did not increase uptake by 37%."},
+		{"no negation to change", "Knockdown of BIN1 in neurons.", negate, "Knockdown of BIN1 in neurons."},
+		{"a number spelt out", "Weekly dosing slowed the spread by forty percent.", func(s string) string { return renumber(rng, s) }, "Weekly dosing slowed the spread by sixty percent."},
 		{"a direction", "Knockdown increased the uptake of tau.", flip, "Knockdown decreased the uptake of tau."},
 		{"a direction before a stop", "Knockdown of BIN1 made uptake faster.", flip, "Knockdown of BIN1 made uptake slower."},
 		{"no direction", "BIN1 is a risk locus.", flip, "BIN1 is a risk locus."},
