@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
@@ -22,16 +25,24 @@ var groundingHypotheses = flag.Int("bench.grounding", 200, "hypotheses in each o
 
 // historyStats is what a session's Temporal history weighs, over all of its runs.
 type historyStats struct {
-	runs, events  int
-	bytes         int // the events' encoded size
-	largest       int // the largest payload of any activity, signal, update, start or result
-	largestKind   string
-	wall          time.Duration
-	toolCalls     int
-	hypotheses    int
-	genuine, fake int // the references the simulator cited truly, and those it made up
-	caught, wrong int // made-up ones a review flagged; genuine ones a review flagged
-	unreviewed    int // hypotheses with references that no review checked (near-duplicates)
+	runs, events int
+	bytes        int // the events' encoded size
+	largest      int // the largest payload of any activity, signal, update, start or result
+	largestKind  string
+	wall         time.Duration
+	toolCalls    int
+	hypotheses   int
+	kinds        map[string]*kindStats // the reviewed hypotheses' references by the kind the simulator planted
+	unreviewed   int                   // hypotheses with references that no review checked (near-duplicates)
+}
+
+// kindStats is what the reviews made of the references of one planted kind.
+type kindStats struct {
+	n        int
+	checked  int            // flagged by the citation check (a verdict other than verified)
+	flagged  int            // flagged by the check or by a review's support judgement
+	judged   int            // given a support judgement by some review
+	verdicts map[string]int // the worst verdict any review's check gave it
 }
 
 func measureHistory(tb testing.TB, id string) historyStats {
@@ -71,8 +82,9 @@ func measureHistory(tb testing.TB, id string) historyStats {
 
 // BenchmarkGrounding compares a grounded session with an ungrounded one of the same goal,
 // seed and size: Temporal history (runs, events, bytes, the largest payload), wall time,
-// tool calls, and how well reflection's citation check tells the references the
-// simulator made up (a tenth, --offline-fabricate) from the genuine ones. Run with
+// tool calls, and, by the kind of citation the simulator planted (--offline-citation-kinds
+// all, with --offline-fabricate 0.3 of them dishonest), how many reflection flagged: by
+// its citation check, and by the full reviews' support judgements. Run with
 //
 //	go test -run '^$' -bench BenchmarkGrounding -benchtime 1x -timeout 60m ./e2e/
 func BenchmarkGrounding(b *testing.B) {
@@ -85,11 +97,12 @@ func BenchmarkGrounding(b *testing.B) {
 	os.WriteFile(cfg, fmt.Appendf(nil, "servers:\n  - name: literature\n    command: [%q, --library, %q, --index, %q]\n", literatureBinary, library, b.TempDir()), 0o644)
 	run := func(grounded bool) historyStats {
 		storeDir := b.TempDir()
-		w := startWorker(b, storeDir, "--tools", cfg, "--offline-fabricate", "0.1")
+		w := startWorker(b, storeDir, "--tools", cfg, "--offline-fabricate", "0.3", "--offline-citation-kinds", "all")
 		defer w.Stop(b)
 		id := newSessionID(b)
 		req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench",
-			Config: research.Config{MaxHypotheses: n, Seed: 1, ConvergenceRounds: research.MaxConvergenceRounds}}
+			Config: research.Config{MaxHypotheses: n, Seed: 1, ConvergenceRounds: research.MaxConvergenceRounds,
+				ReviewTypes: []string{research.ReviewInitial, research.ReviewFull}}} // a full review judges each citation's support
 		if grounded {
 			req.Config.Tools = []string{"literature.search", "literature.fetch"}
 		}
@@ -117,14 +130,15 @@ func BenchmarkGrounding(b *testing.B) {
 			b.Logf("%s: %d hypotheses in %s; %d runs, %d events, %d history bytes (%.0f per hypothesis); largest payload %d bytes (%s); %d tool calls",
 				c.name, c.s.hypotheses, c.s.wall.Round(time.Second), c.s.runs, c.s.events, c.s.bytes, float64(c.s.bytes)/float64(c.s.hypotheses), c.s.largest, c.s.largestKind, c.s.toolCalls)
 		}
-		b.Logf("grounded citations of reviewed hypotheses: %d genuine, %d made up; the check caught %d of the made up (%.0f%%) and flagged %d of the genuine (%.1f%%); %d hypotheses with references were excluded as near-duplicates before a review",
-			grounded.genuine, grounded.fake, grounded.caught, pct(grounded.caught, grounded.fake), grounded.wrong, pct(grounded.wrong, grounded.genuine), grounded.unreviewed)
+		b.Logf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
+			grounded.unreviewed, citationTable(grounded.kinds))
+		honest, dishonest := tally(grounded.kinds)
 		b.ReportMetric(float64(grounded.bytes)/float64(plain.bytes), "history-bytes-ratio")
 		b.ReportMetric(float64(grounded.events)/float64(plain.events), "events-ratio")
 		b.ReportMetric(grounded.wall.Seconds()/plain.wall.Seconds(), "wall-ratio")
 		b.ReportMetric(float64(max(plain.largest, grounded.largest)), "largest-payload-bytes")
-		b.ReportMetric(pct(grounded.caught, grounded.fake), "caught-%")
-		b.ReportMetric(pct(grounded.wrong, grounded.genuine), "wrongly-flagged-%")
+		b.ReportMetric(pct(dishonest.flagged, dishonest.n), "caught-%")
+		b.ReportMetric(pct(honest.flagged, honest.n), "wrongly-flagged-%")
 		if grounded.bytes > 2*plain.bytes {
 			b.Errorf("the grounded history is %d bytes, more than twice the ungrounded one's %d", grounded.bytes, plain.bytes)
 		}
@@ -141,8 +155,8 @@ func pct(n, of int) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
-// countCitations reads a session's hypotheses and reviews from the store: its references,
-// those the simulator made up, and what the reviews' checks said of each.
+// countCitations reads a session's hypotheses and reviews from the store: each reference,
+// the kind the simulator planted, and what the reviews made of it.
 func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 	tb.Helper()
 	st, err := store.Open(context.Background(), storeDir)
@@ -163,6 +177,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s.kinds = map[string]*kindStats{}
 	for hid, h := range hs {
 		if len(h.References) == 0 {
 			continue
@@ -178,24 +193,97 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 			continue
 		}
 		for _, ref := range h.References {
-			flagged := false
+			kind := plantedKind(ref)
+			k := s.kinds[kind]
+			if k == nil {
+				k = &kindStats{verdicts: map[string]int{}}
+				s.kinds[kind] = k
+			}
+			k.n++
+			checked, flagged, judged, worst := false, false, false, ""
 			for _, r := range reviews {
 				for _, c := range r.Citations {
-					flagged = flagged || (c.ID == ref.ID && c.Verdict != research.CitationVerified)
+					if c.ID != ref.ID {
+						continue
+					}
+					checked = checked || c.Verdict != research.CitationVerified
+					flagged = flagged || c.Flagged()
+					judged = judged || c.Support != ""
+					if worst == "" || verdictRank(c.Verdict) > verdictRank(worst) {
+						worst = c.Verdict
+					}
 				}
 			}
-			switch {
-			case ref.Fabricated:
-				s.fake++
-				if flagged {
-					s.caught++
-				}
-			default:
-				s.genuine++
-				if flagged {
-					s.wrong++
-				}
+			k.verdicts[cmp.Or(worst, "unchecked")]++
+			if checked {
+				k.checked++
+			}
+			if flagged {
+				k.flagged++
+			}
+			if judged {
+				k.judged++
 			}
 		}
 	}
+}
+
+// plantedKind is the kind the simulator planted; a reference stored before kinds were
+// marked is "verbatim" or, made up, "fabricated".
+func plantedKind(ref research.Reference) string {
+	switch {
+	case ref.Planted != "":
+		return ref.Planted
+	case ref.Fabricated:
+		return "fabricated"
+	}
+	return research.PlantedVerbatim
+}
+
+// dishonestKind says whether a review should flag a reference of the kind.
+func dishonestKind(kind string) bool { return !research.PlantedHonest(kind) }
+
+// verdictRank orders the verdicts from verified to invented.
+func verdictRank(v string) int {
+	return slices.Index([]string{research.CitationVerified, research.CitationAltered, research.CitationUnsupported, research.CitationContradicted, research.CitationInvented}, v)
+}
+
+// tally sums the honest kinds and the dishonest ones.
+func tally(kinds map[string]*kindStats) (honest, dishonest kindStats) {
+	for kind, k := range kinds {
+		t := &honest
+		if dishonestKind(kind) {
+			t = &dishonest
+		}
+		t.n, t.checked, t.flagged, t.judged = t.n+k.n, t.checked+k.checked, t.flagged+k.flagged, t.judged+k.judged
+	}
+	return honest, dishonest
+}
+
+// citationTable is the per-kind table BENCHMARKS.md shows.
+func citationTable(kinds map[string]*kindStats) string {
+	var names []string
+	for kind := range kinds {
+		names = append(names, kind)
+	}
+	order := func(kind string) int {
+		if i := slices.Index(simulator.PlantKinds(), kind); i >= 0 {
+			return i
+		}
+		return len(simulator.PlantKinds())
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b)) })
+	verdicts := []string{research.CitationVerified, research.CitationAltered, research.CitationContradicted, research.CitationUnsupported, research.CitationInvented, "unchecked"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| kind | n | flagged by the check | flagged by the check or the support judgement | support judged | %s |\n|---|---:|---:|---:|---:|%s\n",
+		strings.Join(verdicts, " | "), strings.Repeat("---:|", len(verdicts)))
+	for _, kind := range names {
+		k := kinds[kind]
+		cells := make([]string, len(verdicts))
+		for i, v := range verdicts {
+			cells[i] = fmt.Sprint(k.verdicts[v])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d (%.0f%%) | %d (%.0f%%) | %d | %s |\n", kind, k.n, k.checked, pct(k.checked, k.n), k.flagged, pct(k.flagged, k.n), k.judged, strings.Join(cells, " | "))
+	}
+	return b.String()
 }

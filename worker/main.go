@@ -128,7 +128,9 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.Float64Var(&c.offline.ErrorRate, "offline-error-rate", 0, "probability that an offline turn fails transiently (retried by Temporal)")
 	fs.Uint64Var(&c.offline.ErrorSeed, "offline-error-seed", 0, "seed of the offline turns' failures, to make them reproducible (0: random)")
 	fs.Float64Var(&c.offline.FirstBias, "offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
-	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline answer's references made up on purpose, to measure the citation check")
+	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline hypothesis' references made dishonest on purpose, spread over the dishonest kinds of --offline-citation-kinds, to measure the citation check")
+	kinds := fs.String("offline-citation-kinds", "all", "the kinds of citation the offline simulator makes, comma-separated: all, or some of "+strings.Join(simulator.PlantKinds(), ", "))
+	accuracy := fs.Float64("offline-support-accuracy", 0.9, "share of citations whose support (does the quote support its claim?) a simulated deep verification or full review judges right")
 	fs.IntVar(&c.slots, "slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	fs.IntVar(&c.computeSlots, "compute-slots", max(1, runtime.NumCPU()-1), "CPU-heavy activities (the tournament's fits, reports) this worker runs at once; the cores left serve workflow tasks and queries")
 	fs.Float64Var(&c.rps, "rps", 0, "provider turns started per second on the turns queue, across all workers (0: unlimited)")
@@ -156,6 +158,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--offline-error-rate is %v; it must be between 0 and 1", o.ErrorRate)
 	case o.Fabricate < 0 || o.Fabricate > 1:
 		return c, fmt.Errorf("--offline-fabricate is %v; it must be between 0 and 1", o.Fabricate)
+	case !(*accuracy >= 0 && *accuracy <= 1):
+		return c, fmt.Errorf("--offline-support-accuracy is %v; it must be between 0 and 1", *accuracy)
 	case math.IsNaN(o.FirstBias) || math.Abs(o.FirstBias) > 10:
 		return c, fmt.Errorf("--offline-first-bias is %v; give logits between -10 and 10", o.FirstBias)
 	case c.slots < 1:
@@ -167,6 +171,10 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	case (c.deployment == "") != (c.buildID == ""):
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
+	if c.offline.Plant, err = simulator.ParseKinds(*kinds); err != nil {
+		return c, fmt.Errorf("--offline-citation-kinds: %w", err)
+	}
+	c.offline.SupportError = 1 - *accuracy
 	if c.notify != "" {
 		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
 			return c, fmt.Errorf("--notify-url: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // TestConfigured: the worker names the providers it has a key for, never the keys.
@@ -53,8 +55,13 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.store != "postgres://db/cosci" || c.tools != "tools.yaml" || c.slots != 8 || c.offline.Latency.String() != "150ms" || c.offline.Fabricate != 0.1 {
+	if c.store != "postgres://db/cosci" || c.tools != "tools.yaml" || c.slots != 8 || c.offline.Latency.String() != "150ms" || c.offline.Fabricate != 0.1 ||
+		!slices.Equal(c.offline.Plant, simulator.PlantKinds()) || math.Abs(c.offline.SupportError-0.1) > 1e-9 {
 		t.Errorf("parsed %+v", c)
+	}
+	c, err = parseFlags([]string{"--offline-citation-kinds", "verbatim, negated,spliced", "--offline-support-accuracy", "1"}, getenv)
+	if err != nil || !slices.Equal(c.offline.Plant, []string{"verbatim", "negated", "spliced"}) || c.offline.SupportError != 0 {
+		t.Errorf("parsed kinds %q and support error %v: %v", c.offline.Plant, c.offline.SupportError, err)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -65,6 +72,10 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--compute-slots", "0"}, "--compute-slots"},
 		{[]string{"--offline-error-rate", "2"}, "--offline-error-rate"},
 		{[]string{"--offline-fabricate", "-0.5"}, "--offline-fabricate"},
+		{[]string{"--offline-citation-kinds", "verbatim,made-up"}, "--offline-citation-kinds"},
+		{[]string{"--offline-citation-kinds", ","}, "--offline-citation-kinds"},
+		{[]string{"--offline-support-accuracy", "1.5"}, "--offline-support-accuracy"},
+		{[]string{"--offline-support-accuracy", "NaN"}, "--offline-support-accuracy"},
 		{[]string{"--offline-first-bias", "NaN"}, "--offline-first-bias"},
 		{[]string{"serve"}, "unexpected arguments"},
 		{[]string{"--notify-url", "hooks.example/x"}, "--notify-url"},

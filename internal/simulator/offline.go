@@ -70,10 +70,20 @@ type Offline struct {
 	// FirstBias is the judges' bias towards the hypothesis shown first, in logits added to
 	// its side: 0 is a fair judge, 0.5 makes an even match a 62% win for the first shown.
 	FirstBias float64
-	// Fabricate is the share in [0, 1] of a grounded answer's references the simulator
-	// makes up (an id no tool returned, or a quote its source does not hold), marked
-	// research.Reference.Fabricated, so the citation check can be measured.
+	// Fabricate is the share in [0, 1] of a grounded hypothesis' references the simulator
+	// makes dishonest, spread over the dishonest kinds of Plant, each marked with its
+	// kind (research.Reference.Planted, and Fabricated), so the citation check and the
+	// reviews' support judgements can be measured.
 	Fabricate float64
+	// Plant are the kinds of citation the simulator makes (research.Planted*; see
+	// PlantKinds): its honest ones for honest citations, its dishonest ones for the share
+	// Fabricate. nil plants the easy kinds: quotes word for word, invented ids and the
+	// citing text's own words.
+	Plant []string
+	// SupportError is the share in [0, 1] of citations whose support a simulated deep
+	// verification or full review misjudges: 0 is a reviewer who always sees whether a
+	// quote supports its claim.
+	SupportError float64
 }
 
 // Generate proposes one hypothesis for req.Goal, addressing the newest of req.Focus.
@@ -122,7 +132,10 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 		return research.Review{}, research.Usage{}, err
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	raw := mustJSON(writeReview(rng, req))
+	a := writeReview(rng, req)
+	// A deep verification or full review judges whether each of the hypothesis' quotes
+	// supports its claim, with or without tools to re-read the sources.
+	raw := mustJSON(supportedReview{a, judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)})
 	r, err := prompt.ParseReviewOf(req.Type, raw)
 	if err != nil {
 		return research.Review{}, research.Usage{}, bug(err)
@@ -130,6 +143,12 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 	r.HypothesisID = req.Hypothesis.ID
 	r.Type = req.Type
 	return r, usage(req.Prompt, raw), nil
+}
+
+// supportedReview is a review with its judgements of the hypothesis' citations.
+type supportedReview struct {
+	reviewAnswer
+	Support []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 
 // Compare judges a match between req.A and req.B as a Bradley–Terry judge: A, shown

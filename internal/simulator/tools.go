@@ -7,12 +7,14 @@ package simulator
 // server it is offered, and calls any other tool it is offered once with arguments made
 // from the tool's schema, so servers nobody here wrote are exercised too.
 //
-// A grounded answer cites what it read: each reference is an id a tool returned and a
-// sentence copied from that result. Offline.Fabricate makes a known share of them up (an
-// id no tool returned, or a quote the source does not hold), marked Fabricated, so the
-// citation check can be measured against the truth.
+// A grounded answer cites what it read: each reference is an id a tool returned, a
+// passage of that result, and the sentence of the answer it supports. Offline.Fabricate
+// makes a known share of them dishonest, in the ways of Offline.Plant (see plant.go),
+// each marked with its kind (research.Reference.Planted), so the citation check and the
+// reviews' support judgements can be measured against the truth.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +34,7 @@ const maxOtherTools = 2
 type source struct {
 	id, title, text string
 	fetched         bool
+	search          int // the index of the search result that listed it; -1 for none
 }
 
 // reading is what a turn has read so far and what it may still call.
@@ -64,7 +67,7 @@ func read(t research.Tooling) reading {
 		for _, res := range st.Results {
 			r.results = append(r.results, res)
 			if !res.IsError {
-				r.learn(res.Content)
+				r.learn(res.Content, len(r.results)-1)
 			}
 		}
 	}
@@ -79,8 +82,9 @@ func takes(tool research.ToolSpec, property string) bool {
 	return json.Unmarshal(tool.InputSchema, &s) == nil && s.Properties[property] != nil
 }
 
-// learn adds the sources a result names: a search's hits, or a fetched reference.
-func (r *reading) learn(content string) {
+// learn adds the sources a result names: a search's hits, or a fetched reference. index
+// is the result's place among the turn's results.
+func (r *reading) learn(content string, index int) {
 	var v struct {
 		Results []struct {
 			ID, Title, Snippet string
@@ -94,12 +98,13 @@ func (r *reading) learn(content string) {
 	}
 	for _, h := range v.Results {
 		if h.ID != "" && !slices.ContainsFunc(r.sources, func(s source) bool { return s.id == h.ID }) {
-			r.sources = append(r.sources, source{id: h.ID, title: h.Title, text: h.Snippet})
+			r.sources = append(r.sources, source{id: h.ID, title: h.Title, text: h.Snippet, search: index})
 		}
 	}
 	if v.ID != "" && v.Abstract != "" {
-		s := source{id: v.ID, title: v.Title, text: v.Abstract, fetched: true}
+		s := source{id: v.ID, title: v.Title, text: v.Abstract, fetched: true, search: -1}
 		if i := slices.IndexFunc(r.sources, func(s source) bool { return s.id == v.ID }); i >= 0 {
+			s.search = r.sources[i].search
 			r.sources[i] = s
 		} else {
 			r.sources = append(r.sources, s)
@@ -192,9 +197,11 @@ func argumentsFor(tool research.ToolSpec, query string) map[string]any {
 	return args
 }
 
-// cite writes up to n references to what the turn read, fetched sources first, each with
-// a sentence of the source as its quote; a share fabricate of them is made up.
-func cite(rng *rand.Rand, r reading, n int, topic string, fabricate float64) (refs []prompt.Cited, fabricated []bool) {
+// cite writes up to n references to what the turn read, fetched sources first, each
+// with a passage of the source and the claim (one of claims, the citing text's
+// sentences) it supports. A share fabricate of them is dishonest, of the dishonest kinds
+// the simulator plants; the rest are of its honest kinds.
+func (o *Offline) cite(rng *rand.Rand, r reading, n int, claims []string, fabricate float64) []plantedRef {
 	srcs := slices.Clone(r.sources)
 	slices.SortStableFunc(srcs, func(a, b source) int {
 		switch {
@@ -205,56 +212,74 @@ func cite(rng *rand.Rand, r reading, n int, topic string, fabricate float64) (re
 		}
 		return 1
 	})
+	honest, dishonest := o.kinds()
+	var cs []plantedRef
 	for _, s := range srcs[:min(n, len(srcs))] {
-		ref := prompt.Cited{ID: s.id, Quote: sentence(rng, s.text)}
-		fake := fabricate > 0 && rng.Float64() < fabricate
-		if fake {
-			if rng.IntN(2) == 0 {
-				// An invented source: an id no tool returned.
-				ref.ID = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32())
+		// A dishonest kind that this source does not allow gives way to another, and at
+		// last to an honest citation.
+		var try []string
+		if len(dishonest) > 0 && fabricate > 0 && rng.Float64() < fabricate {
+			for _, i := range rng.Perm(len(dishonest)) {
+				try = append(try, dishonest[i])
 			}
-			// And a claim no source makes.
-			ref.Quote = fmt.Sprintf("%s was shown to be fully reversed by %s in every model tested.", capitalise(topic), pick(rng, mechanisms))
 		}
-		if ref.Quote == "" {
-			continue
+		try = append(try, pick(rng, honest), research.PlantedVerbatim)
+		for _, kind := range try {
+			if c, ok := plant(rng, kind, s, r, claims); ok {
+				cs = append(cs, c)
+				break
+			}
 		}
-		refs = append(refs, ref)
-		fabricated = append(fabricated, fake)
 	}
-	return refs, fabricated
+	return cs
 }
 
 // sentence is one sentence of a source's text, word for word.
 func sentence(rng *rand.Rand, text string) string {
-	var ss []string
-	for _, s := range strings.SplitAfter(strings.Join(strings.Fields(text), " "), ". ") {
-		if s = strings.TrimSpace(s); len(s) >= 30 && len(s) <= prompt.MaxQuoteLength {
-			ss = append(ss, s)
-		}
-	}
+	ss := sentences(text)
 	if len(ss) == 0 {
 		return research.Shorten(text, 200)
 	}
 	return pick(rng, ss)
 }
 
-// grounded marks which references were made up and, for each source really read, lifts
-// the hypothesis' hidden quality a little: grounding helps, up to a point.
-func grounded(h *research.Hypothesis, fabricated []bool, latent float64) float64 {
+// cited are the references as the answer's JSON gives them.
+func cited(cs []plantedRef) []prompt.Cited {
+	out := make([]prompt.Cited, len(cs))
+	for i, c := range cs {
+		out[i] = c.Cited
+	}
+	return out
+}
+
+// grounded marks each reference with its hidden truth and claim (see planted) and, for
+// each source honestly cited, lifts the hypothesis' hidden quality a little: grounding
+// helps, up to a point.
+func grounded(h *research.Hypothesis, cs []plantedRef, latent float64) float64 {
+	planted(h.References, cs)
 	real := 0
-	for i := range h.References {
-		if i < len(fabricated) && fabricated[i] {
-			h.References[i].Fabricated = true
-		} else {
+	for _, ref := range h.References {
+		if ref.Planted != "" && !ref.Fabricated {
 			real++
 		}
 	}
 	return latent + 0.1*float64(min(real, 2))
 }
 
+// planted marks each parsed reference with its hidden truth: the kind planted, and
+// Fabricated for a dishonest one, which older readers know.
+func planted(refs []research.Reference, cs []plantedRef) {
+	for i, ref := range refs {
+		j := slices.IndexFunc(cs, func(c plantedRef) bool { return strings.EqualFold(c.ID, ref.ID) })
+		if j < 0 {
+			continue
+		}
+		refs[i].Planted, refs[i].Fabricated = cs[j].kind, !research.PlantedHonest(cs[j].kind)
+	}
+}
+
 // sourcesLine names what the turn read, for the rationale.
-func sourcesLine(refs []prompt.Cited) string {
+func sourcesLine(refs []plantedRef) string {
 	var ids []string
 	for _, r := range refs {
 		ids = append(ids, r.ID)
@@ -280,15 +305,15 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	mean, sd := strategyLatent(req.Strategy, req.Context)
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
-	refs, fabricated := cite(rng, r, 3, topic, o.Fabricate)
+	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
 	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, refs})
+	raw := mustJSON(groundedAnswer{a, cited(refs)})
 	h, err := prompt.ParseHypothesis(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
 	h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
-	latent = grounded(&h, fabricated, latent)
+	latent = grounded(&h, refs, latent)
 	h.Latent = &latent
 	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
 }
@@ -304,7 +329,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	r := read(req.Tooling)
-	topic := pick(rng, topics(req.Goal))
+	_ = pick(rng, topics(req.Goal)) // drawn as before, so that the rest of the turn is too
 	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Parents[0].Title), nil, 1); len(calls) > 0 {
 		return research.Step[research.Hypothesis]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
@@ -315,22 +340,25 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	}
 	latent := evolvedLatent(rng, req.Kind, qs)
 	a := writeEvolved(rng, req)
-	refs, fabricated := cite(rng, r, 2, topic, o.Fabricate)
-	for _, p := range req.Parents { // a parent's genuine sources carry over
+	claims := claimsOf(a.Statement, a.Rationale)
+	refs := o.cite(rng, r, 2, claims, o.Fabricate)
+	for _, p := range req.Parents { // a parent's honest sources carry over, cited for a claim of this text
 		for _, pr := range p.References {
-			if len(refs) < 4 && !pr.Fabricated && !slices.ContainsFunc(refs, func(c prompt.Cited) bool { return c.ID == pr.ID }) {
-				refs, fabricated = append(refs, prompt.Cited{ID: pr.ID, Quote: pr.Quote}), append(fabricated, false)
+			if len(refs) < 4 && !pr.Fabricated && research.PlantedHonest(pr.Planted) && !slices.ContainsFunc(refs, func(c plantedRef) bool { return strings.EqualFold(c.ID, pr.ID) }) {
+				if len(claims) > 0 {
+					refs = append(refs, plantedRef{Cited: prompt.Cited{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(pr.Planted, research.PlantedVerbatim)})
+				}
 			}
 		}
 	}
 	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, refs})
+	raw := mustJSON(groundedAnswer{a, cited(refs)})
 	h, err := prompt.ParseEvolved(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
 	h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
-	latent = grounded(&h, fabricated, latent)
+	latent = grounded(&h, refs, latent)
 	h.Latent = &latent
 	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
 }
@@ -345,20 +373,22 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	r := read(req.Tooling)
-	var cited []string
+	var refetch []string
 	for _, ref := range req.Hypothesis.References {
-		cited = append(cited, ref.ID)
+		refetch = append(refetch, ref.ID)
 	}
-	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Hypothesis.Title), cited, 1); len(calls) > 0 {
+	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Hypothesis.Title), refetch, 1); len(calls) > 0 {
 		return research.Step[research.Review]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
 	a := writeReview(rng, req)
-	refs, _ := cite(rng, r, 1, "", 0) // a reviewer cites what it read; fabrication is measured on hypotheses
-	raw := mustJSON(groundedReview{a, refs})
+	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
+	support := judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)
+	raw := mustJSON(groundedReview{a, cited(refs), support})
 	rv, err := prompt.ParseReviewOf(req.Type, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
 	}
+	planted(rv.References, refs)
 	rv.HypothesisID, rv.Type = req.Hypothesis.ID, req.Type
 	return research.Step[research.Review]{Answer: rv}, usage(req.Prompt+toolText(req.Tooling), raw), nil
 }
@@ -372,7 +402,8 @@ type groundedAnswer struct {
 
 type groundedReview struct {
 	reviewAnswer
-	References []prompt.Cited `json:"references"`
+	References []prompt.Cited              `json:"references"`
+	Support    []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 
 // toolText is the conversation after the prompt as a model would read it, for the usage

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	citecheck "github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -54,9 +53,12 @@ func TestGenerateStepReadsThenCites(t *testing.T) {
 		}
 		for _, r := range h.References {
 			source := map[string]string{"10.5555/a": recordA, "key-b": recordB}[r.ID]
-			genuine := source != "" && citecheck.Holds(source, r.Quote)
-			if r.Fabricated == genuine {
-				t.Errorf("fabricate %g: reference %+v is fabricated %v but holds in its source %v", rate, r, r.Fabricated, genuine)
+			genuine := source != "" && holds(source, r.Quote)
+			if r.Fabricated == genuine || r.Fabricated == research.PlantedHonest(r.Planted) || r.Planted == "" {
+				t.Errorf("fabricate %g: reference %+v is fabricated %v (planted %q) but holds in its source %v", rate, r, r.Fabricated, r.Planted, genuine)
+			}
+			if r.Claim == "" || !strings.Contains(h.Statement+" "+h.Rationale, r.Claim) {
+				t.Errorf("fabricate %g: reference %+v: its claim is not a sentence of the hypothesis", rate, r)
 			}
 		}
 	}

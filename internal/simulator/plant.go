@@ -1,0 +1,462 @@
+package simulator
+
+// Planted citations: the ways a grounded answer cites what it read, honest and not, so
+// that the citation check and the reviews' support judgements are measured against a
+// truth that is known (research.Reference.Planted). Honest citations copy a sentence
+// word for word, or let its case, spacing, punctuation and hyphenation drift, or leave a
+// marked middle out; dishonest ones are what real models do: an invented or near-miss id,
+// a quote of another record, a passage with its negation, a number or a direction
+// changed, two passages spliced, the citing text's own words, or a true quote cited for
+// a claim it does not support.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+var (
+	// honestKinds and dishonestKinds are the kinds the simulator plants. An irrelevant
+	// citation is dishonest: its quote is true, but it does not support its claim.
+	honestKinds    = []string{research.PlantedVerbatim, research.PlantedDrift, research.PlantedElided}
+	dishonestKinds = []string{
+		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
+		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
+		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant,
+	}
+	// easyKinds are what Offline plants when Plant is nil: quotes word for word, and
+	// made-up ones any check catches (an id no tool returned, the citing text's own
+	// words), as the simulator did before it knew the other kinds.
+	easyKinds = []string{research.PlantedVerbatim, research.PlantedInventedID, research.PlantedOwnText}
+)
+
+// PlantKinds are every kind of citation the simulator can plant, honest ones first.
+func PlantKinds() []string { return slices.Concat(honestKinds, dishonestKinds) }
+
+// ParseKinds reads a comma-separated list of kinds of citation ("all" for every one).
+func ParseKinds(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "all" {
+		return PlantKinds(), nil
+	}
+	var kinds []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			continue
+		case !slices.Contains(PlantKinds(), k):
+			return nil, fmt.Errorf("unknown kind of citation %q; the kinds are all, or some of %s", k, strings.Join(PlantKinds(), ", "))
+		case !slices.Contains(kinds, k):
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("no kinds of citation in %q; name some of %s, or all", s, strings.Join(PlantKinds(), ", "))
+	}
+	return kinds, nil
+}
+
+// plantedRef is a reference a grounded answer cites (with its claim), and its hidden
+// truth.
+type plantedRef struct {
+	prompt.Cited
+	kind string
+}
+
+// kinds are the honest and dishonest kinds Offline plants.
+func (o *Offline) kinds() (honest, dishonest []string) {
+	kinds := o.Plant
+	if kinds == nil {
+		kinds = easyKinds
+	}
+	for _, k := range kinds {
+		switch {
+		case slices.Contains(honestKinds, k):
+			honest = append(honest, k)
+		case slices.Contains(dishonestKinds, k):
+			dishonest = append(dishonest, k)
+		}
+	}
+	if len(honest) == 0 {
+		honest = []string{research.PlantedVerbatim}
+	}
+	return honest, dishonest
+}
+
+// plant cites source s as the kind says, for one of the claims (sentences of the citing
+// text); false when s does not allow that kind (no sentence with a number to change, no
+// other record to quote, ...).
+func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
+	c := plantedRef{Cited: prompt.Cited{ID: s.id}, kind: kind}
+	if len(claims) == 0 {
+		return c, false // the parser refuses a reference without its claim
+	}
+	c.Claim = pick(rng, claims)
+	ss := sentences(s.text)
+	switch kind {
+	case research.PlantedVerbatim, research.PlantedIrrelevant:
+		c.Quote = sentence(rng, s.text)
+	case research.PlantedDrift:
+		c.Quote = drift(rng, sentence(rng, s.text))
+	case research.PlantedElided:
+		c.Quote = elide(rng, ss)
+	case research.PlantedInventedID:
+		c.ID, c.Quote = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text)
+	case research.PlantedNearMissID:
+		c.ID, c.Quote = nearMiss(rng, s.id), sentence(rng, s.text)
+		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return strings.EqualFold(o.id, c.ID) }) {
+			return c, false
+		}
+	case research.PlantedOtherRecord:
+		var others []source
+		for _, o := range r.sources {
+			if o.id != s.id && s.search >= 0 && o.search == s.search && len(sentences(o.text)) > 0 {
+				others = append(others, o)
+			}
+		}
+		if len(others) == 0 {
+			return c, false
+		}
+		c.Quote = sentence(rng, others[rng.IntN(len(others))].text)
+		if holds(s.text, c.Quote) {
+			return c, false
+		}
+	case research.PlantedNegated:
+		c.Quote = changeOne(rng, ss, negate)
+	case research.PlantedNumber:
+		c.Quote = changeOne(rng, ss, func(s string) string { return renumber(rng, s) })
+	case research.PlantedDirection:
+		c.Quote = changeOne(rng, ss, flip)
+	case research.PlantedSpliced:
+		c.Quote = splice(rng, ss)
+	case research.PlantedOwnText:
+		c.Quote = c.Claim
+		if holds(s.text, c.Quote) {
+			return c, false
+		}
+	default:
+		return c, false
+	}
+	n := utf8.RuneCountInString(c.Quote)
+	return c, n >= minQuote && n <= prompt.MaxQuoteLength && len(wordsOf(c.Quote)) >= prompt.MinQuoteWords
+}
+
+// minQuote is the shortest quote the simulator writes: a passage, not a word.
+const minQuote = 30
+
+// sentences are a text's sentences a quote may be: long enough to say something, short
+// enough for the parser.
+func sentences(text string) []string {
+	var ss []string
+	for _, s := range strings.SplitAfter(strings.Join(strings.Fields(text), " "), ". ") {
+		if s = strings.TrimSpace(s); len(s) >= minQuote && len(s) <= prompt.MaxQuoteLength {
+			ss = append(ss, s)
+		}
+	}
+	return ss
+}
+
+// holds says whether a text holds a quote's words in a row, in any case and punctuation.
+func holds(text, quote string) bool {
+	q := strings.Join(wordsOf(quote), " ")
+	return q != "" && strings.Contains(" "+strings.Join(wordsOf(text), " ")+" ", " "+q+" ")
+}
+
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// drift changes a quote's case, punctuation or hyphenation, never its words, in ways
+// that survive the parser (which folds spacing): "" when none changes it.
+func drift(rng *rand.Rand, q string) string {
+	ops := []func(string) string{
+		func(s string) string {
+			r, n := utf8.DecodeRuneInString(s)
+			return string(unicode.ToLower(r)) + s[n:]
+		},
+		strings.ToLower,
+		func(s string) string { return strings.ReplaceAll(s, ",", "") },
+		strings.NewReplacer("'", "’").Replace,
+		strings.NewReplacer("–", "-", "—", "-", "’", "'", "(", "", ")", "").Replace,
+		func(s string) string { // a long word hyphenated at a line break
+			ws := strings.Split(s, " ")
+			for _, i := range rng.Perm(len(ws)) {
+				if w := []rune(ws[i]); len(w) >= 9 && strings.IndexFunc(ws[i], func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
+					at := 3 + rng.IntN(len(w)-5)
+					ws[i] = string(w[:at]) + "-\n" + string(w[at:])
+					break
+				}
+			}
+			return strings.Join(ws, " ")
+		},
+	}
+	d := q
+	for range 1 + rng.IntN(2) {
+		d = ops[rng.IntN(len(ops))](d)
+	}
+	for _, op := range ops {
+		if d != q {
+			break
+		}
+		d = op(q)
+	}
+	if d == q {
+		return ""
+	}
+	return d
+}
+
+// elide leaves a middle out, marked: of a long sentence, or the sentences between two.
+func elide(rng *rand.Rand, ss []string) string {
+	mark := pick(rng, []string{" ... ", " … ", " [...] "})
+	for _, i := range rng.Perm(len(ss)) {
+		ws := strings.Split(ss[i], " ")
+		if len(ws) >= 12 {
+			head := 4 + rng.IntN(len(ws)-11)
+			skip := 2 + rng.IntN(len(ws)-head-5)
+			return strings.Join(ws[:head], " ") + mark + strings.Join(ws[head+skip:], " ")
+		}
+	}
+	if len(ss) >= 3 {
+		return ss[0] + mark + ss[2+rng.IntN(len(ss)-2)]
+	}
+	return ""
+}
+
+// nearMiss is an id cut short or with one character changed, as a careless model copies
+// it: "…tau.01" for "…tau.010", "kim2021" for "kim2021bin1".
+func nearMiss(rng *rand.Rand, id string) string {
+	rs := []rune(id)
+	if len(rs) < 6 {
+		return ""
+	}
+	if rng.IntN(2) == 0 {
+		return string(rs[:len(rs)-1-rng.IntN(2)])
+	}
+	for _, i := range rng.Perm(len(rs)) {
+		switch c := rs[i]; {
+		case c >= '0' && c <= '9':
+			rs[i] = '0' + (c-'0'+1+rune(rng.IntN(8)))%10
+			return string(rs)
+		case c >= 'a' && c <= 'z':
+			rs[i] = 'a' + (c-'a'+1+rune(rng.IntN(24)))%26
+			return string(rs)
+		}
+	}
+	return ""
+}
+
+// changeOne quotes one of the sentences with the change made, or "" if none allows it.
+func changeOne(rng *rand.Rand, ss []string, change func(string) string) string {
+	for _, i := range rng.Perm(len(ss)) {
+		if c := change(ss[i]); c != ss[i] {
+			return c
+		}
+	}
+	return ""
+}
+
+// negate takes a "not" or "no" away, or adds one.
+func negate(s string) string {
+	for _, r := range [][2]string{
+		{" did not ", " did "}, {" does not ", " does "}, {" was not ", " was "}, {" were not ", " were "},
+		{" is not ", " is "}, {" are not ", " are "}, {" not ", " "}, {" no significant ", " a significant "},
+		{" no ", " a "}, {" without ", " with "},
+	} {
+		if strings.Contains(s, r[0]) {
+			return strings.Replace(s, r[0], r[1], 1)
+		}
+	}
+	for _, aux := range []string{" may ", " can ", " could ", " is ", " are ", " was ", " were "} {
+		if strings.Contains(s, aux) {
+			return strings.Replace(s, aux, aux+"not ", 1)
+		}
+	}
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		if i > 0 && negations[w] != "" { // "blocked tau uptake" -> "did not block tau uptake"
+			ws[i] = negations[w]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
+}
+
+// negations are verbs as an abstract states a finding, and their negations.
+var negations = map[string]string{
+	"reduced": "did not reduce", "increased": "did not increase", "blocked": "did not block", "slowed": "did not slow",
+	"halved": "did not halve", "prevented": "did not prevent", "promoted": "did not promote", "lowered": "did not lower",
+	"raised": "did not raise", "showed": "did not show", "improved": "did not improve", "restored": "did not restore",
+	"inhibited": "did not inhibit", "neutralised": "did not neutralise", "decreased": "did not decrease",
+	"reduces": "does not reduce", "increases": "does not increase", "controls": "does not control", "binds": "does not bind",
+	"promotes": "does not promote", "slows": "does not slow", "blocks": "does not block", "drives": "does not drive",
+	"raise": "do not raise", "reduce": "do not reduce", "promote": "do not promote", "increase": "do not increase",
+}
+
+// opposites are direction words and their opposites.
+var opposites = map[string]string{
+	"increase": "decrease", "increases": "decreases", "increased": "decreased", "decrease": "increase",
+	"decreases": "increases", "decreased": "increased", "reduce": "increase", "reduces": "increases",
+	"reduced": "increased", "higher": "lower", "lower": "higher", "more": "less", "less": "more",
+	"promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "inhibit": "promote",
+	"inhibits": "promotes", "inhibited": "promoted", "up-regulated": "down-regulated",
+	"down-regulated": "up-regulated", "upregulated": "downregulated", "downregulated": "upregulated",
+	"accelerates": "slows", "accelerated": "slowed", "slows": "accelerates", "slowed": "accelerated",
+	"slow": "accelerate", "faster": "slower", "slower": "faster", "enhances": "impairs", "enhanced": "impaired",
+	"impairs": "enhances", "impaired": "enhanced", "halved": "doubled", "doubled": "halved",
+	"prevents": "causes", "prevented": "caused", "blocks": "enables", "blocked": "enabled", "drives": "prevents",
+}
+
+// flip turns the first direction word of a sentence into its opposite.
+func flip(s string) string {
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		core := strings.TrimRight(w, ".,;:)")
+		if o, ok := opposites[core]; ok {
+			ws[i] = o + w[len(core):]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
+}
+
+// renumber changes one digit of a number that stands on its own (not part of a name such
+// as P301S or IL-6).
+func renumber(rng *rand.Rand, s string) string {
+	rs := []rune(s)
+	var at []int
+	for i, r := range rs {
+		if r < '0' || r > '9' {
+			continue
+		}
+		j := i // the number's first rune
+		for j > 0 && (unicode.IsDigit(rs[j-1]) || rs[j-1] == '.' || rs[j-1] == ',') {
+			j--
+		}
+		if j > 0 && (unicode.IsLetter(rs[j-1]) || rs[j-1] == '-') {
+			continue
+		}
+		k := i // after the number
+		for k < len(rs) && (unicode.IsDigit(rs[k]) || (rs[k] == '.' || rs[k] == ',') && k+1 < len(rs) && unicode.IsDigit(rs[k+1])) {
+			k++
+		}
+		if k < len(rs) && unicode.IsLetter(rs[k]) {
+			continue
+		}
+		at = append(at, i)
+	}
+	if len(at) == 0 {
+		return renumberWord(s)
+	}
+	i := at[rng.IntN(len(at))]
+	rs[i] = '0' + (rs[i]-'0'+1+rune(rng.IntN(8)))%10
+	return string(rs)
+}
+
+// numberWords are numbers as abstracts spell them, and others.
+var numberWords = map[string]string{
+	"two": "three", "three": "four", "four": "five", "five": "six", "six": "seven", "seven": "eight",
+	"eight": "nine", "nine": "ten", "ten": "twelve", "twenty": "thirty", "thirty": "forty", "forty": "sixty",
+	"fifty": "seventy", "sixty": "eighty", "half": "a third", "twice": "three times", "Two": "Three", "Three": "Four",
+}
+
+// renumberWord changes the first number a sentence spells out.
+func renumberWord(s string) string {
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		core := strings.TrimRight(w, ".,;:)")
+		if n, ok := numberWords[core]; ok {
+			ws[i] = n + w[len(core):]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
+}
+
+// splice joins two passages that are not next to each other, with no mark between them.
+func splice(rng *rand.Rand, ss []string) string {
+	switch {
+	case len(ss) >= 3:
+		i := rng.IntN(len(ss) - 2)
+		return ss[i] + " " + ss[i+2+rng.IntN(len(ss)-i-2)]
+	case len(ss) == 2:
+		a, b := strings.Split(ss[0], " "), strings.Split(ss[1], " ")
+		if len(a) >= 8 && len(b) >= 8 {
+			return strings.Join(a[:len(a)/2], " ") + " " + strings.Join(b[len(b)/2:], " ")
+		}
+	}
+	for _, s := range ss {
+		if ws := strings.Split(s, " "); len(ws) >= 13 {
+			return strings.Join(ws[:5], " ") + " " + strings.Join(ws[9:], " ")
+		}
+	}
+	return ""
+}
+
+// claimsOf are the sentences of a citing text, each a claim a reference may support; the
+// text itself, shortened, if it has no sentence of a claim's length.
+func claimsOf(texts ...string) []string {
+	var cs []string
+	for _, t := range texts {
+		for _, s := range strings.SplitAfter(strings.Join(strings.Fields(t), " "), ". ") {
+			if s = strings.TrimSpace(s); utf8.RuneCountInString(s) >= minQuote && utf8.RuneCountInString(s) <= prompt.MaxClaimLength {
+				cs = append(cs, s)
+			}
+		}
+	}
+	if len(cs) == 0 && len(texts) > 0 && strings.TrimSpace(texts[0]) != "" {
+		cs = append(cs, research.Shorten(strings.Join(strings.Fields(texts[0]), " "), prompt.MaxClaimLength))
+	}
+	return cs
+}
+
+// supportTruth is whether a reference's quote supports its claim, as the simulator
+// planted it: a true quote cited for another claim is irrelevant to it; a source whose
+// negation or direction the quote reversed says the opposite of the claim; every other
+// quote was written to fit its claim.
+func supportTruth(ref research.Reference) string {
+	switch ref.Planted {
+	case research.PlantedIrrelevant:
+		return research.SupportIrrelevant
+	case research.PlantedNegated, research.PlantedDirection:
+		return research.SupportContradicts
+	}
+	return research.SupportSupports
+}
+
+// supportNotes are what a reviewer says of each judgement.
+var supportNotes = map[string]string{
+	research.SupportSupports:    "the passage states what the claim rests on",
+	research.SupportContradicts: "the source says the opposite of what the claim needs",
+	research.SupportIrrelevant:  "the passage is about something other than the claim",
+}
+
+// judgeSupport is a deep verification's or a full review's judgement of whether each of
+// the hypothesis' references supports its claim: the truth the simulator planted, misjudged
+// at rate errRate (a supporting quote then seen as irrelevant or contradicting, any other
+// as supporting). Other reviews judge nothing.
+func judgeSupport(rng *rand.Rand, reviewType string, h research.Hypothesis, errRate float64) []research.SupportJudgement {
+	if reviewType != research.ReviewFull && reviewType != research.ReviewDeepVerification {
+		return nil
+	}
+	var js []research.SupportJudgement
+	for _, ref := range h.References {
+		j := supportTruth(ref)
+		if errRate > 0 && rng.Float64() < errRate {
+			switch j {
+			case research.SupportSupports:
+				j = pick(rng, []string{research.SupportIrrelevant, research.SupportContradicts})
+			default:
+				j = research.SupportSupports
+			}
+		}
+		js = append(js, research.SupportJudgement{ID: ref.ID, Judgement: j, Note: supportNotes[j]})
+	}
+	return js
+}

@@ -1,0 +1,296 @@
+package simulator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// A search that lists three records, and two of them fetched, as cosci's literature
+// server gives them.
+const (
+	plantHits = `{"query":"microglia tau","total":3,"results":[
+ {"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","snippet":"Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months."},
+ {"id":"kim2021bin1","title":"BIN1 limits tau uptake","snippet":"Knockdown of BIN1 in cultured neurons increased the internalisation of tau fibrils by 37% and enlarged early endosomes."},
+ {"id":"10.5555/cosci.tau.02","title":"Sleep and tau","snippet":"In humans, one night without sleep increased CSF tau by 51.5% in eight volunteers."}]}`
+	plantRecordA = `{"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","abstract":"TREM2 variants increase the risk of Alzheimer's disease, yet the effect of TREM2 on tau pathology remains controversial. We injected AD-tau into 5xFAD mice with and without Trem2 (n = 14 per group). Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months. Microglial clustering around plaques was reduced by 68%, and plaques were more diffuse. Loss of TREM2 did not change the number of neurofibrillary tangles in the cortex. These data indicate that microglial barriers restrict the seeding of tau by amyloid plaques."}`
+	plantRecordB = `{"id":"kim2021bin1","title":"BIN1 limits tau uptake","abstract":"BIN1 is the second most significant genetic risk locus for late-onset Alzheimer's disease. Knockdown of BIN1 in cultured neurons increased the internalisation of tau fibrils by 37% and enlarged early endosomes. Conversely, overexpression of BIN1 reduced tau seeding in the biosensor assay by 45%. BIN1 may limit the endocytic uptake of pathological tau."}`
+)
+
+// plantReading is a turn that searched and fetched two of the hits.
+func plantReading() reading {
+	return read(research.Tooling{Tools: []research.ToolSpec{searchTool, fetchTool}, Steps: []research.ToolStep{
+		{Results: []research.ToolResult{{Content: plantHits}}},
+		{Results: []research.ToolResult{{Content: plantRecordA}, {Content: plantRecordB}}},
+	}})
+}
+
+var plantClaims = []string{
+	"Microglia restrain the seeding of tau around amyloid plaques in early Alzheimer's disease.",
+	"Restoring TREM2 signalling will slow the spread of tau.",
+}
+
+// Each kind planted is what it says: checked against the source with this test's own
+// reading of it, over many draws.
+func TestPlantKinds(t *testing.T) {
+	r := plantReading()
+	texts := map[string]string{}
+	for _, s := range r.sources {
+		texts[s.id] = s.text
+	}
+	for _, kind := range PlantKinds() {
+		made := 0
+		for seed := range int64(40) {
+			rng := newRand(seed, "t")
+			s := r.sources[rng.IntN(len(r.sources))]
+			c, ok := plant(rng, kind, s, r, plantClaims)
+			if !ok {
+				continue
+			}
+			made++
+			if c.kind != kind || c.Claim == "" || len([]rune(c.Quote)) < minQuote {
+				t.Errorf("%s: %+v", kind, c)
+			}
+			q, text := oneLineOf(c.Quote), s.text
+			switch kind {
+			case research.PlantedVerbatim, research.PlantedIrrelevant:
+				if c.ID != s.id || !strings.Contains(text, q) {
+					t.Errorf("%s: %q is not word for word in %s", kind, q, s.id)
+				}
+			case research.PlantedDrift:
+				if c.ID != s.id || strings.Contains(text, q) || !holds(text, strings.ReplaceAll(q, "- ", "")) {
+					t.Errorf("%s: %q is not a drifted passage of %s", kind, q, s.id)
+				}
+			case research.PlantedElided:
+				pieces := strings.FieldsFunc(strings.NewReplacer("[...]", "\x00", "...", "\x00", "…", "\x00").Replace(q), func(r rune) bool { return r == 0 })
+				if c.ID != s.id || len(pieces) != 2 || !holds(text, pieces[0]) || !holds(text, pieces[1]) || holds(text, q) {
+					t.Errorf("%s: %q is not a marked elision of %s", kind, q, s.id)
+				}
+			case research.PlantedInventedID, research.PlantedNearMissID:
+				if _, ok := texts[c.ID]; ok || strings.EqualFold(c.ID, s.id) {
+					t.Errorf("%s: %s is an id the turn read", kind, c.ID)
+				}
+				if kind == research.PlantedNearMissID && !strings.HasPrefix(s.id, c.ID) && len(c.ID) != len(s.id) {
+					t.Errorf("%s: %s is neither cut short nor a character off %s", kind, c.ID, s.id)
+				}
+			case research.PlantedOwnText:
+				if !slices.Contains(plantClaims, c.Quote) || holds(text, q) {
+					t.Errorf("%s: %q is not the citing text's own", kind, q)
+				}
+			default: // other-record, negated, number, direction, spliced
+				if c.ID != s.id || holds(text, q) {
+					t.Errorf("%s: %s holds %q", kind, s.id, q)
+				}
+			}
+		}
+		if made < 10 {
+			t.Errorf("%s: made %d of 40", kind, made)
+		}
+	}
+}
+
+func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Changes that turn a passage into a false one, each made and only where it can be.
+func TestPlantChanges(t *testing.T) {
+	rng := newRand(1, "t")
+	for _, tt := range []struct {
+		name, in string
+		change   func(string) string
+		want     string
+	}{
+		{"not taken away", "Loss of TREM2 did not change the number of tangles.", negate, "Loss of TREM2 did change the number of tangles."},
+		{"not added", "BIN1 may limit the uptake of tau.", negate, "BIN1 may not limit the uptake of tau."},
+		{"a finding denied", "Knockdown increased uptake by 37%.", negate, "Knockdown did not increase uptake by 37%."},
+		{"no negation to change", "Knockdown of BIN1 in neurons.", negate, "Knockdown of BIN1 in neurons."},
+		{"a number spelt out", "Weekly dosing slowed the spread by forty percent.", func(s string) string { return renumber(rng, s) }, "Weekly dosing slowed the spread by sixty percent."},
+		{"a direction", "Knockdown increased the uptake of tau.", flip, "Knockdown decreased the uptake of tau."},
+		{"a direction before a stop", "Knockdown of BIN1 made uptake faster.", flip, "Knockdown of BIN1 made uptake slower."},
+		{"no direction", "BIN1 is a risk locus.", flip, "BIN1 is a risk locus."},
+		{"no number to change, only names", "P301S and 5xFAD mice with IL-6 knocked out.", func(s string) string { return renumber(rng, s) }, "P301S and 5xFAD mice with IL-6 knocked out."},
+	} {
+		if got := tt.change(tt.in); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for range 20 {
+		got := renumber(rng, "Depletion reduced tau by 54% in P301S mice.")
+		if got == "Depletion reduced tau by 54% in P301S mice." || !strings.HasSuffix(got, "% in P301S mice.") {
+			t.Errorf("renumber: %q", got)
+		}
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{"all", PlantKinds(), ""},
+		{"verbatim, negated,negated", []string{"verbatim", "negated"}, ""},
+		{"verbatim,made-up", nil, `unknown kind of citation "made-up"`},
+		{" , ", nil, "no kinds"},
+	} {
+		got, err := ParseKinds(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: %v; want an error saying %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%q: %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	if len(PlantKinds()) != 12 {
+		t.Errorf("%d kinds: %q", len(PlantKinds()), PlantKinds())
+	}
+}
+
+// Over many hypotheses, the share Fabricate of references is dishonest, spread over the
+// dishonest kinds asked for; every reference carries its kind and a claim of the
+// hypothesis; Fabricated marks the dishonest ones.
+func TestCiteMix(t *testing.T) {
+	for _, tc := range []struct {
+		fabricate float64
+		plant     []string
+	}{
+		{0.3, PlantKinds()},
+		{0.5, []string{research.PlantedDrift, research.PlantedNegated, research.PlantedSpliced}},
+		{0, nil},
+		{1, nil},
+	} {
+		o := &Offline{Fabricate: tc.fabricate, Plant: tc.plant}
+		honest, dishonest := o.kinds()
+		count := map[string]int{}
+		total, bad := 0, 0
+		for i := range 200 {
+			h := generateGrounded(t, o, int64(i))
+			text := h.Statement + " " + h.Rationale
+			for _, ref := range h.References {
+				total++
+				count[ref.Planted]++
+				if !research.PlantedHonest(ref.Planted) {
+					bad++
+				}
+				if ref.Fabricated == research.PlantedHonest(ref.Planted) || ref.Claim == "" || !strings.Contains(text, ref.Claim) {
+					t.Fatalf("fabricate %v: reference %+v: want a kind, Fabricated for a dishonest one, and a claim of %q", tc.fabricate, ref, text)
+				}
+				if !slices.Contains(honest, ref.Planted) && !slices.Contains(dishonest, ref.Planted) && ref.Planted != research.PlantedVerbatim {
+					t.Errorf("fabricate %v: a %s reference; want one of %q", tc.fabricate, ref.Planted, tc.plant)
+				}
+			}
+		}
+		share := float64(bad) / float64(total)
+		t.Logf("fabricate %v, kinds %q: %d references, %v", tc.fabricate, tc.plant, total, count)
+		if math.Abs(share-tc.fabricate) > 0.06 {
+			t.Errorf("fabricate %v: %d of %d references dishonest (%.2f)", tc.fabricate, bad, total, share)
+		}
+		for _, k := range dishonest {
+			if tc.fabricate > 0 && count[k] == 0 {
+				t.Errorf("fabricate %v: no %s reference in %d: %v", tc.fabricate, k, total, count)
+			}
+		}
+	}
+}
+
+// generateGrounded walks a generation turn through the plant reading's results.
+func generateGrounded(t *testing.T, o *Offline, seed int64) research.Hypothesis {
+	t.Helper()
+	tooling := research.Tooling{Tools: []research.ToolSpec{searchTool, fetchTool}, Steps: []research.ToolStep{
+		{Calls: []research.ToolCall{{ID: "c1", Name: "lit.search"}}, Results: []research.ToolResult{{CallID: "c1", Content: plantHits}}},
+		{Calls: []research.ToolCall{{ID: "c2", Name: "lit.fetch"}, {ID: "c3", Name: "lit.fetch"}}, Results: []research.ToolResult{{CallID: "c2", Content: plantRecordA}, {CallID: "c3", Content: plantRecordB}}},
+	}}
+	st, _, err := o.GenerateStep(context.Background(), research.GenerateRequest{TurnID: fmt.Sprintf("t-%d", seed), HypothesisID: "h-1",
+		Goal: "Identify druggable mechanisms that slow tau protein propagation", Strategy: research.StrategyLiterature, Seed: seed, Tooling: tooling})
+	if err != nil || len(st.Calls) != 0 || len(st.Answer.References) == 0 {
+		b, _ := json.Marshal(st)
+		t.Fatalf("seed %d: %s, %v", seed, b, err)
+	}
+	return st.Answer
+}
+
+// A deep verification or full review judges each citation's support: the planted truth,
+// wrong at the rate asked for; other reviews judge nothing.
+func TestJudgeSupport(t *testing.T) {
+	var refs []research.Reference
+	for i, kind := range slices.Repeat(PlantKinds(), 50) {
+		refs = append(refs, research.Reference{ID: fmt.Sprintf("r%d", i), Planted: kind})
+	}
+	h := research.Hypothesis{References: refs}
+	truth := map[string]string{research.PlantedIrrelevant: "irrelevant", research.PlantedNegated: "contradicts", research.PlantedDirection: "contradicts", research.PlantedVerbatim: "supports", research.PlantedDrift: "supports", research.PlantedNumber: "supports"}
+	for _, errRate := range []float64{0, 0.1, 0.5} {
+		js := judgeSupport(newRand(1, "r"), research.ReviewFull, h, errRate)
+		if len(js) != len(refs) {
+			t.Fatalf("%d judgements of %d references", len(js), len(refs))
+		}
+		wrong := 0
+		for i, j := range js {
+			if j.ID != refs[i].ID || !slices.Contains(research.SupportJudgements, j.Judgement) || j.Note == "" {
+				t.Errorf("judgement %+v of %+v", j, refs[i])
+			}
+			if j.Judgement != supportTruth(refs[i]) {
+				wrong++
+			}
+			if want, ok := truth[refs[i].Planted]; ok && errRate == 0 && j.Judgement != want {
+				t.Errorf("a %s citation judged %s; want %s", refs[i].Planted, j.Judgement, want)
+			}
+		}
+		if got := float64(wrong) / float64(len(js)); math.Abs(got-errRate) > 0.06 {
+			t.Errorf("error rate %v: %d of %d misjudged (%.2f)", errRate, wrong, len(js), got)
+		}
+	}
+	for _, typ := range []string{research.ReviewInitial, research.ReviewObservation, research.ReviewTournament} {
+		if js := judgeSupport(newRand(1, "r"), typ, h, 0); js != nil {
+			t.Errorf("a %s review judged support: %v", typ, js)
+		}
+	}
+	if js := judgeSupport(newRand(1, "r"), research.ReviewDeepVerification, h, 0); len(js) != len(refs) {
+		t.Errorf("a deep verification judged %d of %d", len(js), len(refs))
+	}
+}
+
+// Deep verifications and full reviews, with tools or without, return their judgements of
+// the hypothesis' citations through the parser; an initial review judges none.
+func TestReviewJudgesSupport(t *testing.T) {
+	h := research.Hypothesis{ID: "h-1", Title: "Microglia carry tau", Statement: "s", Rationale: "r", Predictions: []string{"p"},
+		References: []research.Reference{
+			{ID: "10.5555/a", Quote: "Microglia carry tau between synapses in exosomes.", Claim: "c", Planted: research.PlantedVerbatim},
+			{ID: "key-b", Quote: "Neuronal activity releases tau into the extracellular space.", Claim: "c", Planted: research.PlantedIrrelevant, Fabricated: true},
+			{ID: "key-c", Quote: "Silencing neurons did not slow the propagation of tau seeds.", Claim: "c", Planted: research.PlantedNegated, Fabricated: true},
+		}}
+	want := []string{research.SupportSupports, research.SupportIrrelevant, research.SupportContradicts}
+	o := &Offline{}
+	ctx := context.Background()
+	for _, typ := range []string{research.ReviewInitial, research.ReviewFull, research.ReviewDeepVerification} {
+		req := research.ReviewRequest{TurnID: "r-" + typ, Goal: "g", Type: typ, Hypothesis: h}
+		plain, _, err := o.Review(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Tooling = research.Tooling{Tools: []research.ToolSpec{searchTool}, Final: true}
+		st, _, err := o.ReviewStep(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rv := range []research.Review{plain, st.Answer} {
+			var got []string
+			for i, j := range rv.Support {
+				got = append(got, j.Judgement)
+				if j.ID != h.References[i].ID || j.Note == "" {
+					t.Errorf("%s: judgement %+v", typ, j)
+				}
+			}
+			if typ == research.ReviewInitial && len(got) != 0 || typ != research.ReviewInitial && !slices.Equal(got, want) {
+				t.Errorf("%s review judged %q", typ, got)
+			}
+		}
+	}
+}
