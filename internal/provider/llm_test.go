@@ -285,7 +285,7 @@ func TestSchemaOnTheWire(t *testing.T) {
 			t.Errorf("input_schema = %v", schema)
 		}
 		req, _ := schema["required"].([]any)
-		if len(req) != 3 {
+		if len(req) != 4 { // scores, citation_support, critique, verdict
 			t.Errorf("required = %v", schema["required"])
 		}
 		if rec.header.Get("X-Api-Key") != testKey {

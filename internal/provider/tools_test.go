@@ -21,7 +21,7 @@ var loopTools = []research.ToolSpec{
 const searchResult = `{"results":[{"id":"10.5555/cosci.tau.001","title":"Microglia carry tau","snippet":"Microglia release tau in exosomes."}]}`
 
 // groundedHypothesis is a final answer citing what the search returned.
-var groundedHypothesis = strings.TrimSuffix(goodHypothesis, "}") + `,"references":[{"id":"10.5555/cosci.tau.001","quote":"Microglia release tau in exosomes."}]}`
+var groundedHypothesis = strings.TrimSuffix(goodHypothesis, "}") + `,"references":[{"id":"10.5555/cosci.tau.001","quote":"Microglia release tau in exosomes.","claim":"Microglia carry tau between neurons."}]}`
 
 // toolCallReply is the provider's answer asking for a search, in its own wire format.
 func toolCallReply(w wire) reply {
