@@ -2,9 +2,10 @@ package citation
 
 // Checking a quote against the one record it cites, the way a careful reader does. The
 // record and the quote are first put in the same form: Unicode compatibility forms (NFKC:
-// ligatures, full-width letters, "…" as "..."), case, a word broken by a hyphen or at a
-// line end ("neuro- inflammation"), apostrophes inside words, and every run of spacing and
-// punctuation, none of which changes what a passage says. Then:
+// ligatures, full-width letters, "…" as "..."), case, apostrophes inside words, and every
+// run of spacing and punctuation; and words may be joined or split where either text has a
+// hyphen, a space or a line end ("neuro- inflammation", "plaque associated"). None of that
+// changes what a passage says. Then:
 //
 //   - a quote whose words are a run of the record's words is verified; so is one whose
 //     pieces, between elision marks ("...", "[...]"), are runs of the record in order;
@@ -182,7 +183,7 @@ func spliced(rec, q []token) (string, bool) {
 		if prev >= 0 {
 			switch {
 			case at < prev:
-				gaps = append(gaps, "the second piece comes first in the record")
+				gaps = append(gaps, "a later piece comes first in the record")
 			case at-prev > spliceGap:
 				gaps = append(gaps, fmt.Sprintf("%d words apart", at-prev))
 			default:
