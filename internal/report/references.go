@@ -150,7 +150,29 @@ func address(r research.Reference) string {
 	if doi := citation.NormalDOI(r.ID); doi != "" {
 		return doiURL(doi)
 	}
-	return strings.TrimSpace(r.URL)
+	if u := strings.TrimSpace(r.URL); u != "" {
+		return u
+	}
+	return registryURL(r)
+}
+
+// registryURL is a source's page at the registry of its PubMed, PMC, arXiv or OpenAlex
+// id, for a source a literature service gave no DOI or URL: each id is put in its normal
+// form (citation.ParseID), so what goes into the link is only the id's own characters.
+func registryURL(r research.Reference) string {
+	for _, id := range []string{r.PMID, r.PMCID, r.ArXiv, r.OpenAlex, r.ID} {
+		switch p := citation.ParseID(id); p.Scheme {
+		case citation.SchemePMID:
+			return "https://pubmed.ncbi.nlm.nih.gov/" + url.PathEscape(p.Value) + "/"
+		case citation.SchemePMCID:
+			return "https://pmc.ncbi.nlm.nih.gov/articles/" + url.PathEscape(p.Value) + "/"
+		case citation.SchemeArXiv:
+			return "https://arxiv.org/abs/" + p.Value // new-style or old-style (hep-th/9901001) ids, both path-safe
+		case citation.SchemeOpenAlex:
+			return "https://openalex.org/" + url.PathEscape(p.Value)
+		}
+	}
+	return ""
 }
 
 // link is the source's address when the report may link it (webURL).
@@ -315,6 +337,12 @@ func BibTeX(refs []research.Reference) []byte {
 		}
 		// A reference manager links the URL too: only an http(s) one is given.
 		field("url", bibVerbatim(webURL(strings.TrimSpace(r.URL))))
+		field("pmid", bibVerbatim(idOf(citation.SchemePMID, r.PMID, r.ID)))
+		field("pmcid", bibVerbatim(idOf(citation.SchemePMCID, r.PMCID, r.ID)))
+		if arxiv := idOf(citation.SchemeArXiv, r.ArXiv, r.ID); arxiv != "" {
+			field("eprint", bibVerbatim(arxiv))
+			field("eprinttype", "arxiv")
+		}
 		b.Truncate(b.Len() - 2) // the last ",\n"
 		b.WriteString("\n}\n\n")
 	}
@@ -402,7 +430,19 @@ type cslItem struct {
 	Issued         *cslIssued `json:"issued,omitempty"`
 	ContainerTitle string     `json:"container-title,omitempty"`
 	DOI            string     `json:"DOI,omitempty"`
+	PMID           string     `json:"PMID,omitempty"`
+	PMCID          string     `json:"PMCID,omitempty"`
 	URL            string     `json:"URL,omitempty"`
+}
+
+// idOf is the first of the ids that is of the scheme, in its normal form, or "".
+func idOf(scheme string, ids ...string) string {
+	for _, id := range ids {
+		if p := citation.ParseID(id); p.Scheme == scheme {
+			return p.Value
+		}
+	}
+	return ""
 }
 
 type cslName struct {
@@ -420,7 +460,7 @@ func CSL(refs []research.Reference) ([]byte, error) {
 	items := []cslItem{}
 	for _, r := range refs {
 		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: webURL(strings.TrimSpace(r.URL)),
-			DOI: citation.NormalDOI(r.DOI)}
+			DOI: citation.NormalDOI(r.DOI), PMID: idOf(citation.SchemePMID, r.PMID, r.ID), PMCID: idOf(citation.SchemePMCID, r.PMCID, r.ID)}
 		if it.DOI == "" {
 			it.DOI = citation.NormalDOI(r.ID)
 		}

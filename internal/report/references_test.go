@@ -234,3 +234,33 @@ func TestCitationVerdictsAndSupport(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherLiteratureIDs: a source a literature service gave without a DOI or URL is
+// linked at the registry of its id, and the bibliographies carry its PubMed, PMC and
+// arXiv ids.
+func TestOtherLiteratureIDs(t *testing.T) {
+	tests := []struct {
+		ref      research.Reference
+		link     string
+		bib, csl string
+	}{
+		{research.Reference{ID: "PMID:35812904", PMID: "35812904", Title: "T"}, "https://pubmed.ncbi.nlm.nih.gov/35812904/", "pmid = {35812904}", `"PMID": "35812904"`},
+		{research.Reference{ID: "PMC9287165", Title: "T"}, "https://pmc.ncbi.nlm.nih.gov/articles/PMC9287165/", "pmcid = {PMC9287165}", `"PMCID": "PMC9287165"`},
+		{research.Reference{ID: "arXiv:2101.01234v2", ArXiv: "2101.01234v2", Title: "T"}, "https://arxiv.org/abs/2101.01234v2", "eprint = {2101.01234v2}", ""},
+		{research.Reference{ID: "W2741809807", OpenAlex: "https://openalex.org/W2741809807", Title: "T"}, "https://openalex.org/W2741809807", "", ""},
+		{research.Reference{ID: "10.1/x", DOI: "10.1/x", PMID: "1", Title: "T"}, "https://doi.org/10.1/x", "pmid = {1}", `"PMID": "1"`},
+	}
+	for _, tt := range tests {
+		if got := link(tt.ref); got != tt.link {
+			t.Errorf("%s: link %q, want %q", tt.ref.ID, got, tt.link)
+		}
+		bib := string(BibTeX([]research.Reference{tt.ref}))
+		if tt.bib != "" && !strings.Contains(bib, tt.bib) {
+			t.Errorf("%s: bibliography.bib lacks %s:\n%s", tt.ref.ID, tt.bib, bib)
+		}
+		csl, err := CSL([]research.Reference{tt.ref})
+		if err != nil || tt.csl != "" && !strings.Contains(string(csl), tt.csl) {
+			t.Errorf("%s: bibliography.json lacks %s: %v\n%s", tt.ref.ID, tt.csl, err, csl)
+		}
+	}
+}
