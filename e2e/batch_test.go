@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,11 +20,12 @@ import (
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-// batchDelay is how long the fake provider takes over a batch, on the real clock until the
-// worker has been killed: the time the status commands and the kill have to happen in
-// while the session's first batch runs. After that the fake's clock leaps (leapClock):
-// the session checks a batch at once, then 10 s, 25 s, 47 s... later (AwaitBatch's retry
-// policy), so eight batches of 20 s would add over three minutes to the test.
+// batchDelay is how long the fake provider takes over a batch, on its clock. That clock
+// stands still until the worker has been killed (leapClock), so the session's first batch
+// is still running when the status commands and the kill happen, however slow the
+// machine. After that it leaps: the session checks a batch at once, then 10 s, 25 s,
+// 47 s... later (AwaitBatch's retry policy), so eight batches of 20 s would add over three
+// minutes to the test.
 const batchDelay = 20 * time.Second
 
 // TestBatchKillWorker: a session that sends its calls through the provider's batch API
@@ -36,7 +36,7 @@ const batchDelay = 20 * time.Second
 // waits, starter status and progress say so.
 func TestBatchKillWorker(t *testing.T) {
 	const maxHypotheses = 6
-	clock := &leapClock{leap: batchDelay}
+	clock := newLeapClock(batchDelay)
 	var (
 		mu       sync.Mutex
 		answered = map[string]int{} // the output tokens of each batched answer, by batch id and custom id
@@ -111,7 +111,7 @@ func TestBatchKillWorker(t *testing.T) {
 	// Kill the worker mid-batch and start another on the same store.
 	first.Kill(t)
 	if st := fake.Stats(); st.Batches["openai/completed"] != 0 {
-		t.Fatalf("the batch ended before the worker was killed (batches %v): make batchDelay longer", st.Batches)
+		t.Fatalf("the batch ended before the worker was killed (batches %v), on a clock that stood still", st.Batches)
 	}
 	t.Logf("killed %s while batch %s ran", first.name, waiting.ID)
 	second := startWorkerEnv(t, storeDir, env, flags...)
@@ -276,24 +276,35 @@ func TestBatchKillWorker(t *testing.T) {
 // batchMark names a request of a batch.
 func batchMark(batchID, customID string) string { return batchID + "/" + customID }
 
-// leapClock is the fake provider's clock: the real time until start, then a clock that
-// leaps ahead by leap at each reading, so that a batch (of that delay) submitted before
-// has ended when it is next looked at, and one submitted after when it is first looked at.
+// leapClock is the fake provider's clock: it stands still until start, so that no batch
+// ends while the test has yet to kill the worker (a real clock ended the first batch
+// whenever the machine was slow enough), then it leaps ahead by leap at each reading, so
+// that a batch (of that delay) submitted before has ended when it is next looked at, and
+// one submitted after when it is first looked at.
 type leapClock struct {
-	leap    time.Duration
-	leaping atomic.Bool
-	mu      sync.Mutex
-	ahead   time.Duration
+	leap     time.Duration
+	mu       sync.Mutex
+	leaping  bool
+	standing time.Time // the time until start
+	ahead    time.Duration
 }
 
-func (c *leapClock) start() { c.leaping.Store(true) }
+func newLeapClock(leap time.Duration) *leapClock {
+	return &leapClock{leap: leap, standing: time.Now()}
+}
 
-func (c *leapClock) Now() time.Time {
-	if !c.leaping.Load() {
-		return time.Now()
-	}
+func (c *leapClock) start() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.leaping = true
+}
+
+func (c *leapClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.leaping {
+		return c.standing
+	}
 	c.ahead += c.leap
 	return time.Now().Add(c.ahead)
 }

@@ -53,6 +53,24 @@ func untilSuspendedFor(t *testing.T, c client.Client, id string, want ...string)
 	return st
 }
 
+// untilIdle waits until a suspended session has no activity in flight. Suspending stops
+// new turns; those already running, and a checkpoint being written, finish. A test that
+// changes the store or kills the worker under a suspended session does it only then: a
+// checkpoint in flight at the kill is written again by the next worker, over the damage,
+// and a hypothesis stored after the test listed the rows is lost with them.
+func untilIdle(t *testing.T, c client.Client, id string) {
+	t.Helper()
+	eventually(t, time.Minute, fmt.Sprintf("suspended session %s to have no activity in flight", id), func() (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			return false, err
+		}
+		return len(d.GetPendingActivities()) == 0, nil
+	})
+}
+
 // TestDamagedCheckpointThenFork: the latest checkpoint file of a session is truncated
 // while its worker is down. On a new worker the session suspends, naming the session and
 // that file, instead of carrying on from a wrong state; `starter fork --checkpoint N-1`
@@ -74,6 +92,7 @@ func TestDamagedCheckpointThenFork(t *testing.T) {
 	if r := runStarter(t, bin, serverAddress, "suspend", id, "--reason", "a disk to check"); r.code != 0 {
 		t.Fatalf("suspend: exit %d, %s", r.code, r.output())
 	}
+	untilIdle(t, temporalClient, id)
 	w.Kill(t) // and with it what the worker remembered of the checkpoint
 
 	// The newest checkpoint on disk, truncated.
@@ -136,6 +155,7 @@ func TestMissingRowThenRepair(t *testing.T) {
 	if r := runStarter(t, bin, p.server.Address(), "suspend", id); r.code != 0 {
 		t.Fatalf("suspend: exit %d, %s", r.code, r.output())
 	}
+	untilIdle(t, p.client, id)
 	// Every hypothesis row so far goes: the next round's matches read some of them.
 	ctx := t.Context()
 	st := openStore(t, storeURL)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -78,6 +79,14 @@ func sessionEvents(t *testing.T, storeDir, id string) []session.Event {
 	return events
 }
 
+// statusOf is a workflow's status as the server has it (not as visibility lists it).
+func statusOf(id string) (enumspb.WorkflowExecutionStatus, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := temporalClient.DescribeWorkflowExecution(ctx, id, "")
+	return d.GetWorkflowExecutionInfo().GetStatus(), err
+}
+
 // TestSubagentSurvivesWorkerCrash forks subagents on the real server, kills the worker
 // while a subagent runs, and checks that on another worker the parent merges each
 // subagent's result exactly once, at its fork point.
@@ -89,15 +98,23 @@ func TestSubagentSurvivesWorkerCrash(t *testing.T) {
 		ResearchGoal: "Find why some coral reefs recover from bleaching faster than others",
 		Config:       research.Config{MaxHypotheses: 30, ConvergenceRounds: research.MaxConvergenceRounds},
 	})
+	// Visibility lags: a subagent it lists as running may have closed. The kill waits for
+	// one the server itself says runs, and the test checks that it still ran after the kill.
 	var child string
 	eventuallyEvery(t, 3*time.Minute, 50*time.Millisecond, "a subagent to be running", func() (bool, error) {
-		running := list(t, fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", workflows.AttrParentSession, id))
-		if len(running) > 0 {
-			child = running[0]
+		for _, c := range list(t, fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", workflows.AttrParentSession, id)) {
+			if st, err := statusOf(c); err != nil || st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				continue
+			}
+			child = c
+			return true, nil
 		}
-		return child != "", nil
+		return false, nil
 	})
 	workerA.Kill(t)
+	if st, err := statusOf(child); err != nil || st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Fatalf("subagent %s was %s when the worker had been killed (%v); want it running through the crash", child, st, err)
+	}
 	t.Logf("killed the worker while subagent %s ran", child)
 	startWorker(t, storeDir, "--offline-latency", "300ms")
 	res, err := result(id, 5*time.Minute)

@@ -223,20 +223,28 @@ func TestGroundedEndToEnd(t *testing.T) {
 	t.Logf("killed %s while %s step %d of %s ran", first.name, inFlight.activity, inFlight.step, inFlight.turn)
 	second := startWorker(t, storeDir, flags...)
 
-	// Then the literature server the new worker started dies mid-session.
-	var killed int
-	eventually(t, 2*time.Minute, "the new worker's literature server to run", func() (bool, error) {
-		for _, pid := range childrenOf(second.cmd.Process.Pid) {
-			if strings.Contains(commandOf(pid), "--library") {
-				killed = pid
-				return true, nil
-			}
-		}
-		return false, nil
+	// Then the literature server the new worker started dies mid-session, once the worker
+	// has connected to it (its log says so). A server killed as soon as its process
+	// appears dies during the handshake: that first connection fails, the retry is the
+	// worker's only connection, and there is no dead connection to come back from.
+	eventually(t, 2*time.Minute, "the new worker to connect to its literature server", func() (bool, error) {
+		return literatureConnections(t, second) >= 1, nil
 	})
+	var killed int
+	for _, pid := range childrenOf(second.cmd.Process.Pid) {
+		if strings.Contains(commandOf(pid), "--library") {
+			killed = pid
+		}
+	}
+	if killed == 0 {
+		t.Fatalf("%s logged its connection to the literature server, but runs no literature server", second.name)
+	}
 	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// Events after this one are of the session after the kill.
+	atKill := runHistory(t, id, "")
+	lastBeforeKill := atKill[len(atKill)-1].GetEventId()
 	t.Logf("killed the literature server (pid %d) of %s", killed, second.name)
 
 	res, err := result(id, 5*time.Minute)
@@ -251,6 +259,7 @@ func TestGroundedEndToEnd(t *testing.T) {
 	completed := map[string]int{}
 	scheduled := map[string]int{}
 	calls := map[string]int{} // task queue -> completed calls
+	literatureAfterKill := 0  // literature calls scheduled after its server was killed
 	queues := map[int64]string{}
 	summaries := map[int64]string{}
 	for _, e := range events {
@@ -259,6 +268,9 @@ func TestGroundedEndToEnd(t *testing.T) {
 			var s string
 			_ = decodePayload(e.GetUserMetadata().GetSummary(), &s)
 			summaries[e.GetEventId()] = s
+			if e.GetEventId() > lastBeforeKill && a.GetTaskQueue().GetName() == workflows.ToolQueue("literature") {
+				literatureAfterKill++
+			}
 		}
 		if st, ok := steps[e.GetEventId()]; ok {
 			scheduled[fmt.Sprintf("%s#%d", st.turn, st.step)]++
@@ -318,9 +330,19 @@ func TestGroundedEndToEnd(t *testing.T) {
 		t.Errorf("the report does not list the references (%v)", err)
 	}
 	// The literature server the second worker started was started again after it died.
-	log, _ := os.ReadFile(second.log)
-	if n := strings.Count(string(log), `msg="connected to a tool server" tool_server=literature`); n < 2 {
-		t.Errorf("the second worker connected to the literature server %d times; want again after it was killed", n)
+	if n := literatureConnections(t, second); n < 2 {
+		t.Errorf("the second worker connected to the literature server %d times; want again after it was killed (%d literature calls were scheduled after the kill)", n, literatureAfterKill)
 	}
-	t.Logf("%d citations of the library; calls by server: %v", grounded, calls)
+	t.Logf("%d citations of the library; calls by server: %v; %d literature calls after its server was killed", grounded, calls, literatureAfterKill)
+}
+
+// literatureConnections is how many times a worker has connected to its literature server,
+// as its log says.
+func literatureConnections(t *testing.T, w *workerProc) int {
+	t.Helper()
+	log, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(log), `msg="connected to a tool server" tool_server=literature`)
 }

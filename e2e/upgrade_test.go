@@ -56,8 +56,13 @@ func TestRollingUpgrade(t *testing.T) {
 	const deployment = "cosci"
 	env := []string{"TEMPORAL_NAMESPACE=" + ns}
 	storeDir := t.TempDir()
+	// Build A's model is slow and B's fast: the sessions are still early on when B becomes
+	// current, however long B takes to start on a loaded machine, and then finish quickly.
+	// (With both at B's speed, a run with a core kept busy left one session a single round
+	// for B to run: one slower start, and A would have finished it.)
+	latency := map[string]string{"A": "500ms", "B": "60ms"}
 	flags := func(build string) []string {
-		return []string{"--deployment", deployment, "--build-id", build, "--offline-latency", "60ms"}
+		return []string{"--deployment", deployment, "--build-id", build, "--offline-latency", latency[build]}
 	}
 	setCurrent := func(build string) {
 		t.Helper()
