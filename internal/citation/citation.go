@@ -35,16 +35,23 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 	for i, ref := range refs {
 		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Claim: ref.Claim, Fabricated: ref.Fabricated, Planted: ref.Planted}
 		best, quoted := -1, unquoted
+		// better says whether a record that holds the quote as well as held should be the
+		// source: always, unless the source is a parent's record, which only a record
+		// holding the quote (verified or altered) replaces.
+		better := func(held int) bool { return held < quoted }
 		if j := slices.IndexFunc(inherited, func(p research.Reference) bool { return MatchID(p.ID, ref.ID) && p.Source != "" }); j >= 0 {
 			p := inherited[j]
 			r = p
 			r.Quote, r.Claim, r.Fabricated, r.Planted = ref.Quote, ref.Claim, ref.Fabricated, ref.Planted
 			// The parent's source for the parent's own quote stays the source: a search
 			// hit of this turn that names the work without holding the quote must not
-			// take its place (the check would then find the quote unsupported).
+			// take its place (the check would then find the quote unsupported); and the
+			// parent's details stay unless this turn read a fuller record.
 			if p.Quote == ref.Quote {
 				quoted = 0
 			}
+			best = detailsOf(p).fields()
+			better = func(held int) bool { return held < quoted && held <= rank(research.CitationAltered) }
 		}
 		for _, res := range results {
 			rec, ok := FindRecord(res.Content, ref.ID)
@@ -52,7 +59,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 				continue
 			}
 			held := rank(Compare(rec.Text, ref.Quote).Verdict)
-			if r.Source == "" || held < quoted {
+			if r.Source == "" || better(held) {
 				r.Source, quoted = res.Source, held
 			}
 			// The richest description of the source gives its details (a fetched record
@@ -61,7 +68,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 			if n := rec.Details.fields(); n > best {
 				best = n
 				describe(&r, rec.Details)
-				if held <= quoted {
+				if held == quoted || better(held) {
 					r.Source, quoted = res.Source, held
 				}
 			}
@@ -74,6 +81,12 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 // unquoted ranks a reference no result has tied to its quote yet: below every verdict
 // Compare gives (rank).
 const unquoted = 4
+
+// detailsOf is what a reference says of its source, as a record's details.
+func detailsOf(r research.Reference) Details {
+	return Details{ID: r.ID, DOI: r.DOI, PMID: r.PMID, PMCID: r.PMCID, ArXiv: r.ArXiv, OpenAlex: r.OpenAlex,
+		Title: r.Title, Venue: r.Venue, URL: r.URL, Authors: r.Authors, Year: r.Year}
+}
 
 // describe fills a reference's bibliographic details from a record's.
 func describe(r *research.Reference, d Details) {

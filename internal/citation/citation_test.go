@@ -22,7 +22,7 @@ func TestResolve(t *testing.T) {
 		{ID: "10.5555/cosci.tau.001", Quote: "q1"},                                                                   // a search hit and a fetched record: the record wins
 		{ID: "10.5555/cosci.tau.001", Quote: "Microglia phagocytose tau and release it in exosomes."},                // the search hit holds the quote too: the richer record that does
 		{ID: "10.5555/cosci.tau.001", Quote: "Depleting microglia, with PLX3397, halved the spread of tau in mice."}, // only the fetched record holds it
-		{ID: "smith2019", Quote: "q2"},                                                                               // a search hit only
+		{ID: "smith2019", Quote: "q2"},                                                                               // a parent's too: its record stays the source, as no hit holds the quote
 		{ID: "10.5555/csl.1"},                                                                                        // CSL-JSON, found by its DOI
 		{ID: "10.5555/cosci.invented", Quote: "q3", Fabricated: true},
 		{ID: "parent2020"}, // cited from a parent, not fetched again
@@ -48,7 +48,7 @@ func TestResolve(t *testing.T) {
 		t.Errorf("quoted fetched record: %+v", r)
 	}
 	got = slices.Delete(got, 1, 3)
-	if r := got[1]; r.Source != "s-search" || r.Title != "Neuronal activity and tau" || r.DOI != "" {
+	if r := got[1]; r.Source != "s-parent-fetch" || r.Title != "Neuronal activity and tau" || r.DOI != "" {
 		t.Errorf("search hit: %+v", r)
 	}
 	if r := got[2]; r.Source != "s-csl" || r.DOI != "10.5555/csl.1" || r.Year != 2019 || !slices.Equal(r.Authors, []string{"Doe, Jane", "The Tau Consortium"}) || r.Venue != "Journal" {
@@ -93,5 +93,17 @@ func TestCheck(t *testing.T) {
 	}
 	if p := got[3].Passage; p != "Depleting microglia — with PLX3397 — halved the spread of tau in mice" {
 		t.Errorf("a contradicted quote's passage: %q", p)
+	}
+}
+
+// TestResolveKeepsWhatAParentRead: a bare id in this turn's results neither blanks an
+// inherited reference's details nor takes its source.
+func TestResolveKeepsWhatAParentRead(t *testing.T) {
+	parent := research.Reference{ID: "123456", PMID: "123456", Source: "s-parent", Title: "Tau spreading", Year: 2020, Authors: []string{"Ito, Kenji"},
+		Quote: "Microglia carry tau between synapses in aged mice."}
+	refs := []research.Reference{{ID: "PMID:123456", Quote: "Depleting microglia halved the spread of tau in mice."}}
+	got := Resolve(refs, []Result{{Source: "s-idlist", Content: `{"esearchresult":{"idlist":["123456"]}}`}}, []research.Reference{parent})[0]
+	if got.Source != "s-parent" || got.Title != "Tau spreading" || got.Year != 2020 || len(got.Authors) != 1 {
+		t.Errorf("Resolve = %+v; want the parent's source and details", got)
 	}
 }

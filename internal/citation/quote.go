@@ -41,8 +41,9 @@ type Finding struct {
 	Passage string
 }
 
-// Bounds on what is compared, so that a huge record or quote costs bounded time: the
-// alignment is quadratic in their lengths.
+// Bounds on what is aligned, so that a huge record or quote costs bounded time: the
+// alignment is quadratic in their lengths. Finding a quote word for word is linear, so it
+// reads the whole record (records.go bounds what a result holds).
 const (
 	maxRecordTokens = 20000
 	maxQuoteTokens  = 200
@@ -70,7 +71,7 @@ const (
 
 // Compare checks a quote against the text of the record it cites.
 func Compare(record, quote string) Finding {
-	rec := tokenize(record, maxRecordTokens)
+	rec := tokenize(record, 0)
 	pieces := elided(quote)
 	if len(pieces) == 0 {
 		return Finding{Verdict: research.CitationUnsupported, Note: "the quote has no words to check"}
@@ -85,6 +86,16 @@ func Compare(record, quote string) Finding {
 func compareWhole(rec, q []token) Finding {
 	if i, _ := find(rec, q, 0); i >= 0 {
 		return Finding{Verdict: research.CitationVerified}
+	}
+	if len(rec) > maxRecordTokens {
+		// Only the record's beginning is aligned: a passage past it that the quote
+		// paraphrases would be missed, so nothing is called contradicted or altered on
+		// the strength of the beginning alone.
+		f := compareWhole(rec[:maxRecordTokens], q)
+		if f.Verdict != research.CitationUnsupported {
+			f = Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("the record does not hold this word for word; only its first %d words were compared for a near match", maxRecordTokens)}
+		}
+		return f
 	}
 	// Two passages joined are unsupported whatever else differs; words dropped inside one
 	// passage are not a splice (spliced says which is which).
@@ -228,12 +239,25 @@ func find(rec, q []token, start int) (i, j int) {
 	for i := start; i < len(rec); i++ {
 		rest := s
 		for j := i; j < len(rec) && strings.HasPrefix(rest, rec[j].word); j++ {
-			if rest = rest[len(rec[j].word):]; rest == "" {
+			// A join or split must not make or unmake a negation: "not able" is not
+			// "notable".
+			if rest = rest[len(rec[j].word):]; rest == "" && countNegations(rec[i:j+1]) == countNegations(q) {
 				return i, j + 1
 			}
 		}
 	}
 	return -1, -1
+}
+
+// countNegations counts the negations among words.
+func countNegations(ws []token) int {
+	n := 0
+	for _, w := range ws {
+		if negations[w.word] {
+			n++
+		}
+	}
+	return n
 }
 
 // A token is a word of a normalised text, with where it lies in that text, so the
@@ -259,13 +283,13 @@ func normalise(s string) string {
 	return innerApostrophe.ReplaceAllString(s, "$1$2")
 }
 
-// tokenize is a text's words, at most limit of them.
+// tokenize is a text's words, at most limit of them (0: all).
 func tokenize(s string, limit int) []token {
 	text := normalise(s)
 	var out []token
 	start := -1
 	flush := func(end int) {
-		if start >= 0 && len(out) < limit {
+		if start >= 0 && (limit <= 0 || len(out) < limit) {
 			w := strings.ToLower(text[start:end])
 			out = append(out, token{word: w, stem: stem(w), start: start, end: end, text: &text})
 		}

@@ -82,3 +82,24 @@ func TestCompareBounded(t *testing.T) {
 		t.Errorf("Compare = %+v", f)
 	}
 }
+
+// TestNoNegationBySplitting: words may be joined or split, but not into a negation.
+func TestNoNegationBySplitting(t *testing.T) {
+	if f := Compare("The effect was notable in aged mice.", "The effect was not able in aged mice"); f.Verdict == research.CitationVerified {
+		t.Errorf("Compare = %+v; a split that makes a negation is no quote", f)
+	}
+}
+
+// TestCompareLongRecord: a quote from far into a long record is found there, and a near
+// match at its beginning is not taken for a contradiction.
+func TestCompareLongRecord(t *testing.T) {
+	record := "Microglial depletion reduced tau spread by 20 percent in young mice. " +
+		strings.Repeat("Neurons release tau at synapses. ", 5000) +
+		"Microglial depletion reduced tau spread by 40 percent in aged mice."
+	if f := Compare(record, "Microglial depletion reduced tau spread by 40 percent in aged mice"); f.Verdict != research.CitationVerified {
+		t.Errorf("a verbatim quote past the aligned part: %+v", f)
+	}
+	if f := Compare(record, "Microglial depletion reduced tau spread by 60 percent in aged mice"); f.Verdict != research.CitationUnsupported {
+		t.Errorf("a changed quote of a long record: %+v; want unsupported, not a verdict on its beginning alone", f)
+	}
+}

@@ -257,10 +257,16 @@ var (
 	isbnTextRE  = regexp.MustCompile(`(?i)\bISBN(?:-1[03])?:?\s*([0-9][0-9 -]{8,16}[0-9X])\b`)
 )
 
-// failures are what a line says of an id the tool did not return ("Unavailable PMIDs:
-// 1, 2", "no reference with id 10.1/x", "Source PMID 3 not found").
-var failures = []string{"unavailable", "not found", "missing", "no reference", "no record", "no such", "no result",
-	"no article", "could not", "couldn't", "cannot", "failed", "invalid", "does not exist", "unknown id"}
+// failureLine matches a line that says the tool did not return an id ("Unavailable
+// PMIDs: 1, 2", "no reference with id 10.1/x", "Source PMID 3 not found", "Error: could
+// not fetch 10.1/x"): a failure phrase at the line's start, or tied to an id's label. A
+// failure word elsewhere in a line ("Missing heritability of tau", "Loss of BIN1 failed
+// to slow tau") is a title's or an abstract's, and the ids on that line were returned.
+var failureLine = regexp.MustCompile(`(?i)` +
+	`^[\W_]*(?:error\b\W*)?(?:not found|no such|no results?\b|(?:could ?n[o']t|cannot|failed to|unable to) (?:fetch|find|retrieve|resolve|load|get|read))\b` +
+	`|\b(?:unavailable|invalid|unknown|missing)\s+(?:pmids?|pmcids?|dois?|ids?|identifiers?|references?|records?)\b` +
+	`|\bno (?:such )?(?:references?|records?|results?|articles?|works?|papers?) (?:with|for|matching)\b` +
+	`|\b(?:pmids?|pmcids?|dois?|ids?|identifiers?)\b[^.\n]{0,40}?\b(?:not found|unavailable|does not exist|is invalid|was not found|could not be (?:found|fetched|retrieved))\b`)
 
 // textIDs are the ids prose writes whole with their scheme. An id on a line that says
 // the tool did not find it (failures) is not read as returned.
@@ -275,8 +281,7 @@ func textIDs(text string) []ID {
 	}
 	var kept strings.Builder
 	for line := range strings.SplitSeq(text, "\n") {
-		low := strings.ToLower(line)
-		if slices.ContainsFunc(failures, func(f string) bool { return strings.Contains(low, f) }) {
+		if failureLine.MatchString(line) {
 			continue
 		}
 		kept.WriteString(line)

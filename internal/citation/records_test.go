@@ -389,3 +389,25 @@ func FuzzRecords(f *testing.F) {
 		}
 	})
 }
+
+// TestFailureLines: an id on a line that says the tool did not find it is not returned; a
+// failure word in a title or an abstract does not hide the ids on its line.
+func TestFailureLines(t *testing.T) {
+	tests := []struct {
+		text, id string
+		returned bool
+	}{
+		{"- Smith J. Missing heritability of tau spread in early Alzheimer disease. Neuron 2020. doi:10.1016/j.neuron.2020.01.001", "10.1016/j.neuron.2020.01.001", true},
+		{"Loss of BIN1 failed to slow tau spread. doi:10.1016/j.x.2020.1", "10.1016/j.x.2020.1", true},
+		{"Unknown effects of APOE on tau: a cohort study. PMID: 35812904", "35812904", true},
+		{"Unavailable PMIDs: 35812904, 3581290", "35812904", false},
+		{"no reference with id 10.1016/j.x.2020.1 in the library", "10.1016/j.x.2020.1", false},
+		{"Source PMID 35812904 not found", "35812904", false},
+		{"Error: could not fetch doi:10.1016/j.x.2020.1", "10.1016/j.x.2020.1", false},
+	}
+	for _, tt := range tests {
+		if _, ok := FindRecord(tt.text, tt.id); ok != tt.returned {
+			t.Errorf("%q: %s returned = %v, want %v", tt.text, tt.id, ok, tt.returned)
+		}
+	}
+}
