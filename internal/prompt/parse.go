@@ -238,12 +238,12 @@ func support(raw []byte) ([]research.SupportJudgement, error) {
 			return nil, malformed(AgentReflection, "citation_support[%d].id is empty; name the citation as it is listed", i)
 		case !slices.Contains(research.SupportJudgements, j.Judgement):
 			return nil, malformed(AgentReflection, "citation_support[%d].judgement %q is not one of %s", i, j.Judgement, strings.Join(research.SupportJudgements, ", "))
+		case slices.ContainsFunc(out, func(o research.SupportJudgement) bool { return o.ID == j.ID }):
+			continue // judged already: the first judgement stands
 		case len(out) == MaxReferences:
 			return nil, malformed(AgentReflection, "more than %d citation judgements; judge each listed citation once", MaxReferences)
 		}
-		if !slices.ContainsFunc(out, func(o research.SupportJudgement) bool { return o.ID == j.ID }) {
-			out = append(out, j)
-		}
+		out = append(out, j)
 	}
 	return out, nil
 }

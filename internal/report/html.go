@@ -114,8 +114,11 @@ func source(c cited) pageSource {
 	if s.Link == "" {
 		s.Address = address(c.Reference)
 	}
-	if c.Title == "" {
+	switch {
+	case c.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
 		s.Line, s.Link, s.Address = c.ID+" (no tool returned it)", "", "" // no link: it may lead nowhere
+	case c.Title == "":
+		s.Line = c.ID // a record without a title (prose, a bare id): the id names it
 	}
 	if c.Verdict != "" {
 		s.Verdict, s.Class = verdictWord(c.Verdict), c.Verdict

@@ -495,9 +495,12 @@ func references(b *bytes.Buffer, cs []cited) {
 	fmt.Fprintf(b, "**References:**\n\n")
 	for _, c := range cs {
 		line := mdText(citationLine(c.Reference))
-		if c.Title == "" {
+		switch {
+		case c.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
 			line = code(c.ID) + " (no tool returned it)." // and no link: it may lead nowhere
-		} else {
+		case c.Title == "":
+			line = code(c.ID) + mdAddress(c.Reference) // a record without a title: the id names it
+		default:
 			line += mdAddress(c.Reference)
 		}
 		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))

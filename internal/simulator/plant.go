@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	citecheck "github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -110,7 +111,7 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		c.ID, c.Quote = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text)
 	case research.PlantedNearMissID:
 		c.ID, c.Quote = nearMiss(rng, s.id), sentence(rng, s.text)
-		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return strings.EqualFold(o.id, c.ID) }) {
+		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return citecheck.MatchID(o.id, c.ID) }) {
 			return c, false
 		}
 	case research.PlantedOtherRecord:
