@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -225,7 +226,9 @@ var chartLine = "![Elo over time](" + report.ChartFile + ")"
 // writePrivate writes a file for this user alone (0600), an existing one included, before
 // any of data is in it: report artefacts are the research, decrypted.
 func writePrivate(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// O_NOFOLLOW: a link planted in a shared --out folder must not make the report
+	// overwrite the file it points to.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -132,12 +133,20 @@ func escapeHidden(s string, keep func(rune) bool) string {
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if shown(r) {
+		switch {
+		case shown(r):
 			b.WriteRune(r)
-		} else if q := strconv.QuoteRune(r); strings.HasPrefix(q, `'\`) {
+		case r < 0x20: // \x1b, \r: never raw inside JSON, which escapes them itself
+			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
-		} else {
-			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			// \u form, in UTF-16 as JSON writes it (a surrogate pair past U+FFFF), so that
+			// starter's --json output stays JSON: DEL, C1 controls, bidi and tag characters.
+			if r1, r2 := utf16.EncodeRune(r); r1 != unicode.ReplacementChar {
+				fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			}
 		}
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -124,7 +125,7 @@ func TestTerminalWriter(t *testing.T) {
 	}{
 		{[]string{"plain é 日本\tcol\n"}, "plain é 日本\tcol\n"},
 		{[]string{"\x1b[2J\x1b]0;t\x07"}, `\x1b[2J\x1b]0;t\a`},
-		{[]string{"a\rb\u202ec\u200bd\u2028e\u009bf\x7fg"}, `a\rb\u202ec\u200bd\u2028e\u009bf\x7fg`},
+		{[]string{"a\rb\u202ec\u200bd\u2028e\u009bf\x7fg"}, `a\rb\u202ec\u200bd\u2028e\u009bf\u007fg`},
 		{[]string{"caf\xc3", "\xa9 \xe6\x97", "\xa5"}, "café 日"},
 		{[]string{"bad \xff", " end \xe6"}, `bad \ufffd end \ufffd`},
 	} {
@@ -141,5 +142,22 @@ func TestTerminalWriter(t *testing.T) {
 		if got := b.String(); got != tt.want {
 			t.Errorf("writes %q show %q, want %q", tt.writes, got, tt.want)
 		}
+	}
+}
+
+// TestHiddenCharactersKeepJSON: what the terminal writer makes of the hidden characters a
+// JSON encoder leaves raw (DEL, C1 controls, bidi and tag characters) is still JSON.
+func TestHiddenCharactersKeepJSON(t *testing.T) {
+	raw, err := json.Marshal(map[string]string{"title": "a\x7fb\u0085c\u202ed\U000E0041e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := printable(string(raw))
+	var back map[string]string
+	if err := json.Unmarshal([]byte(shown), &back); err != nil {
+		t.Fatalf("%s is no longer JSON: %v", shown, err)
+	}
+	if back["title"] != "a\x7fb\u0085c\u202ed\U000E0041e" || strings.ContainsAny(shown, "\x7f\u0085\u202e\U000E0041") {
+		t.Errorf("shown %q, read back %q", shown, back["title"])
 	}
 }

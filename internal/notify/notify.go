@@ -112,8 +112,14 @@ func (w *Webhook) Send(ctx context.Context, e Event) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return w.redacted(fmt.Errorf("answered %s: %s", resp.Status, printable(msg)))
+		// Redacted before it is cut: a URL the answer echoes across the cut would leave a
+		// piece of its secret path that no longer matches the whole.
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		text := w.redacted(errors.New(printable(msg))).Error()
+		if r := []rune(text); len(r) > 200 {
+			text = string(r[:200]) + "…"
+		}
+		return fmt.Errorf("answered %s: %s", resp.Status, text)
 	}
 	return nil
 }

@@ -98,6 +98,9 @@ func TestErrorsRedactTheURL(t *testing.T) {
 			redirected = true
 		case strings.HasSuffix(r.URL.Path, "moved"):
 			http.Redirect(w, r, "/elsewhere"+secret, http.StatusTemporaryRedirect)
+		case strings.HasSuffix(r.URL.Path, "long"):
+			// the path echoed across the first 200 bytes of the answer
+			http.Error(w, strings.Repeat("x", 170)+" no service at "+r.URL.Path, http.StatusNotFound)
 		default:
 			http.Error(w, "no service at "+r.URL.Path+"\x1b[31m", http.StatusNotFound)
 		}
@@ -106,7 +109,7 @@ func TestErrorsRedactTheURL(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 
-	for _, target := range []string{srv.URL + secret + "?token=SECRET", srv.URL + secret + "moved", closed.URL + secret, "https://user:SECRET@unreachable.invalid" + secret} {
+	for _, target := range []string{srv.URL + secret + "?token=SECRET", srv.URL + secret + "moved", srv.URL + secret + "long", closed.URL + secret, "https://user:SECRET@unreachable.invalid" + secret} {
 		w, err := NewWebhook(target)
 		if err != nil {
 			t.Fatal(err)

@@ -39,6 +39,7 @@ type Postgres struct {
 // a secret parameter up to the next '&': more than the password, never less. Paths such as sslkey's and passfile's are not secrets and stay readable.
 func Redact(location string) string {
 	const mask = "xxxxx"
+	location = strings.TrimSpace(location) // as Open reads it
 	if !urlScheme.MatchString(location) {
 		return keywordSecret.ReplaceAllString(location, "${1}"+mask)
 	}

@@ -165,3 +165,12 @@ func TestRedactNeverShowsAPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactTrims: a location with a stray space is read as the database it names, and its
+// password stays masked.
+func TestRedactTrims(t *testing.T) {
+	const loc = " postgres://cosci:hunter2@db/cosci\n"
+	if !IsDatabase(loc) || strings.Contains(Redact(loc), "hunter2") {
+		t.Errorf("IsDatabase(%q) = %v, Redact = %q", loc, IsDatabase(loc), Redact(loc))
+	}
+}

@@ -134,6 +134,9 @@ type Store struct {
 // password, if any, appears in no message; prefer PGPASSWORD in the environment to one in
 // the URL.
 func Open(ctx context.Context, location string) (*Store, error) {
+	// A location is never meant to start or end with spaces: a quoting slip that leaves
+	// one must not turn a database URL (and its password) into a directory's name.
+	location = strings.TrimSpace(location)
 	if IsDatabase(location) {
 		b, err := OpenPostgres(ctx, location)
 		if err != nil {
@@ -150,6 +153,7 @@ func Open(ctx context.Context, location string) (*Store, error) {
 
 // IsDatabase says whether a store location names a PostgreSQL database.
 func IsDatabase(location string) bool {
+	location = strings.TrimSpace(location)
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 

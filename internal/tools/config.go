@@ -156,7 +156,8 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // Secret says why a variable of the worker's environment is cosci's own secret, which no
 // tool server is given whatever its entry lists ("" for any other variable): the lab's
 // keys open every sealed session, the codec server's token reads them, the webhook's URL
-// holds its secret path, and the store's URL and password reach every session's records.
+// holds its secret path, the store's URL and password reach every session's records, and
+// the namespace's API key or client certificate steer every session.
 func Secret(name string) string {
 	switch {
 	case strings.HasPrefix(name, "COSCI_KEYS"):
@@ -167,6 +168,8 @@ func Secret(name string) string {
 		return "the webhook's URL, with its secret path"
 	case name == "COSCI_STORE", name == "PGPASSWORD":
 		return "the session store's address and password"
+	case name == "TEMPORAL_API_KEY", strings.HasPrefix(name, "TEMPORAL_TLS_"):
+		return "the worker's credentials for the Temporal namespace, which steer every session"
 	}
 	return ""
 }
