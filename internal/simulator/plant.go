@@ -315,11 +315,15 @@ var opposites = map[string]string{
 }
 
 // flip turns the first direction word of a sentence into its opposite.
-func flip(s string) string {
+func flip(s string) string { return replaceFirst(s, opposites) }
+
+// replaceFirst replaces the first word of a sentence that the table names (its trailing
+// punctuation kept), or returns the sentence as it is.
+func replaceFirst(s string, table map[string]string) string {
 	ws := strings.Split(s, " ")
 	for i, w := range ws {
 		core := strings.TrimRight(w, ".,;:)")
-		if o, ok := opposites[core]; ok {
+		if o, ok := table[core]; ok {
 			ws[i] = o + w[len(core):]
 			return strings.Join(ws, " ")
 		}
@@ -368,17 +372,7 @@ var numberWords = map[string]string{
 }
 
 // renumberWord changes the first number a sentence spells out.
-func renumberWord(s string) string {
-	ws := strings.Split(s, " ")
-	for i, w := range ws {
-		core := strings.TrimRight(w, ".,;:)")
-		if n, ok := numberWords[core]; ok {
-			ws[i] = n + w[len(core):]
-			return strings.Join(ws, " ")
-		}
-	}
-	return s
-}
+func renumberWord(s string) string { return replaceFirst(s, numberWords) }
 
 // splice joins two passages that are not next to each other, with no mark between them.
 func splice(rng *rand.Rand, ss []string) string {

@@ -301,14 +301,19 @@ func (s *Server) embed(body []byte) (map[string]any, *apiError) {
 		tokens += Tokens(text)
 	}
 	s.mu.Lock()
-	s.stats.Models[req.Model]++
+	s.countEmbeddings(req.Model, texts, tokens)
+	s.mu.Unlock()
+	return map[string]any{"object": "list", "model": req.Model, "data": data,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}}, nil
+}
+
+// countEmbeddings records an embeddings request in the stats; the caller holds s.mu.
+func (s *Server) countEmbeddings(model string, texts []string, tokens int) {
+	s.stats.Models[model]++
 	s.stats.Embeddings.Requests++
 	s.stats.Embeddings.Texts += len(texts)
 	s.stats.Embeddings.Tokens += tokens
 	for _, text := range texts {
 		s.stats.Embeddings.PerText[text]++
 	}
-	s.mu.Unlock()
-	return map[string]any{"object": "list", "model": req.Model, "data": data,
-		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}}, nil
 }

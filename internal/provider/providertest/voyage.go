@@ -92,13 +92,7 @@ func (s *Server) handleVoyageEmbeddings(w http.ResponseWriter, r *http.Request) 
 		tokens += Tokens(text)
 	}
 	s.mu.Lock()
-	s.stats.Models[req.Model]++
-	s.stats.Embeddings.Requests++
-	s.stats.Embeddings.Texts += len(texts)
-	s.stats.Embeddings.Tokens += tokens
-	for _, text := range texts {
-		s.stats.Embeddings.PerText[text]++
-	}
+	s.countEmbeddings(req.Model, texts, tokens)
 	if req.InputType != nil {
 		s.stats.VoyageInputTypes[*req.InputType]++
 	} else {
