@@ -78,11 +78,15 @@ func TestBatchedSession(t *testing.T) {
 			} else {
 				batch, ordinary = st.AnthropicBatch, st.Anthropic
 			}
-			// Every batch the session submitted ended, and the provider saw no other.
+			// Every batch the session submitted ended, and the provider saw no other; and
+			// the fake's reviews were read as reviews (its safety marks never exclude one).
 			submitted := 0
 			for _, e := range h.history() {
 				if strings.HasPrefix(e.Detail, "submitted ") && strings.Contains(e.Detail, " as batch ") {
 					submitted++
+				}
+				if strings.Contains(e.Detail, "excluded: unsafe") {
+					t.Errorf("%s: the fake's reviews score safety 9", e.Detail)
 				}
 			}
 			if submitted == 0 || st.Batches[tc.batches] != submitted {

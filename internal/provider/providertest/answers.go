@@ -56,6 +56,7 @@ var schemaShapes = func() map[string]string {
 	} {
 		m[shape(s)] = agent
 	}
+	m[shape(prompt.FullReviewSchema)] = AgentReview // a review that judges its citations' support
 	return m
 }()
 
@@ -119,7 +120,11 @@ type Turn struct {
 	// ordinary request.
 	BatchID, CustomID string
 	Seq               int // how many turns the fake answered before this one
-	PromptTokens      int // input tokens, as the usage reports them in total
+	// Key picks the default answer: a hash of what was asked (the system prompt, the
+	// messages, the schema) and how many times the same was asked before, so that an
+	// answer does not depend on the order in which concurrent requests arrive.
+	Key          uint64
+	PromptTokens int // input tokens, as the usage reports them in total
 	// Default is what the fake answers when the hook does not change it.
 	Default Reply
 }
@@ -167,9 +172,13 @@ func defaultReply(t Turn, callTools bool) Reply {
 	}
 	var v any
 	if t.Agent != "" {
-		v = answerFor(t.Agent, t.Seq)
-		if m, ok := v.(map[string]any); ok && hasProperty(t.Schema, "references") {
-			m["references"] = []any{} // a grounded turn's schema wants the field, maybe empty
+		v = answerFor(t.Agent, t.Key)
+		if m, ok := v.(map[string]any); ok {
+			for _, field := range []string{"references", "citation_support"} {
+				if hasProperty(t.Schema, field) {
+					m[field] = []any{} // a grounded turn's or a full review's schema wants the field, maybe empty
+				}
+			}
 		}
 	} else {
 		v = instance(t.Schema, "x")
@@ -202,11 +211,12 @@ func phrase(rng *rand.Rand, n int) string {
 	return strings.Join(words, " ")
 }
 
-// answerFor is a minimal valid answer of an agent's schema; seq makes it unique, and picks
-// the winner of a match (A on even turns, B on odd ones).
-func answerFor(agent string, seq int) any {
-	rng := rand.New(rand.NewPCG(uint64(seq), 0xc05c1))
-	label := []string{"A", "B"}[seq%2]
+// answerFor is a minimal valid answer of an agent's schema; key makes it unique, and picks
+// the winner of a match.
+func answerFor(agent string, key uint64) any {
+	rng := rand.New(rand.NewPCG(key, 0xc05c1))
+	label := []string{"A", "B"}[key%2]
+	seq := int(key % 1_000_000)
 	switch agent {
 	case AgentPlan:
 		return map[string]any{

@@ -24,7 +24,14 @@ func models(t *testing.T, f *providertest.Server) map[string]*provider.LLM {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]*provider.LLM{"openai": {C: oa, Model: "gpt-4.1-mini"}, "anthropic": {C: an, Model: "claude-sonnet-4-5"}}
+	// A Claude model with structured outputs answers in output_config's format, an
+	// anonymous schema the fake must tell by its shape.
+	fm, err := provider.NewAnthropic(provider.AnthropicConfig{APIKey: f.AnthropicKey(), BaseURL: f.AnthropicBaseURL(), Model: "claude-sonnet-5-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*provider.LLM{"openai": {C: oa, Model: "gpt-4.1-mini"}, "anthropic": {C: an, Model: "claude-sonnet-4-5"},
+		"anthropic-format": {C: fm, Model: "claude-sonnet-5-5"}}
 }
 
 var (
@@ -45,8 +52,13 @@ func TestEveryAgentAnswersThroughCosciCompleters(t *testing.T) {
 			if h, _, err := m.Generate(ctx, research.GenerateRequest{HypothesisID: "h-3", Prompt: p}); err != nil || h.Title == "" {
 				t.Errorf("generate: %+v, %v", h, err)
 			}
-			if r, _, err := m.Review(ctx, research.ReviewRequest{Type: research.ReviewFull, Hypothesis: hypA, Prompt: p}); err != nil || r.Verdict == "" {
-				t.Errorf("review: %+v, %v", r, err)
+			// Every review type gets the fake's review, not a minimal instance of its
+			// schema (whose safety 0 would exclude every hypothesis).
+			for _, typ := range research.ReviewTypes {
+				r, _, err := m.Review(ctx, research.ReviewRequest{Type: typ, Hypothesis: hypA, Prompt: p})
+				if err != nil || r.Verdict == "" || r.Scores.Safety == 0 {
+					t.Errorf("%s review: %+v, %v", typ, r, err)
+				}
 			}
 			if r, _, err := m.Review(ctx, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: p}); err != nil || len(r.Assumptions) == 0 {
 				t.Errorf("deep verification: %+v, %v", r, err)
@@ -74,16 +86,21 @@ func TestEveryAgentAnswersThroughCosciCompleters(t *testing.T) {
 	s := f.Stats()
 	for _, agent := range []string{providertest.AgentPlan, providertest.AgentHypothesis, providertest.AgentReview, providertest.AgentDeepVerification,
 		providertest.AgentComparison, providertest.AgentAdvocate, providertest.AgentJudgement, providertest.AgentMetaReview, providertest.AgentOverview} {
-		want := 2 // one turn per API
-		if agent == providertest.AgentHypothesis {
-			want = 4 // generation and evolution
+		want := 3 // one turn per model
+		switch agent {
+		case providertest.AgentHypothesis:
+			want = 2 * 3 // generation and evolution
+		case providertest.AgentReview:
+			want = (len(research.ReviewTypes) - 1) * 3 // all types but deep verification
+		case providertest.AgentDeepVerification:
+			want = 2 * 3
 		}
 		if s.Agents[agent] != want {
 			t.Errorf("the fake answered %d %s turns; want %d (all: %v)", s.Agents[agent], agent, want, s.Agents)
 		}
 	}
-	if s.OpenAI.Requests != 10 || s.Anthropic.Requests != 10 || s.Unauthorized != 0 || s.Refused != 0 {
-		t.Errorf("requests: openai %d, anthropic %d, unauthorized %d, refused %d; want 10, 10, 0, 0", s.OpenAI.Requests, s.Anthropic.Requests, s.Unauthorized, s.Refused)
+	if s.OpenAI.Requests != 15 || s.Anthropic.Requests != 30 || s.Unauthorized != 0 || s.Refused != 0 {
+		t.Errorf("requests: openai %d, anthropic %d, unauthorized %d, refused %d; want 15, 30, 0, 0", s.OpenAI.Requests, s.Anthropic.Requests, s.Unauthorized, s.Refused)
 	}
 }
 
@@ -94,7 +111,8 @@ func TestGroundedTurnCallsAToolThenAnswers(t *testing.T) {
 	ctx := context.Background()
 	search := research.ToolSpec{Name: "literature.search", Description: "Search the literature.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)}
-	for name, m := range models(t, f) {
+	ms := models(t, f)
+	for name, m := range ms {
 		t.Run(name, func(t *testing.T) {
 			req := research.GenerateRequest{HypothesisID: "h-5", Prompt: "ground it", Tooling: research.Tooling{Tools: []research.ToolSpec{search}}}
 			st, _, err := m.GenerateStep(ctx, req)
@@ -118,7 +136,7 @@ func TestGroundedTurnCallsAToolThenAnswers(t *testing.T) {
 			}
 		})
 	}
-	if s := f.Stats(); s.ToolCalls != 2 {
-		t.Errorf("the fake made %d tool calls; want 2, one per API", s.ToolCalls)
+	if s := f.Stats(); s.ToolCalls != len(ms) {
+		t.Errorf("the fake made %d tool calls; want %d, one per model", s.ToolCalls, len(ms))
 	}
 }

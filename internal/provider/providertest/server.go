@@ -3,6 +3,7 @@ package providertest
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"maps"
 	"net/http"
@@ -97,9 +98,10 @@ type Server struct {
 	claude   *prefixCache
 	files    map[string]*file
 	batches  map[string]*batch
-	order    []string // batch ids in creation order
-	ids      int      // for the ids the fake makes up
-	seq      int      // turns answered
+	order    []string          // batch ids in creation order
+	ids      int               // for the ids the fake makes up
+	seq      int               // turns answered
+	asked    map[uint64]uint64 // turn key -> times asked, for Turn.Key
 	stats    Stats
 	problems []string
 }
@@ -126,7 +128,7 @@ func New(opts Options) *Server {
 		opts: opts, clock: opts.Clock, mux: http.NewServeMux(),
 		openAI: newPrefixCache(), claude: newPrefixCache(),
 		files: map[string]*file{}, batches: map[string]*batch{},
-		stats: newStats(),
+		asked: map[uint64]uint64{}, stats: newStats(),
 	}
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -511,9 +513,12 @@ func (s *Server) hold(r *http.Request) bool {
 // reply asks the Answer hook, if any, for a turn's reply, and fills in the output tokens
 // (counted, times scale, unless the hook gave them).
 func (s *Server) reply(t Turn, scale float64) Reply {
+	k := turnKey(t)
 	s.mu.Lock()
 	t.Seq = s.seq
 	s.seq++
+	t.Key = k ^ s.asked[k]*0x9e3779b97f4a7c15
+	s.asked[k]++
 	s.mu.Unlock()
 	t.Default = defaultReply(t, s.opts.CallTools)
 	rep := t.Default
@@ -536,6 +541,22 @@ func (s *Server) reply(t Turn, scale float64) Reply {
 		rep.OutputTokens = scaled(n, scale)
 	}
 	return rep
+}
+
+// turnKey hashes what a turn asks: the same question gets the same key whenever it comes.
+func turnKey(t Turn) uint64 {
+	h := fnv.New64a()
+	for _, s := range []string{t.Provider, t.Model, t.Agent, string(t.Schema), t.System} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for _, m := range t.Messages {
+		h.Write([]byte(m.Role))
+		h.Write([]byte{0})
+		h.Write([]byte(m.Text))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 // scaled is n tokens times scale, rounded.
