@@ -1,10 +1,5 @@
 package proximity
 
-import (
-	"cmp"
-	"slices"
-)
-
 // Measure is how the proximity agent compares hypotheses, and the thresholds that go with
 // it. The thresholds of one measure mean nothing for another (best-F1 duplicate thresholds
 // differ by a quarter between embedding models), so each measure carries its own,
@@ -55,49 +50,3 @@ const (
 	EmbeddingCluster   = 0.75
 	EmbeddingTheme     = 0.55
 )
-
-// NeighboursBy is Neighbours for any similarity: for each id in newIDs (in sorted
-// order), its k most similar others in ids above floor, most similar first, ties by id,
-// each undirected pair once.
-func NeighboursBy(newIDs, ids []string, sim func(a, b string) float64, k int, floor float64) []Edge {
-	if k <= 0 {
-		return nil
-	}
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	fresh := slices.Clone(newIDs)
-	slices.Sort(fresh)
-	fresh = slices.Compact(fresh)
-	type key struct{ a, b string }
-	seen := map[key]bool{}
-	var edges []Edge
-	for _, id := range fresh {
-		if _, ok := slices.BinarySearch(ids, id); !ok {
-			continue
-		}
-		var cands []Edge
-		for _, other := range ids {
-			if other == id {
-				continue
-			}
-			if s := sim(id, other); s > floor {
-				cands = append(cands, Edge{A: id, B: other, Sim: s})
-			}
-		}
-		slices.SortFunc(cands, func(x, y Edge) int {
-			if c := cmp.Compare(y.Sim, x.Sim); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.B, y.B)
-		})
-		for _, e := range cands[:min(k, len(cands))] {
-			kk := key{min(e.A, e.B), max(e.A, e.B)}
-			if !seen[kk] {
-				seen[kk] = true
-				edges = append(edges, e)
-			}
-		}
-	}
-	return edges
-}

@@ -13,6 +13,7 @@ package proximity
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -158,14 +159,20 @@ type Edge struct {
 // pick each other, the edge is kept where the first (in id order) picked it. Ids in newIDs
 // that all lacks are skipped. The cost is len(newIDs) × len(all) comparisons, never all × all.
 func Neighbours(newIDs []string, all map[string]Signature, k int, floor float64) []Edge {
+	sim := func(a, b string) float64 { return all[a].Similarity(all[b]) }
+	return NeighboursBy(newIDs, slices.Collect(maps.Keys(all)), sim, k, floor)
+}
+
+// NeighboursBy is Neighbours for any similarity between the hypotheses ids names (an
+// embedding's, say): for each id in newIDs that ids holds, its k most similar others
+// above floor, on the same terms.
+func NeighboursBy(newIDs, ids []string, sim func(a, b string) float64, k int, floor float64) []Edge {
 	if k <= 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(all))
-	for id := range all {
-		ids = append(ids, id)
-	}
+	ids = slices.Clone(ids)
 	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	fresh := slices.Clone(newIDs)
 	slices.Sort(fresh)
 	fresh = slices.Compact(fresh)
@@ -175,8 +182,7 @@ func Neighbours(newIDs []string, all map[string]Signature, k int, floor float64)
 	var edges []Edge
 	cands := make([]Edge, 0, len(ids))
 	for _, id := range fresh {
-		me, ok := all[id]
-		if !ok {
+		if _, ok := slices.BinarySearch(ids, id); !ok {
 			continue
 		}
 		cands = cands[:0]
@@ -184,8 +190,8 @@ func Neighbours(newIDs []string, all map[string]Signature, k int, floor float64)
 			if other == id {
 				continue
 			}
-			if sim := me.Similarity(all[other]); sim > floor {
-				cands = append(cands, Edge{A: id, B: other, Sim: sim})
+			if s := sim(id, other); s > floor {
+				cands = append(cands, Edge{A: id, B: other, Sim: s})
 			}
 		}
 		slices.SortFunc(cands, func(x, y Edge) int {
