@@ -1,23 +1,16 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"time"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
@@ -86,179 +79,6 @@ func (b *Box) Close() {
 		}
 		s.mu.Unlock()
 	}
-}
-
-// transport is the real transport of a server: a child process over stdio, or streamable HTTP.
-func (b *Box) transport(s Server) (mcp.Transport, error) {
-	if len(s.Command) > 0 {
-		cmd := exec.Command(s.Command[0], s.Command[1:]...)
-		cmd.Dir = s.Dir
-		cmd.Env = childEnv(s.Env, b.env)
-		cmd.Stderr = &logWriter{logger: b.logger.With("tool_server", s.Name)}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
-	}
-	headers := http.Header{}
-	for _, name := range sortedKeys(s.Headers) {
-		headers.Set(name, s.header(s.Headers[name], b.env))
-	}
-	client, err := httpClient(s.URL, headers, b.base)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.StreamableClientTransport{
-		Endpoint:             s.URL,
-		HTTPClient:           client,
-		MaxRetries:           -1, // Temporal's retry policy is the one retry mechanism
-		DisableStandaloneSSE: true,
-	}, nil
-}
-
-// httpClient is the client of a streamable HTTP server at endpoint. It sends the
-// configured headers (a token, as a rule) to the endpoint's origin only: a redirect to
-// another scheme, host or port is followed without them, as Go strips Authorization
-// from a request to another host. A redirect from https to plain http is refused: what
-// the request carries (the model's arguments) would cross the network in clear.
-func httpClient(endpoint string, headers http.Header, next http.RoundTripper) (*http.Client, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("url %q: %w", endpoint, err)
-	}
-	return &http.Client{
-		Transport: &withHeaders{origin: originOf(u), headers: headers, next: next},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 10 {
-				return errors.New("stopped after 10 redirects")
-			}
-			if from := via[len(via)-1].URL; strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
-				return fmt.Errorf("refused a redirect from https://%s to %s://%s: it would go on in clear; give the tool server's https address in the tools file", from.Host, req.URL.Scheme, req.URL.Host)
-			}
-			return nil
-		},
-	}, nil
-}
-
-// origin is a URL's scheme, host and port, as a browser compares them.
-type origin struct{ scheme, host, port string }
-
-func originOf(u *url.URL) origin {
-	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
-	if o.port == "" {
-		switch o.scheme {
-		case "http":
-			o.port = "80"
-		case "https":
-			o.port = "443"
-		}
-	}
-	return o
-}
-
-// childEnv is a stdio server's environment: enough to run a program, and what its
-// configuration names; never the worker's model keys.
-func childEnv(names []string, env func(string) string) []string {
-	var out []string
-	for _, n := range append([]string{"PATH", "HOME", "LANG", "TMPDIR", "GOCACHE", "GOPATH", "GOMODCACHE", "XDG_CACHE_HOME"}, names...) {
-		if Secret(n) != "" {
-			continue // Check refuses it; a configuration that was not checked does without
-		}
-		if v := env(n); v != "" {
-			out = append(out, n+"="+v)
-		}
-	}
-	return out
-}
-
-// withHeaders adds fixed headers to every request to one origin, and to no other: the
-// http.Client follows redirects through it, and a header added on every hop would follow
-// them anywhere.
-type withHeaders struct {
-	origin  origin
-	headers http.Header
-	next    http.RoundTripper
-}
-
-func (t *withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
-	if originOf(r.URL) != t.origin {
-		return t.next.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	for k, vs := range t.headers {
-		r.Header[k] = vs
-	}
-	return t.next.RoundTrip(r)
-}
-
-// MaxLogLine is the most of one line of a stdio server's stderr the worker logs.
-const MaxLogLine = 4096
-
-// logWriter sends a stdio server's stderr to the worker's log, a line at a time. It holds
-// at most MaxLogLine bytes: a longer line is logged cut, saying so, and the rest of it
-// dropped, so a server that writes megabytes without a newline costs the worker no more.
-// Control characters are dropped from what it logs: the log is read on terminals.
-type logWriter struct {
-	logger *slog.Logger
-	mu     sync.Mutex
-	buf    []byte
-	cut    bool // the line being read was logged cut: the rest of it is dropped
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		part := p
-		if i >= 0 {
-			part = p[:i]
-		}
-		if !w.cut {
-			if room := MaxLogLine - len(w.buf); len(part) > room {
-				w.buf = append(w.buf, part[:room]...)
-				w.log(true)
-				w.cut = true
-			} else {
-				w.buf = append(w.buf, part...)
-			}
-		}
-		if i < 0 {
-			break
-		}
-		if !w.cut {
-			w.log(false)
-		}
-		w.buf, w.cut = w.buf[:0], false
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-// log logs the line held, if it has anything to show, and empties the buffer.
-func (w *logWriter) log(cut bool) {
-	line := strings.TrimSpace(printable(string(w.buf)))
-	w.buf = w.buf[:0]
-	switch {
-	case line == "":
-	case cut:
-		w.logger.Info(line, "cut", fmt.Sprintf("the line goes on past %d bytes; the rest of it is dropped", MaxLogLine))
-	default:
-		w.logger.Info(line)
-	}
-}
-
-// printable is s without control and format characters (a terminal's escape sequences,
-// carriage returns, bidirectional overrides), a tab as a space and bytes that are not
-// UTF-8 as U+FFFD.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 // find returns the configured server of that name.
@@ -408,99 +228,6 @@ func (b *Box) Specs(ctx context.Context, names []string) ([]research.ToolSpec, e
 		out = append(out, specs[i])
 	}
 	return out, nil
-}
-
-// Outcome is what a tool call gave back.
-type Outcome struct {
-	Content    string          // the text the model reads
-	Structured json.RawMessage // the structured result, if any
-	IsError    bool            // the tool reported an error (a result, not a failure)
-}
-
-// Call calls a tool ("server.tool") with arguments (a JSON object). A tool's own error
-// (a bad argument, nothing found) is an Outcome with IsError, for the model to read; an
-// error return is a failure to reach the tool (retried by the caller's policy), or an
-// *UnknownError for a tool the server does not have.
-func (b *Box) Call(ctx context.Context, name string, args json.RawMessage) (Outcome, error) {
-	srv, tool, err := research.SplitTool(name)
-	if err != nil || tool == "*" {
-		return Outcome{}, &UnknownError{What: fmt.Sprintf("tool %q: name one tool, server.tool", name)}
-	}
-	s, err := b.find(srv)
-	if err != nil {
-		return Outcome{}, err
-	}
-	// The server's own timeout bounds each call, whatever the caller allows.
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
-	defer cancel()
-	var arguments map[string]any
-	if len(args) > 0 && string(args) != "null" {
-		if err := json.Unmarshal(args, &arguments); err != nil {
-			return Outcome{Content: "the arguments are not a JSON object (" + err.Error() + "); call the tool again with a JSON object that matches its input schema", IsError: true}, nil
-		}
-	}
-	s.mu.Lock()
-	cs, err := b.connected(ctx, s)
-	if err == nil && !slices.ContainsFunc(s.tools, func(t *mcp.Tool) bool { return t.Name == tool }) {
-		err = &UnknownError{What: fmt.Sprintf("tool %q on server %s", tool, srv)}
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return Outcome{}, err
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
-	var refused *jsonrpc.Error
-	switch {
-	case err == nil:
-		return outcome(res), nil
-	case errors.As(err, &refused) && !errors.Is(err, mcp.ErrConnectionClosed):
-		// The server answered, refusing the request (bad arguments, say): the model reads
-		// why, as it would a tool's own error. Asking again the same way would not help.
-		return Outcome{Content: fmt.Sprintf("the %s server refused the call: %s", srv, refused.Message), IsError: true}, nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return Outcome{}, fmt.Errorf("tool %s did not answer within %s: %w", name, s.cfg.CallTimeout(), err)
-	case ctx.Err() == nil:
-		// The connection is gone (a server that died, a network that failed): the next
-		// call connects again.
-		s.mu.Lock()
-		s.drop(cs)
-		s.mu.Unlock()
-	}
-	return Outcome{}, fmt.Errorf("tool %s: %w", name, err)
-}
-
-// outcome turns an MCP result into what the model reads: its text parts, and a note for
-// each part that is not text.
-func outcome(res *mcp.CallToolResult) Outcome {
-	var parts []string
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			parts = append(parts, c.Text)
-		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[an image, %s, %d bytes]", c.MIMEType, len(c.Data)))
-		case *mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio, %s, %d bytes]", c.MIMEType, len(c.Data)))
-		case *mcp.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[a resource: %s %s]", c.Name, c.URI))
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
-				parts = append(parts, c.Resource.Text)
-			} else if c.Resource != nil {
-				parts = append(parts, fmt.Sprintf("[a resource: %s]", c.Resource.URI))
-			}
-		}
-	}
-	o := Outcome{Content: strings.Join(parts, "\n"), IsError: res.IsError}
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			o.Structured = b
-		}
-	}
-	if o.Content == "" && len(o.Structured) > 0 {
-		o.Content = string(o.Structured)
-	}
-	return o
 }
 
 // capRunes is s cut to at most n characters.

@@ -10,6 +10,7 @@ package tools
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -224,7 +225,7 @@ func (c Config) Check(env func(string) string) error {
 				return fmt.Errorf("%s: env names %s, which is not set in the worker's environment", what, v)
 			}
 		}
-		for _, name := range sortedKeys(s.Headers) {
+		for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
 			for _, m := range envRef.FindAllStringSubmatch(s.Headers[name], -1) {
 				switch v := m[1]; {
 				case Secret(v) != "":
@@ -258,13 +259,4 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
