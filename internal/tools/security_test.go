@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,35 +214,25 @@ func TestStderrIsReadInBoundedLines(t *testing.T) {
 	}
 }
 
-// TestHTTPServerGetsItsHeaders: through the SDK's streamable client, every request to the
-// server's own origin carries its headers, so a server that requires its token still
-// answers the worker's calls.
-func TestHTTPServerGetsItsHeaders(t *testing.T) {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return library() }, nil)
-	var unauthorized sync.Map
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer t0k" {
-			unauthorized.Store(r.Method+" "+r.URL.Path, true)
-			http.Error(w, "no token", http.StatusUnauthorized)
-			return
+// A stdio server runs with a small environment: never the worker's model keys.
+func TestChildEnv(t *testing.T) {
+	env := map[string]string{"PATH": "/bin", "HOME": "/root", "OPENAI_API_KEY": "sk-secret", "NCBI_KEY": "k"}
+	got := childEnv([]string{"NCBI_KEY"}, func(k string) string { return env[k] })
+	if !slices.Contains(got, "PATH=/bin") || !slices.Contains(got, "NCBI_KEY=k") {
+		t.Errorf("%v lacks PATH or NCBI_KEY", got)
+	}
+	for _, kv := range got {
+		if strings.Contains(kv, "sk-secret") {
+			t.Errorf("the worker's key reached the tool server: %v", got)
 		}
-		mcpHandler.ServeHTTP(w, r)
-	}))
-	defer server.Close()
-	cfg := Config{Servers: []Server{{Name: "literature", URL: server.URL + "/mcp", Env: []string{"PUBMED_TOKEN"},
-		Headers: map[string]string{"Authorization": "Bearer ${PUBMED_TOKEN}"}}}}
-	env := func(k string) string { return map[string]string{"PUBMED_TOKEN": "t0k"}[k] }
-	if err := cfg.Check(env); err != nil {
-		t.Fatal(err)
 	}
-	b := Open(cfg, env, nil)
-	defer b.Close()
-	out, err := b.Call(t.Context(), "literature.search", []byte(`{"query": "microglia"}`))
-	if err != nil || out.IsError || !strings.Contains(out.Content, "Tau spreads microglia") {
-		t.Fatalf("search over http: %+v, %v", out, err)
+	// A listed variable is filled in; an unlisted one, or cosci's keys, never are.
+	env["PUBMED_TOKEN"], env["COSCI_KEYS"] = "t0k", "lab-keys"
+	s := Server{Env: []string{"PUBMED_TOKEN", "COSCI_KEYS"}}
+	if h := s.header("Bearer ${PUBMED_TOKEN} ${NCBI_KEY} ${COSCI_KEYS}", func(k string) string { return env[k] }); h != "Bearer t0k  " {
+		t.Errorf("header %q", h)
 	}
-	unauthorized.Range(func(k, _ any) bool {
-		t.Errorf("%s reached the server without its token", k)
-		return true
-	})
+	if got := childEnv(s.Env, func(k string) string { return env[k] }); slices.Contains(got, "COSCI_KEYS=lab-keys") {
+		t.Errorf("the lab's keys reached the tool server: %v", got)
+	}
 }
