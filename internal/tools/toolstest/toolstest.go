@@ -6,6 +6,7 @@ package toolstest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -30,14 +31,7 @@ type Box struct {
 func NewBox(t testing.TB, servers map[string]*mcp.Server, missing ...string) *Box {
 	t.Helper()
 	var cfg tools.Config
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range servers {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, name := range append(names, missing...) {
+	for _, name := range append(slices.Sorted(maps.Keys(servers)), missing...) {
 		cfg.Servers = append(cfg.Servers, tools.Server{Name: name})
 	}
 	return NewBoxOf(t, cfg, servers)
