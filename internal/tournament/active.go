@@ -78,24 +78,12 @@ const similarEnough = 0.9
 // is deterministic for given contenders, similarities, budget and options.
 func Active(contenders []Contender, similarity func(a, b string) float64, budget int, opts ActiveOptions) []Match {
 	opts = opts.withDefaults()
-	cs := make([]Contender, 0, len(contenders))
-	seen := make(map[string]bool, len(contenders))
-	for _, c := range contenders {
-		if !seen[c.ID] {
-			seen[c.ID] = true
-			cs = append(cs, c)
-		}
-	}
+	cs := firstOfEach(contenders, func(c Contender) string { return c.ID })
 	n := len(cs)
 	if budget <= 0 || n < 2 {
 		return nil
 	}
-	slices.SortFunc(cs, func(x, y Contender) int {
-		if c := cmp.Compare(y.Strength, x.Strength); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ID, y.ID)
-	})
+	slices.SortFunc(cs, func(x, y Contender) int { return strongerFirst(x.Strength, y.Strength, x.ID, y.ID) })
 	k := min(opts.TopK, n-1)
 	b := batch{cs: cs, info: make([]float64, n), lead: make([]int, n), sim: similarity, seed: opts.Seed}
 	for i, c := range cs {

@@ -323,12 +323,7 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 // Ranked orders ids by fitted strength, strongest first, ties by id.
 func (r Ratings) Ranked(ids []string) []string {
 	out := slices.Clone(ids)
-	slices.SortFunc(out, func(x, y string) int {
-		if c := cmp.Compare(r.By[y].Strength, r.By[x].Strength); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	slices.SortFunc(out, func(x, y string) int { return strongerFirst(r.By[x].Strength, r.By[y].Strength, x, y) })
 	return out
 }
 

@@ -77,9 +77,4 @@ func Ranking(players []Player) []string {
 }
 
 // byElo orders players best first, ties by id.
-func byElo(x, y Player) int {
-	if c := cmp.Compare(y.Elo, x.Elo); c != 0 {
-		return c
-	}
-	return cmp.Compare(x.ID, y.ID)
-}
+func byElo(x, y Player) int { return strongerFirst(x.Elo, y.Elo, x.ID, y.ID) }

@@ -1,5 +1,7 @@
 package tournament
 
+import "cmp"
+
 // Player is what pairing needs to know about a hypothesis.
 type Player struct {
 	ID      string
@@ -19,4 +21,27 @@ type Match struct {
 	// workflow sets it, so that each meeting is a turn of its own); 0 where a pair meets
 	// once at most.
 	N int `json:"n,omitempty"`
+}
+
+// strongerFirst orders two players by rating, the stronger first, ties by id: the order of
+// every ranking and pairing here (the ratings are Elo or fitted strengths).
+func strongerFirst(ratingX, ratingY float64, x, y string) int {
+	if c := cmp.Compare(ratingY, ratingX); c != 0 {
+		return c
+	}
+	return cmp.Compare(x, y)
+}
+
+// firstOfEach is xs with the first entry of each id only, in order: a repeated id's later
+// entries do not count.
+func firstOfEach[T any](xs []T, id func(T) string) []T {
+	out := make([]T, 0, len(xs))
+	seen := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		if !seen[id(x)] {
+			seen[id(x)] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -109,14 +109,7 @@ func Schedule(players []Player, similarity func(a, b string) float64, budget int
 	if budget <= 0 || len(players) < 2 {
 		return nil
 	}
-	ps := make([]Player, 0, len(players))
-	ids := make(map[string]bool, len(players))
-	for _, p := range players {
-		if !ids[p.ID] { // a repeated id: the first entry counts
-			ids[p.ID] = true
-			ps = append(ps, p)
-		}
-	}
+	ps := firstOfEach(players, func(p Player) string { return p.ID })
 	slices.SortFunc(ps, byElo)
 	n := len(ps)
 
