@@ -130,12 +130,7 @@ func TestEloScale(t *testing.T) {
 
 func TestResultJSON(t *testing.T) {
 	for _, r := range []Result{{A: "h-0001", B: "h-0002", AWon: true}, {A: "h-0003", B: "h-0001"}, {A: "h-0010", B: "h-0011", Debate: true}} {
-		data, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Result
-		if err := json.Unmarshal(data, &back); err != nil || back != r {
+		if data, back, err := roundTrip(r); err != nil || back != r {
 			t.Errorf("%+v -> %s -> %+v, %v", r, data, back, err)
 		}
 	}

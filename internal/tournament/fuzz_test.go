@@ -19,13 +19,17 @@ func FuzzResult(f *testing.F) {
 		if r.A == "" || r.B == "" {
 			t.Fatalf("%s read as %+v, with a side missing", raw, r)
 		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Result
-		if err := json.Unmarshal(data, &back); err != nil || back != r {
+		if data, back, err := roundTrip(r); err != nil || back != r {
 			t.Fatalf("%s read as %+v, wrote %s, read back as %+v (%v)", raw, r, data, back, err)
 		}
 	})
+}
+
+// roundTrip writes a result as JSON and reads it back.
+func roundTrip(r Result) (data []byte, back Result, err error) {
+	if data, err = json.Marshal(r); err != nil {
+		return data, back, err
+	}
+	err = json.Unmarshal(data, &back)
+	return data, back, err
 }
