@@ -3,6 +3,7 @@ package proximity
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -34,7 +35,7 @@ func TFIDF(hs []research.Hypothesis) ThemeSim {
 	df := map[string]int{}
 	for i, h := range hs {
 		parts := append([]string{h.Title, h.Title, h.Statement, h.Rationale}, h.Predictions...) // the title says what it claims: twice
-		words := Words(joinLines(parts))
+		words := Words(strings.Join(parts, "\n"))
 		tf := map[string]float64{}
 		for k, w := range words {
 			tf[w]++
@@ -158,13 +159,5 @@ func ThemesOf(top []research.Hypothesis, sim ThemeSim, threshold float64) [][]st
 		out = append(out, ids)
 	}
 	slices.SortFunc(out, func(x, y []string) int { return at(x[0]) - at(y[0]) })
-	return out
-}
-
-func joinLines(parts []string) string {
-	out := ""
-	for _, p := range parts {
-		out += p + "\n"
-	}
 	return out
 }
