@@ -24,10 +24,8 @@ func (s *Store) PutMetaReview(ctx context.Context, sessionID string, m research.
 // MetaReview returns the meta-review of one round. If there is none, the error wraps
 // fs.ErrNotExist.
 func (s *Store) MetaReview(ctx context.Context, sessionID string, round int) (research.MetaReview, error) {
-	var m research.MetaReview
 	if round < 0 {
-		return m, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
+		return research.MetaReview{}, fmt.Errorf("store: meta-review round %d is negative; number rounds from 0", round)
 	}
-	err := s.get(ctx, sessionID, metaReviewKey(round), fmt.Sprintf("meta-review of round %d", round), &m)
-	return m, err
+	return getAs[research.MetaReview](ctx, s, sessionID, metaReviewKey(round), fmt.Sprintf("meta-review of round %d", round))
 }

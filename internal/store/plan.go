@@ -18,9 +18,7 @@ func (s *Store) PutPlan(ctx context.Context, sessionID string, p research.Plan) 
 // Plan returns the session's research plan. If there is none, the error wraps
 // fs.ErrNotExist.
 func (s *Store) Plan(ctx context.Context, sessionID string) (research.Plan, error) {
-	var p research.Plan
-	err := s.get(ctx, sessionID, planFile, "research plan", &p)
-	return p, err
+	return getAs[research.Plan](ctx, s, sessionID, planFile, "research plan")
 }
 
 // PutOverview stores the session's research overview. If the session already has one,
@@ -32,7 +30,5 @@ func (s *Store) PutOverview(ctx context.Context, sessionID string, o research.Ov
 // Overview returns the session's research overview. If there is none, the error wraps
 // fs.ErrNotExist.
 func (s *Store) Overview(ctx context.Context, sessionID string) (research.Overview, error) {
-	var o research.Overview
-	err := s.get(ctx, sessionID, overviewFile, "research overview", &o)
-	return o, err
+	return getAs[research.Overview](ctx, s, sessionID, overviewFile, "research overview")
 }

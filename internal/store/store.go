@@ -251,12 +251,18 @@ func (s *Store) putByID(ctx context.Context, sessionID, dir, noun, id string, v 
 
 // getByID reads the record putByID wrote.
 func getByID[T any](ctx context.Context, s *Store, sessionID, dir, noun, id string) (T, error) {
-	var v T
 	k, err := key(sessionID, dir, ".json", noun+" id", id)
 	if err != nil {
-		return v, err
+		var none T
+		return none, err
 	}
-	err = s.get(ctx, sessionID, k, fmt.Sprintf("%s %q", noun, id), &v)
+	return getAs[T](ctx, s, sessionID, k, fmt.Sprintf("%s %q", noun, id))
+}
+
+// getAs is get into a new T.
+func getAs[T any](ctx context.Context, s *Store, sessionID, key, what string) (T, error) {
+	var v T
+	err := s.get(ctx, sessionID, key, what, &v)
 	return v, err
 }
 
