@@ -4,7 +4,7 @@
 //
 // A Store is the sessions' records as the activities and the starter read and write them. It
 // keeps them in a Backend, a small interface with two implementations that pass the same
-// contract tests (store_test.go):
+// contract tests (eachStore in contract_test.go, run by the records' tests):
 //
 //   - Dir, a directory on local disk (the embedded default, `make demo`): one directory per
 //     session, one file per record, readable with any tool (the compressed ones with
