@@ -35,35 +35,19 @@ func (c cited) Flagged() bool {
 	return c.Verdict != unchecked && research.CitationCheck{Verdict: c.Verdict, Support: c.Support}.Flagged()
 }
 
-// severity orders the verdicts: the worst a review found is the reference's.
-func severity(v string) int {
-	switch v {
-	case research.CitationInvented:
-		return 5
-	case research.CitationContradicted:
-		return 4
-	case research.CitationUnsupported:
-		return 3
-	case research.CitationAltered:
-		return 2
-	case research.CitationVerified:
-		return 1
-	}
-	return 0
-}
+// verdictOrder ranks the verdicts from the mildest: the worst a review found is the
+// reference's.
+var verdictOrder = []string{unchecked, research.CitationVerified, research.CitationAltered,
+	research.CitationUnsupported, research.CitationContradicted, research.CitationInvented}
 
-// supportSeverity orders the support judgements: a quote one review found contradicting
-// its claim stays so, whatever another found.
-func supportSeverity(s string) int {
-	switch s {
-	case research.SupportContradicts:
-		return 3
-	case research.SupportIrrelevant:
-		return 2
-	case research.SupportSupports:
-		return 1
-	}
-	return 0
+// supportOrder ranks the support judgements from the mildest: a quote one review found
+// contradicting its claim stays so, whatever another found.
+var supportOrder = []string{"", research.SupportSupports, research.SupportIrrelevant, research.SupportContradicts}
+
+// worse says whether a is further along order than b. A value not in order is never
+// worse than one that is.
+func worse(order []string, a, b string) bool {
+	return slices.Index(order, a) > slices.Index(order, b)
 }
 
 // citations are a hypothesis' references, each with the worst verdict any of its reviews'
@@ -81,10 +65,10 @@ func (v *view) citations(id string) []cited {
 				if !citation.SameID(ch.ID, r.ID) {
 					continue
 				}
-				if severity(ch.Verdict) > severity(c.Verdict) {
+				if worse(verdictOrder, ch.Verdict, c.Verdict) {
 					c.Verdict, c.Note, c.Passage = ch.Verdict, ch.Note, ch.Passage
 				}
-				if supportSeverity(ch.Support) > supportSeverity(c.Support) {
+				if worse(supportOrder, ch.Support, c.Support) {
 					c.Support, c.SupportNote = ch.Support, ch.SupportNote
 				}
 			}
