@@ -35,19 +35,44 @@ func (c cited) Flagged() bool {
 	return c.Verdict != unchecked && research.CitationCheck{Verdict: c.Verdict, Support: c.Support}.Flagged()
 }
 
-// verdictOrder ranks the verdicts from the mildest: the worst a review found is the
-// reference's.
-var verdictOrder = []string{unchecked, research.CitationVerified, research.CitationAltered,
-	research.CitationUnsupported, research.CitationContradicted, research.CitationInvented}
+// A scale is a check's possible values, mildest first, each with how the report says it.
+type scale []grade
 
-// supportOrder ranks the support judgements from the mildest: a quote one review found
-// contradicting its claim stays so, whatever another found.
-var supportOrder = []string{"", research.SupportSupports, research.SupportIrrelevant, research.SupportContradicts}
+type grade struct{ value, word string }
 
-// worse says whether a is further along order than b. A value not in order is never
-// worse than one that is.
-func worse(order []string, a, b string) bool {
-	return slices.Index(order, a) > slices.Index(order, b)
+// verdicts are the citation checks' verdicts: the worst a review found is the reference's.
+var verdicts = scale{
+	{unchecked, "not checked yet"},
+	{research.CitationVerified, "verified"},
+	{research.CitationAltered, "altered: close to its source, not its words"},
+	{research.CitationUnsupported, "flagged: its source does not say this"},
+	{research.CitationContradicted, "flagged: its source says otherwise"},
+	{research.CitationInvented, "flagged: no tool returned this source"},
+}
+
+// supports are the reviews' judgements of a quote against its claim: a quote one review
+// found contradicting its claim stays so, whatever another found.
+var supports = scale{
+	{"", ""},
+	{research.SupportSupports, "supports the claim"},
+	{research.SupportIrrelevant, "flagged: does not bear on the claim"},
+	{research.SupportContradicts, "flagged: contradicts the claim"},
+}
+
+func (s scale) rank(v string) int {
+	return slices.IndexFunc(s, func(g grade) bool { return g.value == v })
+}
+
+// worse says whether a is further along the scale than b. A value not on the scale is
+// never worse than one that is.
+func (s scale) worse(a, b string) bool { return s.rank(a) > s.rank(b) }
+
+// word is how the report says v; a value not on the scale is said as the mildest.
+func (s scale) word(v string) string {
+	if i := s.rank(v); i >= 0 {
+		return s[i].word
+	}
+	return s[0].word
 }
 
 // citations are a hypothesis' references, each with the worst verdict any of its reviews'
@@ -65,10 +90,10 @@ func (v *view) citations(id string) []cited {
 				if !citation.SameID(ch.ID, r.ID) {
 					continue
 				}
-				if worse(verdictOrder, ch.Verdict, c.Verdict) {
+				if verdicts.worse(ch.Verdict, c.Verdict) {
 					c.Verdict, c.Note, c.Passage = ch.Verdict, ch.Note, ch.Passage
 				}
-				if worse(supportOrder, ch.Support, c.Support) {
+				if supports.worse(ch.Support, c.Support) {
 					c.Support, c.SupportNote = ch.Support, ch.SupportNote
 				}
 			}
@@ -146,36 +171,6 @@ func citationLine(r research.Reference) string {
 	return strings.Join(parts, ". ") + "."
 }
 
-// verdictWord is a check's verdict as the report says it.
-func verdictWord(v string) string {
-	switch v {
-	case research.CitationVerified:
-		return "verified"
-	case research.CitationAltered:
-		return "altered: close to its source, not its words"
-	case research.CitationContradicted:
-		return "flagged: its source says otherwise"
-	case research.CitationUnsupported:
-		return "flagged: its source does not say this"
-	case research.CitationInvented:
-		return "flagged: no tool returned this source"
-	}
-	return "not checked yet"
-}
-
-// supportWord says what a review judged of a quote against its claim.
-func supportWord(s string) string {
-	switch s {
-	case research.SupportSupports:
-		return "supports the claim"
-	case research.SupportContradicts:
-		return "flagged: contradicts the claim"
-	case research.SupportIrrelevant:
-		return "flagged: does not bear on the claim"
-	}
-	return ""
-}
-
 // references writes a hypothesis' references, each with its check's verdict.
 func references(b *bytes.Buffer, cs []cited) {
 	if len(cs) == 0 {
@@ -192,8 +187,8 @@ func references(b *bytes.Buffer, cs []cited) {
 		default:
 			line += mdAddress(c.Reference)
 		}
-		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))
-		if w := supportWord(c.Support); w != "" {
+		fmt.Fprintf(b, "- %s — *%s*", line, verdicts.word(c.Verdict))
+		if w := supports.word(c.Support); w != "" {
 			fmt.Fprintf(b, "; *%s*", w)
 		}
 		if cl := mdText(c.Claim); cl != "" {
