@@ -24,11 +24,10 @@ func ParseCSL(data []byte, file string) ([]Reference, []Skipped) {
 // that is not JSON is skipped whole, with where it stops being JSON. Items are decoded
 // one at a time, and an item's names past the Authors cap are counted, not kept.
 func (l Limits) ParseCSL(data []byte, file string) ([]Reference, []Skipped) {
-	l = l.orDefaults()
-	if big := l.tooLarge(file, int64(len(data))); big != nil {
+	l, data, big := l.begin(file, data)
+	if big != nil {
 		return nil, big
 	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if !json.Valid(data) {
 		var v any
 		return nil, []Skipped{{File: file, Reason: "not a CSL-JSON array of items: " + jsonProblem(data, json.Unmarshal(data, &v))}}

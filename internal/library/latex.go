@@ -165,14 +165,3 @@ func accentArgument(rs []rune, i int) (string, int) {
 	}
 	return string(rs[i]), i
 }
-
-// fold removes the accents of a text: "Müller" is "Muller".
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -78,6 +79,16 @@ func (l Limits) orDefaults() Limits {
 		}
 	}
 	return l
+}
+
+// begin is how each format's parser starts: the limits with their defaults, a file over
+// FileBytes refused whole (big), and the byte-order mark an export may start with dropped.
+func (l Limits) begin(file string, data []byte) (_ Limits, text []byte, big []Skipped) {
+	l = l.orDefaults()
+	if big := l.tooLarge(file, int64(len(data))); big != nil {
+		return l, nil, big
+	}
+	return l, bytes.TrimPrefix(data, []byte("\ufeff")), nil
 }
 
 // tooLarge is the report of a file over FileBytes, or nil.
@@ -190,25 +201,25 @@ func (r *Reference) capFields(lim Limits) (why string, cuts []string) {
 			cuts = append(cuts, fmt.Sprintf("%s cut to %s", f.name, bytesText(int64(f.max))))
 		}
 	}
-	long := 0
-	for i, a := range r.Authors {
-		if len(a) > lim.TextBytes {
-			r.Authors[i] = cutText(a, lim.TextBytes)
-			long++
+	for _, f := range []struct {
+		what string
+		list []string
+	}{{"author names", r.Authors}, {"keywords", r.Keywords}} {
+		if long := cutEach(f.list, lim.TextBytes); long > 0 {
+			cuts = append(cuts, fmt.Sprintf("%d %s cut to %s", long, f.what, bytesText(int64(lim.TextBytes))))
 		}
-	}
-	if long > 0 {
-		cuts = append(cuts, fmt.Sprintf("%d author names cut to %s", long, bytesText(int64(lim.TextBytes))))
-	}
-	long = 0
-	for i, k := range r.Keywords {
-		if len(k) > lim.TextBytes {
-			r.Keywords[i] = cutText(k, lim.TextBytes)
-			long++
-		}
-	}
-	if long > 0 {
-		cuts = append(cuts, fmt.Sprintf("%d keywords cut to %s", long, bytesText(int64(lim.TextBytes))))
 	}
 	return "", cuts
+}
+
+// cutEach cuts each text of list longer than limit, in place, and says how many it cut.
+func cutEach(list []string, limit int) int {
+	long := 0
+	for i, s := range list {
+		if len(s) > limit {
+			list[i] = cutText(s, limit)
+			long++
+		}
+	}
+	return long
 }

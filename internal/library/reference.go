@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // Reference is one work of the library.
@@ -155,7 +157,7 @@ func generatedKey(r Reference) string {
 // keyWord is a word in lower-case ASCII letters and digits.
 func keyWord(s string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(fold(s)) {
+	for _, r := range strings.ToLower(research.Fold(s)) {
 		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			b.WriteRune(r)
 		}

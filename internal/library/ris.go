@@ -27,12 +27,11 @@ func ParseRIS(data []byte, file string) ([]Reference, []Skipped) {
 // cut off (no ER and no title), is skipped with its line and why. A value wrapped over
 // more lines than ValueBytes holds keeps what fits.
 func (l Limits) ParseRIS(data []byte, file string) ([]Reference, []Skipped) {
-	l = l.orDefaults()
-	if big := l.tooLarge(file, int64(len(data))); big != nil {
+	l, data, big := l.begin(file, data)
+	if big != nil {
 		return nil, big
 	}
-	text := strings.TrimPrefix(string(data), "\ufeff")
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
 	var refs []Reference
 	rep := newReport(file, l)
 	var (

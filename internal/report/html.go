@@ -121,10 +121,10 @@ func source(c cited) pageSource {
 		s.Line = c.ID // a record without a title (prose, a bare id): the id names it
 	}
 	if c.Verdict != "" {
-		s.Verdict, s.Class = verdictWord(c.Verdict), c.Verdict
+		s.Verdict, s.Class = verdicts.word(c.Verdict), c.Verdict
 	}
 	if c.Support != "" {
-		s.Support, s.SupportClass, s.SupportNote = supportWord(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
+		s.Support, s.SupportClass, s.SupportNote = supports.word(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
 	}
 	return s
 }

@@ -2,15 +2,9 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -19,12 +13,6 @@ import (
 // The references a session's hypotheses cite: each with what the citation checks of its
 // reviews found, and the session's bibliography (BibTeX and CSL-JSON), which leaves out
 // the sources no tool returned, since they do not exist as cited.
-
-// File names of the bibliography.
-const (
-	BibTeXFile = "bibliography.bib"
-	CSLFile    = "bibliography.json"
-)
 
 // Verdicts beyond the citation checks': a reference no review has checked yet.
 const unchecked = "unchecked"
@@ -47,35 +35,44 @@ func (c cited) Flagged() bool {
 	return c.Verdict != unchecked && research.CitationCheck{Verdict: c.Verdict, Support: c.Support}.Flagged()
 }
 
-// severity orders the verdicts: the worst a review found is the reference's.
-func severity(v string) int {
-	switch v {
-	case research.CitationInvented:
-		return 5
-	case research.CitationContradicted:
-		return 4
-	case research.CitationUnsupported:
-		return 3
-	case research.CitationAltered:
-		return 2
-	case research.CitationVerified:
-		return 1
-	}
-	return 0
+// A scale is a check's possible values, mildest first, each with how the report says it.
+type scale []grade
+
+type grade struct{ value, word string }
+
+// verdicts are the citation checks' verdicts: the worst a review found is the reference's.
+var verdicts = scale{
+	{unchecked, "not checked yet"},
+	{research.CitationVerified, "verified"},
+	{research.CitationAltered, "altered: close to its source, not its words"},
+	{research.CitationUnsupported, "flagged: its source does not say this"},
+	{research.CitationContradicted, "flagged: its source says otherwise"},
+	{research.CitationInvented, "flagged: no tool returned this source"},
 }
 
-// supportSeverity orders the support judgements: a quote one review found contradicting
-// its claim stays so, whatever another found.
-func supportSeverity(s string) int {
-	switch s {
-	case research.SupportContradicts:
-		return 3
-	case research.SupportIrrelevant:
-		return 2
-	case research.SupportSupports:
-		return 1
+// supports are the reviews' judgements of a quote against its claim: a quote one review
+// found contradicting its claim stays so, whatever another found.
+var supports = scale{
+	{"", ""},
+	{research.SupportSupports, "supports the claim"},
+	{research.SupportIrrelevant, "flagged: does not bear on the claim"},
+	{research.SupportContradicts, "flagged: contradicts the claim"},
+}
+
+func (s scale) rank(v string) int {
+	return slices.IndexFunc(s, func(g grade) bool { return g.value == v })
+}
+
+// worse says whether a is further along the scale than b. A value not on the scale is
+// never worse than one that is.
+func (s scale) worse(a, b string) bool { return s.rank(a) > s.rank(b) }
+
+// word is how the report says v; a value not on the scale is said as the mildest.
+func (s scale) word(v string) string {
+	if i := s.rank(v); i >= 0 {
+		return s[i].word
 	}
-	return 0
+	return s[0].word
 }
 
 // citations are a hypothesis' references, each with the worst verdict any of its reviews'
@@ -93,10 +90,10 @@ func (v *view) citations(id string) []cited {
 				if !citation.SameID(ch.ID, r.ID) {
 					continue
 				}
-				if severity(ch.Verdict) > severity(c.Verdict) {
+				if verdicts.worse(ch.Verdict, c.Verdict) {
 					c.Verdict, c.Note, c.Passage = ch.Verdict, ch.Note, ch.Passage
 				}
-				if supportSeverity(ch.Support) > supportSeverity(c.Support) {
+				if supports.worse(ch.Support, c.Support) {
 					c.Support, c.SupportNote = ch.Support, ch.SupportNote
 				}
 			}
@@ -141,89 +138,6 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 	return refs, invented
 }
 
-// address is where a source is, as given: its DOI's resolver, or its URL. It may be any
-// text a model or a tool wrote; link says whether a reader may follow it.
-func address(r research.Reference) string {
-	if doi := citation.NormalDOI(r.DOI); doi != "" {
-		return doiURL(doi)
-	}
-	if doi := citation.NormalDOI(r.ID); doi != "" {
-		return doiURL(doi)
-	}
-	if u := strings.TrimSpace(r.URL); u != "" {
-		return u
-	}
-	return registryURL(r)
-}
-
-// registryURL is a source's page at the registry of its PubMed, PMC, arXiv or OpenAlex
-// id, for a source a literature service gave no DOI or URL: each id is put in its normal
-// form (citation.ParseID), so what goes into the link is only the id's own characters.
-func registryURL(r research.Reference) string {
-	for _, id := range []string{r.PMID, r.PMCID, r.ArXiv, r.OpenAlex, r.ID} {
-		switch p := citation.ParseID(id); p.Scheme {
-		case citation.SchemePMID:
-			return "https://pubmed.ncbi.nlm.nih.gov/" + url.PathEscape(p.Value) + "/"
-		case citation.SchemePMCID:
-			return "https://pmc.ncbi.nlm.nih.gov/articles/" + url.PathEscape(p.Value) + "/"
-		case citation.SchemeArXiv:
-			return "https://arxiv.org/abs/" + p.Value // new-style or old-style (hep-th/9901001) ids, both path-safe
-		case citation.SchemeOpenAlex:
-			return "https://openalex.org/" + url.PathEscape(p.Value)
-		}
-	}
-	return ""
-}
-
-// link is the source's address when the report may link it (webURL).
-func link(r research.Reference) string { return webURL(address(r)) }
-
-// webURL is a, when a reader may follow it: an http(s) URL with a host, no user name
-// (https://trusted.example@elsewhere.example reads as trusted) and nothing a Markdown
-// autolink would end at or a browser would read as a slash. Anything else (javascript:,
-// data:, file:, a relative or protocol-relative path) is "": shown as text, never linked,
-// since a viewer that does not sanitise would follow it.
-func webURL(a string) string {
-	u, err := url.Parse(a)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return ""
-	}
-	if strings.ContainsFunc(a, func(c rune) bool {
-		return c <= ' ' || strings.ContainsRune("<>\\", c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c)
-	}) {
-		return ""
-	}
-	return a
-}
-
-// doiURL is a DOI's link at doi.org, with what a URL path cannot hold ("#", "?", "%",
-// spaces, "<>" as SICI DOIs have) percent-encoded, and the rest as written.
-func doiURL(doi string) string {
-	var b strings.Builder
-	b.WriteString("https://doi.org/")
-	for i := 0; i < len(doi); i++ {
-		c := doi[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-// mdAddress is a source's address in report.md: an autolink when it may be followed, else
-// a code span, which no renderer links.
-func mdAddress(r research.Reference) string {
-	if l := link(r); l != "" {
-		return " <" + l + ">"
-	}
-	if a := address(r); a != "" {
-		return " " + code(a)
-	}
-	return ""
-}
-
 // authorsShort is up to three authors, then "et al.".
 func authorsShort(authors []string) string {
 	if len(authors) == 0 {
@@ -257,236 +171,6 @@ func citationLine(r research.Reference) string {
 	return strings.Join(parts, ". ") + "."
 }
 
-// verdictWord is a check's verdict as the report says it.
-func verdictWord(v string) string {
-	switch v {
-	case research.CitationVerified:
-		return "verified"
-	case research.CitationAltered:
-		return "altered: close to its source, not its words"
-	case research.CitationContradicted:
-		return "flagged: its source says otherwise"
-	case research.CitationUnsupported:
-		return "flagged: its source does not say this"
-	case research.CitationInvented:
-		return "flagged: no tool returned this source"
-	}
-	return "not checked yet"
-}
-
-// supportWord says what a review judged of a quote against its claim.
-func supportWord(s string) string {
-	switch s {
-	case research.SupportSupports:
-		return "supports the claim"
-	case research.SupportContradicts:
-		return "flagged: contradicts the claim"
-	case research.SupportIrrelevant:
-		return "flagged: does not bear on the claim"
-	}
-	return ""
-}
-
-// BibTeX writes references as BibTeX entries: a stable key for each (first author's
-// family name, year, first word of the title), LaTeX's special characters escaped, and
-// any other text as UTF-8, which biber and modern BibTeX read. Every value's braces are
-// balanced whatever its source wrote (texEscape, bibVerbatim), so none can close its
-// field and start another: a DOI of "10.1/x},note={..." stays one DOI.
-func BibTeX(refs []research.Reference) []byte {
-	var b bytes.Buffer
-	used := map[string]int{}
-	for _, r := range refs {
-		key := bibKey(r)
-		if n := used[key]; n > 0 {
-			used[key]++
-			key = fmt.Sprintf("%s%c", key, 'a'+rune(n))
-		} else {
-			used[key] = 1
-		}
-		kind := "article"
-		if r.Venue == "" {
-			kind = "misc"
-		}
-		fmt.Fprintf(&b, "@%s{%s,\n", kind, key)
-		field := func(name, value string) {
-			if value = oneLine(value); value != "" {
-				fmt.Fprintf(&b, "  %s = {%s},\n", name, value)
-			}
-		}
-		var authors []string
-		for _, a := range r.Authors {
-			if !strings.Contains(a, ",") && strings.Contains(a, " ") {
-				a = "{" + texEscape(a) + "}" // an organisation: one name, not first and last
-			} else {
-				a = texEscape(a)
-			}
-			authors = append(authors, a)
-		}
-		field("author", strings.Join(authors, " and "))
-		field("title", "{"+texEscape(r.Title)+"}") // keep its capitals
-		if kind == "article" {
-			field("journal", texEscape(r.Venue))
-		}
-		if r.Year > 0 {
-			field("year", fmt.Sprint(r.Year))
-		}
-		if doi := citation.NormalDOI(r.DOI); doi != "" {
-			field("doi", bibVerbatim(doi))
-		} else if doi := citation.NormalDOI(r.ID); doi != "" {
-			field("doi", bibVerbatim(doi))
-		}
-		// A reference manager links the URL too: only an http(s) one is given.
-		field("url", bibVerbatim(webURL(strings.TrimSpace(r.URL))))
-		field("pmid", bibVerbatim(idOf(citation.SchemePMID, r.PMID, r.ID)))
-		field("pmcid", bibVerbatim(idOf(citation.SchemePMCID, r.PMCID, r.ID)))
-		if arxiv := idOf(citation.SchemeArXiv, r.ArXiv, r.ID); arxiv != "" {
-			field("eprint", bibVerbatim(arxiv))
-			field("eprinttype", "arxiv")
-		}
-		b.Truncate(b.Len() - 2) // the last ",\n"
-		b.WriteString("\n}\n\n")
-	}
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_:-]*$`)
-
-// bibKey is a citation key: the source's own key when it has no DOI (so a reference
-// manager matches it to its record), else letters and digits of the first author's
-// family name, the year, and the title's first long word.
-func bibKey(r research.Reference) string {
-	if citation.NormalDOI(r.ID) == "" && keyRE.MatchString(r.ID) {
-		return r.ID
-	}
-	word := func(s string) string {
-		var b strings.Builder
-		for _, c := range strings.ToLower(fold(s)) {
-			if c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
-				b.WriteRune(c)
-			}
-		}
-		return b.String()
-	}
-	var key string
-	if len(r.Authors) > 0 {
-		family, _, _ := strings.Cut(r.Authors[0], ",")
-		key = word(family)
-	}
-	if r.Year > 0 {
-		key += fmt.Sprint(r.Year)
-	}
-	for _, w := range strings.Fields(r.Title) {
-		if w = word(w); len(w) > 3 {
-			key += w
-			break
-		}
-	}
-	if key == "" {
-		key = "ref"
-	}
-	return key
-}
-
-// fold removes accents: "García" is "Garcia".
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// texEscape escapes the characters LaTeX gives a meaning. Braces become \textbraceleft{}
-// and \textbraceright{}, not \{ and \}: BibTeX and biber count every brace, escaped or
-// not, when they look for a field's end, so "\}" would close it.
-func texEscape(s string) string { return texEscaper.Replace(s) }
-
-var texEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `{`, `\textbraceleft{}`, `}`, `\textbraceright{}`, `&`, `\&`, `%`, `\%`,
-	`$`, `\$`, `#`, `\#`, `_`, `\_`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
-
-// bibVerbatim makes a DOI or a URL safe in a field that biblatex reads verbatim (no
-// LaTeX escapes there): braces, backslashes, white space and control characters are
-// percent-encoded, which a resolver reads as the same address.
-func bibVerbatim(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c == 0x7f || c == '{' || c == '}' || c == '\\' {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// cslItem is a reference as CSL-JSON writes it.
-type cslItem struct {
-	ID             string     `json:"id"`
-	Type           string     `json:"type"`
-	Title          string     `json:"title"`
-	Author         []cslName  `json:"author,omitempty"`
-	Issued         *cslIssued `json:"issued,omitempty"`
-	ContainerTitle string     `json:"container-title,omitempty"`
-	DOI            string     `json:"DOI,omitempty"`
-	PMID           string     `json:"PMID,omitempty"`
-	PMCID          string     `json:"PMCID,omitempty"`
-	URL            string     `json:"URL,omitempty"`
-}
-
-// idOf is the first of the ids that is of the scheme, in its normal form, or "".
-func idOf(scheme string, ids ...string) string {
-	for _, id := range ids {
-		if p := citation.ParseID(id); p.Scheme == scheme {
-			return p.Value
-		}
-	}
-	return ""
-}
-
-type cslName struct {
-	Family  string `json:"family,omitempty"`
-	Given   string `json:"given,omitempty"`
-	Literal string `json:"literal,omitempty"`
-}
-
-type cslIssued struct {
-	DateParts [][]int `json:"date-parts"`
-}
-
-// CSL writes references as CSL-JSON, which Zotero, Pandoc and citeproc read.
-func CSL(refs []research.Reference) ([]byte, error) {
-	items := []cslItem{}
-	for _, r := range refs {
-		it := cslItem{ID: r.ID, Type: "article-journal", Title: r.Title, ContainerTitle: r.Venue, URL: webURL(strings.TrimSpace(r.URL)),
-			DOI: citation.NormalDOI(r.DOI), PMID: idOf(citation.SchemePMID, r.PMID, r.ID), PMCID: idOf(citation.SchemePMCID, r.PMCID, r.ID)}
-		if it.DOI == "" {
-			it.DOI = citation.NormalDOI(r.ID)
-		}
-		if r.Venue == "" {
-			it.Type = "document"
-		}
-		for _, a := range r.Authors {
-			family, given, ok := strings.Cut(a, ",")
-			if ok {
-				it.Author = append(it.Author, cslName{Family: strings.TrimSpace(family), Given: strings.TrimSpace(given)})
-			} else {
-				it.Author = append(it.Author, cslName{Literal: strings.TrimSpace(a)})
-			}
-		}
-		if r.Year > 0 {
-			it.Issued = &cslIssued{DateParts: [][]int{{r.Year}}}
-		}
-		items = append(items, it)
-	}
-	b, err := json.MarshalIndent(items, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
 // references writes a hypothesis' references, each with its check's verdict.
 func references(b *bytes.Buffer, cs []cited) {
 	if len(cs) == 0 {
@@ -503,8 +187,8 @@ func references(b *bytes.Buffer, cs []cited) {
 		default:
 			line += mdAddress(c.Reference)
 		}
-		fmt.Fprintf(b, "- %s — *%s*", line, verdictWord(c.Verdict))
-		if w := supportWord(c.Support); w != "" {
+		fmt.Fprintf(b, "- %s — *%s*", line, verdicts.word(c.Verdict))
+		if w := supports.word(c.Support); w != "" {
 			fmt.Fprintf(b, "; *%s*", w)
 		}
 		if cl := mdText(c.Claim); cl != "" {

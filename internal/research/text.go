@@ -7,7 +7,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Shorten makes s one line of at most n characters: whitespace collapses to single
@@ -52,4 +55,16 @@ func Thousands(n int) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// Fold removes a text's accents, "García" is "Garcia", so that a name made into a key or
+// compared matches however its accents were written.
+func Fold(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -179,4 +181,175 @@ func growing(k, rated int) session.Entry {
 	return session.Entry{ID: fmt.Sprintf("h-%04d", k), Title: fmt.Sprintf("Hypothesis number %d about how cells age", k),
 		Origin: "generation", Strategy: "literature", Round: k / 20, Cluster: k, Elo: 1200 + float64(rated%97) - 48.5,
 		Wins: rated / 2, Losses: rated - rated/2, Reviews: 1, Score: 6.5}
+}
+
+func events(from, to int) []session.Event {
+	var evs []session.Event
+	for i := from; i <= to; i++ {
+		evs = append(evs, session.Event{Seq: i, Time: "2026-01-01T00:00:00Z", Kind: session.EventNote, Detail: fmt.Sprint("event ", i)})
+	}
+	return evs
+}
+
+func TestCheckpointEvents(t *testing.T) { eachStore(t, testCheckpointEvents) }
+
+func testCheckpointEvents(t *testing.T, s *Store) {
+	steps := []struct {
+		name    string
+		seq     int
+		events  []session.Event
+		wantLog int // Seq of the last event in the log afterwards
+	}{
+		{"first checkpoint", 1, events(1, 3), 3},
+		{"retried first checkpoint", 1, events(1, 3), 3},
+		{"second overlaps the first", 2, events(2, 5), 5},
+		{"retried second", 2, events(2, 5), 5},
+		{"no new events", 3, nil, 5},
+		{"duplicates within a batch", 4, append(events(6, 6), events(6, 7)...), 7},
+	}
+	for _, st := range steps {
+		path, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "wf/1", Seq: st.seq}, st.events)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		want := s.Where("wf/1", fmt.Sprintf("checkpoints/%06d.json", st.seq))
+		if d, ok := s.Backend().(*Dir); ok {
+			want = filepath.Join(d.SessionDir("wf/1"), checkpointsDir, fmt.Sprintf("%06d.json", st.seq))
+		}
+		if path != want {
+			t.Errorf("%s: path = %s, want %s", st.name, path, want)
+		}
+		got, err := s.Events(tctx(t), "wf/1")
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		for i, e := range got {
+			if e.Seq != i+1 {
+				t.Fatalf("%s: event %d has Seq %d; the log is %v", st.name, i, e.Seq, got)
+			}
+		}
+		if len(got) != st.wantLog {
+			t.Errorf("%s: log holds %d events, want %d", st.name, len(got), st.wantLog)
+		}
+	}
+	got, _ := s.Events(tctx(t), "wf/1")
+	if !reflect.DeepEqual(got, events(1, 7)) {
+		t.Errorf("Events = %+v, want %+v", got, events(1, 7))
+	}
+	noDirTemps(t, s)
+
+	// A log may number its events from 0: the first event is never taken for a repeat.
+	if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "zero", Seq: 1}, events(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Events(tctx(t), "zero"); !reflect.DeepEqual(got, events(0, 1)) {
+		t.Errorf("Events = %+v, want %+v", got, events(0, 1))
+	}
+}
+
+func TestLatestCheckpoint(t *testing.T) { eachStore(t, testLatestCheckpoint) }
+
+func testLatestCheckpoint(t *testing.T, s *Store) {
+	// 2 and 10 sort as "2" > "10" lexically; 1000000 outgrows the padding.
+	for _, seqs := range [][]int{{2, 10}, {10, 2}, {2, 10, 999999, 1000000}} {
+		sid := fmt.Sprint(seqs)
+		for _, seq := range seqs {
+			if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: sid, Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A leftover temporary file and a stray record must not count.
+		if d, ok := s.Backend().(*Dir); ok {
+			os.WriteFile(filepath.Join(d.SessionDir(sid), checkpointsDir, tempPrefix+"99999999"), []byte("{"), 0o644)
+		}
+		if err := s.Backend().Put(tctx(t), sid, "checkpoints/notes.json", []byte("{"), false); err != nil {
+			t.Fatal(err)
+		}
+
+		snap, err := s.LatestCheckpoint(tctx(t), sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := seqs[0]
+		for _, n := range seqs {
+			want = max(want, n)
+		}
+		if snap.Seq != want || snap.Goal != fmt.Sprint("goal ", want) {
+			t.Errorf("checkpoints %v: LatestCheckpoint = seq %d (%q), want %d", seqs, snap.Seq, snap.Goal, want)
+		}
+	}
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		want := bigSnapshot("s", 1, 3)
+		if _, err := s.PutCheckpoint(tctx(t), want, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Checkpoint(tctx(t), "s", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Checkpoint = %+v\nwant %+v", got, want)
+		}
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: -1}, nil); err == nil {
+			t.Error("PutCheckpoint with a negative seq succeeded, want an error")
+		}
+	})
+}
+
+func TestCheckpoints(t *testing.T) { eachStore(t, testCheckpoints) }
+
+func testCheckpoints(t *testing.T, s *Store) {
+	if snaps, err := s.Checkpoints(tctx(t), "s"); len(snaps) != 0 || err != nil {
+		t.Fatalf("Checkpoints(none) = %v, %v; want empty, nil", snaps, err)
+	}
+	for _, seq := range []int{3, 1, 1000000, 2} {
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: seq, Goal: fmt.Sprint("goal ", seq)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A stray record among them is not a checkpoint.
+	if err := s.Backend().Put(tctx(t), "s", "checkpoints/notes.txt", []byte("x"), false); err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := s.Checkpoints(tctx(t), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	for _, snap := range snaps {
+		seqs = append(seqs, snap.Seq)
+		if snap.Goal != fmt.Sprint("goal ", snap.Seq) {
+			t.Errorf("checkpoint %d has goal %q", snap.Seq, snap.Goal)
+		}
+	}
+	if want := []int{1, 2, 3, 1000000}; !reflect.DeepEqual(seqs, want) {
+		t.Errorf("Checkpoints seqs = %v, want %v", seqs, want)
+	}
+}
+
+// TestPutEventsAppendsOnce: the events after a session's final checkpoint join its log
+// once, however often the activity that stores them is retried.
+func TestPutEventsAppendsOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		first := []session.Event{{Seq: 1, Kind: session.EventNote, Detail: "a"}, {Seq: 2, Kind: session.EventNote, Detail: "b"}}
+		if _, err := s.PutCheckpoint(tctx(t), session.Snapshot{SessionID: "s", Seq: 1}, first); err != nil {
+			t.Fatal(err)
+		}
+		tail := []session.Event{{Seq: 3, Kind: session.EventCheckpoint, Detail: "checkpoint 1"}, {Seq: 4, Kind: session.EventTransition, To: "completed"}}
+		for range 2 {
+			if err := s.PutEvents(tctx(t), "s", tail); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Events(tctx(t), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 || got[3].To != "completed" {
+			t.Errorf("log %+v; want 4 events ending with the completion", got)
+		}
+	})
 }

@@ -1,0 +1,103 @@
+package citation
+
+import (
+	"encoding/json"
+	"html"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Reading values out of a decoded result: JSON scalars and paths, and text with markup.
+
+// scalar is a string or a number of JSON as a trimmed string.
+func scalar(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// scalars is a scalar, or the scalars of a list.
+func scalars(v any) []string {
+	if list, ok := v.([]any); ok {
+		var out []string
+		for _, x := range list {
+			if s := scalar(x); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s := scalar(v); s != "" {
+		return []string{s}
+	}
+	return nil
+}
+
+// firstString is a string, or the first string of a list (Crossref's title: ["..."]).
+func firstString(v any) string {
+	if s := scalars(v); len(s) > 0 {
+		return s[0]
+	}
+	return ""
+}
+
+// firstKey is the value of the first of the keys the object has.
+func firstKey(o map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// dig follows a path of object keys.
+func dig(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func sortedMapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+var tagRE = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>`)
+
+// stripMarkup takes the tags out of a text that has some (Crossref's JATS abstracts,
+// Europe PMC's <i> and <sup>) and reads its entities.
+func stripMarkup(s string) string {
+	if strings.Contains(s, "<") && tagRE.MatchString(s) {
+		s = tagRE.ReplaceAllStringFunc(s, func(tag string) string {
+			name := strings.ToLower(strings.Trim(strings.Fields(tag)[0], "</>"))
+			name = strings.TrimPrefix(name, "jats:")
+			switch name {
+			case "p", "title", "sec", "br", "div", "h1", "h2", "h3", "h4", "li":
+				return "\n"
+			}
+			return ""
+		})
+		s = html.UnescapeString(s)
+	} else if strings.Contains(s, "&") {
+		s = html.UnescapeString(s)
+	}
+	return strings.TrimSpace(s)
+}
+
+// oneLine collapses a text's whitespace.
+func oneLine(s string) string { return strings.TrimSpace(spacesRE.ReplaceAllString(s, " ")) }

@@ -1,0 +1,173 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Ranked search over the index, and the snippet of each hit.
+
+// globalStatsBelow is the library size under which a search first gathers BM25's
+// statistics (document counts, field lengths, term frequencies) over all the shards, a
+// second pass over the query's postings: a shard of a small library is too small a
+// sample to rank by alone. Above it each shard holds thousands of references drawn at
+// random by id, whose statistics are those of the whole to within a percent.
+const globalStatsBelow = 20000
+
+// Query is a search.
+type Query struct {
+	Text             string
+	Limit            int // 1 to MaxLimit; 0 means DefaultLimit
+	YearFrom, YearTo int // 0: no bound
+}
+
+// Search limits.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 50
+	snippetMax   = 300
+)
+
+// Hit is one search result.
+type Hit struct {
+	Reference
+	Score   float64
+	Snippet string // the abstract's passage that best matches the query, word for word
+}
+
+// Results are a search's best hits and how many references matched.
+type Results struct {
+	Total int
+	Hits  []Hit
+}
+
+// Search ranks the references by how well their titles (most), keywords, authors,
+// abstracts and venues match the query's words, in any order; the text is words, never a
+// query language, so any input is a plain search.
+func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
+	text := strings.TrimSpace(q.Text)
+	if text == "" {
+		return Results{}, errors.New("the query is empty: say what to look for")
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	if q.Limit < 1 || q.Limit > MaxLimit {
+		return Results{}, fmt.Errorf("limit %d is out of range: give 1 to %d", q.Limit, MaxLimit)
+	}
+	if q.YearFrom > 0 && q.YearTo > 0 && q.YearFrom > q.YearTo {
+		return Results{}, fmt.Errorf("year_from %d is after year_to %d", q.YearFrom, q.YearTo)
+	}
+	var fields []query.Query
+	for _, f := range []struct {
+		name  string
+		boost float64
+	}{{"title", 3}, {"keywords", 2}, {"authors", 1.5}, {"abstract", 1}, {"venue", 0.5}} {
+		m := bleve.NewMatchQuery(text)
+		m.SetField(f.name)
+		m.SetBoost(f.boost)
+		fields = append(fields, m)
+	}
+	var search query.Query = bleve.NewDisjunctionQuery(fields...)
+	if q.YearFrom > 0 || q.YearTo > 0 {
+		var lo, hi *float64
+		yes := true
+		if q.YearFrom > 0 {
+			v := float64(q.YearFrom)
+			lo = &v
+		}
+		if q.YearTo > 0 {
+			v := float64(q.YearTo)
+			hi = &v
+		}
+		years := bleve.NewNumericRangeInclusiveQuery(lo, hi, &yes, &yes)
+		years.SetField("year")
+		search = bleve.NewConjunctionQuery(search, years)
+	}
+	l.mu.RLock()
+	n := len(l.refs)
+	l.mu.RUnlock()
+	if n < globalStatsBelow {
+		ctx = context.WithValue(ctx, bsearch.SearchTypeKey, bsearch.GlobalScoring)
+	}
+	res, err := l.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(search, q.Limit, 0, false))
+	if err != nil {
+		return Results{}, fmt.Errorf("search: %w", err)
+	}
+	terms := l.analyzer(text)
+	out := Results{Total: int(res.Total)}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, h := range res.Hits {
+		r, ok := l.refs[h.ID]
+		if !ok {
+			continue // removed since: the next Refresh deletes it from the index
+		}
+		out.Hits = append(out.Hits, Hit{Reference: r, Score: h.Score, Snippet: snippet(r, terms, l.analyzer)})
+	}
+	return out, nil
+}
+
+// snippet is the passage of a reference's abstract (or its title, if it has none) that
+// holds most of the query's terms: a sentence, and the next if it is short, cut to at most
+// snippetMax characters, always word for word.
+func snippet(r Reference, terms []string, analyze func(string) []string) string {
+	text := r.Abstract
+	if text == "" {
+		return r.Title
+	}
+	sentences := splitSentences(text)
+	best, bestScore := 0, -1
+	for i, s := range sentences {
+		score := 0
+		have := analyze(s)
+		for _, t := range terms {
+			if slices.Contains(have, t) {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	out := sentences[best]
+	if len(out) < snippetMax/2 && best+1 < len(sentences) && len(out)+1+len(sentences[best+1]) <= snippetMax {
+		out += " " + sentences[best+1]
+	}
+	if len(out) > snippetMax {
+		cut := strings.LastIndexByte(out[:snippetMax], ' ')
+		if cut < snippetMax/2 {
+			cut = snippetMax
+		}
+		for cut > 0 && !utf8Start(out[cut]) {
+			cut--
+		}
+		out = out[:cut]
+	}
+	return out
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// splitSentences splits a text after ". ", "? " and "! ", keeping each sentence whole.
+func splitSentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+1 < len(text); i++ {
+		if (text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i+1] == ' ' {
+			out = append(out, strings.TrimSpace(text[start:i+1]))
+			start = i + 2
+		}
+	}
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
