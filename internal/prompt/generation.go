@@ -123,10 +123,7 @@ func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 		Predictions []string `json:"testable_predictions"`
 		References  []Cited  `json:"references"`
 	}
-	if err := decode(agent, raw, &a); err != nil {
-		return research.Hypothesis{}, err
-	}
-	refs, err := references(agent, a.References)
+	refs, err := decodeGrounded(agent, raw, &a, &a.References)
 	if err != nil {
 		return research.Hypothesis{}, err
 	}

@@ -43,19 +43,28 @@ func Compare(req research.CompareRequest) Text {
 // ParseComparison reads a ranking agent's answer. winner is "A" or "B", whatever case the
 // model wrote it in.
 func ParseComparison(raw []byte) (winner, reasoning string, err error) {
-	var a struct {
-		Winner    string `json:"winner"`
-		Reasoning string `json:"reasoning"`
-	}
+	var a ruling
 	if err := decode(AgentRanking, raw, &a); err != nil {
 		return "", "", err
 	}
-	winner = strings.ToUpper(strings.TrimSpace(a.Winner))
+	return a.read()
+}
+
+// ruling is the part of an answer that decides a match: a comparison, or a debate's
+// judgement.
+type ruling struct {
+	Winner    string `json:"winner"`
+	Reasoning string `json:"reasoning"`
+}
+
+// read checks a ruling: the winner is the label "A" or "B", in any case, and the
+// reasoning says why.
+func (d ruling) read() (winner, reasoning string, err error) {
+	winner = strings.ToUpper(strings.TrimSpace(d.Winner))
 	if winner != "A" && winner != "B" {
-		return "", "", malformed(AgentRanking, `winner %q is neither "A" nor "B"; name the better hypothesis by its label`, a.Winner)
+		return "", "", malformed(AgentRanking, `winner %q is neither "A" nor "B"; name the better hypothesis by its label`, d.Winner)
 	}
-	reasoning = strings.TrimSpace(a.Reasoning)
-	if reasoning == "" {
+	if reasoning = strings.TrimSpace(d.Reasoning); reasoning == "" {
 		return "", "", malformed(AgentRanking, `"reasoning" is empty; say why the winner better serves the goal`)
 	}
 	return winner, reasoning, nil
@@ -158,9 +167,8 @@ func ParseAdvocate(raw []byte) (argument string, err error) {
 // whatever case the model wrote it in.
 func ParseJudgement(raw []byte) (argument, winner, reasoning string, err error) {
 	var a struct {
-		Argument  string `json:"argument"`
-		Winner    string `json:"winner"`
-		Reasoning string `json:"reasoning"`
+		Argument string `json:"argument"`
+		ruling
 	}
 	if err := decode(AgentRanking, raw, &a); err != nil {
 		return "", "", "", err
@@ -168,12 +176,8 @@ func ParseJudgement(raw []byte) (argument, winner, reasoning string, err error) 
 	if argument = strings.TrimSpace(a.Argument); argument == "" {
 		return "", "", "", malformed(AgentRanking, `"argument" is empty; sum the debate up`)
 	}
-	winner = strings.ToUpper(strings.TrimSpace(a.Winner))
-	if winner != "A" && winner != "B" {
-		return "", "", "", malformed(AgentRanking, `winner %q is neither "A" nor "B"; name the better hypothesis by its label`, a.Winner)
-	}
-	if reasoning = strings.TrimSpace(a.Reasoning); reasoning == "" {
-		return "", "", "", malformed(AgentRanking, `"reasoning" is empty; say why the winner better serves the goal`)
+	if winner, reasoning, err = a.read(); err != nil {
+		return "", "", "", err
 	}
 	return argument, winner, reasoning, nil
 }

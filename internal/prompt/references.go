@@ -89,6 +89,15 @@ type Cited struct {
 	Claim string `json:"claim"`
 }
 
+// decodeGrounded decodes an answer that may cite sources into v, whose references field
+// is cited, and reads the references (see references).
+func decodeGrounded(agent string, raw []byte, v any, cited *[]Cited) ([]research.Reference, error) {
+	if err := decode(agent, raw, v); err != nil {
+		return nil, err
+	}
+	return references(agent, *cited)
+}
+
 // references reads the sources an answer cites: each needs an id, a quote of at least
 // MinQuoteWords words and a claim; the same id is cited once (the first quote kept), and
 // at most MaxReferences are.

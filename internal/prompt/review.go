@@ -221,10 +221,7 @@ func ParseReview(raw []byte) (research.Review, error) {
 		} `json:"assumptions"`
 		References []Cited `json:"references"`
 	}
-	if err := decode(AgentReflection, raw, &a); err != nil {
-		return research.Review{}, err
-	}
-	refs, err := references(AgentReflection, a.References)
+	refs, err := decodeGrounded(AgentReflection, raw, &a, &a.References)
 	if err != nil {
 		return research.Review{}, err
 	}
