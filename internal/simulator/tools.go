@@ -325,7 +325,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 		return research.Step[research.Hypothesis]{}, research.Usage{}, err
 	}
 	if len(req.Parents) == 0 {
-		return research.Step[research.Hypothesis]{}, research.Usage{}, fmt.Errorf("offline provider: evolution turn %q has no parents; name at least one hypothesis to evolve", req.TurnID)
+		return research.Step[research.Hypothesis]{}, research.Usage{}, noParents(req)
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	r := read(req.Tooling)
@@ -333,12 +333,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Parents[0].Title), nil, 1); len(calls) > 0 {
 		return research.Step[research.Hypothesis]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
-	qs := make([]float64, len(req.Parents))
-	ids := make([]string, len(req.Parents))
-	for i, p := range req.Parents {
-		qs[i], ids[i] = quality(p), p.ID
-	}
-	latent := evolvedLatent(rng, req.Kind, qs)
+	ids, latent := evolvedFrom(rng, req)
 	a := writeEvolved(rng, req)
 	claims := claimsOf(a.Statement, a.Rationale)
 	refs := o.cite(rng, r, 2, claims, o.Fabricate)
