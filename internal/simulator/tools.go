@@ -306,16 +306,9 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, cited(refs)})
-	h, err := prompt.ParseHypothesis(raw)
-	if err != nil {
-		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
-	}
-	h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
-	latent = grounded(&h, refs, latent)
-	h.Latent = &latent
-	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
+	return groundedStep(a, refs, latent, prompt.ParseHypothesis, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
+		h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
+	})
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -346,16 +339,26 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			}
 		}
 	}
+	return groundedStep(a, refs, latent, prompt.ParseEvolved, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
+		h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
+	})
+}
+
+// groundedStep is the answer of a generation or evolution turn that has read what it
+// needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
+// parse, given what the caller knows of it by set, and its quality latent adjusted for
+// what it cites (see grounded). text is the turn's prompt, for its usage.
+func groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string, set func(*research.Hypothesis)) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
 	raw := mustJSON(groundedAnswer{a, cited(refs)})
-	h, err := prompt.ParseEvolved(raw)
+	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
-	h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
+	set(&h)
 	latent = grounded(&h, refs, latent)
 	h.Latent = &latent
-	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
+	return research.Step[research.Hypothesis]{Answer: h}, usage(text, raw), nil
 }
 
 // ReviewStep is a review that may call tools: it first fetches the sources the
