@@ -164,11 +164,16 @@ func (o *Offline) Compare(ctx context.Context, req research.CompareRequest) (res
 	if err != nil {
 		return research.Comparison{}, research.Usage{}, bug(err)
 	}
-	c := research.Comparison{A: req.A.ID, B: req.B.ID, Winner: req.A.ID, Reasoning: reasoning}
-	if label == "B" {
-		c.Winner = req.B.ID
-	}
+	c := research.Comparison{A: req.A.ID, B: req.B.ID, Winner: labelled(label, req.A, req.B), Reasoning: reasoning}
 	return c, usage(req.Prompt, raw), nil
+}
+
+// labelled is the id of the hypothesis a match's label ("A" or "B") names.
+func labelled(label string, a, b research.Hypothesis) string {
+	if label == "B" {
+		return b.ID
+	}
+	return a.ID
 }
 
 // Plan writes the research plan for req.Goal, from the goal's own words.
@@ -212,11 +217,8 @@ func (o *Offline) Debate(ctx context.Context, req research.DebateRequest) (resea
 	}
 	ans := research.DebateAnswer{
 		Turn:      research.DebateTurn{Turn: req.Turn, Speaker: speaker, Argument: argument},
-		Winner:    req.A.ID,
+		Winner:    labelled(label, req.A, req.B),
 		Reasoning: reasoning,
-	}
-	if label == "B" {
-		ans.Winner = req.B.ID
 	}
 	return ans, usage(req.Prompt, raw), nil
 }
