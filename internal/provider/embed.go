@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -147,15 +146,7 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 }
 
 func (e *OpenAIEmbedder) classify(ctx context.Context, err error) error {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		f := apiFailure{status: apiErr.StatusCode, code: apiErr.Code, kind: apiErr.Type, text: apiErr.Message}
-		if apiErr.Response != nil {
-			f.header = apiErr.Response.Header
-		}
-		return classify(e.name, e.keyVar, e.key, f, err)
-	}
-	return classifyOther(ctx, e.name, e.key, err)
+	return classifyOpenAI(ctx, e.name, e.keyVar, e.key, err)
 }
 
 // place puts the vector an answer gives for index i of a batch into batch.
@@ -326,19 +317,7 @@ func (r *Registry) Embedder(provider, model string) (Embedder, error) {
 	model = EmbeddingModelOf(provider, model)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := [2]string{provider, model}
-	if e, ok := r.embedders[k]; ok {
-		return e, nil
-	}
-	e, err := r.buildEmbedder(provider, model)
-	if err != nil {
-		return nil, err // not cached: the environment may be fixed before the next call
-	}
-	if r.embedders == nil {
-		r.embedders = map[[2]string]Embedder{}
-	}
-	r.embedders[k] = e
-	return e, nil
+	return cached(&r.embedders, provider, model, r.buildEmbedder)
 }
 
 func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
