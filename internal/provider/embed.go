@@ -326,18 +326,18 @@ func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
 		return nil, &AuthError{Provider: provider, Message: "the worker's registry has no environment to read credentials from (Registry.Env is nil); this is a bug in the worker"}
 	}
 	get := func(name string) string { return strings.TrimSpace(env(name)) }
+	var e interface {
+		Embedder
+		setPrices(Prices)
+	}
+	var err error
 	switch provider {
 	case EmbedOpenAI:
 		key := get("OPENAI_API_KEY")
 		if key == "" {
 			return nil, keyMissing(provider, "OPENAI_API_KEY", " (a local server without auth, such as Ollama, accepts any value)")
 		}
-		e, err := NewOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
+		e, err = NewOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
 	case EmbedCompatible:
 		base := get("COSCI_EMBEDDING_BASE_URL")
 		if base == "" {
@@ -347,23 +347,24 @@ func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
 		if key == "" {
 			key = "none" // a local server without auth takes any key, and the SDK wants one
 		}
-		e, err := newOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: base, Model: model, HTTPClient: r.HTTPClient},
+		e, err = newOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: base, Model: model, HTTPClient: r.HTTPClient},
 			endpoint{provider, "COSCI_EMBEDDING_API_KEY", "COSCI_EMBEDDING_BASE_URL", "", "nomic-embed-text", ""})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
 	default: // EmbedVoyage
 		key := get("VOYAGE_API_KEY")
 		if key == "" {
 			return nil, keyMissing(provider, "VOYAGE_API_KEY", "")
 		}
-		e, err := NewVoyageEmbedder(VoyageConfig{APIKey: key, BaseURL: get("VOYAGE_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
+		e, err = NewVoyageEmbedder(VoyageConfig{APIKey: key, BaseURL: get("VOYAGE_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
 	}
+	if err != nil {
+		return nil, err
+	}
+	e.setPrices(r.Prices)
+	return e, nil
 }
+
+// setPrices gives an embedder the registry's prices, for the cost of its usage.
+func (e *OpenAIEmbedder) setPrices(p Prices) { e.prices = p }
+
+// setPrices gives an embedder the registry's prices, for the cost of its usage.
+func (e *VoyageEmbedder) setPrices(p Prices) { e.prices = p }
