@@ -22,6 +22,19 @@ func malformedBy(t *testing.T, agent string, err error) {
 	}
 }
 
+// decided checks a parsed match decision (what): refused as a ranking agent's malformed
+// answer, or won by the label "A" or "B".
+func decided(t *testing.T, what, winner string, err error) {
+	t.Helper()
+	if err != nil {
+		malformedBy(t, AgentRanking, err)
+		return
+	}
+	if winner != "A" && winner != "B" {
+		t.Fatalf("%s parsed with winner %q", what, winner)
+	}
+}
+
 // answers seeds a fuzz target: a good answer and the broken shapes models send.
 func answers(f *testing.F, good string) {
 	for _, s := range []string{good, "", "null", "{}", "[]", `"text"`, "```json\n" + good + "\n```", good + good, `{"title": 7}`, "\xff\xfe", good[:len(good)/2]} {
@@ -68,13 +81,7 @@ func FuzzParseComparison(f *testing.F) {
 	answers(f, `{"winner":"A","reasoning":"A predicts more."}`)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		winner, _, err := ParseComparison(raw)
-		if err != nil {
-			malformedBy(t, AgentRanking, err)
-			return
-		}
-		if winner != "A" && winner != "B" {
-			t.Fatalf("comparison parsed with winner %q", winner)
-		}
+		decided(t, "comparison", winner, err)
 	})
 }
 
@@ -94,13 +101,7 @@ func FuzzParseDebate(f *testing.F) {
 			malformedBy(t, AgentRanking, err)
 		}
 		_, winner, _, err := ParseJudgement(raw)
-		if err != nil {
-			malformedBy(t, AgentRanking, err)
-			return
-		}
-		if winner != "A" && winner != "B" {
-			t.Fatalf("judgement parsed with winner %q", winner)
-		}
+		decided(t, "judgement", winner, err)
 	})
 }
 

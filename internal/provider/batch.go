@@ -226,11 +226,7 @@ func (o *OpenAI) readResults(ctx context.Context, file string, out map[string]Ba
 
 // BatchAnswer reads a chat completion from a batch's output as the answer to req.
 func (o *OpenAI) BatchAnswer(req Completion, raw json.RawMessage) (Answer, error) {
-	var cc openai.ChatCompletion
-	if err := json.Unmarshal(raw, &cc); err != nil {
-		return Answer{}, &TransientError{Provider: "openai", Message: "a batch's answer is not a chat completion: " + err.Error()}
-	}
-	return batched(openAIAnswer(req, &cc)), nil
+	return batchAnswer(raw, "openai", "a chat completion", func(cc *openai.ChatCompletion) Answer { return openAIAnswer(req, cc) })
 }
 
 // CancelBatch cancels a batch.
@@ -327,11 +323,7 @@ func (a *Anthropic) BatchResults(ctx context.Context, id string) (map[string]Bat
 
 // BatchAnswer reads a message from a batch's results as the answer to req.
 func (a *Anthropic) BatchAnswer(req Completion, raw json.RawMessage) (Answer, error) {
-	var msg anthropic.Message
-	if err := json.Unmarshal(raw, &msg); err != nil {
-		return Answer{}, &TransientError{Provider: "anthropic", Message: "a batch's answer is not a message: " + err.Error()}
-	}
-	return batched(anthropicAnswer(req, &msg)), nil
+	return batchAnswer(raw, "anthropic", "a message", func(msg *anthropic.Message) Answer { return anthropicAnswer(req, msg) })
 }
 
 // CancelBatch cancels a message batch.
@@ -340,6 +332,16 @@ func (a *Anthropic) CancelBatch(ctx context.Context, id string) error {
 		return a.classify(ctx, err)
 	}
 	return nil
+}
+
+// batchAnswer reads what a provider's SDK decodes as M (what names it) from a batch's
+// results, and makes it an answer, a batch's, by read.
+func batchAnswer[M any](raw json.RawMessage, provider, what string, read func(*M) Answer) (Answer, error) {
+	var m M
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Answer{}, &TransientError{Provider: provider, Message: "a batch's answer is not " + what + ": " + err.Error()}
+	}
+	return batched(read(&m)), nil
 }
 
 // batched marks an answer as a batch's, for its price.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -147,15 +146,7 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 }
 
 func (e *OpenAIEmbedder) classify(ctx context.Context, err error) error {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		f := apiFailure{status: apiErr.StatusCode, code: apiErr.Code, kind: apiErr.Type, text: apiErr.Message}
-		if apiErr.Response != nil {
-			f.header = apiErr.Response.Header
-		}
-		return classify(e.name, e.keyVar, e.key, f, err)
-	}
-	return classifyOther(ctx, e.name, e.key, err)
+	return classifyOpenAI(ctx, e.name, e.keyVar, e.key, err)
 }
 
 // place puts the vector an answer gives for index i of a batch into batch.
@@ -326,19 +317,7 @@ func (r *Registry) Embedder(provider, model string) (Embedder, error) {
 	model = EmbeddingModelOf(provider, model)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := [2]string{provider, model}
-	if e, ok := r.embedders[k]; ok {
-		return e, nil
-	}
-	e, err := r.buildEmbedder(provider, model)
-	if err != nil {
-		return nil, err // not cached: the environment may be fixed before the next call
-	}
-	if r.embedders == nil {
-		r.embedders = map[[2]string]Embedder{}
-	}
-	r.embedders[k] = e
-	return e, nil
+	return cached(&r.embedders, provider, model, r.buildEmbedder)
 }
 
 func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
@@ -347,18 +326,18 @@ func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
 		return nil, &AuthError{Provider: provider, Message: "the worker's registry has no environment to read credentials from (Registry.Env is nil); this is a bug in the worker"}
 	}
 	get := func(name string) string { return strings.TrimSpace(env(name)) }
+	var e interface {
+		Embedder
+		setPrices(Prices)
+	}
+	var err error
 	switch provider {
 	case EmbedOpenAI:
 		key := get("OPENAI_API_KEY")
 		if key == "" {
 			return nil, keyMissing(provider, "OPENAI_API_KEY", " (a local server without auth, such as Ollama, accepts any value)")
 		}
-		e, err := NewOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
+		e, err = NewOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: get("OPENAI_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
 	case EmbedCompatible:
 		base := get("COSCI_EMBEDDING_BASE_URL")
 		if base == "" {
@@ -368,23 +347,24 @@ func (r *Registry) buildEmbedder(provider, model string) (Embedder, error) {
 		if key == "" {
 			key = "none" // a local server without auth takes any key, and the SDK wants one
 		}
-		e, err := newOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: base, Model: model, HTTPClient: r.HTTPClient},
+		e, err = newOpenAIEmbedder(OpenAIConfig{APIKey: key, BaseURL: base, Model: model, HTTPClient: r.HTTPClient},
 			endpoint{provider, "COSCI_EMBEDDING_API_KEY", "COSCI_EMBEDDING_BASE_URL", "", "nomic-embed-text", ""})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
 	default: // EmbedVoyage
 		key := get("VOYAGE_API_KEY")
 		if key == "" {
 			return nil, keyMissing(provider, "VOYAGE_API_KEY", "")
 		}
-		e, err := NewVoyageEmbedder(VoyageConfig{APIKey: key, BaseURL: get("VOYAGE_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
-		if err != nil {
-			return nil, err
-		}
-		e.prices = r.Prices
-		return e, nil
+		e, err = NewVoyageEmbedder(VoyageConfig{APIKey: key, BaseURL: get("VOYAGE_BASE_URL"), Model: model, HTTPClient: r.HTTPClient})
 	}
+	if err != nil {
+		return nil, err
+	}
+	e.setPrices(r.Prices)
+	return e, nil
 }
+
+// setPrices gives an embedder the registry's prices, for the cost of its usage.
+func (e *OpenAIEmbedder) setPrices(p Prices) { e.prices = p }
+
+// setPrices gives an embedder the registry's prices, for the cost of its usage.
+func (e *VoyageEmbedder) setPrices(p Prices) { e.prices = p }

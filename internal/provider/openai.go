@@ -183,15 +183,22 @@ func openAIStep(st research.ToolStep, tools []research.ToolSpec) []openai.ChatCo
 }
 
 func (o *OpenAI) classify(ctx context.Context, err error) error {
+	return classifyOpenAI(ctx, "openai", "OPENAI_API_KEY", o.key, err)
+}
+
+// classifyOpenAI classifies an error of the OpenAI SDK, for the provider name whose key
+// (held in keyVar) is key: chat completions, batches and embeddings, OpenAI's or a
+// compatible server's.
+func classifyOpenAI(ctx context.Context, name, keyVar, key string, err error) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
 		f := apiFailure{status: apiErr.StatusCode, code: apiErr.Code, kind: apiErr.Type, text: apiErr.Message}
 		if apiErr.Response != nil {
 			f.header = apiErr.Response.Header
 		}
-		return classify("openai", "OPENAI_API_KEY", o.key, f, err)
+		return classify(name, keyVar, key, f, err)
 	}
-	return classifyOther(ctx, "openai", o.key, err)
+	return classifyOther(ctx, name, key, err)
 }
 
 // strictKeywords are the JSON schema keywords kept in a strict schema. Strict mode

@@ -79,19 +79,27 @@ func (r *Registry) Model(provider, model string) (Model, error) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return cached(&r.models, provider, model, r.build)
+}
+
+// cached returns what cache holds for a provider's model, or builds it and keeps it. A
+// failed build is not kept: the environment may be fixed before the next call. The caller
+// holds the registry's lock.
+func cached[T any](cache *map[[2]string]T, provider, model string, build func(provider, model string) (T, error)) (T, error) {
 	k := [2]string{provider, model}
-	if m, ok := r.models[k]; ok {
-		return m, nil
+	if v, ok := (*cache)[k]; ok {
+		return v, nil
 	}
-	m, err := r.build(provider, model)
+	v, err := build(provider, model)
 	if err != nil {
-		return nil, err // not cached: the environment may be fixed before the next call
+		var none T
+		return none, err
 	}
-	if r.models == nil {
-		r.models = map[[2]string]Model{}
+	if *cache == nil {
+		*cache = map[[2]string]T{}
 	}
-	r.models[k] = m
-	return m, nil
+	(*cache)[k] = v
+	return v, nil
 }
 
 func (r *Registry) build(provider, model string) (Model, error) {

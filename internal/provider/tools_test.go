@@ -65,7 +65,7 @@ func TestToolLoopOnTheWire(t *testing.T) {
 				t.Errorf("step 1 usage %+v", u)
 			}
 			rec := f.requests()[0]
-			offered := toolsOffered(w, rec)
+			offered := toolsOffered(rec)
 			if !slices.Equal(offered, []string{"literature__search", "literature__fetch"}) {
 				t.Errorf("tools offered %v", offered)
 			}
@@ -178,30 +178,37 @@ func TestToolOutputIsDataOnTheWire(t *testing.T) {
 	}
 }
 
-// toolDescriptions are the descriptions of the tools a request offers, by wire name.
-func toolDescriptions(rec recorded) map[string]string {
-	out := map[string]string{}
+// toolDefinitions are the tools a request offers, each as its name and description stand:
+// OpenAI's inside its "function", Anthropic's as they are.
+func toolDefinitions(rec recorded) []map[string]any {
+	var defs []map[string]any
 	tools, _ := rec.body["tools"].([]any)
 	for _, t := range tools {
 		t := t.(map[string]any)
 		if fn, ok := t["function"].(map[string]any); ok {
 			t = fn
 		}
+		defs = append(defs, t)
+	}
+	return defs
+}
+
+// toolDescriptions are the descriptions of the tools a request offers, by wire name.
+func toolDescriptions(rec recorded) map[string]string {
+	out := map[string]string{}
+	for _, t := range toolDefinitions(rec) {
 		d, _ := t["description"].(string)
 		out[t["name"].(string)] = d
 	}
 	return out
 }
 
-// toolsOffered are the names of the tools a request offers, besides Anthropic's answer tool.
-func toolsOffered(w wire, rec recorded) []string {
+// toolsOffered are the names of the tools a request offers, besides Anthropic's answer
+// tool (OpenAI's answer is structured output, never a tool).
+func toolsOffered(rec recorded) []string {
 	var names []string
-	tools, _ := rec.body["tools"].([]any)
-	for _, t := range tools {
-		t := t.(map[string]any)
-		if fn, ok := t["function"].(map[string]any); ok {
-			names = append(names, fn["name"].(string))
-		} else if t["name"] != "hypothesis" {
+	for _, t := range toolDefinitions(rec) {
+		if t["name"] != "hypothesis" {
 			names = append(names, t["name"].(string))
 		}
 	}

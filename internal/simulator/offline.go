@@ -164,11 +164,16 @@ func (o *Offline) Compare(ctx context.Context, req research.CompareRequest) (res
 	if err != nil {
 		return research.Comparison{}, research.Usage{}, bug(err)
 	}
-	c := research.Comparison{A: req.A.ID, B: req.B.ID, Winner: req.A.ID, Reasoning: reasoning}
-	if label == "B" {
-		c.Winner = req.B.ID
-	}
+	c := research.Comparison{A: req.A.ID, B: req.B.ID, Winner: labelled(label, req.A, req.B), Reasoning: reasoning}
 	return c, usage(req.Prompt, raw), nil
+}
+
+// labelled is the id of the hypothesis a match's label ("A" or "B") names.
+func labelled(label string, a, b research.Hypothesis) string {
+	if label == "B" {
+		return b.ID
+	}
+	return a.ID
 }
 
 // Plan writes the research plan for req.Goal, from the goal's own words.
@@ -212,11 +217,8 @@ func (o *Offline) Debate(ctx context.Context, req research.DebateRequest) (resea
 	}
 	ans := research.DebateAnswer{
 		Turn:      research.DebateTurn{Turn: req.Turn, Speaker: speaker, Argument: argument},
-		Winner:    req.A.ID,
+		Winner:    labelled(label, req.A, req.B),
 		Reasoning: reasoning,
-	}
-	if label == "B" {
-		ans.Winner = req.B.ID
 	}
 	return ans, usage(req.Prompt, raw), nil
 }
@@ -228,15 +230,10 @@ func (o *Offline) Evolve(ctx context.Context, req research.EvolveRequest) (resea
 		return research.Hypothesis{}, research.Usage{}, err
 	}
 	if len(req.Parents) == 0 {
-		return research.Hypothesis{}, research.Usage{}, fmt.Errorf("offline provider: evolution turn %q has no parents; name at least one hypothesis to evolve", req.TurnID)
+		return research.Hypothesis{}, research.Usage{}, noParents(req)
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	qs := make([]float64, len(req.Parents))
-	ids := make([]string, len(req.Parents))
-	for i, p := range req.Parents {
-		qs[i], ids[i] = quality(p), p.ID
-	}
-	latent := evolvedLatent(rng, req.Kind, qs)
+	ids, latent := evolvedFrom(rng, req)
 	raw := mustJSON(writeEvolved(rng, req))
 	h, err := prompt.ParseEvolved(raw)
 	if err != nil {
@@ -249,6 +246,22 @@ func (o *Offline) Evolve(ctx context.Context, req research.EvolveRequest) (resea
 	h.Goal = req.Goal
 	h.Latent = &latent
 	return h, usage(req.Prompt, raw), nil
+}
+
+// noParents is the error of an evolution turn with nothing to evolve.
+func noParents(req research.EvolveRequest) error {
+	return fmt.Errorf("offline provider: evolution turn %q has no parents; name at least one hypothesis to evolve", req.TurnID)
+}
+
+// evolvedFrom returns the ids of an evolution's parents and draws its quality from
+// theirs (see evolvedLatent).
+func evolvedFrom(rng *rand.Rand, req research.EvolveRequest) (ids []string, latent float64) {
+	qs := make([]float64, len(req.Parents))
+	ids = make([]string, len(req.Parents))
+	for i, p := range req.Parents {
+		qs[i], ids[i] = quality(p), p.ID
+	}
+	return ids, evolvedLatent(rng, req.Kind, qs)
 }
 
 // evolvedLatent draws an evolved hypothesis' quality from its parents' qualities qs (at

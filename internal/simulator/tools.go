@@ -306,16 +306,9 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, cited(refs)})
-	h, err := prompt.ParseHypothesis(raw)
-	if err != nil {
-		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
-	}
-	h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
-	latent = grounded(&h, refs, latent)
-	h.Latent = &latent
-	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
+	return groundedStep(a, refs, latent, prompt.ParseHypothesis, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
+		h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
+	})
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -325,7 +318,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 		return research.Step[research.Hypothesis]{}, research.Usage{}, err
 	}
 	if len(req.Parents) == 0 {
-		return research.Step[research.Hypothesis]{}, research.Usage{}, fmt.Errorf("offline provider: evolution turn %q has no parents; name at least one hypothesis to evolve", req.TurnID)
+		return research.Step[research.Hypothesis]{}, research.Usage{}, noParents(req)
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	r := read(req.Tooling)
@@ -333,12 +326,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Parents[0].Title), nil, 1); len(calls) > 0 {
 		return research.Step[research.Hypothesis]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
-	qs := make([]float64, len(req.Parents))
-	ids := make([]string, len(req.Parents))
-	for i, p := range req.Parents {
-		qs[i], ids[i] = quality(p), p.ID
-	}
-	latent := evolvedLatent(rng, req.Kind, qs)
+	ids, latent := evolvedFrom(rng, req)
 	a := writeEvolved(rng, req)
 	claims := claimsOf(a.Statement, a.Rationale)
 	refs := o.cite(rng, r, 2, claims, o.Fabricate)
@@ -351,16 +339,26 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			}
 		}
 	}
+	return groundedStep(a, refs, latent, prompt.ParseEvolved, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
+		h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
+	})
+}
+
+// groundedStep is the answer of a generation or evolution turn that has read what it
+// needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
+// parse, given what the caller knows of it by set, and its quality latent adjusted for
+// what it cites (see grounded). text is the turn's prompt, for its usage.
+func groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string, set func(*research.Hypothesis)) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
 	raw := mustJSON(groundedAnswer{a, cited(refs)})
-	h, err := prompt.ParseEvolved(raw)
+	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
-	h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
+	set(&h)
 	latent = grounded(&h, refs, latent)
 	h.Latent = &latent
-	return research.Step[research.Hypothesis]{Answer: h}, usage(req.Prompt+toolText(req.Tooling), raw), nil
+	return research.Step[research.Hypothesis]{Answer: h}, usage(text, raw), nil
 }
 
 // ReviewStep is a review that may call tools: it first fetches the sources the

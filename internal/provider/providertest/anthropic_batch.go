@@ -132,12 +132,7 @@ func (s *Server) anthropicBatch(b *batch, r *http.Request, status string) map[st
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	at := func(t time.Time) any {
-		if t.IsZero() {
-			return nil
-		}
-		return t.UTC().Format(time.RFC3339Nano)
-	}
+	at := stamper(func(t time.Time) any { return t.UTC().Format(time.RFC3339Nano) })
 	pending, kinds := b.counts()
 	var resultsURL any
 	if b.outcome != "" {

@@ -247,3 +247,14 @@ func (b *batch) counts() (pending int, kinds map[string]int) {
 	}
 	return 0, kinds
 }
+
+// stamper renders a batch's times as an API shows them, by format, and a time that has
+// not come yet (zero) as null.
+func stamper(format func(time.Time) any) func(time.Time) any {
+	return func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return format(t)
+	}
+}

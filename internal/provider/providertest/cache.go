@@ -196,3 +196,49 @@ func (c *prefixCache) anthropic(blocks []block, min int, now time.Time) cacheUse
 	}
 	return u
 }
+
+// minimum is the fewest tokens a Claude model caches at a breakpoint.
+func (s *Server) minimum(model string) int {
+	best, n := -1, 0
+	for _, table := range []map[string]int{AnthropicMinimum, s.opts.AnthropicMinimums} {
+		for prefix, min := range table {
+			if len(prefix) >= best && len(model) >= len(prefix) && model[:len(prefix)] == prefix {
+				best, n = len(prefix), min
+			}
+		}
+	}
+	if best >= 0 {
+		return n
+	}
+	if s.opts.AnthropicDefaultMinimum > 0 {
+		return s.opts.AnthropicDefaultMinimum
+	}
+	return 1024
+}
+
+// AnthropicMinimum is the fewest tokens each Claude model caches at a breakpoint, by model
+// name prefix (Anthropic's prompt caching documentation, read 2026). Options can add to it
+// or override it.
+var AnthropicMinimum = map[string]int{
+	// The 5 models (as third-party reports of the prompt-caching page list them, read
+	// 2026-11; Sonnet 5.5 is taken to be Sonnet 5's).
+	"claude-opus-5":   512,
+	"claude-fable":    512,
+	"claude-mythos":   512,
+	"claude-sonnet-5": 1024,
+	"claude-opus-4-8": 1024,
+	"claude-opus-4-7": 2048,
+	// The 4 and 3 models, as the prompt-caching page lists them.
+	"claude-opus-4-6":   4096,
+	"claude-opus-4-5":   4096,
+	"claude-haiku-4-5":  4096,
+	"claude-opus-4-1":   1024,
+	"claude-opus-4":     1024,
+	"claude-sonnet-4-6": 1024,
+	"claude-sonnet-4-5": 1024,
+	"claude-sonnet-4":   1024,
+	"claude-3-7-sonnet": 1024,
+	"claude-3-5-haiku":  2048,
+	"claude-haiku-3-5":  2048,
+	"claude-3-haiku":    2048,
+}

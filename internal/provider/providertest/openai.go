@@ -253,6 +253,19 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// inputTexts reads an embeddings request's input, as OpenAI and Voyage take it: a string,
+// or a non-empty array of strings.
+func inputTexts(input json.RawMessage) (texts []string, ok bool) {
+	var one string
+	switch {
+	case json.Unmarshal(input, &one) == nil:
+		return []string{one}, true
+	case json.Unmarshal(input, &texts) == nil && len(texts) > 0:
+		return texts, true
+	}
+	return nil, false
+}
+
 func (s *Server) embed(body []byte) (map[string]any, *apiError) {
 	var req struct {
 		Model          string          `json:"model"`
@@ -264,13 +277,8 @@ func (s *Server) embed(body []byte) (map[string]any, *apiError) {
 		s.problem("an embeddings request that is not JSON: %v", err)
 		return nil, badRequest("We could not parse the JSON body of your request. (%v)", err)
 	}
-	var texts []string
-	var one string
-	switch {
-	case json.Unmarshal(req.Input, &one) == nil:
-		texts = []string{one}
-	case json.Unmarshal(req.Input, &texts) == nil && len(texts) > 0:
-	default:
+	texts, ok := inputTexts(req.Input)
+	if !ok {
 		s.refused()
 		return nil, &apiError{status: 400, kind: "invalid_request_error", param: "input", message: "'input' must be a string or a non-empty array of strings"}
 	}

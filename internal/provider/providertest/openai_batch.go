@@ -248,12 +248,7 @@ func (s *Server) openAIBatch(b *batch, status string) map[string]any {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	at := func(t time.Time) any {
-		if t.IsZero() {
-			return nil
-		}
-		return t.Unix()
-	}
+	at := stamper(func(t time.Time) any { return t.Unix() })
 	var inProgress, finalizing, completed, failed, expired, cancelling, cancelled time.Time
 	if b.delay >= 0 && b.outcome != "failed" && b.cancelAt.IsZero() {
 		now := s.clock.Now()

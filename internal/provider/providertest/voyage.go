@@ -60,13 +60,8 @@ func (s *Server) handleVoyageEmbeddings(w http.ResponseWriter, r *http.Request) 
 		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "Request body is not valid JSON."})
 		return
 	}
-	var texts []string
-	var one string
-	switch {
-	case json.Unmarshal(req.Input, &one) == nil:
-		texts = []string{one}
-	case json.Unmarshal(req.Input, &texts) == nil && len(texts) > 0:
-	default:
+	texts, ok := inputTexts(req.Input)
+	if !ok {
 		refuse("Value error, input must be a string or a non-empty list of strings")
 		return
 	}
