@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -313,4 +315,11 @@ func renderSchedules(w io.Writer, rows []scheduleRow) error {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Every, "-"), next, stamp(r.LastRun), or(r.LastSession, "-"))
 	}
 	return t.Flush()
+}
+
+// randomHex is n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
 }
