@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -79,17 +77,9 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
-	sealed, err := encrypted()
+	o.id, o.warning, err = resolveID("schedule", o.id, o.req.ResearchGoal, func(bool) string { return "review-" + randomHex(4) })
 	if err != nil {
 		return o, err
-	}
-	o.id = strings.TrimSpace(o.id)
-	if o.id == "" {
-		o.id = "review-" + randomHex(4)
-	} else if err := checkID(o.id); err != nil {
-		return o, usageErrorf("invalid schedule: id: %s (set with --id)", err)
-	} else if sealed {
-		o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
 	}
 	o.req.Lineage = &lineage.Descriptor{Type: lineage.Cron, Schedule: o.id}
 	return o, nil
@@ -166,35 +156,35 @@ func cmdSchedule(ctx context.Context, args []string) error {
 		}
 		return withSchedules(func(sc client.ScheduleClient) error { return listSchedules(ctx, sc) })
 	case "delete":
-		id, err := scheduleIDArg("delete", "Delete a schedule: no more reviews start. The sessions it started stay.", args)
-		if err != nil {
-			return err
-		}
-		return withSchedules(func(sc client.ScheduleClient) error {
-			sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-			defer cancel()
-			if err := sc.GetHandle(sctx, id).Delete(sctx); err != nil {
-				return scheduleError(err, id, "delete")
-			}
-			fmt.Fprintf(stdout, "deleted schedule %s; the sessions it started stay (see them with: starter list)\n", id)
-			return nil
-		})
+		return onSchedule(ctx, "delete", "Delete a schedule: no more reviews start. The sessions it started stay.", args,
+			func(ctx context.Context, h client.ScheduleHandle) error { return h.Delete(ctx) },
+			"deleted schedule %s; the sessions it started stay (see them with: starter list)")
 	case "trigger":
-		id, err := scheduleIDArg("trigger", "Start a review now, unless the last one is still running.", args)
-		if err != nil {
-			return err
-		}
-		return withSchedules(func(sc client.ScheduleClient) error {
-			sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-			defer cancel()
-			if err := sc.GetHandle(sctx, id).Trigger(sctx, client.ScheduleTriggerOptions{}); err != nil {
-				return scheduleError(err, id, "trigger")
-			}
-			fmt.Fprintf(stdout, "schedule %s triggered: a review session starts now, unless the last one is still running (see them with: starter list)\n", id)
-			return nil
-		})
+		return onSchedule(ctx, "trigger", "Start a review now, unless the last one is still running.", args,
+			func(ctx context.Context, h client.ScheduleHandle) error {
+				return h.Trigger(ctx, client.ScheduleTriggerOptions{})
+			},
+			"schedule %s triggered: a review session starts now, unless the last one is still running (see them with: starter list)")
 	}
 	return usageErrorf("schedule has no subcommand %q: use create, list, delete or trigger (see: starter schedule -h)", sub)
+}
+
+// onSchedule runs `starter schedule <sub> <id>` (summary is its -h): act on the schedule,
+// then print done, whose %s is the schedule's ID.
+func onSchedule(ctx context.Context, sub, summary string, args []string, act func(context.Context, client.ScheduleHandle) error, done string) error {
+	id, err := scheduleIDArg(sub, summary, args)
+	if err != nil {
+		return err
+	}
+	return withSchedules(func(sc client.ScheduleClient) error {
+		sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+		defer cancel()
+		if err := act(sctx, sc.GetHandle(sctx, id)); err != nil {
+			return scheduleError(err, id, sub)
+		}
+		fmt.Fprintf(stdout, done+"\n", id)
+		return nil
+	})
 }
 
 // withSchedules dials Temporal and runs f with its schedule client.
@@ -315,11 +305,4 @@ func renderSchedules(w io.Writer, rows []scheduleRow) error {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", r.ID, or(r.Every, "-"), next, stamp(r.LastRun), or(r.LastSession, "-"))
 	}
 	return t.Flush()
-}
-
-// randomHex is n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return hex.EncodeToString(b)
 }

@@ -88,25 +88,34 @@ func parseStart(args []string) (startOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
+	o.id, o.warning, err = resolveID("session", o.id, o.req.ResearchGoal, func(sealed bool) string {
+		if sealed {
+			return newSealedID("s-")
+		}
+		return newSessionID(o.req.ResearchGoal)
+	})
+	return o, err
+}
+
+// resolveID is the id of a new session or schedule (what) on goal, given with --id or ""
+// for byDefault's, which is told whether the lab's research is encrypted. A given id is
+// checked (checkID); with the lab's keys, warning says when it spells the goal.
+func resolveID(what, given, goal string, byDefault func(sealed bool) string) (id, warning string, err error) {
 	sealed, err := encrypted()
 	if err != nil {
-		return o, err
+		return "", "", err
 	}
-	o.id = strings.TrimSpace(o.id)
-	switch {
-	case o.id == "" && sealed:
-		o.id = newSealedID("s-")
-	case o.id == "":
-		o.id = newSessionID(o.req.ResearchGoal)
-	default:
-		if err := checkID(o.id); err != nil {
-			return o, usageErrorf("invalid session: id: %s (set with --id)", err)
-		}
-		if sealed {
-			o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
-		}
+	id = strings.TrimSpace(given)
+	if id == "" {
+		return byDefault(sealed), "", nil
 	}
-	return o, nil
+	if err := checkID(id); err != nil {
+		return "", "", usageErrorf("invalid %s: id: %s (set with --id)", what, err)
+	}
+	if sealed {
+		warning = idSpellsGoal("--id", id, goal)
+	}
+	return id, warning, nil
 }
 
 // encrypted says whether the lab's research is encrypted: keys are configured
@@ -279,11 +288,7 @@ func slug(goal string) string {
 // newSessionID is the goal's slug and 8 random hex digits, so two sessions on the same goal
 // never collide. It is the default id of a deployment without keys, whose research is
 // readable anyway; with keys, newSealedID names sessions.
-func newSessionID(goal string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return slug(goal) + "-" + hex.EncodeToString(b[:])
-}
+func newSessionID(goal string) string { return slug(goal) + "-" + randomHex(4) }
 
 // newSealedID is the default id of a session or schedule when the lab's research is
 // encrypted: prefix and 16 random hex digits. The id is the workflow id, which Temporal
@@ -295,10 +300,13 @@ func newSessionID(goal string) string {
 // still tell a reader of visibility which sessions share a goal, and an id that moved with
 // the key would change under a key rotation. Nothing looks a session up by its goal:
 // continuations and forks are named from the parent's id (internal/lineage).
-func newSealedID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return prefix + hex.EncodeToString(b[:])
+func newSealedID(prefix string) string { return prefix + randomHex(8) }
+
+// randomHex is n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
 }
 
 // idSpellsGoal warns, for an id given with flag in a deployment whose research is
