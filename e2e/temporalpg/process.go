@@ -17,11 +17,76 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 )
 
-// process is one run of the server binary.
-type process struct {
+// Process is a server binary a test runs: its output appended to a log file, killed with
+// the test's process (on Linux), its exit seen on Done. A Server's temporal-server runs in
+// one, and so does e2e's dev server on a database file (soak_test.go).
+type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, once done is closed
+}
+
+// StartProcess runs binary with args in dir ("" for the test's working directory), its
+// output appended to the file logPath after a line that says what started when.
+func StartProcess(binary string, args []string, dir, logPath string) (*Process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("temporalpg: %w", err)
+	}
+	defer logFile.Close() // the child has its own copy
+	fmt.Fprintf(logFile, "\n=== temporalpg: starting %s at %s\n", binary, time.Now().Format(time.RFC3339))
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("temporalpg: start %s: %w", binary, err)
+	}
+	p := &Process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Done is closed once the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Signal sends sig to the process; one that has exited already is no error.
+func (p *Process) Signal(sig os.Signal) error {
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
+
+// Kill ends the process at once (SIGKILL) and waits until it has exited.
+func (p *Process) Kill() error {
+	if err := p.Signal(os.Kill); err != nil {
+		return err
+	}
+	<-p.done
+	return nil
+}
+
+// Await calls ready every interval until it answers nil: the process serves. It gives up
+// when the process exits, or with ready's last error when ctx ends.
+func (p *Process) Await(ctx context.Context, interval time.Duration, ready func() error) error {
+	for {
+		err := ready()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("the process exited while starting: %v", p.err)
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-time.After(interval):
+		}
+	}
 }
 
 // Stop shuts the server down gracefully (SIGTERM) and waits for it; after a minute it kills
@@ -31,15 +96,14 @@ func (s *Server) Stop() error {
 	if p == nil {
 		return nil
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := p.Signal(syscall.SIGTERM); err != nil {
 		return fmt.Errorf("temporalpg: stop the server: %w", err)
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 		return nil
 	case <-time.After(time.Minute):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+		_ = p.Kill()
 		return errors.New("temporalpg: the server did not stop within a minute of SIGTERM; killed it")
 	}
 }
@@ -51,10 +115,9 @@ func (s *Server) Kill() error {
 	if p == nil {
 		return nil
 	}
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := p.Kill(); err != nil {
 		return fmt.Errorf("temporalpg: kill the server: %w", err)
 	}
-	<-p.done
 	return nil
 }
 
@@ -89,7 +152,7 @@ func withDefaultTimeout(ctx context.Context) (context.Context, context.CancelFun
 }
 
 // running returns the server's process if it has not exited.
-func (s *Server) running() *process {
+func (s *Server) running() *Process {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == nil {
@@ -105,26 +168,11 @@ func (s *Server) running() *process {
 
 // start runs the server binary and waits until the frontend answers.
 func (s *Server) start(ctx context.Context) error {
-	logFile, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	p, err := StartProcess(s.binary, []string{"--root", s.dir, "--config", "config", "--env", "temporalpg",
+		"--allow-no-auth", "start"}, s.dir, s.logPath)
 	if err != nil {
-		return fmt.Errorf("temporalpg: %w", err)
+		return err
 	}
-	defer logFile.Close() // the child has its own copy
-	fmt.Fprintf(logFile, "\n=== temporalpg: starting %s at %s\n", s.binary, time.Now().Format(time.RFC3339))
-	cmd := exec.Command(s.binary, "--root", s.dir, "--config", "config", "--env", "temporalpg",
-		"--allow-no-auth", "start")
-	cmd.Dir = s.dir
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("temporalpg: start %s: %w", s.binary, err)
-	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
 	s.mu.Lock()
 	s.proc = p
 	s.mu.Unlock()
@@ -137,24 +185,20 @@ func (s *Server) start(ctx context.Context) error {
 }
 
 // waitFrontend waits until the frontend answers a health check, or the process exits.
-func (s *Server) waitFrontend(ctx context.Context, p *process) error {
-	for {
+func (s *Server) waitFrontend(ctx context.Context, p *Process) error {
+	err := p.Await(ctx, 100*time.Millisecond, func() error {
 		c, err := s.dial(ctx, Namespace)
-		if err == nil {
-			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
-			c.Close()
-			if err == nil {
-				return nil
-			}
+		if err != nil {
+			return err
 		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("temporalpg: the server exited while starting: %v", p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("temporalpg: the server's frontend at %s did not answer: %w (last error: %v)", s.address, ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
-		}
+		defer c.Close()
+		_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("temporalpg: the server's frontend at %s did not answer: %w", s.address, err)
 	}
+	return nil
 }
 
 // dial connects a client that logs nothing (a server that is starting refuses connections).

@@ -57,7 +57,7 @@ type Server struct {
 	tls     *tls.Config // how this package's clients dial a TLS frontend; nil: plain
 
 	mu   sync.Mutex
-	proc *process // the running process; nil before the first start
+	proc *Process // the running process; nil before the first start
 }
 
 // Start sets up a Temporal server on pg and starts it: it creates the persistence and
