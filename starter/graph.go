@@ -155,16 +155,12 @@ func continueRequest(o branchOptions, parent string, d lineage.Descriptor) (stri
 func branchStartOptions(id string, req research.Request, reuse enumspb.WorkflowIdReusePolicy) client.StartWorkflowOptions {
 	d := req.Lineage.WithDefaults(id)
 	attrs := []temporal.SearchAttributeUpdate{
-		temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
 		temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(d.Type)),
 		temporal.NewSearchAttributeKeyKeyword(workflows.AttrConversation).ValueSet(d.Conversation),
 		temporal.NewSearchAttributeKeyKeyword(workflows.AttrParentSession).ValueSet(d.Parent),
 	}
 	if d.Checkpoint > 0 {
 		attrs = append(attrs, temporal.NewSearchAttributeKeyInt64(workflows.AttrSourceCheckpoint).ValueSet(int64(d.Checkpoint)))
-	}
-	if req.ScientistID != "" {
-		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(req.ScientistID))
 	}
 	summary := fmt.Sprintf("%s of %s", d.Relation, d.Parent)
 	if d.Checkpoint > 0 {
@@ -182,7 +178,7 @@ func branchStartOptions(id string, req research.Request, reuse enumspb.WorkflowI
 		StaticSummary:                            research.Shorten(summary, 90),
 		StaticDetails:                            branchDetails(req, d),
 		Memo:                                     branchMemo(req, d),
-		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
+		TypedSearchAttributes:                    sessionAttributes(req, attrs...),
 	}
 }
 

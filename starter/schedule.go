@@ -18,7 +18,6 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -98,11 +97,8 @@ func scheduleCreateOptions(o scheduleOptions) client.ScheduleOptions {
 			StaticSummary: "review: " + research.Shorten(o.req.ResearchGoal, 80),
 			StaticDetails: staticDetails(o.req),
 			Memo:          map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
-			TypedSearchAttributes: temporal.NewSearchAttributes(
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(lineage.Cron)),
-			),
+			TypedSearchAttributes: sessionAttributes(o.req,
+				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(lineage.Cron))),
 		},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, // a review still running skips the next
 		Note:    "cosci: review every " + everyText(o.every),

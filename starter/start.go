@@ -387,11 +387,21 @@ func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
 		StaticSummary:                            "research: " + research.Shorten(o.req.ResearchGoal, 80),
 		StaticDetails:                            staticDetails(o.req),
 		Memo:                                     map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
-			temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),
-		),
+		TypedSearchAttributes:                    sessionAttributes(o.req),
 	}
+}
+
+// sessionAttributes are the search attributes a session starts with, so that `starter
+// list`, `starter tree` and the Web UI see it from its first moment: initializing, the
+// scientist who asks (when the request names one) and more.
+func sessionAttributes(req research.Request, more ...temporal.SearchAttributeUpdate) temporal.SearchAttributes {
+	attrs := append([]temporal.SearchAttributeUpdate{
+		temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
+	}, more...)
+	if req.ScientistID != "" {
+		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(req.ScientistID))
+	}
+	return temporal.NewSearchAttributes(attrs...)
 }
 
 // staticDetails is the Markdown the Web UI shows for the session: the goal in full and
