@@ -6,7 +6,8 @@
 // It runs the binaries `make server-tools` builds from the Go module proxy (`make test`
 // builds them too): bin/temporal-server and bin/temporal-sql-tool, with the schemas of the
 // same server release copied into bin/temporal-schema. The PostgreSQL server comes from
-// internal/pgtest.
+// internal/pgtest. The server runs in a Process (process.go), which e2e's dev server on a
+// database file uses too.
 package temporalpg
 
 import (
