@@ -120,13 +120,7 @@ func TestBatchKillWorker(t *testing.T) {
 	// session does not wait 25 s for each of its eight or so batches.
 	clock.start()
 
-	res, err := result(id, 3*time.Minute)
-	if err != nil {
-		t.Fatalf("session result: %v", err)
-	}
-	if res.State != session.Completed || res.Hypotheses != maxHypotheses {
-		t.Errorf("result: %s with %d hypotheses (%s); want completed with %d", res.State, res.Hypotheses, res.StopReason, maxHypotheses)
-	}
+	completedWith(t, id, 3*time.Minute, maxHypotheses)
 	if stored := storedHypotheses(t, storeDir, id); len(stored) != maxHypotheses {
 		t.Errorf("the store holds %d hypotheses; want %d", len(stored), maxHypotheses)
 	}

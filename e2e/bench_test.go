@@ -210,30 +210,7 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 	note := func(kind string, p interface{ Size() int }) { largest[kind] = max(largest[kind], p.Size()) }
 	runs := sessionHistories(tb, id)
 	for _, events := range runs {
-		names := map[int64]string{}
-		for _, e := range events {
-			switch {
-			case e.GetWorkflowExecutionStartedEventAttributes() != nil:
-				note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
-			case e.GetActivityTaskScheduledEventAttributes() != nil:
-				a := e.GetActivityTaskScheduledEventAttributes()
-				names[e.GetEventId()] = a.GetActivityType().GetName()
-				note("activity "+a.GetActivityType().GetName()+" input", a.GetInput())
-			case e.GetActivityTaskCompletedEventAttributes() != nil:
-				a := e.GetActivityTaskCompletedEventAttributes()
-				note("activity "+names[a.GetScheduledEventId()]+" result", a.GetResult())
-			case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
-				a := e.GetWorkflowExecutionSignaledEventAttributes()
-				note("signal "+a.GetSignalName(), a.GetInput())
-			case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
-				a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes()
-				note("update "+a.GetAcceptedRequest().GetInput().GetName(), a.GetAcceptedRequest().GetInput().GetArgs())
-			case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				note("continue-as-new input", e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
-			case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
-				note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
-			}
-		}
+		eachPayload(events, note)
 	}
 	kinds := slices.Sorted(maps.Keys(largest))
 	var lines []string
@@ -241,6 +218,36 @@ func logRunsAndPayloads(tb testing.TB, id string) {
 		lines = append(lines, fmt.Sprintf("%s %d", k, largest[k]))
 	}
 	tb.Logf("%s took %d runs; largest payloads (bytes): %s", id, len(runs), strings.Join(lines, "; "))
+}
+
+// eachPayload calls note with every payload of one run's history, named by its kind: the
+// start and continue-as-new inputs, each activity's input and result ("Ranking result", as
+// BENCHMARKS.md names them), signals ("signal feedback"), updates and the workflow's result.
+func eachPayload(events []*historypb.HistoryEvent, note func(kind string, p interface{ Size() int })) {
+	names := map[int64]string{} // the activity each scheduled event started
+	for _, e := range events {
+		switch {
+		case e.GetWorkflowExecutionStartedEventAttributes() != nil:
+			note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
+		case e.GetActivityTaskScheduledEventAttributes() != nil:
+			a := e.GetActivityTaskScheduledEventAttributes()
+			names[e.GetEventId()] = a.GetActivityType().GetName()
+			note(a.GetActivityType().GetName()+" input", a.GetInput())
+		case e.GetActivityTaskCompletedEventAttributes() != nil:
+			a := e.GetActivityTaskCompletedEventAttributes()
+			note(names[a.GetScheduledEventId()]+" result", a.GetResult())
+		case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
+			a := e.GetWorkflowExecutionSignaledEventAttributes()
+			note("signal "+a.GetSignalName(), a.GetInput())
+		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
+			a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes()
+			note("update "+a.GetAcceptedRequest().GetInput().GetName(), a.GetAcceptedRequest().GetInput().GetArgs())
+		case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+			note("continue-as-new input", e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
+		case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
+			note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
+		}
+	}
 }
 
 // logStoreBytes logs the bytes the session store holds, and per hypothesis. A directory

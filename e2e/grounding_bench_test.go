@@ -56,26 +56,11 @@ func measureHistory(tb testing.TB, id string) historyStats {
 	runs := sessionHistories(tb, id)
 	s.runs = len(runs)
 	for _, events := range runs {
-		names := map[int64]string{}
+		s.events += len(events)
 		for _, e := range events {
-			s.events++
 			s.bytes += proto.Size(e)
-			switch {
-			case e.GetWorkflowExecutionStartedEventAttributes() != nil:
-				note("start input", e.GetWorkflowExecutionStartedEventAttributes().GetInput())
-			case e.GetActivityTaskScheduledEventAttributes() != nil:
-				a := e.GetActivityTaskScheduledEventAttributes()
-				names[e.GetEventId()] = a.GetActivityType().GetName()
-				note(a.GetActivityType().GetName()+" input", a.GetInput())
-			case e.GetActivityTaskCompletedEventAttributes() != nil:
-				a := e.GetActivityTaskCompletedEventAttributes()
-				note(names[a.GetScheduledEventId()]+" result", a.GetResult())
-			case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-				note("continue-as-new input", e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
-			case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
-				note("workflow result", e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
-			}
 		}
+		eachPayload(events, note)
 	}
 	return s
 }

@@ -318,6 +318,20 @@ func result(id string, timeout time.Duration) (workflows.Result, error) {
 	return res, err
 }
 
+// completedWith waits up to timeout for session id's result and checks that it completed
+// with n hypotheses; a session that did not end in time is fatal.
+func completedWith(t *testing.T, id string, timeout time.Duration, n int) workflows.Result {
+	t.Helper()
+	res, err := result(id, timeout)
+	if err != nil {
+		t.Fatalf("session %s result: %v", id, err)
+	}
+	if res.State != session.Completed || res.Hypotheses != n {
+		t.Errorf("result: %s with %d hypotheses (%s); want completed with %d", res.State, res.Hypotheses, res.StopReason, n)
+	}
+	return res
+}
+
 // temporalHistory is the session's Temporal event history, in order.
 func temporalHistory(t *testing.T, id string) []*historypb.HistoryEvent {
 	t.Helper()

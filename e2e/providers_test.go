@@ -63,13 +63,7 @@ func TestSessionOnFakeOpenAI(t *testing.T) {
 		ResearchGoal: goal,
 		Config:       research.Config{Provider: "openai", Model: model, MaxHypotheses: 8, EmbeddingModel: standInEmbedder},
 	})
-	res, err := result(id, 2*time.Minute)
-	if err != nil {
-		t.Fatalf("session result: %v", err)
-	}
-	if res.State != session.Completed || res.Hypotheses != 8 {
-		t.Errorf("result: state %q, %d hypotheses (%s); want completed with 8", res.State, res.Hypotheses, res.StopReason)
-	}
+	res := completedWith(t, id, 2*time.Minute, 8)
 
 	// Every agent spoke through the fake, with the worker's key and the session's model.
 	s := fake.Stats()
@@ -255,13 +249,7 @@ func TestAuthFailureSuspends(t *testing.T) {
 	if st, err := update(id, workflows.Resume, "resume-after-key-fix", map[string]string{}); err != nil || st.State != session.Active {
 		t.Fatalf("resume: %+v, %v; want the session active", st, err)
 	}
-	res, err := result(id, 2*time.Minute)
-	if err != nil {
-		t.Fatalf("session result after the resume: %v", err)
-	}
-	if res.State != session.Completed || res.Hypotheses != 4 {
-		t.Errorf("result after the resume: state %q, %d hypotheses (%s); want completed with 4", res.State, res.Hypotheses, res.StopReason)
-	}
+	completedWith(t, id, 2*time.Minute, 4) // after the resume
 	after := fake.Stats()
 	answered := after.OpenAI.Requests + after.Embeddings.Requests
 	if after.OpenAI.Requests == 0 || after.Keys["Bearer "+good] != answered || total(after.Requests) != answered+turns || after.Unauthorized != turns {

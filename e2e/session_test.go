@@ -114,15 +114,7 @@ func TestSteering(t *testing.T) {
 	}
 
 	// Suspended means idle: the turns in flight finish and nothing new starts.
-	eventually(t, 30*time.Second, "the suspended session to have no pending activities", func() (bool, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		d, err := temporalClient.DescribeWorkflowExecution(ctx, id, "")
-		if err != nil {
-			return false, err
-		}
-		return len(d.GetPendingActivities()) == 0, nil
-	})
+	untilIdle(t, temporalClient, id)
 	visibility := fmt.Sprintf("WorkflowId='%s' AND %s='%s'", id, workflows.AttrSessionStatus, session.Suspended)
 	eventually(t, 30*time.Second, "visibility to list the session as suspended", func() (bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

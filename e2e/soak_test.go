@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/cosci-dev/cosci/e2e/temporalpg"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -324,8 +324,7 @@ type devServer struct {
 	address string
 	log     string
 	client  client.Client
-	proc    *exec.Cmd
-	done    chan struct{}
+	proc    *temporalpg.Process // nil once killed
 }
 
 // startDevServerOnFile starts a dev server on free loopback ports with its state in a
@@ -358,8 +357,8 @@ func startDevServerOnFile(t *testing.T) *devServer {
 	t.Cleanup(func() {
 		d.client.Close()
 		if d.proc != nil {
-			_ = d.proc.Process.Signal(syscall.SIGINT)
-			<-d.done
+			_ = d.proc.Signal(syscall.SIGINT)
+			<-d.proc.Done()
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(d.log)
@@ -376,10 +375,9 @@ func (d *devServer) Kill() error {
 	if d.proc == nil {
 		return nil
 	}
-	if err := d.proc.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := d.proc.Kill(); err != nil {
 		return err
 	}
-	<-d.done
 	d.proc = nil
 	return nil
 }
@@ -393,46 +391,29 @@ func (d *devServer) Restart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	logFile, err := os.OpenFile(d.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
+	if d.proc, err = temporalpg.StartProcess(temporalBin, d.args, "", d.log); err != nil {
 		return err
 	}
-	cmd := exec.Command(temporalBin, d.args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return err
-	}
-	d.proc, d.done = cmd, make(chan struct{})
-	go func() {
-		cmd.Wait()
-		logFile.Close()
-		close(d.done)
-	}()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	for {
+	err = d.proc.Await(ctx, 200*time.Millisecond, func() error {
 		probe, err := client.Dial(client.Options{HostPort: d.address, Logger: quietLogger()})
-		if err == nil {
-			_, err = probe.CheckHealth(ctx, &client.CheckHealthRequest{})
-			if err == nil {
-				// The namespace answers: a session that does not exist is not found.
-				_, err = probe.DescribeWorkflowExecution(ctx, "no-such-session", "")
-				if notFound := (*serviceerror.NotFound)(nil); errors.As(err, &notFound) {
-					err = nil
-				}
-			}
-			probe.Close()
+		if err != nil {
+			return err
 		}
-		if err == nil {
+		defer probe.Close()
+		if _, err := probe.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+			return err
+		}
+		// The namespace answers: a session that does not exist is not found.
+		_, err = probe.DescribeWorkflowExecution(ctx, "no-such-session", "")
+		if notFound := (*serviceerror.NotFound)(nil); errors.As(err, &notFound) {
 			return nil
 		}
-		select {
-		case <-d.done:
-			return fmt.Errorf("the dev server exited at start; see %s", d.log)
-		case <-ctx.Done():
-			return fmt.Errorf("the dev server at %s did not answer within a minute: %v", d.address, err)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("the dev server at %s did not come up within a minute: %w; see %s", d.address, err, d.log)
 	}
+	return nil
 }

@@ -23,19 +23,26 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// TestStdio: the command serves MCP on stdin and stdout, as a worker starts it, and logs
-// what it skipped on stderr.
-func TestStdio(t *testing.T) {
-	bin := build(t)
+// serveStdio starts the server with args over stdin and stdout, as a worker starts it, and
+// connects a client, with a minute to run; stderr is what the server logged.
+func serveStdio(t *testing.T, args ...string) (context.Context, *mcp.ClientSession, *strings.Builder) {
+	t.Helper()
 	var stderr strings.Builder
-	cmd := exec.Command(bin, "--library", filepath.Join("..", "testdata", "library"), "--index", t.TempDir(), "--watch", "0")
+	cmd := exec.Command(build(t), args...)
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr.String())
 	}
+	return ctx, cs, &stderr
+}
+
+// TestStdio: the command serves MCP on stdin and stdout, as a worker starts it, and logs
+// what it skipped on stderr.
+func TestStdio(t *testing.T) {
+	ctx, cs, stderr := serveStdio(t, "--library", filepath.Join("..", "testdata", "library"), "--index", t.TempDir(), "--watch", "0")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "LRP1 uptake"}})
 	if err != nil || res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "10.5555/cosci.tau.002") {
 		t.Fatalf("search over stdio: %+v, %v", res, err)
@@ -71,7 +78,6 @@ func TestRefuses(t *testing.T) {
 // bytes once expanded) and an export over --max-file-mb is served at once, its other
 // references searchable, and stderr names what was skipped and why.
 func TestCaps(t *testing.T) {
-	bin := build(t)
 	dir := t.TempDir()
 	var bomb strings.Builder
 	bomb.WriteString("@string{m0 = \"xxxxxxxxxx\"}\n")
@@ -85,15 +91,7 @@ func TestCaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var stderr strings.Builder
-	cmd := exec.Command(bin, "--library", dir, "--index", t.TempDir(), "--watch", "0", "--max-file-mb", "1")
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, stderr.String())
-	}
+	ctx, cs, stderr := serveStdio(t, "--library", dir, "--index", t.TempDir(), "--watch", "0", "--max-file-mb", "1")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "microglia"}})
 	if err != nil || res.IsError || len(res.Content) == 0 {
 		t.Fatalf("search: %+v, %v", res, err)

@@ -6,21 +6,11 @@
 # session suspends naming it, repaired and resumed by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-A=127.0.0.1:7299
-R=$(mktemp -d)
-bin/temporal server start-dev --ip 127.0.0.1 --port 7299 --ui-port 8299 --headless --log-level error \
-  --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
-  --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
-  --search-attribute TotalTokens=Int --search-attribute CostUSD=Double --search-attribute SessionType=Keyword \
-  --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
-  --search-attribute SourceCheckpoint=Int > $R/server.log 2>&1 &
-SERVER=$!
-trap 'find $R/sessions -type d -exec chattr -i {} + 2>/dev/null; kill $WORKER $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do bin/temporal operator cluster health --address $A >/dev/null 2>&1 && break; sleep 0.5; done
+. scripts/lib.sh
+start_dev_server 7299 8299
+trap 'find $R/sessions -type d -exec chattr -i {} + 2>/dev/null; stop_all' EXIT
 go build -o $R/cw ./worker && go build -o $R/st ./starter
-(cd $R && TEMPORAL_ADDRESS=$A COSCI_STORE=$R/sessions ./cw --offline-latency 150ms > worker.log 2>&1) &
-WORKER=$!
-export TEMPORAL_ADDRESS=$A COSCI_STORE=$R/sessions
+start_worker --offline-latency 150ms
 id=session-store-faults
 D=$R/sessions/$id
 waitfor() { # waitfor <text>: until the status shows it
@@ -44,11 +34,4 @@ $R/st status $id
 cp $R/h2 $D/hypotheses/h-0002.json
 $R/st resume $id
 $R/st result $id
-runs=$(bin/temporal workflow list --address $A --query "WorkflowId='$id'" -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(r["execution"]["runId"]+":"+r["status"] for r in d))')
-for r in $runs; do
-  rid=${r%%:*}; st=${r##*:}
-  case $st in *CONTINUED*) f=workflows/testdata/session-store-faults.json;; *) f=workflows/testdata/session-store-faults-closing.json;; esac
-  [ "$(echo $runs | wc -w)" = 1 ] && f=workflows/testdata/session-store-faults.json
-  bin/temporal workflow show --address $A --workflow-id $id --run-id $rid -o json > $f
-  echo "$st -> $f ($(wc -c < $f) bytes)"
-done
+record_runs $id session-store-faults

@@ -55,7 +55,7 @@ func init() {
 func main() { os.Exit(run(os.Args[1:])) }
 
 // run dispatches to a subcommand and turns its error into an exit code: 0 ok, 1 failure,
-// 2 usage error. Everything it prints goes through a terminal (render.go), so no text
+// 2 usage error. Everything it prints goes through a terminal (terminal.go), so no text
 // from a model, a tool or a person can act on the scientist's terminal.
 func run(args []string) int {
 	out, errOut := newTerminal(stdout), newTerminal(stderr)

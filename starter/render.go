@@ -7,12 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -20,7 +16,9 @@ import (
 )
 
 // Everything starter prints for a person is rendered here, from plain structs, so it can be
-// tested without a server.
+// tested without a server: a session's status, state, ranking, history, result and list
+// (a running session's progress in render_progress.go, the graph in graph_render.go; what a
+// terminal may show of any of it in terminal.go).
 
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
 
@@ -45,11 +43,6 @@ func timeLimitText(d research.Duration) string {
 		return "none"
 	}
 	return d.String()
-}
-
-// elapsed shows a progress' elapsed time to the second.
-func elapsed(p session.Progress) string {
-	return (time.Duration(p.ElapsedSeconds * float64(time.Second))).Round(time.Second).String()
 }
 
 // stateOf names a session's state; during a checkpoint, with the state it returns to.
@@ -78,29 +71,6 @@ func renderStatus(w io.Writer, s workflows.Status) error {
 	return t.Flush()
 }
 
-// batchText says what batch a session waits for: "a batch of 40 matches (batch_abc),
-// submitted 12 min ago".
-func batchText(b *session.BatchWait, now time.Time) string {
-	text := fmt.Sprintf("a batch of %d %s (%s)", b.Requests, b.What, b.ID)
-	if at, err := time.Parse(time.RFC3339Nano, b.Submitted); err == nil {
-		text += ", submitted " + ago(now.Sub(at))
-	}
-	return text
-}
-
-// ago is a past duration as a person says it.
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%.1f h ago", d.Hours())
-	}
-	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
-}
-
 // waitingRows lists the tool calls that wait for the scientist, with how to answer, and
 // each call's whole arguments: what the scientist approves. What the model wrote is
 // escaped (printable), so it cannot move the cursor or recolour the terminal.
@@ -119,183 +89,9 @@ func waitingRows(t io.Writer, id string, ws []session.WaitingCall) {
 	}
 }
 
-// printable is text from a model or a tool as a terminal may show it: control characters
-// (escape sequences, carriage returns, tabs, newlines) and invisible formatting ones
-// (bidirectional overrides, zero-width characters, line separators) written as Go escapes
-// (\x1b, \u202e), the rest as is.
-func printable(s string) string { return escapeHidden(s, func(rune) bool { return false }) }
-
-// escapeHidden writes the hidden characters of s that keep does not keep as Go escapes.
-func escapeHidden(s string, keep func(rune) bool) string {
-	shown := func(r rune) bool { return !hidden(r) || keep(r) }
-	if !strings.ContainsFunc(s, func(r rune) bool { return !shown(r) }) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case shown(r):
-			b.WriteRune(r)
-		case r < 0x20: // \x1b, \r: never raw inside JSON, which escapes them itself
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			// \u form, in UTF-16 as JSON writes it (a surrogate pair past U+FFFF), so that
-			// starter's --json output stays JSON: DEL, C1 controls, bidi and tag characters.
-			if r1, r2 := utf16.EncodeRune(r); r1 != unicode.ReplacementChar {
-				fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
-			} else {
-				fmt.Fprintf(&b, "\\u%04x", r)
-			}
-		}
-	}
-	return b.String()
-}
-
-// hidden says whether a terminal would act on a character, or show nothing for it: C0 and
-// C1 controls (ESC starts the CSI and OSC sequences that clear the screen, retitle the
-// window or hide a link), format characters (bidirectional overrides, zero-width ones),
-// line and paragraph separators, and bytes that are not UTF-8.
-func hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError
-}
-
-// terminal is where starter's output goes (run puts it in front of stdout and stderr):
-// every character a terminal would act on or hide is written as its Go escape, newlines
-// and tabs aside, which starter's own layout uses. Goals, titles, reasons, reports and
-// errors carry text from models, tools and people; none of it can move the cursor, clear
-// the screen, set the window's title, hide a link (OSC 8) or reorder what is shown.
-type terminal struct {
-	w       io.Writer
-	mu      sync.Mutex // a client's goroutines may write at once
-	partial []byte     // the start of a character that the next Write completes
-}
-
-func newTerminal(w io.Writer) *terminal { return &terminal{w: w} }
-
-func (t *terminal) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	data := append(t.partial, p...)
-	t.partial = nil
-	// A character split between two writes is kept whole for the next.
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(data[i]) {
-			if !utf8.FullRune(data[i:]) {
-				t.partial = append([]byte(nil), data[i:]...)
-				data = data[:i]
-			}
-			break
-		}
-	}
-	if _, err := io.WriteString(t.w, escapeHidden(string(data), layout)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Flush writes what is left of a character no write completed, escaped.
-func (t *terminal) Flush() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.partial) == 0 {
-		return nil
-	}
-	rest := t.partial
-	t.partial = nil
-	_, err := io.WriteString(t.w, escapeHidden(string(rest), layout))
-	return err
-}
-
-// layout are the control characters starter's own output is laid out with.
-func layout(r rune) bool { return r == '\n' || r == '\t' }
-
 // oneLine is a free text on one line: its newlines and other white space as single spaces,
 // so that it cannot start a line of its own in a table.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func renderProgress(w io.Writer, p session.Progress) error {
-	t := newTable(w)
-	fmt.Fprintf(t, "state\t%s\n", p.State)
-	fmt.Fprintf(t, "hypotheses\t%s\n", p.HypothesesText())
-	fmt.Fprintf(t, "reviews\t%d\n", p.ReviewsCompleted)
-	fmt.Fprintf(t, "matches\t%d\n", p.MatchesPlayed)
-	fmt.Fprintf(t, "rounds\t%d\n", p.Rounds)
-	fmt.Fprintf(t, "failed turns\t%d\n", p.TurnsFailed)
-	fmt.Fprintf(t, "cost\t%s\n", spentText(p))
-	fmt.Fprintf(t, "elapsed\t%s\n", elapsed(p))
-	fmt.Fprintf(t, "checkpoints\t%d\n", p.Checkpoints)
-	if p.LastCheckpoint != "" {
-		fmt.Fprintf(t, "last checkpoint\t%s\n", when(p.LastCheckpoint))
-	}
-	if p.ToolCalls > 0 {
-		fmt.Fprintf(t, "tool calls\t%d (%d failed or errors)\n", p.ToolCalls, p.ToolErrors)
-	}
-	for _, w := range p.Waiting {
-		fmt.Fprintf(t, "waiting for you\t%s %s %s (since %s)\n", printable(w.ID), printable(w.Tool), printable(w.Brief), when(w.Since))
-	}
-	if p.Batch != nil {
-		fmt.Fprintf(t, "waiting for\t%s\n", batchText(p.Batch, time.Now()))
-	}
-	return t.Flush()
-}
-
-// progressDescription is what the watch bar shows beside the hypothesis count: the state,
-// reviews, matches, elapsed time and, once known, each agent's turns.
-func progressDescription(id string, p session.Progress, agents []workflows.AgentStat) string {
-	state := string(p.State)
-	if p.State == session.Suspended {
-		state = "SUSPENDED (starter resume " + id + ")"
-	}
-	s := fmt.Sprintf("%s · %d reviews · %d matches · %s", state, p.ReviewsCompleted, p.MatchesPlayed, elapsed(p))
-	if p.CostUSD > 0 || p.BudgetUSD > 0 {
-		s += " · $" + research.Dollars(p.CostUSD)
-		if p.BudgetUSD > 0 {
-			s += " of $" + research.Dollars(p.BudgetUSD)
-		}
-	}
-	if p.ToolCalls > 0 {
-		s += fmt.Sprintf(" · %d tool calls", p.ToolCalls)
-	}
-	if n := len(p.Waiting); n > 0 {
-		s += fmt.Sprintf(" · %d WAITING for you (starter status %s)", n, id)
-	}
-	if p.Batch != nil {
-		s += fmt.Sprintf(" · waiting for a batch of %d %s", p.Batch.Requests, p.Batch.What)
-	}
-	if a := agentTurns(agents); a != "" {
-		s += " · " + a
-	}
-	return s
-}
-
-// progressLine is watch's output when stdout is not a terminal: one line per change.
-func progressLine(id string, p session.Progress, agents []workflows.AgentStat) string {
-	return fmt.Sprintf("hypotheses %s · %s", p.HypothesesText(), progressDescription(id, p, agents))
-}
-
-// agentAbbrev shortens the agents' names for the watch line.
-var agentAbbrev = map[string]string{
-	"generation":  "gen",
-	"reflection":  "rev",
-	"review":      "rev",
-	"ranking":     "rank",
-	"evolution":   "evo",
-	"proximity":   "prox",
-	"meta-review": "meta",
-	"meta_review": "meta",
-	"metareview":  "meta",
-	"supervisor":  "sup",
-}
-
-// agentTurns is each agent's turn count, compactly: "gen 12 · rev 24 · rank 30".
-func agentTurns(agents []workflows.AgentStat) string {
-	parts := make([]string, 0, len(agents))
-	for _, a := range agents {
-		parts = append(parts, fmt.Sprintf("%s %d", or(agentAbbrev[strings.ToLower(a.Agent)], a.Agent), a.Turns))
-	}
-	return strings.Join(parts, " · ")
-}
 
 func renderState(w io.Writer, v workflows.StateView) error {
 	t := newTable(w)
@@ -381,20 +177,6 @@ func usageText(u research.Usage) string {
 	}
 	if u.Unpriced > 0 {
 		text += fmt.Sprintf("; %d requests on a model the workers have no price for, whose cost is unknown (give one with the worker's --prices)", u.Unpriced)
-	}
-	return text
-}
-
-// spentText is the cost so far against the budgets, for progress: "$0.42 of $5.00 (8%)".
-func spentText(p session.Progress) string {
-	text := "$" + research.Dollars(p.CostUSD)
-	if p.BudgetUSD > 0 {
-		text += fmt.Sprintf(" of $%s (%.0f%%)", research.Dollars(p.BudgetUSD), 100*p.CostUSD/p.BudgetUSD)
-	}
-	if p.TokenBudget > 0 {
-		text += fmt.Sprintf("; %s of %s tokens", research.Thousands(p.TokensUsed), research.Thousands(p.TokenBudget))
-	} else {
-		text += fmt.Sprintf("; %s tokens", research.Thousands(p.TokensUsed))
 	}
 	return text
 }

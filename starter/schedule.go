@@ -18,7 +18,6 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -77,17 +76,9 @@ func parseScheduleCreate(args []string) (scheduleOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
-	sealed, err := encrypted()
+	o.id, o.warning, err = resolveID("schedule", o.id, o.req.ResearchGoal, func(bool) string { return "review-" + randomHex(4) })
 	if err != nil {
 		return o, err
-	}
-	o.id = strings.TrimSpace(o.id)
-	if o.id == "" {
-		o.id = "review-" + randomHex(4)
-	} else if err := checkID(o.id); err != nil {
-		return o, usageErrorf("invalid schedule: id: %s (set with --id)", err)
-	} else if sealed {
-		o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
 	}
 	o.req.Lineage = &lineage.Descriptor{Type: lineage.Cron, Schedule: o.id}
 	return o, nil
@@ -106,11 +97,8 @@ func scheduleCreateOptions(o scheduleOptions) client.ScheduleOptions {
 			StaticSummary: "review: " + research.Shorten(o.req.ResearchGoal, 80),
 			StaticDetails: staticDetails(o.req),
 			Memo:          map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
-			TypedSearchAttributes: temporal.NewSearchAttributes(
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),
-				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(lineage.Cron)),
-			),
+			TypedSearchAttributes: sessionAttributes(o.req,
+				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(lineage.Cron))),
 		},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, // a review still running skips the next
 		Note:    "cosci: review every " + everyText(o.every),
@@ -164,35 +152,35 @@ func cmdSchedule(ctx context.Context, args []string) error {
 		}
 		return withSchedules(func(sc client.ScheduleClient) error { return listSchedules(ctx, sc) })
 	case "delete":
-		id, err := scheduleIDArg("delete", "Delete a schedule: no more reviews start. The sessions it started stay.", args)
-		if err != nil {
-			return err
-		}
-		return withSchedules(func(sc client.ScheduleClient) error {
-			sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-			defer cancel()
-			if err := sc.GetHandle(sctx, id).Delete(sctx); err != nil {
-				return scheduleError(err, id, "delete")
-			}
-			fmt.Fprintf(stdout, "deleted schedule %s; the sessions it started stay (see them with: starter list)\n", id)
-			return nil
-		})
+		return onSchedule(ctx, "delete", "Delete a schedule: no more reviews start. The sessions it started stay.", args,
+			func(ctx context.Context, h client.ScheduleHandle) error { return h.Delete(ctx) },
+			"deleted schedule %s; the sessions it started stay (see them with: starter list)")
 	case "trigger":
-		id, err := scheduleIDArg("trigger", "Start a review now, unless the last one is still running.", args)
-		if err != nil {
-			return err
-		}
-		return withSchedules(func(sc client.ScheduleClient) error {
-			sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
-			defer cancel()
-			if err := sc.GetHandle(sctx, id).Trigger(sctx, client.ScheduleTriggerOptions{}); err != nil {
-				return scheduleError(err, id, "trigger")
-			}
-			fmt.Fprintf(stdout, "schedule %s triggered: a review session starts now, unless the last one is still running (see them with: starter list)\n", id)
-			return nil
-		})
+		return onSchedule(ctx, "trigger", "Start a review now, unless the last one is still running.", args,
+			func(ctx context.Context, h client.ScheduleHandle) error {
+				return h.Trigger(ctx, client.ScheduleTriggerOptions{})
+			},
+			"schedule %s triggered: a review session starts now, unless the last one is still running (see them with: starter list)")
 	}
 	return usageErrorf("schedule has no subcommand %q: use create, list, delete or trigger (see: starter schedule -h)", sub)
+}
+
+// onSchedule runs `starter schedule <sub> <id>` (summary is its -h): act on the schedule,
+// then print done, whose %s is the schedule's ID.
+func onSchedule(ctx context.Context, sub, summary string, args []string, act func(context.Context, client.ScheduleHandle) error, done string) error {
+	id, err := scheduleIDArg(sub, summary, args)
+	if err != nil {
+		return err
+	}
+	return withSchedules(func(sc client.ScheduleClient) error {
+		sctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+		defer cancel()
+		if err := act(sctx, sc.GetHandle(sctx, id)); err != nil {
+			return scheduleError(err, id, sub)
+		}
+		fmt.Fprintf(stdout, done+"\n", id)
+		return nil
+	})
 }
 
 // withSchedules dials Temporal and runs f with its schedule client.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -63,9 +57,6 @@ var flagOf = map[string]string{
 	"config.approval_timeout":       "--approval-timeout",
 }
 
-// maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
-const maxIDLength = 200
-
 // parseStart reads the flags of `starter start` into a validated request. It never touches
 // the network, so a mistake is refused before anything is started.
 func parseStart(args []string) (startOptions, error) {
@@ -88,25 +79,13 @@ func parseStart(args []string) (startOptions, error) {
 	if o.req, err = cf.complete(o.req); err != nil {
 		return o, err
 	}
-	sealed, err := encrypted()
-	if err != nil {
-		return o, err
-	}
-	o.id = strings.TrimSpace(o.id)
-	switch {
-	case o.id == "" && sealed:
-		o.id = newSealedID("s-")
-	case o.id == "":
-		o.id = newSessionID(o.req.ResearchGoal)
-	default:
-		if err := checkID(o.id); err != nil {
-			return o, usageErrorf("invalid session: id: %s (set with --id)", err)
-		}
+	o.id, o.warning, err = resolveID("session", o.id, o.req.ResearchGoal, func(sealed bool) string {
 		if sealed {
-			o.warning = idSpellsGoal("--id", o.id, o.req.ResearchGoal)
+			return newSealedID("s-")
 		}
-	}
-	return o, nil
+		return newSessionID(o.req.ResearchGoal)
+	})
+	return o, err
 }
 
 // encrypted says whether the lab's research is encrypted: keys are configured
@@ -231,142 +210,6 @@ func splitList(s string) []string {
 	return out
 }
 
-func checkID(id string) error {
-	if n := utf8.RuneCountInString(id); n > maxIDLength {
-		return fmt.Errorf("is %d characters; at most %d", n, maxIDLength)
-	}
-	if strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
-		return errors.New("must not contain spaces or control characters")
-	}
-	return nil
-}
-
-// maxSlugLength bounds the readable part of a generated session ID.
-const maxSlugLength = 40
-
-// slug makes the readable part of a session ID from a goal: lowercase a-z, 0-9 and '-',
-// at most maxSlugLength characters, cut at a word boundary when one is near.
-func slug(goal string) string {
-	var b strings.Builder
-	gap := false
-	for _, r := range strings.ToLower(goal) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if gap && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			gap = false
-			b.WriteRune(r)
-		} else {
-			gap = true
-		}
-		if b.Len() > maxSlugLength {
-			break
-		}
-	}
-	s := b.String()
-	if len(s) > maxSlugLength {
-		s = s[:maxSlugLength]
-		if i := strings.LastIndexByte(s, '-'); i >= maxSlugLength/2 && b.String()[maxSlugLength] != '-' {
-			s = s[:i]
-		}
-	}
-	if s = strings.Trim(s, "-"); s == "" {
-		return "session"
-	}
-	return s
-}
-
-// newSessionID is the goal's slug and 8 random hex digits, so two sessions on the same goal
-// never collide. It is the default id of a deployment without keys, whose research is
-// readable anyway; with keys, newSealedID names sessions.
-func newSessionID(goal string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return slug(goal) + "-" + hex.EncodeToString(b[:])
-}
-
-// newSealedID is the default id of a session or schedule when the lab's research is
-// encrypted: prefix and 16 random hex digits. The id is the workflow id, which Temporal
-// never encodes: it sits in clear in the history, in visibility, in the ConversationId and
-// ParentSession search attributes, in the ids of the session's forks and continuations
-// (which derive from it), in the store's paths, in webhooks and in logs. So it says
-// nothing of the goal. It is random rather than a keyed hash of the goal: two sessions on
-// one goal must not collide (a hash would need a random part anyway), equal hashes would
-// still tell a reader of visibility which sessions share a goal, and an id that moved with
-// the key would change under a key rotation. Nothing looks a session up by its goal:
-// continuations and forks are named from the parent's id (internal/lineage).
-func newSealedID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return prefix + hex.EncodeToString(b[:])
-}
-
-// idSpellsGoal warns, for an id given with flag in a deployment whose research is
-// encrypted, when the id spells words of the goal: a word of four or more letters, or a
-// run of two or more words, of the goal that the id holds in the same order. "" when it
-// spells none. Ids are never encrypted (see newSealedID).
-func idSpellsGoal(flag, id, goal string) string {
-	spelled := sharedWords(id, goal)
-	if len(spelled) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s %s spells the goal (%s): ids are not encrypted, so these words sit in clear in Temporal's history and visibility, "+
-		"the store's paths, webhooks and logs, which the lab's keys do not cover; leave %s out for a random id", flag, id, strings.Join(spelled, " "), flag)
-}
-
-// commonWords are words of four letters or more that say nothing of a goal alone.
-var commonWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("what when where which does with from that this have into than they their there these those " +
-		"were been about over under between through would could should session review test") {
-		commonWords[w] = true
-	}
-}
-
-// sharedWords are the words of the goal that id spells (see idSpellsGoal), as the id spells
-// them, each once, in the id's order. Words compare by their English stem (Snowball's), so
-// "tardigrade" spells "tardigrades".
-func sharedWords(id, goal string) []string {
-	stems := func(s string) (words, stems []string) {
-		words = strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		for _, w := range words {
-			env := snowballstem.NewEnv(w)
-			english.Stem(env)
-			stems = append(stems, env.Current())
-		}
-		return words, stems
-	}
-	words, ids := stems(id)
-	_, goals := stems(goal)
-	inGoal := map[string]bool{}
-	pairs := map[[2]string]bool{}
-	for i, w := range goals {
-		inGoal[w] = true
-		if i > 0 {
-			pairs[[2]string{goals[i-1], w}] = true
-		}
-	}
-	var out []string
-	seen := map[string]bool{}
-	add := func(w string) {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	for i, w := range words {
-		switch {
-		case inGoal[ids[i]] && utf8.RuneCountInString(w) >= 4 && !commonWords[w]:
-			add(w)
-		case i > 0 && pairs[[2]string{ids[i-1], ids[i]}]:
-			add(words[i-1])
-			add(w)
-		}
-	}
-	return out
-}
-
 // startWorkflowOptions are the options a session starts with: a fresh ID only, and what the
 // Web UI shows from the first moment.
 func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
@@ -379,11 +222,21 @@ func startWorkflowOptions(o startOptions) client.StartWorkflowOptions {
 		StaticSummary:                            "research: " + research.Shorten(o.req.ResearchGoal, 80),
 		StaticDetails:                            staticDetails(o.req),
 		Memo:                                     map[string]any{workflows.MemoGoal: o.req.ResearchGoal},
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
-			temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(o.req.ScientistID),
-		),
+		TypedSearchAttributes:                    sessionAttributes(o.req),
 	}
+}
+
+// sessionAttributes are the search attributes a session starts with, so that `starter
+// list`, `starter tree` and the Web UI see it from its first moment: initializing, the
+// scientist who asks (when the request names one) and more.
+func sessionAttributes(req research.Request, more ...temporal.SearchAttributeUpdate) temporal.SearchAttributes {
+	attrs := append([]temporal.SearchAttributeUpdate{
+		temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionStatus).ValueSet(string(session.Initializing)),
+	}, more...)
+	if req.ScientistID != "" {
+		attrs = append(attrs, temporal.NewSearchAttributeKeyKeyword(workflows.AttrScientistID).ValueSet(req.ScientistID))
+	}
+	return temporal.NewSearchAttributes(attrs...)
 }
 
 // staticDetails is the Markdown the Web UI shows for the session: the goal in full and
