@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/telemetry"
 )
@@ -19,47 +18,36 @@ func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateRe
 	return runTurn(ctx, a, generation, in)
 }
 
-// generateTurn and evolveTurn are the two agents' turns, named once.
-type (
-	generateTurn = turn[research.GenerateRequest, research.Hypothesis, GenerateResult]
-	evolveTurn   = turn[research.EvolveRequest, research.Hypothesis, GenerateResult]
-)
+type generateTurn = turn[research.GenerateRequest, research.Hypothesis, GenerateResult]
 
-var generation = agent[GenerateInput, research.GenerateRequest, research.Hypothesis, GenerateResult]{
-	activity: "Generate", label: AgentGeneration, many: true,
-	prompt: prompt.Generate, ask: Model.Generate,
-	frame: func(r *research.GenerateRequest) frame { return frame{&r.Prompt, &r.Cache, &r.Tooling} },
-	prepare: func(ctx context.Context, a *Activities, in GenerateInput, turnID string) (generateTurn, error) {
-		c, err := a.context(ctx, in.SessionID, in.Context)
-		if err != nil {
-			return generateTurn{}, err
+// prepareGenerate asks for a hypothesis in the session's focus: the steering's, or the
+// turn's own when the scientist has given none.
+func prepareGenerate(ctx context.Context, a *Activities, in GenerateInput, turnID string) (generateTurn, error) {
+	c, err := a.context(ctx, in.SessionID, in.Context)
+	if err != nil {
+		return generateTurn{}, err
+	}
+	focus := in.Focus
+	if len(focus) == 0 {
+		focus = c.Focus
+	} else if len(c.Focus) == 0 {
+		c.Focus = focus
+	}
+	req := research.GenerateRequest{
+		TurnID: turnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
+		Focus: focus, Strategy: in.Strategy, Context: c, Seed: in.Seed,
+	}
+	keep := func(_ research.GenerateRequest, h research.Hypothesis, usage research.Usage) (GenerateResult, error) {
+		h.ID, h.Goal = in.HypothesisID, in.Goal
+		if h.Origin == "" {
+			h.Origin = "generation"
 		}
-		focus := in.Focus
-		if len(focus) == 0 {
-			focus = c.Focus
-		} else if len(c.Focus) == 0 {
-			c.Focus = focus
+		if in.Strategy != "" {
+			h.Strategy = in.Strategy
 		}
-		req := research.GenerateRequest{
-			TurnID: turnID, HypothesisID: in.HypothesisID, Goal: in.Goal,
-			Focus: focus, Strategy: in.Strategy, Context: c, Seed: in.Seed,
-		}
-		keep := func(_ research.GenerateRequest, h research.Hypothesis, usage research.Usage) (GenerateResult, error) {
-			h.ID, h.Goal = in.HypothesisID, in.Goal
-			if h.Origin == "" {
-				h.Origin = "generation"
-			}
-			if in.Strategy != "" {
-				h.Strategy = in.Strategy
-			}
-			return a.keep(ctx, in.SessionID, h, usage)
-		}
-		return generateTurn{req: req, keep: keep, asked: askedForTools}, nil
-	},
-	count: func(ctx context.Context, m *telemetry.Metrics, r GenerateResult) {
-		madeHypothesis(ctx, m, "generated", r)
-	},
-	loop: GenerateInput.loop, step: Stepper.GenerateStep, refs: hypothesisRefs,
+		return a.keep(ctx, in.SessionID, h, usage)
+	}
+	return generateTurn{req: req, keep: keep, asked: askedForTools}, nil
 }
 
 // Evolve runs an evolution turn: a new hypothesis, with id in.HypothesisID, evolved from
@@ -68,51 +56,41 @@ func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult
 	return runTurn(ctx, a, evolution, in)
 }
 
-var evolution = agent[EvolveInput, research.EvolveRequest, research.Hypothesis, GenerateResult]{
-	activity: "Evolve", label: AgentEvolution, many: true,
-	prompt: prompt.Evolve, ask: Model.Evolve,
-	frame: func(r *research.EvolveRequest) frame { return frame{&r.Prompt, &r.Cache, &r.Tooling} },
-	prepare: func(ctx context.Context, a *Activities, in EvolveInput, turnID string) (evolveTurn, error) {
-		var none evolveTurn
-		if !slices.Contains(research.EvolutionKinds, in.Kind) {
-			return none, invalid("evolution kind %q is not one of %s", in.Kind, strings.Join(research.EvolutionKinds, ", "))
-		}
-		if len(in.Parents) == 0 {
-			return none, invalid("evolution of %s names no parents", in.HypothesisID)
-		}
-		if slices.Contains(in.Parents, in.HypothesisID) {
-			return none, invalid("hypothesis %s cannot be its own parent", in.HypothesisID)
-		}
-		found, err := a.Store.Hypotheses(ctx, in.SessionID, in.Parents)
-		if err != nil {
-			return none, err
-		}
-		parents := make([]research.Hypothesis, len(in.Parents))
-		var inherited []research.Reference
-		for i, id := range in.Parents {
-			parents[i] = found[id]
-			inherited = append(inherited, found[id].References...)
-		}
-		c, err := a.context(ctx, in.SessionID, in.Context)
-		if err != nil {
-			return none, err
-		}
-		req := research.EvolveRequest{
-			TurnID: turnID, HypothesisID: in.HypothesisID, Goal: in.Goal, Kind: in.Kind,
-			Parents: parents, Context: c, Seed: in.Seed,
-		}
-		keep := func(_ research.EvolveRequest, h research.Hypothesis, usage research.Usage) (GenerateResult, error) {
-			h.ID, h.Goal, h.Origin, h.Strategy = in.HypothesisID, in.Goal, "evolution", in.Kind
-			h.Parents = slices.Clone(in.Parents)
-			return a.keep(ctx, in.SessionID, h, usage)
-		}
-		// A parent's source may be cited again without fetching it anew.
-		return evolveTurn{req: req, keep: keep, asked: askedForTools, inherited: inherited}, nil
-	},
-	count: func(ctx context.Context, m *telemetry.Metrics, r GenerateResult) {
-		madeHypothesis(ctx, m, "evolved", r)
-	},
-	loop: EvolveInput.loop, step: Stepper.EvolveStep, refs: hypothesisRefs,
+type evolveTurn = turn[research.EvolveRequest, research.Hypothesis, GenerateResult]
+
+// prepareEvolve checks the evolution asked for and reads the parents it starts from.
+func prepareEvolve(ctx context.Context, a *Activities, in EvolveInput, turnID string) (evolveTurn, error) {
+	switch {
+	case !slices.Contains(research.EvolutionKinds, in.Kind):
+		return evolveTurn{}, invalid("evolution kind %q is not one of %s", in.Kind, strings.Join(research.EvolutionKinds, ", "))
+	case len(in.Parents) == 0:
+		return evolveTurn{}, invalid("evolution of %s names no parents", in.HypothesisID)
+	case slices.Contains(in.Parents, in.HypothesisID):
+		return evolveTurn{}, invalid("hypothesis %s cannot be its own parent", in.HypothesisID)
+	}
+	parents, err := a.hypothesesInOrder(ctx, in.SessionID, in.Parents)
+	if err != nil {
+		return evolveTurn{}, err
+	}
+	var inherited []research.Reference
+	for _, p := range parents {
+		inherited = append(inherited, p.References...)
+	}
+	c, err := a.context(ctx, in.SessionID, in.Context)
+	if err != nil {
+		return evolveTurn{}, err
+	}
+	req := research.EvolveRequest{
+		TurnID: turnID, HypothesisID: in.HypothesisID, Goal: in.Goal, Kind: in.Kind,
+		Parents: parents, Context: c, Seed: in.Seed,
+	}
+	keep := func(_ research.EvolveRequest, h research.Hypothesis, usage research.Usage) (GenerateResult, error) {
+		h.ID, h.Goal, h.Origin, h.Strategy = in.HypothesisID, in.Goal, "evolution", in.Kind
+		h.Parents = slices.Clone(in.Parents)
+		return a.keep(ctx, in.SessionID, h, usage)
+	}
+	// A parent's source may be cited again without fetching it anew.
+	return evolveTurn{req: req, keep: keep, asked: askedForTools, inherited: inherited}, nil
 }
 
 func (in GenerateInput) loop() Loop { return in.Loop }
@@ -126,11 +104,27 @@ func askedForTools(calls []PendingCall, u research.Usage) GenerateResult {
 	return GenerateResult{Calls: calls, Usage: u}
 }
 
-// madeHypothesis counts a new hypothesis (a step that asked for tools made none).
-func madeHypothesis(ctx context.Context, m *telemetry.Metrics, how string, r GenerateResult) {
-	if r.HypothesisID != "" {
-		m.Hypotheses(ctx, how, 1)
+// madeHypothesis counts a new hypothesis, made how ("generated", "evolved"); a step that
+// asked for tools made none.
+func madeHypothesis(how string) func(context.Context, *telemetry.Metrics, GenerateResult) {
+	return func(ctx context.Context, m *telemetry.Metrics, r GenerateResult) {
+		if r.HypothesisID != "" {
+			m.Hypotheses(ctx, how, 1)
+		}
 	}
+}
+
+// hypothesesInOrder reads the hypotheses ids names, in its order.
+func (a *Activities) hypothesesInOrder(ctx context.Context, sessionID string, ids []string) ([]research.Hypothesis, error) {
+	found, err := a.Store.Hypotheses(ctx, sessionID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]research.Hypothesis, len(ids))
+	for i, id := range ids {
+		out[i] = found[id]
+	}
+	return out, nil
 }
 
 // keep checks a new hypothesis, stores it, and returns what the workflow keeps of the one

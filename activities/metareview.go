@@ -25,16 +25,10 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 	return runTurn(ctx, a, metaReview, in)
 }
 
-// metaReviewTurn is a meta-review's turn, named once.
 type metaReviewTurn = turn[research.MetaReviewRequest, research.MetaReview, MetaReviewResult]
 
-var metaReview = agent[MetaReviewInput, research.MetaReviewRequest, research.MetaReview, MetaReviewResult]{
-	activity: "MetaReview", label: AgentMetaReview,
-	prompt: prompt.MetaReview, ask: Model.MetaReview,
-	frame:   func(r *research.MetaReviewRequest) frame { return frame{prompt: &r.Prompt, cache: &r.Cache} },
-	prepare: prepareMetaReview,
-}
-
+// prepareMetaReview reads the round's reviews and debates; the critique is kept in the
+// store, and its headline read back from there.
 func prepareMetaReview(ctx context.Context, a *Activities, in MetaReviewInput, turnID string) (metaReviewTurn, error) {
 	if in.Round < 1 {
 		return metaReviewTurn{}, invalid("meta-review round %d; number rounds from 1", in.Round)
@@ -92,27 +86,17 @@ func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewRe
 	return runTurn(ctx, a, overview, in)
 }
 
-// overviewTurn is the overview's turn, named once.
 type overviewTurn = turn[research.OverviewRequest, research.Overview, OverviewResult]
 
-var overview = agent[OverviewInput, research.OverviewRequest, research.Overview, OverviewResult]{
-	activity: "Overview", label: AgentMetaReview,
-	prompt: prompt.Overview, ask: Model.Overview,
-	frame:   func(r *research.OverviewRequest) frame { return frame{prompt: &r.Prompt, cache: &r.Cache} },
-	prepare: prepareOverview,
-}
-
+// prepareOverview reads the top hypotheses and groups them into themes; an overview may
+// only name hypotheses it was given.
 func prepareOverview(ctx context.Context, a *Activities, in OverviewInput, turnID string) (overviewTurn, error) {
 	if len(in.Top) == 0 {
 		return overviewTurn{}, invalid("an overview needs at least one top hypothesis")
 	}
-	found, err := a.Store.Hypotheses(ctx, in.SessionID, in.Top)
+	top, err := a.hypothesesInOrder(ctx, in.SessionID, in.Top)
 	if err != nil {
 		return overviewTurn{}, err
-	}
-	top := make([]research.Hypothesis, len(in.Top))
-	for i, id := range in.Top {
-		top[i] = found[id]
 	}
 	c, err := a.context(ctx, in.SessionID, in.Context)
 	if err != nil {

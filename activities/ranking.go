@@ -22,33 +22,50 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 	return runTurn(ctx, a, comparison, in)
 }
 
-// compareTurn is a match's turn, named once.
 type compareTurn = turn[research.CompareRequest, research.Comparison, CompareResult]
 
-var comparison = agent[CompareInput, research.CompareRequest, research.Comparison, CompareResult]{
-	activity: "Compare", label: AgentRanking, many: true,
-	prompt: prompt.Compare, ask: Model.Compare,
-	frame: func(r *research.CompareRequest) frame { return frame{prompt: &r.Prompt, cache: &r.Cache} },
-	prepare: func(ctx context.Context, a *Activities, in CompareInput, turnID string) (compareTurn, error) {
-		hs, err := a.Store.Hypotheses(ctx, in.SessionID, []string{in.A, in.B})
-		if err != nil {
-			return compareTurn{}, err
+// prepareCompare reads the match; its verdict must name one of the two.
+func prepareCompare(ctx context.Context, a *Activities, in CompareInput, turnID string) (compareTurn, error) {
+	ha, hb, c, err := a.match(ctx, in.SessionID, in.A, in.B, in.Context)
+	if err != nil {
+		return compareTurn{}, err
+	}
+	keep := func(_ research.CompareRequest, v research.Comparison, usage research.Usage) (CompareResult, error) {
+		if err := isWinner(v.Winner, in.A, in.B); err != nil {
+			return CompareResult{}, err
 		}
-		shared, err := a.context(ctx, in.SessionID, in.Context)
-		if err != nil {
-			return compareTurn{}, err
-		}
-		return compareTurn{
-			req: research.CompareRequest{TurnID: turnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B], Context: shared, Seed: in.Seed},
-			keep: func(_ research.CompareRequest, c research.Comparison, usage research.Usage) (CompareResult, error) {
-				if c.Winner != in.A && c.Winner != in.B {
-					return CompareResult{}, malformed(fmt.Errorf("winner %q is neither %s nor %s", c.Winner, in.A, in.B))
-				}
-				return CompareResult{Winner: c.Winner, Usage: usage}, nil
-			},
-		}, nil
-	},
-	count: func(ctx context.Context, m *telemetry.Metrics, _ CompareResult) { m.Matches(ctx, 1) },
+		return CompareResult{Winner: v.Winner, Usage: usage}, nil
+	}
+	req := research.CompareRequest{TurnID: turnID, Goal: in.Goal, A: ha, B: hb, Context: c, Seed: in.Seed}
+	return compareTurn{req: req, keep: keep}, nil
+}
+
+// countMatch counts a match's verdict; countDebate the last turn of a debate, which
+// names its winner.
+func countMatch(ctx context.Context, m *telemetry.Metrics, _ CompareResult) { m.Matches(ctx, 1) }
+
+func countDebate(ctx context.Context, m *telemetry.Metrics, r DebateResult) {
+	if r.Winner != "" {
+		m.Matches(ctx, 1)
+	}
+}
+
+// match reads a match's two hypotheses and the shared context its prompt carries.
+func (a *Activities) match(ctx context.Context, sessionID, idA, idB string, ref ContextRef) (ha, hb research.Hypothesis, c research.Context, err error) {
+	hs, err := a.Store.Hypotheses(ctx, sessionID, []string{idA, idB})
+	if err != nil {
+		return ha, hb, c, err
+	}
+	c, err = a.context(ctx, sessionID, ref)
+	return hs[idA], hs[idB], c, err
+}
+
+// isWinner fails a verdict that names neither side of the match.
+func isWinner(winner, idA, idB string) error {
+	if winner != idA && winner != idB {
+		return malformed(fmt.Errorf("winner %q is neither %s nor %s", winner, idA, idB))
+	}
+	return nil
 }
 
 // Debate runs one turn of a multi-turn debate between in.A and in.B. The transcript lives
@@ -62,20 +79,7 @@ func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, 
 	return runTurn(ctx, a, debate, in)
 }
 
-// debateTurn is a debate's turn, named once.
 type debateTurn = turn[research.DebateRequest, research.DebateAnswer, DebateResult]
-
-var debate = agent[DebateInput, research.DebateRequest, research.DebateAnswer, DebateResult]{
-	activity: "Debate", label: AgentRanking, many: true,
-	prompt: prompt.Debate, ask: Model.Debate,
-	frame:   func(r *research.DebateRequest) frame { return frame{prompt: &r.Prompt, cache: &r.Cache} },
-	prepare: prepareDebate,
-	count: func(ctx context.Context, m *telemetry.Metrics, r DebateResult) {
-		if r.Winner != "" {
-			m.Matches(ctx, 1)
-		}
-	},
-}
 
 // prepareDebate checks a debate turn, reads the transcript so far, and says how the turn
 // grows it; a turn an earlier attempt spoke is done without the model.
@@ -100,16 +104,12 @@ func prepareDebate(ctx context.Context, a *Activities, in DebateInput, turnID st
 	if in.Number > len(d.Turns)+1 {
 		return debateTurn{}, invalid("debate %s has %d turns; turn %d cannot come before turn %d", in.DebateID, len(d.Turns), in.Number, len(d.Turns)+1)
 	}
-	hs, err := a.Store.Hypotheses(ctx, in.SessionID, []string{in.A, in.B})
-	if err != nil {
-		return debateTurn{}, err
-	}
-	c, err := a.context(ctx, in.SessionID, in.Context)
+	ha, hb, c, err := a.match(ctx, in.SessionID, in.A, in.B, in.Context)
 	if err != nil {
 		return debateTurn{}, err
 	}
 	tu := debateTurn{req: research.DebateRequest{
-		TurnID: turnID, Goal: in.Goal, A: hs[in.A], B: hs[in.B],
+		TurnID: turnID, Goal: in.Goal, A: ha, B: hb,
 		Transcript: slices.Clone(d.Turns[:in.Number-1]), Turn: in.Number, Turns: in.Of, Context: c, Seed: in.Seed,
 	}}
 	last := in.Number == in.Of
@@ -134,8 +134,8 @@ func prepareDebate(ctx context.Context, a *Activities, in DebateInput, turnID st
 		d.Turns = append(d.Turns, turn)
 		var res DebateResult
 		if last {
-			if ans.Winner != in.A && ans.Winner != in.B {
-				return DebateResult{}, malformed(fmt.Errorf("winner %q is neither %s nor %s", ans.Winner, in.A, in.B))
+			if err := isWinner(ans.Winner, in.A, in.B); err != nil {
+				return DebateResult{}, err
 			}
 			d.Winner, d.Reasoning = ans.Winner, strings.TrimSpace(ans.Reasoning)
 			res.Winner = ans.Winner

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/citation"
-	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -21,37 +20,32 @@ func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, 
 	return runTurn(ctx, a, reflection, in)
 }
 
-// reviewTurn is a review's turn, named once.
 type reviewTurn = turn[research.ReviewRequest, research.Review, ReviewResult]
 
-var reflection = agent[ReviewInput, research.ReviewRequest, research.Review, ReviewResult]{
-	activity: "Review", label: AgentReflection, many: true,
-	prompt: prompt.Review, ask: Model.Review,
-	frame: func(r *research.ReviewRequest) frame { return frame{&r.Prompt, &r.Cache, &r.Tooling} },
-	prepare: func(ctx context.Context, a *Activities, in ReviewInput, turnID string) (reviewTurn, error) {
-		h, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID)
-		if err != nil {
-			return reviewTurn{}, err
-		}
-		c, err := a.context(ctx, in.SessionID, in.Context)
-		if err != nil {
-			return reviewTurn{}, err
-		}
-		return reviewTurn{
-			req: research.ReviewRequest{TurnID: turnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed},
-			keep: func(_ research.ReviewRequest, r research.Review, usage research.Usage) (ReviewResult, error) {
-				return a.keepReview(ctx, in, h, r, usage)
-			},
-			asked: func(calls []PendingCall, u research.Usage) ReviewResult {
-				return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: calls, Usage: u}
-			},
-		}, nil
-	},
-	loop: ReviewInput.loop, step: Stepper.ReviewStep,
-	refs: func(r *research.Review) *[]research.Reference { return &r.References },
+// prepareReview reads the hypothesis to review; its review is kept by keepReview.
+func prepareReview(ctx context.Context, a *Activities, in ReviewInput, turnID string) (reviewTurn, error) {
+	h, err := a.Store.Hypothesis(ctx, in.SessionID, in.HypothesisID)
+	if err != nil {
+		return reviewTurn{}, err
+	}
+	c, err := a.context(ctx, in.SessionID, in.Context)
+	if err != nil {
+		return reviewTurn{}, err
+	}
+	keep := func(_ research.ReviewRequest, r research.Review, usage research.Usage) (ReviewResult, error) {
+		return a.keepReview(ctx, in, h, r, usage)
+	}
+	asked := func(calls []PendingCall, u research.Usage) ReviewResult {
+		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: calls, Usage: u}
+	}
+	req := research.ReviewRequest{TurnID: turnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
+	return reviewTurn{req: req, keep: keep, asked: asked}, nil
 }
 
 func (in ReviewInput) loop() Loop { return in.Loop }
+
+// reviewRefs are the references a review cites.
+func reviewRefs(r *research.Review) *[]research.Reference { return &r.References }
 
 // keepReview checks a review of h, weighs h's citations in it, stores it, and returns
 // what the workflow keeps of it.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func brief(args json.RawMessage) string {
 			return research.Shorten(s, 60)
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if s, ok := m[k].(string); ok && s != "" {
 			return research.Shorten(s, 60)
 		}
@@ -377,13 +378,4 @@ func (a *Activities) ToolCatalog(ctx context.Context) (Catalog, error) {
 		c.Servers = a.Tools.Catalog(ctx)
 	}
 	return c, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

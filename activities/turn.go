@@ -47,10 +47,6 @@ type agent[In input, Req, Ans, Res any] struct {
 	// agent's schema and parses the answer with package prompt's parser; the offline
 	// simulator answers in the same JSON, read by the same parser.
 	ask func(Model, context.Context, Req) (Ans, research.Usage, error)
-	// frame points at the request's fields the runner fills in: its prompt and cache,
-	// and (nil for an agent that never calls tools) its tooling. A function, because Go's
-	// generics cannot reach a field of a type parameter.
-	frame func(*Req) frame
 	// prepare checks the input, reads what the prompt needs from the store, and builds
 	// the request (turnID is the turn's, or its step's); what it returns also says what
 	// to make of the answer.
@@ -66,7 +62,7 @@ type agent[In input, Req, Ans, Res any] struct {
 	refs func(*Ans) *[]research.Reference                                                // the answer's references, resolved against what the tools returned
 }
 
-// frame is where a request holds what the runner fills in (see agent.frame).
+// frame is where a request holds what the runner fills in (see framed).
 type frame struct {
 	prompt  *string
 	cache   *research.Cache
@@ -168,7 +164,7 @@ func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag ag
 	if err != nil {
 		return zero, "", err
 	}
-	f := ag.frame(&tu.req)
+	f := framed(&tu.req)
 	t := in.Identity()
 	if l.On() {
 		if *f.tooling, err = a.tooling(ctx, t.SessionID, t.TurnID, l, rec); err != nil {
