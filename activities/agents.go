@@ -10,7 +10,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -94,26 +93,4 @@ func (ag agent[In, Req, Ans, Res]) simulate(ctx context.Context, m Model, req an
 	}
 	_, _, err := ag.ask(m, ctx, r)
 	return err
-}
-
-// framed points at the fields of a request the runner fills in: Prompt and Cache, which
-// every request of package research has, and Tooling, which the requests of the agents
-// that may call tools have (nil where there is none). Found by name because Go's generics
-// cannot reach a field of a type parameter; a field missing or of another type is nil,
-// and TestEveryAgentIsDeclared fails on it (agent.missing).
-func framed(req any) frame {
-	v := reflect.ValueOf(req).Elem()
-	field := func(name string) any {
-		if v.Kind() != reflect.Struct {
-			return nil
-		}
-		if f := v.FieldByName(name); f.IsValid() {
-			return f.Addr().Interface()
-		}
-		return nil
-	}
-	p, _ := field("Prompt").(*string)
-	c, _ := field("Cache").(*research.Cache)
-	t, _ := field("Tooling").(*research.Tooling)
-	return frame{prompt: p, cache: c, tooling: t}
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -62,11 +63,33 @@ type agent[In input, Req, Ans, Res any] struct {
 	refs func(*Ans) *[]research.Reference                                                // the answer's references, resolved against what the tools returned
 }
 
-// frame is where a request holds what the runner fills in (see framed).
+// frame is where a request holds what the runner fills in.
 type frame struct {
 	prompt  *string
 	cache   *research.Cache
 	tooling *research.Tooling
+}
+
+// framed points at the fields of a request the runner fills in: Prompt and Cache, which
+// every request of package research has, and Tooling, which the requests of the agents
+// that may call tools have (nil where there is none). Found by name because Go's generics
+// cannot reach a field of a type parameter; a field missing or of another type is nil,
+// and TestEveryAgentIsDeclared fails on it (agent.missing).
+func framed(req any) frame {
+	v := reflect.ValueOf(req).Elem()
+	field := func(name string) any {
+		if v.Kind() != reflect.Struct {
+			return nil
+		}
+		if f := v.FieldByName(name); f.IsValid() {
+			return f.Addr().Interface()
+		}
+		return nil
+	}
+	p, _ := field("Prompt").(*string)
+	c, _ := field("Cache").(*research.Cache)
+	t, _ := field("Tooling").(*research.Tooling)
+	return frame{prompt: p, cache: c, tooling: t}
 }
 
 // turn is one turn as its agent's prepare made it: the request, and what to make of the
