@@ -59,6 +59,8 @@ var agents = []declared{planning, generation, reflection, comparison, debate, ev
 type declared interface {
 	// names are the activity's method name and the agent's label (turn records, metrics).
 	names() (activity, label string)
+	// callsTools says whether the agent's turns may call tools.
+	callsTools() bool
 	// missing says what of what every declaration must give it lacks ("" if nothing).
 	missing() string
 	// simulate asks m for an answer to req, which must be the agent's request type.
@@ -66,6 +68,8 @@ type declared interface {
 }
 
 func (ag agent[In, Req, Ans, Res]) names() (string, string) { return ag.activity, ag.label }
+
+func (ag agent[In, Req, Ans, Res]) callsTools() bool { return ag.loop != nil }
 
 func (ag agent[In, Req, Ans, Res]) missing() string {
 	var req Req

@@ -80,7 +80,12 @@ func TestEveryAgentIsDeclared(t *testing.T) {
 				}
 			}
 			if row == "" || !doccheck.Mentions(row, "`"+lbl+"`") {
-				t.Errorf("docs/design.md (Adding an agent) has no line | `%s` | `%s` | ... in its table of agents", activity, lbl)
+				t.Fatalf("docs/design.md (Adding an agent) has no line | `%s` | `%s` | ... in its table of agents", activity, lbl)
+			}
+			_, batchable := reflect.TypeFor[BatchTurn]().FieldByName(activity)
+			want := []string{yesNo(ag.callsTools()), yesNo(batchable)}
+			if cells := strings.Split(strings.Trim(row, "| "), " | "); len(cells) != 4 || !slices.Equal(cells[2:], want) {
+				t.Errorf("docs/design.md's line of %s says it may call tools, may be batched: %q; the declaration and BatchTurn say %q", activity, row, want)
 			}
 		})
 	}
@@ -93,6 +98,13 @@ func TestEveryAgentIsDeclared(t *testing.T) {
 			t.Errorf("activity %s takes a turn but is not an agent of the table (activities/agents.go)", m.Name)
 		}
 	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 // TestAddingAnAgentExample checks that each Go block of docs/design.md's "Adding an agent"
