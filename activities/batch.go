@@ -226,19 +226,24 @@ func (a *Activities) batcher(providerName, model string) (*provider.LLM, provide
 	return llm, b, "", nil
 }
 
-// batchTurn is a batch turn's id and the activity that runs it.
+// batchTurn is a batch turn's id and the turn that runs it.
 func (a *Activities) batchTurn(bt BatchTurn) (string, func(context.Context) error) {
 	switch {
 	case bt.Generate != nil:
-		return bt.Generate.TurnID, func(ctx context.Context) error { _, err := a.Generate(ctx, *bt.Generate); return err }
+		return batched(a, generation, *bt.Generate)
 	case bt.Evolve != nil:
-		return bt.Evolve.TurnID, func(ctx context.Context) error { _, err := a.Evolve(ctx, *bt.Evolve); return err }
+		return batched(a, evolution, *bt.Evolve)
 	case bt.Review != nil:
-		return bt.Review.TurnID, func(ctx context.Context) error { _, err := a.Review(ctx, *bt.Review); return err }
+		return batched(a, reflection, *bt.Review)
 	case bt.Compare != nil:
-		return bt.Compare.TurnID, func(ctx context.Context) error { _, err := a.Compare(ctx, *bt.Compare); return err }
+		return batched(a, comparison, *bt.Compare)
 	}
 	return "", nil
+}
+
+// batched is the id of ag's turn in and what runs it, as batchTurn returns them.
+func batched[In input, Req, Ans, Res any](a *Activities, ag agent[In, Req, Ans, Res], in In) (string, func(context.Context) error) {
+	return in.Identity().TurnID, func(ctx context.Context) error { _, err := runTurn(ctx, a, ag, in); return err }
 }
 
 // batchModel is the model of a turn whose request went out in a batch: it answers from

@@ -70,26 +70,6 @@ func (a *Activities) observeTool(ctx context.Context, name string) (context.Cont
 	}
 }
 
-// made counts what a finished turn made: a hypothesis, or a match's verdict.
-func (a *Activities) made(ctx context.Context, agent string, r any) {
-	switch v := r.(type) {
-	case GenerateResult:
-		if v.HypothesisID != "" {
-			how := "generated"
-			if agent == AgentEvolution {
-				how = "evolved"
-			}
-			a.Metrics.Hypotheses(ctx, how, 1)
-		}
-	case CompareResult:
-		a.Metrics.Matches(ctx, 1)
-	case DebateResult:
-		if v.Winner != "" {
-			a.Metrics.Matches(ctx, 1)
-		}
-	}
-}
-
 // tracer is the tracer of the span the context carries: the activity's, when the worker's
 // Temporal client traces (the OpenTelemetry interceptor), and otherwise one that records
 // nothing.

@@ -14,7 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -80,20 +80,6 @@ type PendingCall struct {
 
 // StepID is the id of a tool-using turn's step: the turn's own id with the step's number.
 func StepID(turnID string, step int) string { return fmt.Sprintf("%s.step-%d", turnID, step) }
-
-// stepper is the turn's model as a Stepper, or an error naming what cannot call tools.
-func stepper(m Model) (Stepper, error) {
-	if mm, ok := m.(*meter); ok {
-		if _, ok := mm.Model.(Stepper); !ok {
-			return nil, invalid("the model cannot call tools; run the session without tools or with another provider")
-		}
-		return mm, nil
-	}
-	if s, ok := m.(Stepper); ok {
-		return s, nil
-	}
-	return nil, invalid("the model cannot call tools; run the session without tools or with another provider")
-}
 
 // tooling rebuilds a step's request: the turn's tools, and its conversation from the
 // records of the steps before (what each said and asked for, and what its calls gave,
@@ -200,7 +186,7 @@ func brief(args json.RawMessage) string {
 			return research.Shorten(s, 60)
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if s, ok := m[k].(string); ok && s != "" {
 			return research.Shorten(s, 60)
 		}
@@ -392,100 +378,4 @@ func (a *Activities) ToolCatalog(ctx context.Context) (Catalog, error) {
 		c.Servers = a.Tools.Catalog(ctx)
 	}
 	return c, nil
-}
-
-// citationCost is what a flagged citation costs a review, as a reader weighs it: an
-// altered quote is a warning (named in the critique, no mark lost); a quote its source
-// does not hold, or that does not bear on its claim, weakens the hypothesis; an invented
-// source, a quote its source contradicts, or one that contradicts its own claim discredits
-// it (the verdict becomes "reject").
-type citationCost struct {
-	plausibility, testability float64
-	discredits, warns         bool
-	why                       string
-}
-
-var (
-	verdictCosts = map[string]citationCost{
-		research.CitationInvented:     {plausibility: 3, testability: 1, discredits: true, why: "no tool returned it"},
-		research.CitationContradicted: {plausibility: 3, discredits: true, why: "its source says otherwise"},
-		research.CitationUnsupported:  {plausibility: 1.5, why: "its source does not say what is quoted"},
-		research.CitationAltered:      {warns: true, why: "quoted inexactly"},
-	}
-	supportCosts = map[string]citationCost{
-		research.SupportContradicts: {plausibility: 3, discredits: true, why: "its quote contradicts the claim it is cited for"},
-		research.SupportIrrelevant:  {plausibility: 1, why: "its quote does not bear on the claim it is cited for"},
-	}
-)
-
-// checkCitations checks the hypothesis' references against the session's audit trail,
-// takes in the review's own judgement of whether each quote that passed supports its
-// claim, records both in the review, and weighs each flagged citation in its marks and
-// verdict (citationCost): a hypothesis that cites what no tool returned, or claims what
-// its source does not say, is worth less, whatever the reviewer thought of it. The check
-// is cosci's, not the model's, so it is the same for every review and every provider.
-func (a *Activities) checkCitations(ctx context.Context, sessionID string, h research.Hypothesis, r *research.Review) error {
-	if len(h.References) == 0 {
-		return nil
-	}
-	records := map[string]string{}
-	for _, ref := range h.References {
-		if ref.Source == "" {
-			continue
-		}
-		if _, done := records[ref.Source]; done {
-			continue
-		}
-		tr, err := a.Store.ToolRecord(ctx, sessionID, ref.Source)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // not in the trail: the check finds the reference invented
-		}
-		if err != nil {
-			return err
-		}
-		records[ref.Source] = tr.Content
-	}
-	r.Citations = citation.Check(h.References, records)
-	var flagged, warned []string
-	discredited := false
-	for i, c := range r.Citations {
-		if c.Verdict == research.CitationVerified || c.Verdict == research.CitationAltered {
-			if j := slices.IndexFunc(r.Support, func(s research.SupportJudgement) bool { return citation.SameID(s.ID, c.ID) }); j >= 0 {
-				r.Citations[i].Support, r.Citations[i].SupportNote = r.Support[j].Judgement, r.Support[j].Note
-			}
-		}
-		for _, cost := range []citationCost{verdictCosts[c.Verdict], supportCosts[r.Citations[i].Support]} {
-			switch {
-			case cost.warns:
-				warned = append(warned, c.ID+" ("+cost.why+")")
-			case cost.why != "":
-				r.Scores.Plausibility = max(0, r.Scores.Plausibility-cost.plausibility)
-				r.Scores.Testability = max(0, r.Scores.Testability-cost.testability)
-				flagged = append(flagged, c.ID+" ("+cost.why+")")
-				discredited = discredited || cost.discredits
-			}
-		}
-	}
-	if len(flagged) > 0 {
-		r.Critique = strings.TrimSpace(r.Critique + " Citation check: " + strings.Join(flagged, "; ") + ".")
-		switch {
-		case discredited:
-			r.Verdict = "reject"
-		case r.Verdict == "accept":
-			r.Verdict = "revise"
-		}
-	}
-	if len(warned) > 0 {
-		r.Critique = strings.TrimSpace(r.Critique + " Citation warning: " + strings.Join(warned, "; ") + ".")
-	}
-	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

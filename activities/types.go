@@ -26,6 +26,68 @@ type ContextRef struct {
 	Feedback        []string `json:"feedback,omitempty"`          // "toward: ..." / "away from: ...", newest last
 }
 
+// GenerateInput asks for one new hypothesis with a known id.
+type GenerateInput struct {
+	Turn
+	HypothesisID string     `json:"hypothesis_id"`
+	Focus        []string   `json:"focus,omitempty"`
+	Strategy     string     `json:"strategy,omitempty"`
+	Context      ContextRef `json:"context"`
+	Loop         Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
+}
+
+// GenerateResult is what the workflow keeps of a new hypothesis, or, at a step of a
+// tool-using turn, the calls the model asked for instead.
+type GenerateResult struct {
+	HypothesisID string         `json:"hypothesis_id,omitempty"`
+	Title        string         `json:"title,omitempty"`
+	References   int            `json:"references,omitempty"` // how many sources it cites
+	Calls        []PendingCall  `json:"calls,omitempty"`
+	Usage        research.Usage `json:"usage"`
+}
+
+// ReviewInput asks for one review of one hypothesis.
+type ReviewInput struct {
+	Turn
+	HypothesisID string     `json:"hypothesis_id"`
+	Type         string     `json:"type"`
+	Context      ContextRef `json:"context"`
+	Loop         Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
+}
+
+// ReviewResult is what the workflow keeps of a review.
+type ReviewResult struct {
+	HypothesisID string  `json:"hypothesis_id"`
+	Type         string  `json:"type"`
+	Score        float64 `json:"score"`  // overall, 0 to 10
+	Safety       float64 `json:"safety"` // the safety mark, 0 to 10 (see research.SafetyFloor)
+	Verdict      string  `json:"verdict"`
+	// FailedAssumptions counts the assumptions a deep verification found to fail.
+	FailedAssumptions int `json:"failed_assumptions,omitempty"`
+	// Invented counts the hypothesis' citations of sources no tool returned; Unsupported
+	// the others flagged: unsupported or contradicted quotes, and quotes the review found
+	// contradicting or irrelevant to their claims (an altered quote is only a warning).
+	// Their sum is what the workflow shows as flagged.
+	Invented    int            `json:"invented,omitempty"`
+	Unsupported int            `json:"unsupported,omitempty"`
+	Calls       []PendingCall  `json:"calls,omitempty"` // at a step of a tool-using turn
+	Usage       research.Usage `json:"usage"`
+}
+
+// CompareInput asks for the verdict of one match.
+type CompareInput struct {
+	Turn
+	A       string     `json:"a"`
+	B       string     `json:"b"`
+	Context ContextRef `json:"context,omitzero"`
+}
+
+// CompareResult is the winner's id.
+type CompareResult struct {
+	Winner string         `json:"winner"`
+	Usage  research.Usage `json:"usage"`
+}
+
 // PlanResult is what the workflow keeps of the research plan (the plan is in the store).
 type PlanResult struct {
 	Summary string         `json:"summary"` // one line, for the Web UI and the history

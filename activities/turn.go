@@ -1,0 +1,335 @@
+package activities
+
+// The one runner of every model turn. Each agent is a declaration (agent): its name, its
+// prompt, its model call, whether it may call tools, and what it reads before the call and
+// keeps after it. runTurn does, once, what every turn does with a declaration: return the
+// stored result of a turn that already succeeded, choose the model (a batch's answer or the
+// provider), keep the activity alive, run one step of the tool loop or one plain call,
+// count what the call spent whatever came of it, and record the turn. So a new agent
+// repeats none of it, and a change to what every turn does is made here once.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/telemetry"
+)
+
+// input is what every turn's activity input has: the turn's identity (Turn, embedded).
+type input interface{ Identity() Turn }
+
+// agent declares one kind of model turn: In is the activity's input, Req the request the
+// model is asked (package research), Ans the model's answer, Res the activity's result.
+// Generic over the four so that each declaration is checked by the compiler: a prompt
+// builder for another request, or a model call answering another type, does not build.
+type agent[In input, Req, Ans, Res any] struct {
+	activity string // the activity's method name, as the worker registers it
+	// label is the agent as turn records, the metrics' "agent" label, the cache key and
+	// the Web UI name it (AgentGeneration, ...); several activities may share one.
+	label string
+	// many says the agent takes many turns a round, so marking its prompt's prefix for a
+	// provider's cache pays for the write (research.Cache.Breakpoints).
+	many bool
+	// prompt renders the request's prompt (package prompt).
+	prompt func(Req) prompt.Text
+	// ask is the model's method for the agent: provider.LLM sends the prompt with the
+	// agent's schema and parses the answer with package prompt's parser; the offline
+	// simulator answers in the same JSON, read by the same parser.
+	ask func(Model, context.Context, Req) (Ans, research.Usage, error)
+	// prepare checks the input, reads what the prompt needs from the store, and builds
+	// the request (turnID is the turn's, or its step's); what it returns also says what
+	// to make of the answer.
+	prepare func(ctx context.Context, a *Activities, in In, turnID string) (turn[Req, Ans, Res], error)
+	// count adds what a finished turn made to the metrics (hypotheses, matches); nil for
+	// an agent that makes none of them.
+	count func(context.Context, *telemetry.Metrics, Res)
+
+	// An agent whose turns may call tools (the workflow runs the loop; see tools.go)
+	// also declares these three; the others leave them nil.
+	loop func(In) Loop                                                                   // where the turn is in its loop
+	step func(Stepper, context.Context, Req) (research.Step[Ans], research.Usage, error) // ask, for one step
+	refs func(*Ans) *[]research.Reference                                                // the answer's references, resolved against what the tools returned
+}
+
+// frame is where a request holds what the runner fills in.
+type frame struct {
+	prompt  *string
+	cache   *research.Cache
+	tooling *research.Tooling
+}
+
+// framed points at the fields of a request the runner fills in: Prompt and Cache, which
+// every request of package research has, and Tooling, which the requests of the agents
+// that may call tools have (nil where there is none). Found by name because Go's generics
+// cannot reach a field of a type parameter; a field missing or of another type is nil,
+// and TestEveryAgentIsDeclared fails on it (agent.missing).
+func framed(req any) frame {
+	v := reflect.ValueOf(req).Elem()
+	field := func(name string) any {
+		if v.Kind() != reflect.Struct {
+			return nil
+		}
+		if f := v.FieldByName(name); f.IsValid() {
+			return f.Addr().Interface()
+		}
+		return nil
+	}
+	p, _ := field("Prompt").(*string)
+	c, _ := field("Cache").(*research.Cache)
+	t, _ := field("Tooling").(*research.Tooling)
+	return frame{prompt: p, cache: c, tooling: t}
+}
+
+// turn is one turn as its agent's prepare made it: the request, and what to make of the
+// answer.
+type turn[Req, Ans, Res any] struct {
+	req Req
+	// keep checks the answer, stores what it made, and returns the activity's result.
+	keep func(req Req, ans Ans, u research.Usage) (Res, error)
+	// done, when set, is the result of a turn that needs no model call (a debate turn
+	// an earlier attempt spoke): the runner renders the prompt, for the turn's record,
+	// and returns done.
+	done *Res
+	// asked is the result of a step that asked for tool calls instead of answering.
+	asked func(calls []PendingCall, u research.Usage) Res
+	// inherited are references the answer may cite without a tool returning them in
+	// this turn (an evolved hypothesis' parents').
+	inherited []research.Reference
+}
+
+// loopOf is where a turn is in its tool loop: the zero Loop for a turn without tools.
+func (ag agent[In, Req, Ans, Res]) loopOf(in In) Loop {
+	if ag.loop == nil {
+		return Loop{}
+	}
+	return ag.loop(in)
+}
+
+// runTurn runs one turn of ag: it returns the stored result if this turn (or step)
+// already succeeded; otherwise it asks the model while keeping the activity alive, and
+// stores the turn's record before returning the result. Storing last makes the turn
+// record the commit point. What the model call spent is counted, and attached to a
+// failure, whatever came of it: a malformed answer and its repair cost tokens too.
+func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], in In) (_ Res, err error) {
+	var zero Res
+	t, l := in.Identity(), ag.loopOf(in)
+	var rec *store.Turn // a step of a tool-using turn: its part of the conversation, stored with its record
+	if l.On() {
+		t.TurnID, rec = StepID(t.TurnID, l.Step), &store.Turn{}
+	}
+	ctx, end := a.observeTurn(ctx, t, ag.label)
+	var spent research.Usage // what the model call cost, whatever came of it
+	stored := false          // the turn had finished before: no model was called
+	defer func() { end(err, spent, stored) }()
+	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
+		return zero, err
+	} else if ok {
+		var r Res
+		if err := json.Unmarshal(done.Result, &r); err != nil {
+			return zero, &store.DamagedError{SessionID: t.SessionID, Record: "the record of turn " + t.TurnID, Problem: "its result is not a " + ag.label + " turn's: " + err.Error()}
+		}
+		activity.GetLogger(ctx).Info("turn already done; returning its stored result", "turn", t.TurnID)
+		stored = true
+		return r, nil
+	}
+	m, err := a.turnModel(ctx, t)
+	if err != nil {
+		return zero, err
+	}
+	stop := a.keepAlive(ctx)
+	r, promptText, err := take(ctx, a, ag, m, in, t.TurnID, l, rec, &spent)
+	stop()
+	if err != nil {
+		return zero, withUsage(providerError(err), spent)
+	}
+	if spent.Unpriced > 0 {
+		a.warnUnpriced(ctx, t)
+	}
+	result, err := json.Marshal(r)
+	if err != nil {
+		return zero, err
+	}
+	record := store.Turn{
+		ID: t.TurnID, Agent: ag.label, Prompt: promptText, Result: result,
+		Usage: spent, Finished: session.Stamp(time.Now()),
+	}
+	if rec != nil {
+		record.Given, record.Said = rec.Given, rec.Said
+	}
+	if err := a.Store.PutTurn(ctx, t.SessionID, record); err != nil {
+		return r, err
+	}
+	if ag.count != nil {
+		ag.count(ctx, a.Metrics, r)
+	}
+	return r, nil
+}
+
+// take is the agent's part of a turn: prepare the request, fill in its tooling (a step
+// of a tool-using turn), prompt and cache, make the one model call, and keep the answer.
+// It returns the rendered prompt for the turn's record, and adds what the call spent to
+// spent.
+func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], m Model, in In, turnID string, l Loop, rec *store.Turn, spent *research.Usage) (Res, string, error) {
+	var zero Res
+	tu, err := ag.prepare(ctx, a, in, turnID)
+	if err != nil {
+		return zero, "", err
+	}
+	f := framed(&tu.req)
+	t := in.Identity()
+	if l.On() {
+		if *f.tooling, err = a.tooling(ctx, t.SessionID, t.TurnID, l, rec); err != nil {
+			return zero, "", err
+		}
+	}
+	*f.prompt, *f.cache = cached(t, ag.label, ag.prompt(tu.req), ag.many)
+	text := *f.prompt
+	if tu.done != nil {
+		return *tu.done, text, nil
+	}
+	var (
+		ans Ans
+		u   research.Usage
+	)
+	if l.On() {
+		s, ok := m.(Stepper)
+		if !ok {
+			return zero, text, invalid("the model cannot call tools; run the session without tools or with another provider")
+		}
+		st, su, err := ag.step(s, ctx, tu.req)
+		*spent = spent.Add(su)
+		if err != nil {
+			return zero, text, err
+		}
+		if len(st.Calls) > 0 {
+			return tu.asked(pending(rec, st), su), text, nil
+		}
+		answered(rec)
+		ans, u = st.Answer, su
+		refs := ag.refs(&ans)
+		*refs = citation.Resolve(*refs, foundIn(*f.tooling), tu.inherited)
+	} else {
+		ans, u, err = ag.ask(m, ctx, tu.req)
+		*spent = spent.Add(u)
+		if err != nil {
+			return zero, text, err
+		}
+	}
+	res, err := tu.keep(tu.req, ans, u)
+	return res, text, err
+}
+
+// turnModel is the model a turn asks: SubmitBatch's recorder while a batch is made, the
+// batch's stored answer for a turn whose request went out in one, else the provider.
+func (a *Activities) turnModel(ctx context.Context, t Turn) (Model, error) {
+	switch stand, ok := ctx.Value(modelKey{}).(Model); {
+	case ok:
+		return stand, nil
+	case t.Batch != "":
+		return a.batchModel(ctx, t)
+	}
+	return a.model(t)
+}
+
+// warnUnpriced says, once per model in this worker's life, that a model has no price: its
+// turns' cost is unknown, not free.
+func (a *Activities) warnUnpriced(ctx context.Context, t Turn) {
+	if _, warned := a.unpriced.LoadOrStore(t.Provider+"/"+t.Model, true); warned {
+		return
+	}
+	activity.GetLogger(ctx).Warn("the model has no price in this worker's price table: its turns' cost is counted as unknown, and a session with a dollar budget suspends; give it a price with --prices FILE",
+		"provider", t.Provider, "model", t.Model)
+}
+
+// model resolves the model a turn names: first in Models, then through Providers.
+func (a *Activities) model(t Turn) (Model, error) {
+	if m, ok := a.Models[t.Provider]; ok {
+		return m, nil
+	}
+	if a.Providers == nil {
+		return nil, unknownProvider(t.Provider, nil)
+	}
+	m, err := a.Providers.Model(t.Provider, t.Model)
+	switch {
+	case err == nil && m == nil:
+		return nil, unknownProvider(t.Provider, nil)
+	case err != nil:
+		return nil, resolveError(t.Provider, err)
+	}
+	return m, nil
+}
+
+// keepAlive records an activity heartbeat every AliveEvery until stop is called.
+func (a *Activities) keepAlive(ctx context.Context) (stop func()) {
+	every := a.AliveEvery
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// context loads the shared context a turn's ContextRef names.
+func (a *Activities) context(ctx context.Context, sessionID string, ref ContextRef) (research.Context, error) {
+	c := research.Context{Focus: ref.Focus, Feedback: ref.Feedback}
+	if ref.Plan {
+		p, err := a.Store.Plan(ctx, sessionID)
+		if err != nil {
+			return c, fmt.Errorf("load the research plan for the prompt: %w", err)
+		}
+		c.Plan = &p
+	}
+	if ref.MetaReviewRound > 0 {
+		m, err := a.Store.MetaReview(ctx, sessionID, ref.MetaReviewRound)
+		if err != nil {
+			return c, fmt.Errorf("load the meta-review for the prompt: %w", err)
+		}
+		c.MetaReview = &m
+	}
+	return c, nil
+}
+
+// cached is a rendered prompt as a request carries it: its text, and how a provider may
+// cache it. The calls of one agent in one round of a session share a key (a provider that
+// routes by key sends them where their prefix is cached); breakpoints says whether the
+// turn is one of many of its agent in a round, so that marking its prefix for the cache
+// pays for the write.
+func cached(t Turn, agent string, p prompt.Text, breakpoints bool) (string, research.Cache) {
+	return p.Prompt, research.Cache{Prefix: p.Prefix, Key: CacheKey(t.SessionID, t.Round, agent), Breakpoints: breakpoints}
+}
+
+// CacheKey names the calls of one agent in one round of a session: a short hash, since a
+// session's id may be long and the key is sent to the provider.
+func CacheKey(sessionID string, round int, agent string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s", sessionID, round, agent)))
+	return "cosci-" + hex.EncodeToString(sum[:12])
+}
