@@ -28,10 +28,6 @@ import (
 // versionLedger gates the tournament's ledger in the store.
 const versionLedger = "tournament-ledger"
 
-func sinceLedger(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionLedger, workflow.DefaultVersion, 1) >= 1
-}
-
 // base is the checkpoint the session's changes are kept against: its own latest, or,
 // until it writes one, the checkpoint it was restored from. Zero before any.
 func (s *supervisor) base() activities.CheckpointRef {

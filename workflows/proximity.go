@@ -34,7 +34,7 @@ func (s *supervisor) proximity(ctx workflow.Context, fresh []string) {
 		duplicate, s.ClusterAt = out.Duplicate, out.Cluster
 	}
 	isFresh := func(id string) bool { return slices.Contains(fresh, id) }
-	lineage := workflow.GetVersion(ctx, versionLineage, workflow.DefaultVersion, 1) >= 1
+	lineage := since(ctx, versionLineage)
 	for _, e := range out.Edges {
 		if _, seen := s.sim[activities.PairKey(e.A, e.B)]; !seen {
 			s.Edges = append(s.Edges, e)

@@ -26,10 +26,6 @@ import (
 // versionFitted gates fitted ratings and active pairing.
 const versionFitted = "bradley-terry"
 
-func sinceFitted(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionFitted, workflow.DefaultVersion, 1) >= 1
-}
-
 // fitted says the session's ratings are fitted to its results.
 func (s *supervisor) fitted() bool { return s.Rating == session.RatingFitted }
 
