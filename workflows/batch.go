@@ -147,3 +147,74 @@ func batched[In any](in In) bool {
 	t, ok := any(in).(interface{ Identity() activities.Turn })
 	return ok && t.Identity().Batch != ""
 }
+
+// batchInput is a turn input that can go out in a batch (activities.BatchTurn).
+type batchInput interface {
+	activities.GenerateInput | activities.EvolveInput | activities.ReviewInput | activities.CompareInput
+}
+
+// request is the batch's request that carries in, and in's turn, which names the batch
+// the turn reads its answer from.
+func request[I batchInput](in *I) (activities.BatchTurn, *activities.Turn) {
+	switch in := any(in).(type) {
+	case *activities.GenerateInput:
+		return activities.BatchTurn{Generate: in}, &in.Turn
+	case *activities.EvolveInput:
+		return activities.BatchTurn{Evolve: in}, &in.Turn
+	case *activities.ReviewInput:
+		return activities.BatchTurn{Review: in}, &in.Turn
+	case *activities.CompareInput:
+		return activities.BatchTurn{Compare: in}, &in.Turn
+	}
+	panic(fmt.Sprintf("a %T cannot go in a batch", in)) // batchInput admits only the above
+}
+
+// stepBatch is a round step's turns that go out in one batch: the inputs made for it
+// before the step (nil for a turn not in it), and the batch's name, "" when it did not go
+// out (batches are off, the provider has none, the budget cannot hold it).
+type stepBatch[I batchInput] struct {
+	made    []*I
+	name    string
+	fresh   func(i int) I // makes turn i's input as the turn starts
+	release func()        // gives back what the batch reserved, once the step's turns are done
+}
+
+// submit makes, in order, the inputs of a step's n turns that go in a batch (those
+// inBatch says) with input, and sends them as one batch of agent's turns (s.batch), whose
+// end it waits for. The step's other turns make their inputs as they start.
+func submit[I batchInput](ctx workflow.Context, s *supervisor, what, agent string, n int, inBatch func(i int) bool, input func(i int) I) *stepBatch[I] {
+	b := &stepBatch[I]{made: make([]*I, n), fresh: input}
+	var turns []activities.BatchTurn
+	for i := range n {
+		if inBatch(i) {
+			in := input(i)
+			b.made[i] = &in
+			t, _ := request(&in)
+			turns = append(turns, t)
+		}
+	}
+	b.name, b.release = s.batch(ctx, what, agent, turns)
+	return b
+}
+
+// input is turn i's input as it starts: the one it was submitted with, naming the batch,
+// when the batch went out; otherwise one made now, so that a refinement meanwhile applies.
+func (b *stepBatch[I]) input(i int) I {
+	if b.name == "" {
+		return b.fresh(i)
+	}
+	return b.kept(i)
+}
+
+// kept is input for a step whose inputs are made once, each naming the new hypothesis it
+// asks for (s.newID): a turn made for the batch keeps its input even when the batch did
+// not go out.
+func (b *stepBatch[I]) kept(i int) I {
+	if b.made[i] == nil {
+		return b.fresh(i)
+	}
+	in := *b.made[i]
+	_, t := request(&in)
+	t.Batch = b.name
+	return in
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/provider/providertest"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -140,11 +141,7 @@ func TestTerminateCancelsTheBatch(t *testing.T) {
 	if st.Batches["openai/cancelled"] != 1 || st.OpenAIBatch.Requests != 0 {
 		t.Errorf("batches %v, %d requests answered in batches; want the one batch cancelled", st.Batches, st.OpenAIBatch.Requests)
 	}
-	var noted bool
-	for _, e := range h.history() {
-		noted = noted || strings.Contains(e.Detail, "cancelled: the session is ending")
-	}
-	if !noted {
+	if !slices.ContainsFunc(h.history(), func(e session.Event) bool { return strings.Contains(e.Detail, "cancelled: the session is ending") }) {
 		t.Error("the history does not say the batch was cancelled")
 	}
 }
@@ -227,11 +224,70 @@ func TestNoBatchAPI(t *testing.T) {
 	if st := f.Stats(); refused != 1 || st.OpenAIBatch.Requests != 0 || res.Usage.Batched != 0 || st.OpenAI.Requests == 0 {
 		t.Errorf("%d batch requests refused, %d answered in batches, %d ordinary; want one refusal and every call ordinary", refused, st.OpenAIBatch.Requests, st.OpenAI.Requests)
 	}
-	var noted bool
-	for _, e := range h.history() {
-		noted = noted || strings.HasPrefix(e.Detail, "no batches for this session: ")
-	}
-	if !noted {
+	if !slices.ContainsFunc(h.history(), func(e session.Event) bool { return strings.HasPrefix(e.Detail, "no batches for this session: ") }) {
 		t.Error("the history does not say the provider has no batches")
+	}
+}
+
+// TestStepBatchInput: a turn that went out in its step's batch runs with the input it was
+// submitted with, naming the batch; any other makes its input as it starts; and a step
+// whose inputs name new hypotheses (kept) keeps an input made for a batch that did not go
+// out. The submitted request itself is left as it went out.
+func TestStepBatchInput(t *testing.T) {
+	const name = "round-1-hypotheses-1"
+	fresh := func(int) activities.GenerateInput { return activities.GenerateInput{HypothesisID: "h-fresh"} }
+	for _, tc := range []struct {
+		name              string
+		inBatch           bool
+		batch             string
+		kept              bool
+		wantID, wantBatch string
+	}{
+		{"in a batch that went out", true, name, false, "h-0001", name},
+		{"in a batch that did not go out", true, "", false, "h-fresh", ""},
+		{"not in the batch", false, name, false, "h-fresh", ""},
+		{"kept, in a batch that went out", true, name, true, "h-0001", name},
+		{"kept, in a batch that did not go out", true, "", true, "h-0001", ""},
+		{"kept, not in the batch", false, name, true, "h-fresh", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			submitted := &activities.GenerateInput{HypothesisID: "h-0001"}
+			b := &stepBatch[activities.GenerateInput]{made: []*activities.GenerateInput{nil}, name: tc.batch, fresh: fresh}
+			if tc.inBatch {
+				b.made[0] = submitted
+			}
+			got := b.input(0)
+			if tc.kept {
+				got = b.kept(0)
+			}
+			if got.HypothesisID != tc.wantID || got.Batch != tc.wantBatch {
+				t.Errorf("input %s in batch %q; want %s in batch %q", got.HypothesisID, got.Batch, tc.wantID, tc.wantBatch)
+			}
+			if submitted.Batch != "" {
+				t.Errorf("the submitted request now names batch %q", submitted.Batch)
+			}
+		})
+	}
+}
+
+// TestBatchRequest: each input a batch takes goes out in its own field of the request,
+// and its turn is the one that names the batch.
+func TestBatchRequest(t *testing.T) {
+	gen, evo, rev, cmp := &activities.GenerateInput{}, &activities.EvolveInput{}, &activities.ReviewInput{}, &activities.CompareInput{}
+	for _, tc := range []struct {
+		name string
+		req  func() (activities.BatchTurn, *activities.Turn)
+		want activities.BatchTurn
+		turn *activities.Turn
+	}{
+		{"generate", func() (activities.BatchTurn, *activities.Turn) { return request(gen) }, activities.BatchTurn{Generate: gen}, &gen.Turn},
+		{"evolve", func() (activities.BatchTurn, *activities.Turn) { return request(evo) }, activities.BatchTurn{Evolve: evo}, &evo.Turn},
+		{"review", func() (activities.BatchTurn, *activities.Turn) { return request(rev) }, activities.BatchTurn{Review: rev}, &rev.Turn},
+		{"compare", func() (activities.BatchTurn, *activities.Turn) { return request(cmp) }, activities.BatchTurn{Compare: cmp}, &cmp.Turn},
+	} {
+		got, turn := tc.req()
+		if got != tc.want || turn != tc.turn {
+			t.Errorf("%s: request %+v, turn %p; want %+v, turn %p", tc.name, got, turn, tc.want, tc.turn)
+		}
 	}
 }

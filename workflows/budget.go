@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"slices"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/policy"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -23,10 +21,6 @@ import (
 // versionBudget gates budgets that count the calls in flight and the next call's
 // estimate. Sessions started before it checked only what was spent, between calls.
 const versionBudget = "budget-in-flight"
-
-func sinceBudget(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionBudget, workflow.DefaultVersion, 1) >= 1
-}
 
 // errOverBudget is a call that was not made because the budget would not hold it. It is
 // not a failure: the turn is neither booked nor counted as failed.

@@ -134,11 +134,7 @@ func TestBudgetsHoldExactly(t *testing.T) {
 			if res.StopReason != "reached max_hypotheses (16)" || res.Hypotheses != 16 {
 				t.Fatalf("result %q with %d hypotheses", res.StopReason, res.Hypotheses)
 			}
-			var noted bool
-			for _, e := range h.history() {
-				noted = noted || (e.Kind == session.EventTransition && e.Detail == reason)
-			}
-			if !noted {
+			if !slices.ContainsFunc(h.history(), func(e session.Event) bool { return e.Kind == session.EventTransition && e.Detail == reason }) {
 				t.Errorf("the history does not say why the session suspended (%q)", reason)
 			}
 			// The webhook heard that the session needed a person, why, and that it ended.

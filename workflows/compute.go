@@ -7,10 +7,6 @@ import "go.temporal.io/sdk/workflow"
 // before keep TaskQueue.
 const versionCompute = "compute-queue"
 
-func sinceCompute(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionCompute, workflow.DefaultVersion, 1) >= 1
-}
-
 // computeOptions are storeOptions for an activity that uses the worker's CPU for long.
 func (s *supervisor) computeOptions(summary string) workflow.ActivityOptions {
 	o := storeOptions(summary)

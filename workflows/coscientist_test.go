@@ -307,11 +307,9 @@ func TestScientistCommands(t *testing.T) {
 	if !steered {
 		t.Error("no generation turn after the feedback carried it")
 	}
-	var rejected bool
-	for _, e := range h.history() {
-		rejected = rejected || (e.Command == Feedback && e.Via == "signal" && !*e.Accepted && strings.Contains(e.Detail, `does not take "sideways"`))
-	}
-	if !rejected {
+	if !slices.ContainsFunc(h.history(), func(e session.Event) bool {
+		return e.Command == Feedback && e.Via == "signal" && !*e.Accepted && strings.Contains(e.Detail, `does not take "sideways"`)
+	}) {
 		t.Error("the malformed feedback signal is not recorded as rejected")
 	}
 }

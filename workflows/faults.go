@@ -46,7 +46,7 @@ func (f failure) Unwrap() error { return f.err }
 // reason that names the record or the fault.
 func (s *supervisor) storeFault(ctx workflow.Context, err error) bool {
 	app := storeFaultOf(err)
-	if app == nil || workflow.GetVersion(ctx, versionStoreFaults, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if app == nil || !since(ctx, versionStoreFaults) {
 		return false
 	}
 	switch {
@@ -99,7 +99,7 @@ func (s *supervisor) watchStore(ctx workflow.Context) {
 	wctx, cancel := workflow.WithCancel(ctx)
 	s.stopWatch = cancel
 	workflow.Go(wctx, func(ctx workflow.Context) {
-		if s.storeFlaps > 0 && workflow.GetVersion(ctx, versionWatchBackoff, workflow.DefaultVersion, 1) >= 1 {
+		if s.storeFlaps > 0 && since(ctx, versionWatchBackoff) {
 			if workflow.Sleep(ctx, watchBackoff(s.storeFlaps)) != nil {
 				return // cancelled by a resume
 			}

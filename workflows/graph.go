@@ -90,7 +90,7 @@ func (s *supervisor) restore(ctx workflow.Context) error {
 		}
 		snap.Hypotheses = entries
 	}
-	s.startFrom(snap, workflow.GetVersion(ctx, versionGivenZeros, workflow.DefaultVersion, 1) >= 1)
+	s.startFrom(snap, since(ctx, versionGivenZeros))
 	if s.canFit && (snap.Rating == session.RatingFitted || snap.Progress.MatchesPlayed == 0) {
 		// Fitting needs every result: a parent that updated Elo kept none.
 		s.Rating = session.RatingFitted

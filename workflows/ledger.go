@@ -28,10 +28,6 @@ import (
 // versionLedger gates the tournament's ledger in the store.
 const versionLedger = "tournament-ledger"
 
-func sinceLedger(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionLedger, workflow.DefaultVersion, 1) >= 1
-}
-
 // base is the checkpoint the session's changes are kept against: its own latest, or,
 // until it writes one, the checkpoint it was restored from. Zero before any.
 func (s *supervisor) base() activities.CheckpointRef {
@@ -78,18 +74,29 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 		return nil
 	}
 	in := activities.TournamentInput{SessionID: s.id, Ledger: *s.tournamentLedger(), New: fresh, Budget: budget, DebateTopK: debateTopK, Cluster: s.ClusterAt}
-	actx := workflow.WithActivityOptions(ctx, s.computeOptions(fmt.Sprintf("schedule round %d's matches", s.Rounds)))
+	out, ok := s.runTournament(ctx, fmt.Sprintf("schedule round %d's matches", s.Rounds), "tournament", in)
+	if !ok {
+		return nil
+	}
+	return out.Matches
+}
+
+// runTournament runs the Tournament activity on in (summary says what for) and takes the
+// proximity clusters it numbered. It says whether it ran; a failure leaves the round
+// without (none: what it is left without).
+func (s *supervisor) runTournament(ctx workflow.Context, summary, none string, in activities.TournamentInput) (activities.TournamentResult, bool) {
+	actx := workflow.WithActivityOptions(ctx, s.computeOptions(summary))
 	var out activities.TournamentResult
 	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
-		s.note(fmt.Sprintf("no tournament in round %d: %s", s.Rounds, errorText(err)))
-		return nil
+		s.note(fmt.Sprintf("no %s in round %d: %s", none, s.Rounds, errorText(err)))
+		return out, false
 	}
 	for _, id := range workflow.DeterministicKeys(out.Clusters) {
 		if i, ok := s.index[id]; ok {
 			s.Entries[i].Cluster = out.Clusters[id]
 		}
 	}
-	return out.Matches
+	return out, true
 }
 
 // mayGo is mayStart for the supervisor's own coroutine, between the round's parallel

@@ -18,13 +18,9 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-const versionExactCap = "exact-max-hypotheses"
-
-// sinceExactCap: max_hypotheses holds on every path by which a hypothesis enters. Asked
+// versionExactCap: max_hypotheses holds on every path by which a hypothesis enters. Asked
 // at the start of every run, so a long session adopts it when it continues as new.
-func sinceExactCap(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionExactCap, workflow.DefaultVersion, 1) >= 1
-}
+const versionExactCap = "exact-max-hypotheses"
 
 // made counts the hypotheses that count against max_hypotheses.
 func (s *supervisor) made() int { return s.Generated + s.Evolved }

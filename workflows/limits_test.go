@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.temporal.io/sdk/client"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -88,9 +87,7 @@ func TestScientistsHypothesesDoNotCount(t *testing.T) {
 // such turns are missing the session waits for them instead of planning more.
 func TestMaxHypothesesHoldsWithLateTurns(t *testing.T) {
 	var calls toolstest.Calls
-	box := toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(&calls)})
-	h := newHarness(t, time.Second, &simulator.Offline{})
-	h.acts.Tools = box
+	h := libraryHarness(t, time.Second, &simulator.Offline{}, &calls)
 	req := grounded(6)
 	req.Config.ApproveTools = []string{"literature.fetch"}
 	const patience = 3 * time.Minute // the scientist answers long after the round moved on

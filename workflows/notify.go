@@ -15,10 +15,6 @@ import (
 // without.
 const versionNotify = "notify"
 
-func sinceNotify(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionNotify, workflow.DefaultVersion, 1) >= 1
-}
-
 // notifyWait bounds how long a notification is tried: a webhook that is down loses its
 // word, never holds the session up for more than this.
 const notifyWait = 10 * time.Minute

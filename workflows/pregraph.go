@@ -9,7 +9,8 @@ import "go.temporal.io/sdk/workflow"
 // of the methods below, and nowhere else reads s.graph. testdata/session-steered.json is
 // such a history; when no running session can be that old, delete this file's branches.
 
-// versionGraph gates the session graph for histories recorded before it.
+// versionGraph gates the session graph for histories recorded before it: every session
+// started since runs with it.
 const versionGraph = "session-graph"
 
 // Temporal refuses a workflow history past 51,200 events or 50 MB, and a session's grows
@@ -20,11 +21,6 @@ const (
 	historyEventBudget = 40_000
 	historyBytesBudget = 40 << 20
 )
-
-// sinceGraph says the session runs with the session graph: every session started since.
-func sinceGraph(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionGraph, workflow.DefaultVersion, 1) >= 1
-}
 
 // joinGraph gives the session its place in the session graph: lineage, search attributes,
 // the memo. Before the graph a session had none.

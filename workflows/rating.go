@@ -26,10 +26,6 @@ import (
 // versionFitted gates fitted ratings and active pairing.
 const versionFitted = "bradley-terry"
 
-func sinceFitted(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionFitted, workflow.DefaultVersion, 1) >= 1
-}
-
 // fitted says the session's ratings are fitted to its results.
 func (s *supervisor) fitted() bool { return s.Rating == session.RatingFitted }
 
@@ -84,20 +80,13 @@ func (s *supervisor) rate(ctx workflow.Context, budget int) []tournament.Match {
 	if budget == 0 {
 		what = fmt.Sprintf("fit the ratings after round %d's matches", s.Rounds)
 	}
-	actx := workflow.WithActivityOptions(ctx, s.computeOptions(what))
-	var out activities.TournamentResult
-	if err := s.untilStored(ctx, s.mayGo, func() error { return workflow.ExecuteActivity(actx, a.Tournament, in).Get(ctx, &out) }); err != nil {
-		s.note(fmt.Sprintf("no ratings in round %d: %s", s.Rounds, errorText(err)))
+	out, ok := s.runTournament(ctx, what, "ratings", in)
+	if !ok {
 		return nil
 	}
 	for _, id := range workflow.DeterministicKeys(out.Ratings) {
 		if i, ok := s.index[id]; ok {
 			s.Entries[i].Elo, s.Entries[i].EloSE = out.Ratings[id].Elo, out.Ratings[id].SE
-		}
-	}
-	for _, id := range workflow.DeterministicKeys(out.Clusters) {
-		if i, ok := s.index[id]; ok {
-			s.Entries[i].Cluster = out.Clusters[id]
 		}
 	}
 	s.Boundary = out.Boundary

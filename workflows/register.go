@@ -33,6 +33,13 @@ func Register(r interface {
 	}
 }
 
+// since says whether this run takes the path of change, the id of a change written behind
+// workflow.GetVersion: a run that passed this point before the change keeps the old path
+// (its history says so), every other takes the new one.
+func since(ctx workflow.Context, change string) bool {
+	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, 1) >= 1
+}
+
 // beforeRound is what a build changes at the start of each round: nothing in cosci's own
 // builds. The rolling-upgrade test (e2e/upgrade_test.go) builds a "build B" with the build
 // tag cosci_build_b, whose workflow differs here, as a real change would: behind

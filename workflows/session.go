@@ -45,14 +45,14 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	if err := s.registerQueries(ctx); err != nil {
 		return err
 	}
-	s.graph = sinceGraph(ctx)
-	s.ledger = sinceLedger(ctx)
-	s.budgets = sinceBudget(ctx)
+	s.graph = since(ctx, versionGraph)
+	s.ledger = since(ctx, versionLedger)
+	s.budgets = since(ctx, versionBudget)
 	// A new session's ratings are fitted; a restored one's as its parent's were (restore).
-	s.canFit = sinceFitted(ctx) && s.ledger
-	s.exactCap = sinceExactCap(ctx)
-	s.notifies = sinceNotify(ctx)
-	s.compute = sinceCompute(ctx)
+	s.canFit = since(ctx, versionFitted) && s.ledger
+	s.exactCap = since(ctx, versionExactCap)
+	s.notifies = since(ctx, versionNotify)
+	s.compute = since(ctx, versionCompute)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -460,7 +460,7 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 	if s.notifies {
 		_ = s.notify(ctx, "completed", s.StopReason).Get(ctx, nil) // a webhook that is down loses its word
 	}
-	if workflow.GetVersion(ctx, versionFinalLog, workflow.DefaultVersion, 1) >= 1 {
+	if since(ctx, versionFinalLog) {
 		s.logTail(ctx)
 	}
 	// Let any update still in its handler answer before the run closes.

@@ -259,7 +259,7 @@ func toolOptions(name, summary string) workflow.ActivityOptions {
 func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c activities.PendingCall, in activities.ToolCallInput) Waiting {
 	s.CallSeq++
 	w := Waiting{ID: fmt.Sprintf("call-%d", s.CallSeq), Turn: t.TurnID, Tool: c.Name, Brief: c.Brief, Since: workflow.Now(ctx)}
-	if workflow.GetVersion(ctx, versionToolTrust, workflow.DefaultVersion, 1) >= 1 {
+	if since(ctx, versionToolTrust) {
 		// The scientist approves what they can read: the whole call, not a line of it.
 		actx := workflow.WithActivityOptions(ctx, storeOptions("read the arguments of "+toolLabel(c.Name)+" for the scientist"))
 		if err := workflow.ExecuteActivity(actx, a.ToolCallArguments, in).Get(ctx, &w.Arguments); err != nil {
@@ -368,7 +368,7 @@ func (s *supervisor) checkTools(ctx workflow.Context) error {
 	if err := CheckTools(s.req.Config, cat); err != nil {
 		return err
 	}
-	if workflow.GetVersion(ctx, versionToolTrust, workflow.DefaultVersion, 1) >= 1 {
+	if since(ctx, versionToolTrust) {
 		s.ApproveServers = approving(s.req.Config, cat)
 		for _, srv := range s.ApproveServers {
 			s.note(fmt.Sprintf("every call to the %s server waits for the scientist's approval (the workers' tools file asks for it)", srv))

@@ -33,6 +33,16 @@ func grounded(max int) research.Request {
 	return req
 }
 
+// libraryHarness is a harness whose tools are the literature server over the test
+// library, which counts its calls in calls.
+func libraryHarness(t testing.TB, turn time.Duration, model activities.Model, calls *toolstest.Calls) *harness {
+	t.Helper()
+	box := toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(calls)})
+	h := newHarness(t, turn, model)
+	h.acts.Tools = box
+	return h
+}
+
 // activityCounts counts the activities a run started, by type, and keeps the tool calls'
 // summaries.
 type activityCounts struct {
@@ -63,9 +73,7 @@ func countActivities(h *harness) *activityCounts {
 // references the simulator made up are caught by reflection while the genuine ones pass.
 func TestGroundedSession(t *testing.T) {
 	var calls toolstest.Calls
-	box := toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(&calls)})
-	h := newHarness(t, 0, &simulator.Offline{Fabricate: 0.3})
-	h.acts.Tools = box
+	h := libraryHarness(t, 0, &simulator.Offline{Fabricate: 0.3}, &calls)
 	counts := countActivities(h)
 	res := h.run(grounded(12))
 	if res.State != session.Completed || res.Hypotheses != 12 {
@@ -156,9 +164,7 @@ func TestGroundedSession(t *testing.T) {
 // calls are spent, the agents go on without tools.
 func TestToolBudgets(t *testing.T) {
 	var calls toolstest.Calls
-	box := toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(&calls)})
-	h := newHarness(t, 0, &simulator.Offline{})
-	h.acts.Tools = box
+	h := libraryHarness(t, 0, &simulator.Offline{}, &calls)
 	counts := countActivities(h)
 	req := grounded(12)
 	req.Config.ToolCallsPerTurn = 1
@@ -269,9 +275,7 @@ func TestUnknownToolRefusedAtStart(t *testing.T) {
 // what waits and since when; the rest of the session carries on meanwhile.
 func TestToolApproval(t *testing.T) {
 	var calls toolstest.Calls
-	box := toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(&calls)})
-	h := newHarness(t, time.Second, &simulator.Offline{})
-	h.acts.Tools = box
+	h := libraryHarness(t, time.Second, &simulator.Offline{}, &calls)
 	req := grounded(8)
 	req.Config.ApproveTools = []string{"literature.fetch"}
 	decisions := []map[string]any{
