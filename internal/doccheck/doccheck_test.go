@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -80,5 +81,35 @@ func TestFiles(t *testing.T) {
 	}
 	if all := All(docs); !strings.Contains(all, docs["README.md"]) {
 		t.Error("All left out the README")
+	}
+}
+
+// recorder is a testing.TB that keeps what a check reports instead of failing the test.
+type recorder struct {
+	testing.TB
+	failed []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = append(r.failed, fmt.Sprintf(format, args...))
+}
+
+// TestFlagsDocumented: every flag of a usage text is looked for as --name, as words of its
+// own, and counted; text that is not a flag's line is not a flag.
+func TestFlagsDocumented(t *testing.T) {
+	usage := "Usage of status:\n  -json\n    \tprint JSON\n  -limit int\n    \thow many (default 5)\n   -indented-more\n"
+	for _, tt := range []struct {
+		docs   string
+		failed []string
+	}{
+		{"use --json or --limit 5", nil},
+		{"use --json", []string{"no doc mentions --limit, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
+		{"use --json-x or --limit", []string{"no doc mentions --json, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
+	} {
+		r := &recorder{TB: t}
+		if n := FlagsDocumented(r, tt.docs, usage, "starter status"); n != 2 || !slices.Equal(r.failed, tt.failed) {
+			t.Errorf("%q: %d flags, failures %q; want 2, %q", tt.docs, n, r.failed, tt.failed)
+		}
 	}
 }
