@@ -1,11 +1,12 @@
 package doccheck
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 // TestCommandLines: the extraction reads continuations, comments, environment prefixes,
@@ -84,17 +85,6 @@ func TestFiles(t *testing.T) {
 	}
 }
 
-// recorder is a testing.TB that keeps what a check reports instead of failing the test.
-type recorder struct {
-	testing.TB
-	failed []string
-}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.failed = append(r.failed, fmt.Sprintf(format, args...))
-}
-
 // TestFlagsDocumented: every flag of a usage text is looked for as --name, as words of its
 // own, and counted; text that is not a flag's line is not a flag.
 func TestFlagsDocumented(t *testing.T) {
@@ -107,9 +97,9 @@ func TestFlagsDocumented(t *testing.T) {
 		{"use --json", []string{"no doc mentions --limit, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
 		{"use --json-x or --limit", []string{"no doc mentions --json, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
 	} {
-		r := &recorder{TB: t}
-		if n := FlagsDocumented(r, tt.docs, usage, "starter status"); n != 2 || !slices.Equal(r.failed, tt.failed) {
-			t.Errorf("%q: %d flags, failures %q; want 2, %q", tt.docs, n, r.failed, tt.failed)
+		r := testcheck.NewRecorder(t)
+		if n := FlagsDocumented(r, tt.docs, usage, "starter status"); n != 2 || !slices.Equal(r.Failures, tt.failed) {
+			t.Errorf("%q: %d flags, failures %q; want 2, %q", tt.docs, n, r.Failures, tt.failed)
 		}
 	}
 }

@@ -3,21 +3,12 @@
 package modetest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
-
-// recorder is a testing.TB that keeps what a check reports instead of failing the test.
-type recorder struct {
-	testing.TB
-	failed []string
-}
-
-func (r *recorder) Helper()                           {}
-func (r *recorder) Error(args ...any)                 { r.failed = append(r.failed, fmt.Sprint(args...)) }
-func (r *recorder) Errorf(format string, args ...any) { r.failed = append(r.failed, fmt.Sprintf(format, args...)) }
 
 // TestUmaskAndWant: under Umask(0o022) a file made 0666 is 0644 and a folder made 0777 is
 // 0755; Want passes the mode a path has and fails another one, or a path not there.
@@ -41,9 +32,9 @@ func TestUmaskAndWant(t *testing.T) {
 		{file, 0o600, true},
 		{filepath.Join(dir, "missing"), 0o600, true},
 	} {
-		r := &recorder{TB: t}
-		if Want(r, tt.path, tt.want); (len(r.failed) > 0) != tt.failed {
-			t.Errorf("Want(%s, %04o): failures %q; want failed %v", tt.path, tt.want, r.failed, tt.failed)
+		r := testcheck.NewRecorder(t)
+		if Want(r, tt.path, tt.want); (len(r.Failures) > 0) != tt.failed {
+			t.Errorf("Want(%s, %04o): failures %q; want failed %v", tt.path, tt.want, r.Failures, tt.failed)
 		}
 	}
 }

@@ -2,21 +2,8 @@ package testcheck
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 )
-
-// recorder is a testing.TB that keeps what a check reports instead of failing the test.
-type recorder struct {
-	testing.TB
-	failed []string
-}
-
-func (r *recorder) Helper() {}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.failed = append(r.failed, fmt.Sprintf(format, args...))
-}
 
 // TestErr: every pairing of wanted and given errors, for both ways of matching.
 func TestErr(t *testing.T) {
@@ -39,9 +26,9 @@ func TestErr(t *testing.T) {
 		{"prefix wanted, none given", ErrPrefix, nil, "limit", true, true},
 		{"no prefix wanted, one given", ErrPrefix, refused, "", true, true},
 	} {
-		r := &recorder{TB: t}
-		if done := tt.check(r, tt.err, tt.want); done != tt.done || (len(r.failed) > 0) != tt.failed {
-			t.Errorf("%s: done %v, failures %q; want done %v, failed %v", tt.name, done, r.failed, tt.done, tt.failed)
+		r := NewRecorder(t)
+		if done := tt.check(r, tt.err, tt.want); done != tt.done || (len(r.Failures) > 0) != tt.failed {
+			t.Errorf("%s: done %v, failures %q; want done %v, failed %v", tt.name, done, r.Failures, tt.done, tt.failed)
 		}
 	}
 }
