@@ -100,11 +100,7 @@ func TestDocsNameEveryStarterCommand(t *testing.T) {
 		if code := run(append(slices.Clone(cmd), "-h")); code != 0 {
 			t.Fatalf("%s -h exited %d", name, code)
 		}
-		for _, m := range regexp.MustCompile(`(?m)^  -([\w-]+)`).FindAllStringSubmatch(out.String(), -1) {
-			if !doccheck.Mentions(docs, "--"+m[1]) {
-				t.Errorf("no doc mentions --%s, a flag of %s: add it to docs/commands.md", m[1], name)
-			}
-		}
+		doccheck.FlagsDocumented(t, docs, out.String(), name)
 	}
 	for _, c := range commands {
 		if c.name == "schedule" {

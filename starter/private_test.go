@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/keyring"
+	"github.com/cosci-dev/cosci/internal/modetest"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/store"
 )
@@ -18,8 +18,7 @@ import (
 // artefacts for this user alone: a folder it makes is 0700, every file 0600, a file an
 // earlier fetch left readable by others included.
 func TestReportOutIsPrivate(t *testing.T) {
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
+	modetest.Umask(t, 0o022)
 	loc := t.TempDir()
 	st, err := store.Open(t.Context(), loc)
 	if err != nil {
@@ -47,18 +46,9 @@ func TestReportOutIsPrivate(t *testing.T) {
 	if code := run([]string{"report", "s-1", "--store", loc, "--out", dir}); code != 0 {
 		t.Fatalf("--out again exited %d", code)
 	}
-	wantMode(t, dir, 0o700)
+	modetest.Want(t, dir, 0o700)
 	for _, a := range report.Artefacts {
-		wantMode(t, filepath.Join(dir, a), 0o600)
-	}
-}
-
-func wantMode(t *testing.T, path string, want os.FileMode) {
-	t.Helper()
-	if fi, err := os.Stat(path); err != nil {
-		t.Error(err)
-	} else if fi.Mode().Perm() != want {
-		t.Errorf("%s is %04o; want %04o", path, fi.Mode().Perm(), want)
+		modetest.Want(t, filepath.Join(dir, a), 0o600)
 	}
 }
 

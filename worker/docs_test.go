@@ -47,14 +47,8 @@ func TestDocsNameEveryWorkerFlag(t *testing.T) {
 			t.Errorf("parseFlags(-h) = %v, want flag.ErrHelp", err)
 		}
 	})
-	flags := regexp.MustCompile(`(?m)^  -([\w-]+)`).FindAllStringSubmatch(usage, -1)
-	if len(flags) < 10 {
-		t.Fatalf("found %d flags in the worker's usage; does it still print them?\n%s", len(flags), usage)
-	}
-	for _, f := range flags {
-		if !doccheck.Mentions(docs, "--"+f[1]) {
-			t.Errorf("no doc mentions the worker's flag --%s: document it in docs/commands.md (or docs/operating.md)", f[1])
-		}
+	if n := doccheck.FlagsDocumented(t, docs, usage, "the worker"); n < 10 {
+		t.Fatalf("found %d flags in the worker's usage; does it still print them?\n%s", n, usage)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package doccheck reads the command lines out of cosci's documentation (README.md and
-// docs/*.md), for the tests that check them against the programs' own parsers:
-// starter/docs_test.go and worker/docs_test.go. Only those tests use it.
+// docs/*.md), for the tests that check them against the programs' own parsers, and checks
+// that the docs name every flag a program's usage lists: starter/docs_test.go and
+// worker/docs_test.go. Only those tests use it.
 //
 // It is a package rather than a _test.go file because the starter and the worker are both
 // package main, and one program's tests cannot import another's test code; before it, each
@@ -80,6 +81,23 @@ func All(docs map[string]string) string {
 // mentioned by "--limit-x", nor "starter state" by "starter statex".
 func Mentions(text, phrase string) bool {
 	return regexp.MustCompile(`(^|[^\w-])` + regexp.QuoteMeta(phrase) + `([^\w-]|$)`).MatchString(text)
+}
+
+// flagLine is a flag's line in a usage text of the flag package: "  -name value".
+var flagLine = regexp.MustCompile(`(?m)^  -([\w-]+)`)
+
+// FlagsDocumented checks that text (the docs, as All gives them) mentions as --name every
+// flag that usage, a usage text of the flag package, lists for the program or command of;
+// it returns how many flags usage lists, for a test to see that it still read some.
+func FlagsDocumented(t testing.TB, text, usage, of string) int {
+	t.Helper()
+	flags := flagLine.FindAllStringSubmatch(usage, -1)
+	for _, f := range flags {
+		if !Mentions(text, "--"+f[1]) {
+			t.Errorf("no doc mentions --%s, a flag of %s: document it in docs/commands.md (or docs/operating.md)", f[1], of)
+		}
+	}
+	return len(flags)
 }
 
 // CommandLines returns the command lines of the docs' fenced code blocks that run the

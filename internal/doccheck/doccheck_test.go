@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 // TestCommandLines: the extraction reads continuations, comments, environment prefixes,
@@ -80,5 +82,24 @@ func TestFiles(t *testing.T) {
 	}
 	if all := All(docs); !strings.Contains(all, docs["README.md"]) {
 		t.Error("All left out the README")
+	}
+}
+
+// TestFlagsDocumented: every flag of a usage text is looked for as --name, as words of its
+// own, and counted; text that is not a flag's line is not a flag.
+func TestFlagsDocumented(t *testing.T) {
+	usage := "Usage of status:\n  -json\n    \tprint JSON\n  -limit int\n    \thow many (default 5)\n   -indented-more\n"
+	for _, tt := range []struct {
+		docs   string
+		failed []string
+	}{
+		{"use --json or --limit 5", nil},
+		{"use --json", []string{"no doc mentions --limit, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
+		{"use --json-x or --limit", []string{"no doc mentions --json, a flag of starter status: document it in docs/commands.md (or docs/operating.md)"}},
+	} {
+		r := testcheck.NewRecorder(t)
+		if n := FlagsDocumented(r, tt.docs, usage, "starter status"); n != 2 || !slices.Equal(r.Failures, tt.failed) {
+			t.Errorf("%q: %d flags, failures %q; want 2, %q", tt.docs, n, r.Failures, tt.failed)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 // fixture copies the test library (testdata/library) to a folder the test may change.
@@ -88,15 +90,10 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := l.Search(ctx, tt.q)
-			switch {
-			case tt.err != "":
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Errorf("error %v, want %q", err, tt.err)
-				}
+			if testcheck.Err(t, err, tt.err) {
 				return
-			case err != nil:
-				t.Fatal(err)
-			case len(res.Hits) == 0 || res.Hits[0].ID != tt.first:
+			}
+			if len(res.Hits) == 0 || res.Hits[0].ID != tt.first {
 				t.Fatalf("hits %v, want %s first", ids(res), tt.first)
 			}
 			for _, h := range res.Hits {

@@ -6,16 +6,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/cosci-dev/cosci/internal/modetest"
 )
 
 // TestIndexIsPrivate: under the usual umask (022), the index, which holds the library's
 // texts, is its user's alone: its folder 0700 (one an earlier version left 0755 included),
 // every folder in it 0700, its state file 0600.
 func TestIndexIsPrivate(t *testing.T) {
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
+	modetest.Umask(t, 0o022)
 	made := filepath.Join(t.TempDir(), "cache", "index")
 	earlier := t.TempDir()
 	if err := os.Chmod(earlier, 0o755); err != nil {
@@ -23,26 +23,17 @@ func TestIndexIsPrivate(t *testing.T) {
 	}
 	for _, index := range []string{made, earlier} {
 		l := open(t, fixture(t), index)
-		wantMode(t, index, 0o700)
-		wantMode(t, l.statePath(), 0o600)
+		modetest.Want(t, index, 0o700)
+		modetest.Want(t, l.statePath(), 0o600)
 		err := filepath.WalkDir(index, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return err
 			}
-			wantMode(t, path, 0o700)
+			modetest.Want(t, path, 0o700)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-func wantMode(t *testing.T, path string, want fs.FileMode) {
-	t.Helper()
-	if fi, err := os.Stat(path); err != nil {
-		t.Error(err)
-	} else if fi.Mode().Perm() != want {
-		t.Errorf("%s is %04o; want %04o", path, fi.Mode().Perm(), want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 func TestReviewNamesTypeAndWhatItChecks(t *testing.T) {
@@ -92,14 +93,8 @@ func TestParseSupport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := ParseReviewOf(tt.reviewType, fmt.Appendf(nil, review, tt.support))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error = %v, want one saying %q", err, tt.err)
-				}
+			if testcheck.Err(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(r.Support, tt.want) {
 				t.Errorf("support = %+v, want %+v", r.Support, tt.want)

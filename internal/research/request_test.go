@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 func TestValidate(t *testing.T) {
@@ -125,17 +127,16 @@ func TestDurationJSON(t *testing.T) {
 		{`3600`, 0, "a duration is a string"},
 	}
 	for _, tt := range tests {
-		var c Config
-		err := json.Unmarshal([]byte(`{"time_limit":`+tt.in+`}`), &c)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%s: error = %v, want %q", tt.in, err, tt.wantErr)
+		t.Run(tt.in, func(t *testing.T) {
+			var c Config
+			err := json.Unmarshal([]byte(`{"time_limit":`+tt.in+`}`), &c)
+			if testcheck.Err(t, err, tt.wantErr) {
+				return
 			}
-			continue
-		}
-		if err != nil || time.Duration(c.TimeLimit) != tt.want {
-			t.Errorf("%s: got %v, %v; want %v", tt.in, c.TimeLimit, err, tt.want)
-		}
+			if time.Duration(c.TimeLimit) != tt.want {
+				t.Errorf("got %v; want %v", c.TimeLimit, tt.want)
+			}
+		})
 	}
 	b, _ := json.Marshal(Config{TimeLimit: Duration(90 * time.Second)})
 	if !strings.Contains(string(b), `"time_limit":"1m30s"`) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 // A search that lists three records, and two of them fetched, as cosci's literature
@@ -138,16 +139,15 @@ func TestParseKinds(t *testing.T) {
 		{"verbatim,made-up", nil, `unknown kind of citation "made-up"`},
 		{" , ", nil, "no kinds"},
 	} {
-		got, err := ParseKinds(tt.in)
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%q: %v; want an error saying %q", tt.in, err, tt.err)
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseKinds(tt.in)
+			if testcheck.Err(t, err, tt.err) {
+				return
 			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("%q: %q, %v; want %q", tt.in, got, err, tt.want)
-		}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%q; want %q", got, tt.want)
+			}
+		})
 	}
 	if len(PlantKinds()) != 12 {
 		t.Errorf("%d kinds: %q", len(PlantKinds()), PlantKinds())

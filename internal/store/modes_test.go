@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/modetest"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
@@ -16,8 +17,7 @@ import (
 // files 0600, folders 0700, from the root it makes down to the records, the event log, the
 // index row, the report, and the records a branch copies (linked or not).
 func TestDirModes(t *testing.T) {
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
+	modetest.Umask(t, 0o022)
 	for _, linked := range []bool{true, false} {
 		s := open(t)
 		if !linked {

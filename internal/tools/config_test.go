@@ -3,9 +3,10 @@ package tools
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/testcheck"
 )
 
 func TestLoad(t *testing.T) {
@@ -67,14 +68,8 @@ servers:
 				t.Fatal(err)
 			}
 			c, err := Load(path, getenv)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one saying %q", err, tt.err)
-				}
+			if testcheck.Err(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tt.name == "stdio and http" && (c.Servers[0].CallTimeout() != 20*time.Second || c.Servers[0].Rate != 5 || c.Servers[1].CallTimeout() != DefaultTimeout) {
 				t.Errorf("%+v", c)

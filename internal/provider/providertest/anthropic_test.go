@@ -107,8 +107,7 @@ func TestAnthropicMessage(t *testing.T) {
 }
 
 func TestAnthropicBreakpoints(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock})
+	clock, f := startAt(t, providertest.Options{})
 	c := anthropicClient(f, f.AnthropicKey())
 	sys := []anthropic.TextBlockParam{text(long("tau", 1500), true)} // a breakpoint after ~1,500 tokens
 

@@ -112,8 +112,7 @@ func fileLines(t *testing.T, c openai.Client, id string) []outputLine {
 }
 
 func TestOpenAIBatch(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: 10 * time.Minute, Seed: 1,
+	clock, f := startAt(t, providertest.Options{BatchDelay: 10 * time.Minute, Seed: 1,
 		FailBatchRequest: func(r providertest.BatchRequest) bool { return r.CustomID == "match-3" }})
 	c := openAIClient(f, f.OpenAIKey())
 	b := submitOpenAI(t, c, openAIBatchFile(t, 8), openai.BatchNewParamsEndpointV1ChatCompletions)
@@ -171,8 +170,7 @@ func TestOpenAIBatch(t *testing.T) {
 }
 
 func TestOpenAIBatchCancel(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: time.Hour, CancelDelay: time.Minute})
+	clock, f := startAt(t, providertest.Options{BatchDelay: time.Hour, CancelDelay: time.Minute})
 	c := openAIClient(f, f.OpenAIKey())
 	b := submitOpenAI(t, c, openAIBatchFile(t, 3), openai.BatchNewParamsEndpointV1ChatCompletions)
 	clock.Advance(10 * time.Minute)
@@ -310,8 +308,7 @@ func results(t *testing.T, c anthropic.Client, id string) []anthropic.MessageBat
 }
 
 func TestAnthropicBatch(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: 30 * time.Minute, Seed: 2,
+	clock, f := startAt(t, providertest.Options{BatchDelay: 30 * time.Minute, Seed: 2,
 		FailBatchRequest: func(r providertest.BatchRequest) bool { return r.CustomID == "q-2" }})
 	c := anthropicClient(f, f.AnthropicKey())
 	ctx := context.Background()
@@ -377,8 +374,7 @@ func TestAnthropicBatch(t *testing.T) {
 }
 
 func TestAnthropicBatchCancel(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: time.Hour})
+	_, f := startAt(t, providertest.Options{BatchDelay: time.Hour})
 	c := anthropicClient(f, f.AnthropicKey())
 	ctx := context.Background()
 	b, err := c.Messages.Batches.New(ctx, anthropic.MessageBatchNewParams{Requests: anthropicBatchRequests(3, "")})
@@ -410,8 +406,7 @@ func TestAnthropicBatchCancel(t *testing.T) {
 
 // A batch whose delay runs past the 24-hour window expires, on both APIs.
 func TestBatchesExpire(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: 25 * time.Hour})
+	clock, f := startAt(t, providertest.Options{BatchDelay: 25 * time.Hour})
 	oc, ac := openAIClient(f, f.OpenAIKey()), anthropicClient(f, f.AnthropicKey())
 	ob := submitOpenAI(t, oc, openAIBatchFile(t, 2), openai.BatchNewParamsEndpointV1ChatCompletions)
 	ab, err := ac.Messages.Batches.New(context.Background(), anthropic.MessageBatchNewParams{Requests: anthropicBatchRequests(2, "")})
@@ -442,8 +437,7 @@ func TestBatchesExpire(t *testing.T) {
 // With a negative delay only CompleteBatch ends a batch; BatchNoCache keeps batches out of
 // the prompt cache.
 func TestCompleteBatchByHandWithoutCache(t *testing.T) {
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock, BatchDelay: -1, BatchNoCache: true})
+	clock, f := startAt(t, providertest.Options{BatchDelay: -1, BatchNoCache: true})
 	c := anthropicClient(f, f.AnthropicKey())
 	b, err := c.Messages.Batches.New(context.Background(), anthropic.MessageBatchNewParams{Requests: anthropicBatchRequests(4, "")})
 	if err != nil {

@@ -17,6 +17,14 @@ import (
 
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
+// startAt starts the fake with o on a fake clock set at start, and returns the clock, for
+// the test to move, with the fake.
+func startAt(t *testing.T, o providertest.Options) (*providertest.FakeClock, *providertest.Server) {
+	clock := providertest.NewFakeClock(start)
+	o.Clock = clock
+	return clock, providertest.Start(t, o)
+}
+
 func openAIClient(f *providertest.Server, key string) openai.Client {
 	return openai.NewClient(option.WithBaseURL(f.OpenAIBaseURL()), option.WithAPIKey(key), option.WithMaxRetries(0))
 }
@@ -82,8 +90,7 @@ func TestOpenAIChatCompletion(t *testing.T) {
 
 func TestOpenAIPromptCache(t *testing.T) {
 	shared := long("tau", 1500) // a prefix of ~1,500 tokens, the same in every request below
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock})
+	clock, f := startAt(t, providertest.Options{})
 	c := openAIClient(f, f.OpenAIKey())
 
 	first := chat(t, c, shared, "Question one?", "")
@@ -134,7 +141,7 @@ func TestOpenAIPromptCache(t *testing.T) {
 // (or, without a key, other requests without one) cached.
 func TestOpenAIPromptCacheKey(t *testing.T) {
 	shared := long("amyloid", 1300)
-	f := providertest.Start(t, providertest.Options{Clock: providertest.NewFakeClock(start)})
+	_, f := startAt(t, providertest.Options{})
 	c := openAIClient(f, f.OpenAIKey())
 	chat(t, c, shared, "Q?", "session-1/round-1")
 	for _, tc := range []struct {
@@ -151,8 +158,7 @@ func TestOpenAIPromptCacheKey(t *testing.T) {
 // prompt_cache_retention "24h" keeps a prefix for a day instead of minutes.
 func TestOpenAIExtendedRetention(t *testing.T) {
 	shared := long("prion", 1300)
-	clock := providertest.NewFakeClock(start)
-	f := providertest.Start(t, providertest.Options{Clock: clock})
+	clock, f := startAt(t, providertest.Options{})
 	c := openAIClient(f, f.OpenAIKey())
 	send := func() int64 {
 		resp, err := c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
