@@ -118,44 +118,41 @@ func (o *Offline) Answer(ctx context.Context, q prompt.Question) (research.Step[
 func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[any], research.Usage, error) {
 	switch req := q.Request.(type) {
 	case research.PlanRequest:
-		return answered(m.Plan(ctx, req))
+		return answered(ctx, req, m.Plan)
 	case research.GenerateRequest:
-		if q.Tools {
-			return stepped(m.GenerateStep(ctx, req))
-		}
-		return answered(m.Generate(ctx, req))
+		return answeredOrStep(ctx, q, req, m.Generate, m.GenerateStep)
 	case research.ReviewRequest:
-		if q.Tools {
-			return stepped(m.ReviewStep(ctx, req))
-		}
-		return answered(m.Review(ctx, req))
+		return answeredOrStep(ctx, q, req, m.Review, m.ReviewStep)
 	case research.CompareRequest:
-		return answered(m.Compare(ctx, req))
+		return answered(ctx, req, m.Compare)
 	case research.DebateRequest:
-		return answered(m.Debate(ctx, req))
+		return answered(ctx, req, m.Debate)
 	case research.EvolveRequest:
-		if q.Tools {
-			return stepped(m.EvolveStep(ctx, req))
-		}
-		return answered(m.Evolve(ctx, req))
+		return answeredOrStep(ctx, q, req, m.Evolve, m.EvolveStep)
 	case research.MetaReviewRequest:
-		return answered(m.MetaReview(ctx, req))
+		return answered(ctx, req, m.MetaReview)
 	case research.OverviewRequest:
-		return answered(m.Overview(ctx, req))
+		return answered(ctx, req, m.Overview)
 	}
 	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
 }
 
-// answered is an agent's answer as Answer returns it.
-func answered[Ans any](ans Ans, u research.Usage, err error) (research.Step[any], research.Usage, error) {
+// answered is answer's answer to req, as Answer returns it.
+func answered[Req, Ans any](ctx context.Context, req Req, answer func(context.Context, Req) (Ans, research.Usage, error)) (research.Step[any], research.Usage, error) {
+	ans, u, err := answer(ctx, req)
 	if err != nil {
 		return research.Step[any]{}, u, err
 	}
 	return research.Step[any]{Answer: ans}, u, nil
 }
 
-// stepped is a step's answer, or its tool calls, as Answer returns it.
-func stepped[Ans any](st research.Step[Ans], u research.Usage, err error) (research.Step[any], research.Usage, error) {
+// answeredOrStep is, for an agent whose turns may call tools, step's answer to req (an
+// answer or tool calls) on a step of a turn that may (q.Tools), else answer's.
+func answeredOrStep[Req, Ans any](ctx context.Context, q prompt.Question, req Req, answer func(context.Context, Req) (Ans, research.Usage, error), step func(context.Context, Req) (research.Step[Ans], research.Usage, error)) (research.Step[any], research.Usage, error) {
+	if !q.Tools {
+		return answered(ctx, req, answer)
+	}
+	st, u, err := step(ctx, req)
 	if err != nil || len(st.Calls) > 0 {
 		return research.Step[any]{Text: st.Text, Calls: st.Calls, Reasoning: st.Reasoning}, u, err
 	}
