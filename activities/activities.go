@@ -26,9 +26,10 @@ import (
 	"github.com/cosci-dev/cosci/internal/telemetry"
 )
 
-// Model is what a provider turn needs from a model: one method per agent task. It is the
-// provider package's interface, which the offline simulator and the real providers
-// implement, so the worker's provider registry serves as a Resolver as it is.
+// Model is what a turn needs from a model: the answer to one step of any agent's turn,
+// asked with the agent's prompt.Spec (provider.Ask). It is the provider package's
+// interface, which the offline simulator and the real providers implement, so the
+// worker's provider registry serves as a Resolver as it is.
 type Model = provider.Model
 
 // Resolver finds the model a turn names by its provider ("offline", "openai",

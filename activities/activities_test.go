@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -23,6 +24,11 @@ type counting struct {
 	calls int
 	// title, when set, replaces the generated title (an empty one makes a malformed answer).
 	title *string
+}
+
+// Answer answers with the methods of counting, which change some of the simulator's answers.
+func (c *counting) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, c, q)
 }
 
 func (c *counting) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {

@@ -1,59 +1,31 @@
 package activities
 
-// The agents, in one table: every model turn cosci takes is one of these declarations, run
-// by runTurn (turn.go). An agent's activity method, what its turn reads before the model
-// call (prepare) and keeps after it are in the file of its agent: supervisor.go,
-// generation.go, reflection.go, ranking.go, metareview.go. docs/design.md ("Adding an
-// agent") says how to add one; TestEveryAgentIsDeclared checks that each has what a turn
+// The agents: every model turn cosci takes is a declaration (agent, turn.go), run by
+// runTurn. An agent's declaration, its activity method, what its turn reads before the
+// model call (prepare) and keeps after it are in the file of its agent: supervisor.go,
+// generation.go, reflection.go, ranking.go, metareview.go; this file holds what reads
+// them all. docs/design.md ("Adding an agent") says how to add one;
+// TestEveryAgentIsDeclared checks that each has what a turn
 // needs, that the offline simulator answers it, and that the docs list it.
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
-// The declarations. many: the agent takes many turns a round (see agent.many). loop, step
-// and refs: the agent's turns may call tools.
-var (
-	planning = agent[Turn, research.PlanRequest, research.Plan, PlanResult]{
-		activity: "Plan", label: AgentSupervisor, prompt: prompt.Plan, ask: Model.Plan, prepare: preparePlan,
-	}
-	generation = agent[GenerateInput, research.GenerateRequest, research.Hypothesis, GenerateResult]{
-		activity: "Generate", label: AgentGeneration, many: true, prompt: prompt.Generate, ask: Model.Generate,
-		prepare: prepareGenerate, count: madeHypothesis("generated"),
-		loop: GenerateInput.loop, step: Stepper.GenerateStep, refs: hypothesisRefs,
-	}
-	reflection = agent[ReviewInput, research.ReviewRequest, research.Review, ReviewResult]{
-		activity: "Review", label: AgentReflection, many: true, prompt: prompt.Review, ask: Model.Review,
-		prepare: prepareReview, loop: ReviewInput.loop, step: Stepper.ReviewStep, refs: reviewRefs,
-	}
-	comparison = agent[CompareInput, research.CompareRequest, research.Comparison, CompareResult]{
-		activity: "Compare", label: AgentRanking, many: true, prompt: prompt.Compare, ask: Model.Compare,
-		prepare: prepareCompare, count: countMatch,
-	}
-	debate = agent[DebateInput, research.DebateRequest, research.DebateAnswer, DebateResult]{
-		activity: "Debate", label: AgentRanking, many: true, prompt: prompt.Debate, ask: Model.Debate,
-		prepare: prepareDebate, count: countDebate,
-	}
-	evolution = agent[EvolveInput, research.EvolveRequest, research.Hypothesis, GenerateResult]{
-		activity: "Evolve", label: AgentEvolution, many: true, prompt: prompt.Evolve, ask: Model.Evolve,
-		prepare: prepareEvolve, count: madeHypothesis("evolved"),
-		loop: EvolveInput.loop, step: Stepper.EvolveStep, refs: hypothesisRefs,
-	}
-	metaReview = agent[MetaReviewInput, research.MetaReviewRequest, research.MetaReview, MetaReviewResult]{
-		activity: "MetaReview", label: AgentMetaReview, prompt: prompt.MetaReview, ask: Model.MetaReview, prepare: prepareMetaReview,
-	}
-	overview = agent[OverviewInput, research.OverviewRequest, research.Overview, OverviewResult]{
-		activity: "Overview", label: AgentMetaReview, prompt: prompt.Overview, ask: Model.Overview, prepare: prepareOverview,
-	}
-)
+// agents are the declarations, for what reads them all: the declarations' test. Each
+// agent's file declares it (declare), so that a new agent is added in its file alone; they
+// are in the order Go initializes them (by file name, then in each file).
+var agents []declared
 
-// agents are the declarations, in the order of a session, for what reads them all: the
-// declarations' test.
-var agents = []declared{planning, generation, reflection, comparison, debate, evolution, metaReview, overview}
+// declare adds ag to agents, and returns it.
+func declare[In input, Req, Ans, Res any](ag agent[In, Req, Ans, Res]) agent[In, Req, Ans, Res] {
+	agents = append(agents, ag)
+	return ag
+}
 
 // declared is an agent's declaration whatever its types, as agents holds it.
 type declared interface {
@@ -63,7 +35,8 @@ type declared interface {
 	callsTools() bool
 	// missing says what of what every declaration must give it lacks ("" if nothing).
 	missing() string
-	// simulate asks m for an answer to req, which must be the agent's request type.
+	// simulate asks m for an answer to req, which must be the agent's request type (and,
+	// for an agent that may call tools, for a step's too).
 	simulate(ctx context.Context, m Model, req any) error
 }
 
@@ -79,10 +52,10 @@ func (ag agent[In, Req, Ans, Res]) missing() string {
 		return "a name (activity) or a metrics label (label)"
 	case ag.prompt == nil || ag.prepare == nil:
 		return "a prompt or a prepare"
-	case ag.ask == nil:
-		return "a model call (ask), which parses the answer"
-	case tools != (ag.step != nil) || tools != (ag.refs != nil):
-		return "all three of loop, step and refs (an agent that may call tools), or none"
+	case ag.spec.Agent == "" || ag.spec.Schema == nil || ag.spec.Parse == nil:
+		return "a model call (spec: the agent, its schema and its parser)"
+	case tools != (ag.refs != nil):
+		return "both loop and refs (an agent that may call tools), or neither"
 	case f.prompt == nil || f.cache == nil || (tools && f.tooling == nil):
 		return fmt.Sprintf("a request with a Prompt, a Cache and, to call tools, a Tooling (%T)", req)
 	}
@@ -95,6 +68,9 @@ func (ag agent[In, Req, Ans, Res]) simulate(ctx context.Context, m Model, req an
 		var want Req
 		return fmt.Errorf("%s: the request is a %T, not a %T", ag.activity, req, want)
 	}
-	_, _, err := ag.ask(m, ctx, r)
+	if _, _, err := provider.Ask(ctx, m, ag.spec, r, "", research.Cache{}, nil); err != nil || ag.loop == nil {
+		return err
+	}
+	_, _, err := provider.Ask(ctx, m, ag.spec, r, "", research.Cache{}, &research.Tooling{})
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
 )
@@ -26,6 +27,11 @@ type debating struct {
 	simulator.Offline
 	calls     int
 	badWinner bool
+}
+
+// Answer answers with the methods of debating, which change some of the simulator's answers.
+func (d *debating) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, d, q)
 }
 
 func (d *debating) Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error) {
@@ -497,6 +503,11 @@ func TestManualReview(t *testing.T) {
 type delegating struct {
 	simulator.Offline
 	delegations []research.Delegation
+}
+
+// Answer answers with the methods of delegating, which change some of the simulator's answers.
+func (d *delegating) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, d, q)
 }
 
 func (d *delegating) MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error) {

@@ -47,7 +47,7 @@ var simulated = func() map[string]any {
 // TestEveryAgentIsDeclared checks each agent's declaration: that it names its activity
 // and a metrics label, has a prompt and a model call (which parses the answer), that the
 // offline simulator answers it through that call, and that docs/design.md lists it. It
-// also checks that every activity that takes a turn is an agent of the table, so none
+// also checks that every activity that takes a turn is a declared agent, so none
 // runs past the declarations.
 func TestEveryAgentIsDeclared(t *testing.T) {
 	doc := designDoc(t)
@@ -95,7 +95,7 @@ func TestEveryAgentIsDeclared(t *testing.T) {
 	for i := range at.NumMethod() {
 		m := at.Method(i)
 		if m.Type.NumIn() == 3 && m.Type.In(2).Implements(input) && !declaredActivities[m.Name] {
-			t.Errorf("activity %s takes a turn but is not an agent of the table (activities/agents.go)", m.Name)
+			t.Errorf("activity %s takes a turn but is not a declared agent (declare, in its agent's file)", m.Name)
 		}
 	}
 }

@@ -25,6 +25,11 @@ type failing struct {
 	calls int
 }
 
+// Answer answers with the methods of failing, which change some of the simulator's answers.
+func (f *failing) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, f, q)
+}
+
 func (f *failing) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
 	f.calls++
 	return research.Hypothesis{}, research.Usage{}, f.err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/telemetry"
 )
@@ -17,6 +18,11 @@ import (
 func (a *Activities) Generate(ctx context.Context, in GenerateInput) (GenerateResult, error) {
 	return runTurn(ctx, a, generation, in)
 }
+
+var generation = declare(agent[GenerateInput, research.GenerateRequest, research.Hypothesis, GenerateResult]{
+	activity: "Generate", label: AgentGeneration, many: true, prompt: prompt.Generate, spec: prompt.GenerateSpec,
+	prepare: prepareGenerate, count: madeHypothesis("generated"), loop: GenerateInput.loop, refs: hypothesisRefs,
+})
 
 type generateTurn = turn[research.GenerateRequest, research.Hypothesis, GenerateResult]
 
@@ -55,6 +61,11 @@ func prepareGenerate(ctx context.Context, a *Activities, in GenerateInput, turnI
 func (a *Activities) Evolve(ctx context.Context, in EvolveInput) (GenerateResult, error) {
 	return runTurn(ctx, a, evolution, in)
 }
+
+var evolution = declare(agent[EvolveInput, research.EvolveRequest, research.Hypothesis, GenerateResult]{
+	activity: "Evolve", label: AgentEvolution, many: true, prompt: prompt.Evolve, spec: prompt.EvolveSpec,
+	prepare: prepareEvolve, count: madeHypothesis("evolved"), loop: EvolveInput.loop, refs: hypothesisRefs,
+})
 
 type evolveTurn = turn[research.EvolveRequest, research.Hypothesis, GenerateResult]
 

@@ -25,6 +25,10 @@ func (a *Activities) MetaReview(ctx context.Context, in MetaReviewInput) (MetaRe
 	return runTurn(ctx, a, metaReview, in)
 }
 
+var metaReview = declare(agent[MetaReviewInput, research.MetaReviewRequest, research.MetaReview, MetaReviewResult]{
+	activity: "MetaReview", label: AgentMetaReview, prompt: prompt.MetaReview, spec: prompt.MetaReviewSpec, prepare: prepareMetaReview,
+})
+
 type metaReviewTurn = turn[research.MetaReviewRequest, research.MetaReview, MetaReviewResult]
 
 // prepareMetaReview reads the round's reviews and debates; the critique is kept in the
@@ -85,6 +89,10 @@ func prepareMetaReview(ctx context.Context, a *Activities, in MetaReviewInput, t
 func (a *Activities) Overview(ctx context.Context, in OverviewInput) (OverviewResult, error) {
 	return runTurn(ctx, a, overview, in)
 }
+
+var overview = declare(agent[OverviewInput, research.OverviewRequest, research.Overview, OverviewResult]{
+	activity: "Overview", label: AgentMetaReview, prompt: prompt.Overview, spec: prompt.OverviewSpec, prepare: prepareOverview,
+})
 
 type overviewTurn = turn[research.OverviewRequest, research.Overview, OverviewResult]
 

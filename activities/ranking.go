@@ -22,6 +22,11 @@ func (a *Activities) Compare(ctx context.Context, in CompareInput) (CompareResul
 	return runTurn(ctx, a, comparison, in)
 }
 
+var comparison = declare(agent[CompareInput, research.CompareRequest, research.Comparison, CompareResult]{
+	activity: "Compare", label: AgentRanking, many: true, prompt: prompt.Compare, spec: prompt.CompareSpec,
+	prepare: prepareCompare, count: countMatch,
+})
+
 type compareTurn = turn[research.CompareRequest, research.Comparison, CompareResult]
 
 // prepareCompare reads the match; its verdict must name one of the two.
@@ -78,6 +83,11 @@ func isWinner(winner, idA, idB string) error {
 func (a *Activities) Debate(ctx context.Context, in DebateInput) (DebateResult, error) {
 	return runTurn(ctx, a, debate, in)
 }
+
+var debate = declare(agent[DebateInput, research.DebateRequest, research.DebateAnswer, DebateResult]{
+	activity: "Debate", label: AgentRanking, many: true, prompt: prompt.Debate, spec: prompt.DebateSpec,
+	prepare: prepareDebate, count: countDebate,
+})
 
 type debateTurn = turn[research.DebateRequest, research.DebateAnswer, DebateResult]
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -19,6 +20,11 @@ import (
 func (a *Activities) Review(ctx context.Context, in ReviewInput) (ReviewResult, error) {
 	return runTurn(ctx, a, reflection, in)
 }
+
+var reflection = declare(agent[ReviewInput, research.ReviewRequest, research.Review, ReviewResult]{
+	activity: "Review", label: AgentReflection, many: true, prompt: prompt.Review, spec: prompt.ReviewSpec,
+	prepare: prepareReview, loop: ReviewInput.loop, refs: reviewRefs,
+})
 
 type reviewTurn = turn[research.ReviewRequest, research.Review, ReviewResult]
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -16,6 +17,10 @@ import (
 func (a *Activities) Plan(ctx context.Context, in Turn) (PlanResult, error) {
 	return runTurn(ctx, a, planning, in)
 }
+
+var planning = declare(agent[Turn, research.PlanRequest, research.Plan, PlanResult]{
+	activity: "Plan", label: AgentSupervisor, prompt: prompt.Plan, spec: prompt.PlanSpec, prepare: preparePlan,
+})
 
 type planTurn = turn[research.PlanRequest, research.Plan, PlanResult]
 

@@ -28,14 +28,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/tools"
 )
 
-// Stepper is a model that can take a tool-using turn one step at a time: the offline
-// simulator and the real providers are.
-type Stepper interface {
-	GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error)
-	ReviewStep(ctx context.Context, req research.ReviewRequest) (research.Step[research.Review], research.Usage, error)
-	EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error)
-}
-
 // Toolbox is what the activities need of the worker's tool servers (tools.Box).
 type Toolbox interface {
 	Catalog(ctx context.Context) []tools.ServerTools

@@ -120,21 +120,6 @@ func TestFlaggedCitationCostsScore(t *testing.T) {
 	}
 }
 
-// A model that cannot take steps is refused a tool-using turn, clearly and for good.
-func TestModelWithoutTools(t *testing.T) {
-	env, a := newActivities(t, onlyModel{&simulator.Offline{}})
-	a.Tools = toolstest.NewBox(t, map[string]*mcp.Server{"literature": toolstest.Library(nil)})
-	in := generateInput("generate-h-0001")
-	in.Loop = Loop{Step: 1, Tools: []string{"literature.search"}}
-	_, err := env.ExecuteActivity(a.Generate, in)
-	if err == nil || !strings.Contains(err.Error(), "cannot call tools") {
-		t.Errorf("error %v", err)
-	}
-}
-
-// onlyModel hides a model's step methods.
-type onlyModel struct{ Model }
-
 // TestCitationsWeighAsAReaderWould: each kind of flagged citation costs the review what a
 // careful reader would take off: an altered quote only warns; an unsupported one, or one
 // that does not bear on its claim, weakens; an invented or contradicted one, or one that

@@ -1,11 +1,12 @@
 package activities
 
 // The one runner of every model turn. Each agent is a declaration (agent): its name, its
-// prompt, its model call, whether it may call tools, and what it reads before the call and
-// keeps after it. runTurn does, once, what every turn does with a declaration: return the
-// stored result of a turn that already succeeded, choose the model (a batch's answer or the
-// provider), keep the activity alive, run one step of the tool loop or one plain call,
-// count what the call spent whatever came of it, and record the turn. So a new agent
+// prompt, its model call (a prompt.Spec), whether it may call tools, and what it reads
+// before the call and keeps after it. runTurn does, once, what every turn does with a
+// declaration: return the stored result of a turn that already succeeded, choose the model
+// (a batch's answer or the provider), keep the activity alive, ask the model one step of
+// the tool loop or one plain call (provider.Ask, the same for every model), count what the
+// call spent whatever came of it, and record the turn. So a new agent
 // repeats none of it, and a change to what every turn does is made here once.
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -44,10 +46,9 @@ type agent[In input, Req, Ans, Res any] struct {
 	many bool
 	// prompt renders the request's prompt (package prompt).
 	prompt func(Req) prompt.Text
-	// ask is the model's method for the agent: provider.LLM sends the prompt with the
-	// agent's schema and parses the answer with package prompt's parser; the offline
-	// simulator answers in the same JSON, read by the same parser.
-	ask func(Model, context.Context, Req) (Ans, research.Usage, error)
+	// spec is the agent's model call (package prompt): its schema and its parser, with
+	// which any model is asked (provider.Ask).
+	spec prompt.Spec[Req, Ans]
 	// prepare checks the input, reads what the prompt needs from the store, and builds
 	// the request (turnID is the turn's, or its step's); what it returns also says what
 	// to make of the answer.
@@ -57,10 +58,9 @@ type agent[In input, Req, Ans, Res any] struct {
 	count func(context.Context, *telemetry.Metrics, Res)
 
 	// An agent whose turns may call tools (the workflow runs the loop; see tools.go)
-	// also declares these three; the others leave them nil.
-	loop func(In) Loop                                                                   // where the turn is in its loop
-	step func(Stepper, context.Context, Req) (research.Step[Ans], research.Usage, error) // ask, for one step
-	refs func(*Ans) *[]research.Reference                                                // the answer's references, resolved against what the tools returned
+	// also declares these two; the others leave them nil.
+	loop func(In) Loop                    // where the turn is in its loop
+	refs func(*Ans) *[]research.Reference // the answer's references, resolved against what the tools returned
 }
 
 // frame is where a request holds what the runner fills in.
@@ -199,35 +199,24 @@ func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag ag
 	if tu.done != nil {
 		return *tu.done, text, nil
 	}
-	var (
-		ans Ans
-		u   research.Usage
-	)
+	var tooling *research.Tooling // a step of a tool-using turn: its tools and conversation
 	if l.On() {
-		s, ok := m.(Stepper)
-		if !ok {
-			return zero, text, invalid("the model cannot call tools; run the session without tools or with another provider")
-		}
-		st, su, err := ag.step(s, ctx, tu.req)
-		*spent = spent.Add(su)
-		if err != nil {
-			return zero, text, err
-		}
+		tooling = f.tooling
+	}
+	st, u, err := provider.Ask(ctx, m, ag.spec, tu.req, text, *f.cache, tooling)
+	*spent = spent.Add(u)
+	if err != nil {
+		return zero, text, err
+	}
+	if l.On() {
 		if len(st.Calls) > 0 {
-			return tu.asked(pending(rec, st), su), text, nil
+			return tu.asked(pending(rec, st), u), text, nil
 		}
 		answered(rec)
-		ans, u = st.Answer, su
-		refs := ag.refs(&ans)
-		*refs = citation.Resolve(*refs, foundIn(*f.tooling), tu.inherited)
-	} else {
-		ans, u, err = ag.ask(m, ctx, tu.req)
-		*spent = spent.Add(u)
-		if err != nil {
-			return zero, text, err
-		}
+		refs := ag.refs(&st.Answer)
+		*refs = citation.Resolve(*refs, foundIn(*tooling), tu.inherited)
 	}
-	res, err := tu.keep(tu.req, ans, u)
+	res, err := tu.keep(tu.req, st.Answer, u)
 	return res, text, err
 }
 

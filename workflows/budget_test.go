@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/notify"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -23,6 +24,11 @@ type priced struct {
 	simulator.Offline
 	perToken float64
 	unpriced bool
+}
+
+// Answer answers with the methods of priced, which price the simulator's answers.
+func (m *priced) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
 }
 
 // billed makes one call of the offline model and prices what it spent, as meter records it.

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -116,6 +117,11 @@ type unsafeModel struct {
 	victim string
 }
 
+// Answer answers with the methods of unsafeModel, which change some of the simulator's answers.
+func (m unsafeModel) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
+
 func (m unsafeModel) Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error) {
 	r, u, err := m.Offline.Review(ctx, req)
 	if req.Hypothesis.ID == m.victim {
@@ -152,6 +158,11 @@ type copycat struct {
 		Hypothesis(context.Context, string, string) (research.Hypothesis, error)
 	}
 	session string
+}
+
+// Answer answers with the methods of copycat, which change some of the simulator's answers.
+func (m copycat) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
 }
 
 func (m copycat) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
@@ -224,6 +235,11 @@ func TestBudgetSuspendsAndResumes(t *testing.T) {
 // favourite is a judge with a fixed taste: the lower id always wins, so the top of the
 // ranking settles and the session converges.
 type favourite struct{ *simulator.Offline }
+
+// Answer answers with the methods of favourite, which change some of the simulator's answers.
+func (m favourite) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
 
 func (m favourite) Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error) {
 	c, u, err := m.Offline.Compare(ctx, req)
@@ -349,6 +365,11 @@ func TestUnsafeGoalRefused(t *testing.T) {
 // refused is a provider that refuses the worker's key on every turn.
 type refused struct{ *simulator.Offline }
 
+// Answer answers with the methods of refused, which change some of the simulator's answers.
+func (m refused) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
+
 func (refused) Plan(context.Context, research.PlanRequest) (research.Plan, research.Usage, error) {
 	return research.Plan{}, research.Usage{}, temporal.NewNonRetryableApplicationError(
 		"openai: 401 Unauthorized: check OPENAI_API_KEY in the worker's environment", activities.ErrProviderAuth, nil)
@@ -386,6 +407,11 @@ func TestProviderAuthSuspends(t *testing.T) {
 // parrot evolves every hypothesis into a word-for-word copy of its first parent: the most
 // alike an evolved variant can be.
 type parrot struct{ *simulator.Offline }
+
+// Answer answers with the methods of parrot, which change some of the simulator's answers.
+func (m parrot) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
 
 func (m parrot) Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error) {
 	h, u, err := m.Offline.Evolve(ctx, req)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 
 	"github.com/cosci-dev/cosci/internal/session"
@@ -19,6 +20,11 @@ import (
 type judgements struct {
 	*simulator.Offline
 	n *atomic.Int64
+}
+
+// Answer answers with the methods of judgements, which change some of the simulator's answers.
+func (j judgements) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, j, q)
 }
 
 var tournamentTurn = regexp.MustCompile(`^match-[0-9]+-`)

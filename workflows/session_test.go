@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/internal/policy"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/simulator"
@@ -144,6 +145,11 @@ func TestMaxHypothesesNotMultipleOfBatch(t *testing.T) {
 
 // failing is a model whose every turn fails as a provider outage would.
 type failing struct{ *simulator.Offline }
+
+// Answer answers with the methods of failing, which change some of the simulator's answers.
+func (m failing) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
 
 func (failing) Generate(context.Context, research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
 	// A failed call can still have cost tokens (a provider that answered badly).

@@ -3,6 +3,7 @@
 package prompt
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/template"
@@ -75,4 +76,26 @@ func Evolve(req research.EvolveRequest) Text {
 // it, whose errors name the evolution agent. The caller sets Origin, Strategy and Parents.
 func ParseEvolved(raw []byte) (research.Hypothesis, error) {
 	return parseHypothesis(AgentEvolution, raw)
+}
+
+// EvolveSpec is the evolution agent's model call: a new hypothesis from req.Parents, which
+// carries the request's id, goal and kind (as Strategy), its parents' ids, and Origin
+// "evolution".
+var EvolveSpec = Spec[research.EvolveRequest, research.Hypothesis]{
+	Agent: AgentEvolution,
+	Schema: func(req research.EvolveRequest) (string, json.RawMessage) {
+		return "hypothesis", HypothesisSchemaFor(req.Tooling)
+	},
+	Parse: func(req research.EvolveRequest, raw []byte) (research.Hypothesis, error) {
+		h, err := ParseEvolved(raw)
+		if err != nil {
+			return research.Hypothesis{}, err
+		}
+		h.ID, h.Goal, h.Origin, h.Strategy = req.HypothesisID, req.Goal, "evolution", req.Kind
+		h.Parents = nil
+		for _, p := range req.Parents {
+			h.Parents = append(h.Parents, p.ID)
+		}
+		return h, nil
+	},
 }

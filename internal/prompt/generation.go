@@ -148,3 +148,20 @@ func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 	}
 	return h, nil
 }
+
+// GenerateSpec is the generation agent's model call: one hypothesis, which carries the
+// request's id, goal and strategy, and Origin "generation".
+var GenerateSpec = Spec[research.GenerateRequest, research.Hypothesis]{
+	Agent: AgentGeneration,
+	Schema: func(req research.GenerateRequest) (string, json.RawMessage) {
+		return "hypothesis", HypothesisSchemaFor(req.Tooling)
+	},
+	Parse: func(req research.GenerateRequest, raw []byte) (research.Hypothesis, error) {
+		h, err := ParseHypothesis(raw)
+		if err != nil {
+			return research.Hypothesis{}, err
+		}
+		h.ID, h.Goal, h.Origin, h.Strategy = req.HypothesisID, req.Goal, "generation", req.Strategy
+		return h, nil
+	},
+}

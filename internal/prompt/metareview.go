@@ -237,3 +237,17 @@ var defaultReasons = map[string]string{
 	research.DelegateVerify: "The meta-review asks for a deep verification of the assumptions of ",
 	research.DelegateEvolve: "The meta-review asks for an evolution line of its own from ",
 }
+
+// MetaReviewSpec is the meta-review agent's model call: the recurring critique of a round,
+// which carries the round.
+var MetaReviewSpec = Spec[research.MetaReviewRequest, research.MetaReview]{
+	Agent: AgentMetaReview, Schema: fixed[research.MetaReviewRequest]("meta_review", MetaReviewSchema),
+	Parse: func(req research.MetaReviewRequest, raw []byte) (research.MetaReview, error) {
+		mr, err := ParseMetaReviewFor(req, raw)
+		if err != nil {
+			return research.MetaReview{}, err
+		}
+		mr.Round = req.Round
+		return mr, nil
+	},
+}

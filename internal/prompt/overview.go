@@ -119,3 +119,8 @@ func ParseOverview(raw []byte) (research.Overview, error) {
 	}
 	return o, nil
 }
+
+// OverviewSpec is the meta-review agent's model call for the research overview.
+var OverviewSpec = Spec[research.OverviewRequest, research.Overview]{
+	Agent: AgentMetaReview, Schema: fixed[research.OverviewRequest]("research_overview", OverviewSchema), Parse: parsed[research.OverviewRequest](ParseOverview),
+}

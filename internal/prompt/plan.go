@@ -76,3 +76,8 @@ func ParsePlan(raw []byte) (research.Plan, error) {
 	}
 	return p, nil
 }
+
+// PlanSpec is the supervisor's model call: the research plan.
+var PlanSpec = Spec[research.PlanRequest, research.Plan]{
+	Agent: AgentSupervisor, Schema: fixed[research.PlanRequest]("research_plan", PlanSchema), Parse: parsed[research.PlanRequest](ParsePlan),
+}

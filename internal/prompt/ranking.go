@@ -206,3 +206,61 @@ func transcriptText(turns []research.DebateTurn) string {
 	}
 	return b.String()
 }
+
+// labelled is the id of the hypothesis a match's label ("A" or "B") names.
+func labelled(label string, a, b research.Hypothesis) string {
+	if label == "B" {
+		return b.ID
+	}
+	return a.ID
+}
+
+// CompareSpec is the ranking agent's model call for a single comparison: the model answers
+// with the label "A" or "B", which the comparison turns into the hypothesis' id.
+var CompareSpec = Spec[research.CompareRequest, research.Comparison]{
+	Agent: AgentRanking, Schema: fixed[research.CompareRequest]("comparison", ComparisonSchema),
+	Parse: func(req research.CompareRequest, raw []byte) (research.Comparison, error) {
+		label, reasoning, err := ParseComparison(raw)
+		if err != nil {
+			return research.Comparison{}, err
+		}
+		return research.Comparison{A: req.A.ID, B: req.B.ID, Winner: labelled(label, req.A, req.B), Reasoning: reasoning}, nil
+	},
+}
+
+// DebateSpec is the ranking agent's model call for one turn of a debate: an advocate's
+// argument, or on the last turn the judge's summing-up and verdict, whose label becomes
+// the winner's id.
+var DebateSpec = Spec[research.DebateRequest, research.DebateAnswer]{
+	Agent: AgentRanking,
+	Schema: func(req research.DebateRequest) (string, json.RawMessage) {
+		if DebateSpeaker(req.Turn, req.Turns) != "judge" {
+			return "advocate", AdvocateSchema
+		}
+		return "judgement", JudgementSchema
+	},
+	Parse: func(req research.DebateRequest, raw []byte) (research.DebateAnswer, error) {
+		speaker := DebateSpeaker(req.Turn, req.Turns)
+		turn := research.DebateTurn{Turn: req.Turn, Speaker: speaker}
+		if speaker != "judge" {
+			arg, err := ParseAdvocate(raw)
+			if err != nil {
+				return research.DebateAnswer{}, err
+			}
+			turn.Argument = arg
+			return research.DebateAnswer{Turn: turn}, nil
+		}
+		arg, label, reasoning, err := ParseJudgement(raw)
+		if err != nil {
+			return research.DebateAnswer{}, err
+		}
+		turn.Argument = arg
+		return research.DebateAnswer{Turn: turn, Winner: labelled(label, req.A, req.B), Reasoning: reasoning}, nil
+	},
+	Check: func(req research.DebateRequest) error {
+		if req.Turn < 1 || req.Turns < 1 {
+			return fmt.Errorf("debate turn %d of %d does not exist; number turns from 1", req.Turn, req.Turns)
+		}
+		return nil
+	},
+}

@@ -319,3 +319,21 @@ func support(raw []byte) ([]research.SupportJudgement, error) {
 	}
 	return out, nil
 }
+
+// ReviewSpec is the reflection agent's model call: a review of req.Hypothesis with the
+// schema of req.Type (a deep verification must list assumptions), which carries the
+// hypothesis' id and the review's type.
+var ReviewSpec = Spec[research.ReviewRequest, research.Review]{
+	Agent: AgentReflection,
+	Schema: func(req research.ReviewRequest) (string, json.RawMessage) {
+		return "review", ReviewSchemaWith(req.Type, req.Tooling)
+	},
+	Parse: func(req research.ReviewRequest, raw []byte) (research.Review, error) {
+		r, err := ParseReviewOf(req.Type, raw)
+		if err != nil {
+			return research.Review{}, err
+		}
+		r.HypothesisID, r.Type = req.Hypothesis.ID, req.Type
+		return r, nil
+	},
+}

@@ -4,15 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/provider/providertest"
 	"github.com/cosci-dev/cosci/internal/research"
 )
+
+// ask asks m the question of spec's agent about req, without tools, with req's prompt:
+// what the agents' methods of provider.LLM did before provider.Ask.
+func ask[Req, Ans any](ctx context.Context, m provider.Model, spec prompt.Spec[Req, Ans], req Req) (Ans, research.Usage, error) {
+	text := reflect.ValueOf(req).FieldByName("Prompt").String()
+	st, u, err := provider.Ask(ctx, m, spec, req, text, research.Cache{}, nil)
+	return st.Answer, u, err
+}
 
 var (
 	hypA = research.Hypothesis{ID: "h-1", Title: "Tau seeding via exosomes", Statement: "Exosomes carry tau seeds.", Rationale: "Exosomal tau is in CSF.", Predictions: []string{"Blocking exosomes slows spread"}}
@@ -50,7 +60,7 @@ func TestBatchRoundTrip(t *testing.T) {
 			for i := range 4 {
 				req := research.CompareRequest{TurnID: fmt.Sprintf("match-%d", i), A: hypA, B: hypB, Prompt: fmt.Sprintf("JUDGE MATCH %d", i)}
 				rec := &provider.Recorder{}
-				if _, _, err := m.With(rec).Compare(ctx, req); !errors.Is(err, provider.ErrDeferred) || len(rec.Got) != 1 {
+				if _, _, err := ask(ctx, m.With(rec), prompt.CompareSpec, req); !errors.Is(err, provider.ErrDeferred) || len(rec.Got) != 1 {
 					t.Fatalf("recording match %d: %v, %d completions", i, err, len(rec.Got))
 				}
 				reqs = append(reqs, req)
@@ -81,7 +91,7 @@ func TestBatchRoundTrip(t *testing.T) {
 				if i == 3 {
 					req.Prompt += " (the goal was refined since)"
 				}
-				c, u, err := m.With(&provider.Answered{Digest: provider.Digest(batch[i].Completion), Result: r, Next: b}).Compare(ctx, req)
+				c, u, err := ask(ctx, m.With(&provider.Answered{Digest: provider.Digest(batch[i].Completion), Result: r, Next: b}), prompt.CompareSpec, req)
 				if err != nil || (c.Winner != hypA.ID && c.Winner != hypB.ID) {
 					t.Fatalf("match %d: %+v, %v", i, c, err)
 				}
@@ -112,7 +122,7 @@ func TestBatchCancelAndNoAPI(t *testing.T) {
 	for name, m := range batchModels(t, f) {
 		t.Run(name, func(t *testing.T) {
 			rec := &provider.Recorder{}
-			_, _, _ = m.With(rec).Compare(ctx, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"})
+			_, _, _ = ask(ctx, m.With(rec), prompt.CompareSpec, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"})
 			b, _ := m.Batcher()
 			id, err := b.SubmitBatch(ctx, "k", []provider.BatchRequest{{ID: "t0", Completion: rec.Got[0]}})
 			if err != nil {
@@ -151,16 +161,16 @@ func TestThinkingModelsAnswerAsStructuredOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &provider.LLM{C: an, Model: "claude-sonnet-5-5"}
-	if p, _, err := m.Plan(ctx, research.PlanRequest{Prompt: "PLAN"}); err != nil || len(p.Criteria) == 0 {
+	if p, _, err := ask(ctx, m, prompt.PlanSpec, research.PlanRequest{Prompt: "PLAN"}); err != nil || len(p.Criteria) == 0 {
 		t.Errorf("plan: %+v, %v", p, err)
 	}
-	if h, _, err := m.Generate(ctx, research.GenerateRequest{HypothesisID: "h-3", Prompt: "GENERATE"}); err != nil || h.Title == "" {
+	if h, _, err := ask(ctx, m, prompt.GenerateSpec, research.GenerateRequest{HypothesisID: "h-3", Prompt: "GENERATE"}); err != nil || h.Title == "" {
 		t.Errorf("generate: %+v, %v", h, err)
 	}
-	if r, _, err := m.Review(ctx, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: "REVIEW"}); err != nil || len(r.Assumptions) == 0 {
+	if r, _, err := ask(ctx, m, prompt.ReviewSpec, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: "REVIEW"}); err != nil || len(r.Assumptions) == 0 {
 		t.Errorf("deep verification: %+v, %v", r, err)
 	}
-	if c, _, err := m.Compare(ctx, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"}); err != nil || c.Winner == "" {
+	if c, _, err := ask(ctx, m, prompt.CompareSpec, research.CompareRequest{A: hypA, B: hypB, Prompt: "JUDGE"}); err != nil || c.Winner == "" {
 		t.Errorf("compare: %+v, %v", c, err)
 	}
 	if !provider.StructuredOnly("claude-opus-5-5") || provider.StructuredOnly("claude-haiku-4-5") {
@@ -172,7 +182,7 @@ func TestThinkingModelsAnswerAsStructuredOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var re *provider.RequestError
-	if _, _, err := (&provider.LLM{C: old, Model: "claude-sonnet-5-5"}).Plan(ctx, research.PlanRequest{Prompt: "PLAN"}); !errors.As(err, &re) {
+	if _, _, err := ask(ctx, &provider.LLM{C: old, Model: "claude-sonnet-5-5"}, prompt.PlanSpec, research.PlanRequest{Prompt: "PLAN"}); !errors.As(err, &re) {
 		t.Errorf("a forced tool on a thinking model: %v; want the API's refusal", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/provider/providertest"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -146,7 +147,7 @@ func TestEmbeddingsApartFromChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := chat.Compare(t.Context(), research.CompareRequest{TurnID: "c", A: hypA, B: hypB}); err != nil {
+	if _, _, err := ask(t.Context(), chat, prompt.CompareSpec, research.CompareRequest{TurnID: "c", A: hypA, B: hypB}); err != nil {
 		t.Fatalf("chat through Anthropic: %v", err)
 	}
 	for _, tc := range []struct {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,14 @@ import (
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
+
+// ask asks m the question of spec's agent about req, without tools, with req's prompt:
+// what the agents' methods of provider.LLM did before provider.Ask.
+func ask[Req, Ans any](ctx context.Context, m Model, spec prompt.Spec[Req, Ans], req Req) (Ans, research.Usage, error) {
+	text := reflect.ValueOf(req).FieldByName("Prompt").String()
+	st, u, err := Ask(ctx, m, spec, req, text, research.Cache{}, nil)
+	return st.Answer, u, err
+}
 
 var testPrices = Prices{"test-model": {PromptPerMTok: 1, CompletionPerMTok: 2}}
 
@@ -37,7 +46,7 @@ var agentCases = []agentCase{
 		name: "plan", schema: "research_plan",
 		answer: `{"preferences":["mechanisms"],"constraints":["no human trials"],"evaluation_criteria":["novelty","testability"],"summary":"Find mechanisms."}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Plan(ctx, research.PlanRequest{TurnID: "t", Goal: "g", Prompt: "PLAN PROMPT"})
+			return ask(ctx, m, prompt.PlanSpec, research.PlanRequest{TurnID: "t", Goal: "g", Prompt: "PLAN PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			p := v.(research.Plan)
@@ -49,7 +58,7 @@ var agentCases = []agentCase{
 	{
 		name: "generate", schema: "hypothesis", answer: goodHypothesis,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Generate(ctx, research.GenerateRequest{TurnID: "t", HypothesisID: "h-0007", Goal: "g", Strategy: research.StrategyDebate, Prompt: "GENERATE PROMPT"})
+			return ask(ctx, m, prompt.GenerateSpec, research.GenerateRequest{TurnID: "t", HypothesisID: "h-0007", Goal: "g", Strategy: research.StrategyDebate, Prompt: "GENERATE PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			h := v.(research.Hypothesis)
@@ -62,7 +71,7 @@ var agentCases = []agentCase{
 		name: "review", schema: "review",
 		answer: `{"scores":{"novelty":7,"plausibility":6,"testability":8,"safety":9},"critique":"Sound.","verdict":"accept"}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Review(ctx, research.ReviewRequest{TurnID: "t", Goal: "g", Type: research.ReviewInitial, Hypothesis: hyp("h-1"), Prompt: "REVIEW PROMPT"})
+			return ask(ctx, m, prompt.ReviewSpec, research.ReviewRequest{TurnID: "t", Goal: "g", Type: research.ReviewInitial, Hypothesis: hyp("h-1"), Prompt: "REVIEW PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			r := v.(research.Review)
@@ -75,7 +84,7 @@ var agentCases = []agentCase{
 		name: "deep verification", schema: "review",
 		answer: `{"scores":{"novelty":5,"plausibility":4,"testability":6,"safety":9},"critique":"One premise fails.","verdict":"revise","assumptions":[{"text":"Tau is secreted","verdict":"holds","note":"shown"},{"text":"Microglia move","verdict":"fails","note":"not shown"}]}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Review(ctx, research.ReviewRequest{TurnID: "t", Goal: "g", Type: research.ReviewDeepVerification, Hypothesis: hyp("h-2"), Prompt: "DEEP PROMPT"})
+			return ask(ctx, m, prompt.ReviewSpec, research.ReviewRequest{TurnID: "t", Goal: "g", Type: research.ReviewDeepVerification, Hypothesis: hyp("h-2"), Prompt: "DEEP PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			r := v.(research.Review)
@@ -87,7 +96,7 @@ var agentCases = []agentCase{
 	{
 		name: "compare", schema: "comparison", answer: `{"winner":"b","reasoning":"B is more testable."}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Compare(ctx, research.CompareRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Prompt: "COMPARE PROMPT"})
+			return ask(ctx, m, prompt.CompareSpec, research.CompareRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Prompt: "COMPARE PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			c := v.(research.Comparison)
@@ -99,7 +108,7 @@ var agentCases = []agentCase{
 	{
 		name: "debate advocate", schema: "advocate", answer: `{"argument":"A explains more."}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Debate(ctx, research.DebateRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Turn: 1, Turns: 3, Prompt: "ADVOCATE PROMPT"})
+			return ask(ctx, m, prompt.DebateSpec, research.DebateRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Turn: 1, Turns: 3, Prompt: "ADVOCATE PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			d := v.(research.DebateAnswer)
@@ -111,7 +120,7 @@ var agentCases = []agentCase{
 	{
 		name: "debate judge", schema: "judgement", answer: `{"argument":"Both argued well.","winner":"A","reasoning":"A is safer."}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Debate(ctx, research.DebateRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Turn: 3, Turns: 3, Prompt: "JUDGE PROMPT"})
+			return ask(ctx, m, prompt.DebateSpec, research.DebateRequest{TurnID: "t", Goal: "g", A: hyp("h-1"), B: hyp("h-2"), Turn: 3, Turns: 3, Prompt: "JUDGE PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			d := v.(research.DebateAnswer)
@@ -123,7 +132,7 @@ var agentCases = []agentCase{
 	{
 		name: "evolve", schema: "hypothesis", answer: goodHypothesis,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Evolve(ctx, research.EvolveRequest{TurnID: "t", HypothesisID: "h-0009", Goal: "g", Kind: research.EvolveCombination, Parents: []research.Hypothesis{hyp("h-1"), hyp("h-2")}, Prompt: "EVOLVE PROMPT"})
+			return ask(ctx, m, prompt.EvolveSpec, research.EvolveRequest{TurnID: "t", HypothesisID: "h-0009", Goal: "g", Kind: research.EvolveCombination, Parents: []research.Hypothesis{hyp("h-1"), hyp("h-2")}, Prompt: "EVOLVE PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			h := v.(research.Hypothesis)
@@ -135,7 +144,7 @@ var agentCases = []agentCase{
 	{
 		name: "meta-review", schema: "meta_review", answer: `{"critiques":["vague predictions"],"strengths":[],"feedback":"Be specific."}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.MetaReview(ctx, research.MetaReviewRequest{TurnID: "t", Goal: "g", Round: 3, Prompt: "META PROMPT"})
+			return ask(ctx, m, prompt.MetaReviewSpec, research.MetaReviewRequest{TurnID: "t", Goal: "g", Round: 3, Prompt: "META PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			mr := v.(research.MetaReview)
@@ -148,7 +157,7 @@ var agentCases = []agentCase{
 		name: "overview", schema: "research_overview",
 		answer: `{"summary":"Microglia matter.","themes":[{"title":"Microglia","hypotheses":["h-1"],"note":"Test them."}],"open_questions":["Which microglia?"],"suggested_experiments":["Deplete microglia"]}`,
 		call: func(ctx context.Context, m Model) (any, research.Usage, error) {
-			return m.Overview(ctx, research.OverviewRequest{TurnID: "t", Goal: "g", Top: []research.Hypothesis{hyp("h-1")}, Prompt: "OVERVIEW PROMPT"})
+			return ask(ctx, m, prompt.OverviewSpec, research.OverviewRequest{TurnID: "t", Goal: "g", Top: []research.Hypothesis{hyp("h-1")}, Prompt: "OVERVIEW PROMPT"})
 		},
 		check: func(t *testing.T, v any) {
 			o := v.(research.Overview)
@@ -252,7 +261,7 @@ func TestLLMAnswersEveryAgent(t *testing.T) {
 func TestSchemaOnTheWire(t *testing.T) {
 	t.Run("openai", func(t *testing.T) {
 		f := newFake(t, okFor(openaiWire, "hypothesis", goodHypothesis, 1, 1, false))
-		if _, _, err := newLLM(t, openaiWire, f).Generate(context.Background(), research.GenerateRequest{Prompt: "p"}); err != nil {
+		if _, _, err := ask(context.Background(), newLLM(t, openaiWire, f), prompt.GenerateSpec, research.GenerateRequest{Prompt: "p"}); err != nil {
 			t.Fatal(err)
 		}
 		raw := string(f.requests()[0].raw)
@@ -276,7 +285,7 @@ func TestSchemaOnTheWire(t *testing.T) {
 	})
 	t.Run("anthropic", func(t *testing.T) {
 		f := newFake(t, okFor(anthropicWire, "review", `{"scores":{"novelty":7,"plausibility":6,"testability":8,"safety":9},"critique":"c","verdict":"accept"}`, 1, 1, false))
-		if _, _, err := newLLM(t, anthropicWire, f).Review(context.Background(), research.ReviewRequest{Type: research.ReviewFull, Prompt: "p"}); err != nil {
+		if _, _, err := ask(context.Background(), newLLM(t, anthropicWire, f), prompt.ReviewSpec, research.ReviewRequest{Type: research.ReviewFull, Prompt: "p"}); err != nil {
 			t.Fatal(err)
 		}
 		rec := f.requests()[0]
@@ -345,7 +354,7 @@ func TestLLMRepairsOnce(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				f := newFake(t, okFor(w, "hypothesis", cut, 1000, 200, tokenLimit), okFor(w, "hypothesis", goodHypothesis, 1500, 300, false))
-				h, u, err := newLLM(t, w, f).Generate(context.Background(), research.GenerateRequest{HypothesisID: "h-1", Prompt: "THE PROMPT"})
+				h, u, err := ask(context.Background(), newLLM(t, w, f), prompt.GenerateSpec, research.GenerateRequest{HypothesisID: "h-1", Prompt: "THE PROMPT"})
 				if err != nil {
 					t.Fatalf("error after a repair: %v", err)
 				}
@@ -377,7 +386,7 @@ func TestLLMGivesUpAfterOneRepair(t *testing.T) {
 	for _, w := range wires {
 		t.Run(w.name, func(t *testing.T) {
 			f := newFake(t, okFor(w, "hypothesis", cut, 10, 5, false), okFor(w, "hypothesis", cut, 10, 5, false), okFor(w, "hypothesis", goodHypothesis, 10, 5, false))
-			_, u, err := newLLM(t, w, f).Generate(context.Background(), research.GenerateRequest{Prompt: "p"})
+			_, u, err := ask(context.Background(), newLLM(t, w, f), prompt.GenerateSpec, research.GenerateRequest{Prompt: "p"})
 			var me *prompt.MalformedError
 			if !errors.As(err, &me) || me.Agent != prompt.AgentGeneration {
 				t.Fatalf("error = %v (%T), want a *prompt.MalformedError of the generation agent", err, err)
@@ -396,7 +405,7 @@ func TestLLMRepairsAnIncompleteToolCall(t *testing.T) {
 	f := newFake(t,
 		okFor(anthropicWire, "comparison", `{"winner":"C","reasoning":"r"}`, 10, 5, false),
 		okFor(anthropicWire, "comparison", `{"winner":"A","reasoning":"r"}`, 10, 5, false))
-	c, _, err := newLLM(t, anthropicWire, f).Compare(context.Background(), research.CompareRequest{A: hyp("h-1"), B: hyp("h-2"), Prompt: "p"})
+	c, _, err := ask(context.Background(), newLLM(t, anthropicWire, f), prompt.CompareSpec, research.CompareRequest{A: hyp("h-1"), B: hyp("h-2"), Prompt: "p"})
 	if err != nil || c.Winner != "h-1" {
 		t.Fatalf("comparison %+v, error %v", c, err)
 	}
@@ -444,7 +453,7 @@ func TestErrorsAreClassified(t *testing.T) {
 					msg = "Your credit balance is too low to access the Anthropic API. " + leak
 				}
 				f := newFake(t, w.fail(tc.status, tc.kind, msg, tc.header), okFor(w, "hypothesis", goodHypothesis, 1, 1, false))
-				_, _, err := newLLM(t, w, f).Generate(context.Background(), research.GenerateRequest{Prompt: "p"})
+				_, _, err := ask(context.Background(), newLLM(t, w, f), prompt.GenerateSpec, research.GenerateRequest{Prompt: "p"})
 				if err == nil {
 					t.Fatal("no error")
 				}
@@ -494,7 +503,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			url := srv.URL
 			srv.Close()
-			_, _, err := (&LLM{C: w.completer(t, url)}).Plan(context.Background(), research.PlanRequest{Prompt: "p"})
+			_, _, err := ask(context.Background(), &LLM{C: w.completer(t, url)}, prompt.PlanSpec, research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.As(err, &te) || te.Status != 0 {
 				t.Errorf("error %v (%T), want *TransientError", err, err)
@@ -515,7 +524,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			defer close(release)
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
-			_, _, err := (&LLM{C: w.completer(t, srv.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
+			_, _, err := ask(ctx, &LLM{C: w.completer(t, srv.URL)}, prompt.PlanSpec, research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("error %v (%T), want a *TransientError wrapping the deadline", err, err)
@@ -525,7 +534,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 			f := newFake(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			_, _, err := (&LLM{C: w.completer(t, f.URL)}).Plan(ctx, research.PlanRequest{Prompt: "p"})
+			_, _, err := ask(ctx, &LLM{C: w.completer(t, f.URL)}, prompt.PlanSpec, research.PlanRequest{Prompt: "p"})
 			var te *TransientError
 			if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 				t.Errorf("error %v (%T), want context.Canceled as it is", err, err)
@@ -535,7 +544,7 @@ func TestErrorsWithoutAnAnswer(t *testing.T) {
 }
 
 func TestLLMWithoutCompleter(t *testing.T) {
-	if _, _, err := (&LLM{}).Plan(context.Background(), research.PlanRequest{}); err == nil {
+	if _, _, err := ask(context.Background(), &LLM{}, prompt.PlanSpec, research.PlanRequest{}); err == nil {
 		t.Error("an LLM without a Completer answered")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
 )
@@ -45,7 +46,7 @@ func TestRegistryOpenAIBaseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, u, err := m.Plan(context.Background(), research.PlanRequest{Prompt: "p"})
+	p, u, err := ask(context.Background(), m, prompt.PlanSpec, research.PlanRequest{Prompt: "p"})
 	if err != nil || p.Summary != "s" {
 		t.Fatalf("plan %+v, error %v", p, err)
 	}
@@ -68,7 +69,7 @@ func TestRegistryAnthropicBaseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.Debate(context.Background(), research.DebateRequest{Turn: 1, Turns: 2, Prompt: "p"}); err != nil {
+	if _, _, err := ask(context.Background(), m, prompt.DebateSpec, research.DebateRequest{Turn: 1, Turns: 2, Prompt: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.requests()[0].body["model"]; got != "claude-test" {

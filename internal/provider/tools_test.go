@@ -50,7 +50,7 @@ func TestToolLoopOnTheWire(t *testing.T) {
 			ctx := context.Background()
 
 			// Step 1: the model asks for a search.
-			st, u, err := m.GenerateStep(ctx, req)
+			st, u, err := Ask(ctx, m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestToolLoopOnTheWire(t *testing.T) {
 
 			// Step 2: the result goes back the API's way; the model answers.
 			req.Tooling.Steps = []research.ToolStep{{Text: st.Text, Calls: st.Calls, Results: []research.ToolResult{{CallID: want.ID, Name: want.Name, Content: searchResult}}}}
-			st, _, err = m.GenerateStep(ctx, req)
+			st, _, err = Ask(ctx, m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestToolLoopOnTheWire(t *testing.T) {
 
 			// A final step: told to answer, and no tool may be called.
 			req.Tooling.Final = true
-			if _, _, err = m.GenerateStep(ctx, req); err != nil {
+			if _, _, err = Ask(ctx, m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling); err != nil {
 				t.Fatal(err)
 			}
 			last := f.requests()[2]
@@ -151,7 +151,7 @@ func TestToolOutputIsDataOnTheWire(t *testing.T) {
 			m := newLLM(t, w, f)
 			req := research.GenerateRequest{TurnID: "t", HypothesisID: "h-0001", Goal: "g", Strategy: research.StrategyLiterature, Prompt: "GENERATE PROMPT",
 				Tooling: research.Tooling{Tools: tools, Steps: []research.ToolStep{{Calls: calls, Results: results}}}}
-			if _, _, err := m.GenerateStep(context.Background(), req); err != nil {
+			if _, _, err := Ask(context.Background(), m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling); err != nil {
 				t.Fatal(err)
 			}
 			rec := f.requests()[0]
@@ -304,7 +304,7 @@ func TestThinkingGoesBackWithItsCalls(t *testing.T) {
 	}
 	m := &LLM{C: c, Model: "claude-sonnet-5-5"}
 	req := research.GenerateRequest{HypothesisID: "h-0001", Prompt: "GENERATE PROMPT", Tooling: research.Tooling{Tools: loopTools}}
-	st, _, err := m.GenerateStep(context.Background(), req)
+	st, _, err := Ask(context.Background(), m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestThinkingGoesBackWithItsCalls(t *testing.T) {
 		t.Errorf("step 1 asks tool_choice %v, output_config %v; want auto and structured output", first["tool_choice"], first["output_config"])
 	}
 	req.Tooling.Steps = []research.ToolStep{{Text: st.Text, Calls: st.Calls, Reasoning: st.Reasoning, Results: []research.ToolResult{{CallID: "toolu_1", Name: "literature.search", Content: searchResult}}}}
-	st, _, err = m.GenerateStep(context.Background(), req)
+	st, _, err = Ask(context.Background(), m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 	if err != nil || len(st.Answer.References) != 1 {
 		t.Fatalf("step 2: %+v, %v", st, err)
 	}

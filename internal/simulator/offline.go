@@ -86,6 +86,79 @@ type Offline struct {
 	SupportError float64
 }
 
+// Simulated are the simulator's answers, one method per agent (and per agent whose turns
+// may call tools, one for a step): Offline's, or those of a model built on it, as tests'
+// models embed Offline and change an agent's answers. A new agent adds its method (in this
+// file), its line here and its case in Answer.
+type Simulated interface {
+	Plan(ctx context.Context, req research.PlanRequest) (research.Plan, research.Usage, error)
+	Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error)
+	GenerateStep(ctx context.Context, req research.GenerateRequest) (research.Step[research.Hypothesis], research.Usage, error)
+	Review(ctx context.Context, req research.ReviewRequest) (research.Review, research.Usage, error)
+	ReviewStep(ctx context.Context, req research.ReviewRequest) (research.Step[research.Review], research.Usage, error)
+	Compare(ctx context.Context, req research.CompareRequest) (research.Comparison, research.Usage, error)
+	Debate(ctx context.Context, req research.DebateRequest) (research.DebateAnswer, research.Usage, error)
+	Evolve(ctx context.Context, req research.EvolveRequest) (research.Hypothesis, research.Usage, error)
+	EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error)
+	MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error)
+	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
+}
+
+var _ Simulated = (*Offline)(nil)
+
+// Answer answers q, as provider.Model does.
+func (o *Offline) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return Answer(ctx, o, q)
+}
+
+// Answer is m's answer to q: that of m's method for the agent whose request q carries
+// (its Step method for a step of a turn that may call tools). A model built on Offline
+// must answer with it, in an Answer method of its own (return simulator.Answer(ctx, m,
+// q)): Offline's Answer calls Offline's methods, not those the model changed.
+func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[any], research.Usage, error) {
+	switch req := q.Request.(type) {
+	case research.PlanRequest:
+		return answered(ctx, req, m.Plan)
+	case research.GenerateRequest:
+		return answeredOrStep(ctx, q, req, m.Generate, m.GenerateStep)
+	case research.ReviewRequest:
+		return answeredOrStep(ctx, q, req, m.Review, m.ReviewStep)
+	case research.CompareRequest:
+		return answered(ctx, req, m.Compare)
+	case research.DebateRequest:
+		return answered(ctx, req, m.Debate)
+	case research.EvolveRequest:
+		return answeredOrStep(ctx, q, req, m.Evolve, m.EvolveStep)
+	case research.MetaReviewRequest:
+		return answered(ctx, req, m.MetaReview)
+	case research.OverviewRequest:
+		return answered(ctx, req, m.Overview)
+	}
+	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
+}
+
+// answered is answer's answer to req, as Answer returns it.
+func answered[Req, Ans any](ctx context.Context, req Req, answer func(context.Context, Req) (Ans, research.Usage, error)) (research.Step[any], research.Usage, error) {
+	ans, u, err := answer(ctx, req)
+	if err != nil {
+		return research.Step[any]{}, u, err
+	}
+	return research.Step[any]{Answer: ans}, u, nil
+}
+
+// answeredOrStep is, for an agent whose turns may call tools, step's answer to req (an
+// answer or tool calls) on a step of a turn that may (q.Tools), else answer's.
+func answeredOrStep[Req, Ans any](ctx context.Context, q prompt.Question, req Req, answer func(context.Context, Req) (Ans, research.Usage, error), step func(context.Context, Req) (research.Step[Ans], research.Usage, error)) (research.Step[any], research.Usage, error) {
+	if !q.Tools {
+		return answered(ctx, req, answer)
+	}
+	st, u, err := step(ctx, req)
+	if err != nil || len(st.Calls) > 0 {
+		return research.Step[any]{Text: st.Text, Calls: st.Calls, Reasoning: st.Reasoning}, u, err
+	}
+	return research.Step[any]{Answer: st.Answer}, u, nil
+}
+
 // Generate proposes one hypothesis for req.Goal, addressing the newest of req.Focus.
 func (o *Offline) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
 	if err := o.turn(ctx, prompt.AgentGeneration, req.TurnID); err != nil {
@@ -95,15 +168,12 @@ func (o *Offline) Generate(ctx context.Context, req research.GenerateRequest) (r
 	mean, sd := strategyLatent(req.Strategy, req.Context)
 	latent := mean + sd*rng.NormFloat64()
 	raw := mustJSON(writeHypothesis(rng, req))
-	h, err := prompt.ParseHypothesis(raw)
+	// A model writes only the content; the identity and provenance are the request's,
+	// which the agent's parser gives it.
+	h, err := prompt.GenerateSpec.Parse(req, raw)
 	if err != nil {
 		return research.Hypothesis{}, research.Usage{}, bug(err)
 	}
-	// A model writes only the content; the identity and provenance are the caller's.
-	h.ID = req.HypothesisID
-	h.Origin = "generation"
-	h.Strategy = req.Strategy
-	h.Goal = req.Goal
 	h.Latent = &latent
 	return h, usage(req.Prompt, raw), nil
 }
@@ -136,12 +206,10 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 	// A deep verification or full review judges whether each of the hypothesis' quotes
 	// supports its claim, with or without tools to re-read the sources.
 	raw := mustJSON(supportedReview{a, judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)})
-	r, err := prompt.ParseReviewOf(req.Type, raw)
+	r, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Review{}, research.Usage{}, bug(err)
 	}
-	r.HypothesisID = req.Hypothesis.ID
-	r.Type = req.Type
 	return r, usage(req.Prompt, raw), nil
 }
 
@@ -160,20 +228,11 @@ func (o *Offline) Compare(ctx context.Context, req research.CompareRequest) (res
 	rng := newRand(req.Seed, req.TurnID)
 	aWins := rng.Float64() < winProbability(quality(req.A)+o.FirstBias, quality(req.B))
 	raw := mustJSON(writeComparison(rng, req.A, req.B, aWins))
-	label, reasoning, err := prompt.ParseComparison(raw)
+	c, err := prompt.CompareSpec.Parse(req, raw)
 	if err != nil {
 		return research.Comparison{}, research.Usage{}, bug(err)
 	}
-	c := research.Comparison{A: req.A.ID, B: req.B.ID, Winner: labelled(label, req.A, req.B), Reasoning: reasoning}
 	return c, usage(req.Prompt, raw), nil
-}
-
-// labelled is the id of the hypothesis a match's label ("A" or "B") names.
-func labelled(label string, a, b research.Hypothesis) string {
-	if label == "B" {
-		return b.ID
-	}
-	return a.ID
 }
 
 // Plan writes the research plan for req.Goal, from the goal's own words.
@@ -182,7 +241,7 @@ func (o *Offline) Plan(ctx context.Context, req research.PlanRequest) (research.
 		return research.Plan{}, research.Usage{}, err
 	}
 	raw := mustJSON(writePlan(newRand(req.Seed, req.TurnID), req.Goal))
-	p, err := prompt.ParsePlan(raw)
+	p, err := prompt.PlanSpec.Parse(req, raw)
 	if err != nil {
 		return research.Plan{}, research.Usage{}, bug(err)
 	}
@@ -201,24 +260,16 @@ func (o *Offline) Debate(ctx context.Context, req research.DebateRequest) (resea
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	speaker := prompt.DebateSpeaker(req.Turn, req.Turns)
+	var raw []byte
 	if speaker != "judge" {
-		raw := mustJSON(writeAdvocacy(rng, req, speaker))
-		argument, err := prompt.ParseAdvocate(raw)
-		if err != nil {
-			return research.DebateAnswer{}, research.Usage{}, bug(err)
-		}
-		return research.DebateAnswer{Turn: research.DebateTurn{Turn: req.Turn, Speaker: speaker, Argument: argument}}, usage(req.Prompt, raw), nil
+		raw = mustJSON(writeAdvocacy(rng, req, speaker))
+	} else {
+		aWins := rng.Float64() < debateWinProbability(quality(req.A)+o.FirstBias/1.5, quality(req.B))
+		raw = mustJSON(writeJudgement(rng, req, aWins))
 	}
-	aWins := rng.Float64() < debateWinProbability(quality(req.A)+o.FirstBias/1.5, quality(req.B))
-	raw := mustJSON(writeJudgement(rng, req, aWins))
-	argument, label, reasoning, err := prompt.ParseJudgement(raw)
+	ans, err := prompt.DebateSpec.Parse(req, raw)
 	if err != nil {
 		return research.DebateAnswer{}, research.Usage{}, bug(err)
-	}
-	ans := research.DebateAnswer{
-		Turn:      research.DebateTurn{Turn: req.Turn, Speaker: speaker, Argument: argument},
-		Winner:    labelled(label, req.A, req.B),
-		Reasoning: reasoning,
 	}
 	return ans, usage(req.Prompt, raw), nil
 }
@@ -233,17 +284,12 @@ func (o *Offline) Evolve(ctx context.Context, req research.EvolveRequest) (resea
 		return research.Hypothesis{}, research.Usage{}, noParents(req)
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	ids, latent := evolvedFrom(rng, req)
+	latent := evolvedLatent(rng, req)
 	raw := mustJSON(writeEvolved(rng, req))
-	h, err := prompt.ParseEvolved(raw)
+	h, err := prompt.EvolveSpec.Parse(req, raw)
 	if err != nil {
 		return research.Hypothesis{}, research.Usage{}, bug(err)
 	}
-	h.ID = req.HypothesisID
-	h.Origin = "evolution"
-	h.Strategy = req.Kind
-	h.Parents = ids
-	h.Goal = req.Goal
 	h.Latent = &latent
 	return h, usage(req.Prompt, raw), nil
 }
@@ -253,27 +299,17 @@ func noParents(req research.EvolveRequest) error {
 	return fmt.Errorf("offline provider: evolution turn %q has no parents; name at least one hypothesis to evolve", req.TurnID)
 }
 
-// evolvedFrom returns the ids of an evolution's parents and draws its quality from
-// theirs (see evolvedLatent).
-func evolvedFrom(rng *rand.Rand, req research.EvolveRequest) (ids []string, latent float64) {
-	qs := make([]float64, len(req.Parents))
-	ids = make([]string, len(req.Parents))
-	for i, p := range req.Parents {
-		qs[i], ids[i] = quality(p), p.ID
-	}
-	return ids, evolvedLatent(rng, req.Kind, qs)
-}
-
-// evolvedLatent draws an evolved hypothesis' quality from its parents' qualities qs (at
-// least one); see the package documentation.
-func evolvedLatent(rng *rand.Rand, kind string, qs []float64) float64 {
+// evolvedLatent draws an evolved hypothesis' quality from its parents' qualities (at
+// least one parent); see the package documentation.
+func evolvedLatent(rng *rand.Rand, req research.EvolveRequest) float64 {
 	mean, best := 0.0, math.Inf(-1)
-	for _, q := range qs {
-		mean += q / float64(len(qs))
+	for _, p := range req.Parents {
+		q := quality(p)
+		mean += q / float64(len(req.Parents))
 		best = max(best, q)
 	}
 	n := rng.NormFloat64()
-	switch kind {
+	switch req.Kind {
 	case research.EvolveGrounding, research.EvolveFeasibility:
 		return mean + 0.15 + 0.4*n
 	case research.EvolveCombination:
@@ -295,11 +331,10 @@ func (o *Offline) MetaReview(ctx context.Context, req research.MetaReviewRequest
 		return research.MetaReview{}, research.Usage{}, err
 	}
 	raw := mustJSON(writeMetaReview(req))
-	m, err := prompt.ParseMetaReviewFor(req, raw)
+	m, err := prompt.MetaReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.MetaReview{}, research.Usage{}, bug(err)
 	}
-	m.Round = req.Round
 	return m, usage(req.Prompt, raw), nil
 }
 
@@ -312,7 +347,7 @@ func (o *Offline) Overview(ctx context.Context, req research.OverviewRequest) (r
 		return research.Overview{}, research.Usage{}, fmt.Errorf("offline provider: overview turn %q has no hypotheses to write about", req.TurnID)
 	}
 	raw := mustJSON(writeOverview(newRand(req.Seed, req.TurnID), req))
-	ov, err := prompt.ParseOverview(raw)
+	ov, err := prompt.OverviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Overview{}, research.Usage{}, bug(err)
 	}

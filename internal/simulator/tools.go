@@ -306,9 +306,7 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	return groundedStep(a, refs, latent, prompt.ParseHypothesis, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
-		h.ID, h.Origin, h.Strategy, h.Goal = req.HypothesisID, "generation", req.Strategy, req.Goal
-	})
+	return groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -326,7 +324,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Parents[0].Title), nil, 1); len(calls) > 0 {
 		return research.Step[research.Hypothesis]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
-	ids, latent := evolvedFrom(rng, req)
+	latent := evolvedLatent(rng, req)
 	a := writeEvolved(rng, req)
 	claims := claimsOf(a.Statement, a.Rationale)
 	refs := o.cite(rng, r, 2, claims, o.Fabricate)
@@ -339,23 +337,20 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			}
 		}
 	}
-	return groundedStep(a, refs, latent, prompt.ParseEvolved, req.Prompt+toolText(req.Tooling), func(h *research.Hypothesis) {
-		h.ID, h.Origin, h.Strategy, h.Parents, h.Goal = req.HypothesisID, "evolution", req.Kind, ids, req.Goal
-	})
+	return groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // groundedStep is the answer of a generation or evolution turn that has read what it
 // needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
-// parse, given what the caller knows of it by set, and its quality latent adjusted for
-// what it cites (see grounded). text is the turn's prompt, for its usage.
-func groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string, set func(*research.Hypothesis)) (research.Step[research.Hypothesis], research.Usage, error) {
+// parse (the agent's, which gives it what the request knows of it), and its quality latent
+// adjusted for what it cites (see grounded). text is the turn's prompt, for its usage.
+func groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
 	raw := mustJSON(groundedAnswer{a, cited(refs)})
 	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
-	set(&h)
 	latent = grounded(&h, refs, latent)
 	h.Latent = &latent
 	return research.Step[research.Hypothesis]{Answer: h}, usage(text, raw), nil
@@ -382,12 +377,11 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
 	support := judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)
 	raw := mustJSON(groundedReview{a, cited(refs), support})
-	rv, err := prompt.ParseReviewOf(req.Type, raw)
+	rv, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
 	}
 	planted(rv.References, refs)
-	rv.HypothesisID, rv.Type = req.Hypothesis.ID, req.Type
 	return research.Step[research.Review]{Answer: rv}, usage(req.Prompt+toolText(req.Tooling), raw), nil
 }
 

@@ -3,12 +3,22 @@ package providertest_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"reflect"
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/provider/providertest"
 	"github.com/cosci-dev/cosci/internal/research"
 )
+
+// ask asks m the question of spec's agent about req, without tools, with req's prompt:
+// what the agents' methods of provider.LLM did before provider.Ask.
+func ask[Req, Ans any](ctx context.Context, m provider.Model, spec prompt.Spec[Req, Ans], req Req) (Ans, research.Usage, error) {
+	text := reflect.ValueOf(req).FieldByName("Prompt").String()
+	st, u, err := provider.Ask(ctx, m, spec, req, text, research.Cache{}, nil)
+	return st.Answer, u, err
+}
 
 // cosci's own completers (internal/provider, on the official SDKs) against the fake: every
 // agent's turn gets an answer its parser takes, on both APIs, recognised by the schema.
@@ -46,39 +56,39 @@ func TestEveryAgentAnswersThroughCosciCompleters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// The prompts' wording does not matter: the fake reads the schema.
 			const p = "a prompt in words the fake never reads"
-			if plan, _, err := m.Plan(ctx, research.PlanRequest{Prompt: p}); err != nil || len(plan.Criteria) == 0 {
+			if plan, _, err := ask(ctx, m, prompt.PlanSpec, research.PlanRequest{Prompt: p}); err != nil || len(plan.Criteria) == 0 {
 				t.Errorf("plan: %+v, %v", plan, err)
 			}
-			if h, _, err := m.Generate(ctx, research.GenerateRequest{HypothesisID: "h-3", Prompt: p}); err != nil || h.Title == "" {
+			if h, _, err := ask(ctx, m, prompt.GenerateSpec, research.GenerateRequest{HypothesisID: "h-3", Prompt: p}); err != nil || h.Title == "" {
 				t.Errorf("generate: %+v, %v", h, err)
 			}
 			// Every review type gets the fake's review, not a minimal instance of its
 			// schema (whose safety 0 would exclude every hypothesis).
 			for _, typ := range research.ReviewTypes {
-				r, _, err := m.Review(ctx, research.ReviewRequest{Type: typ, Hypothesis: hypA, Prompt: p})
+				r, _, err := ask(ctx, m, prompt.ReviewSpec, research.ReviewRequest{Type: typ, Hypothesis: hypA, Prompt: p})
 				if err != nil || r.Verdict == "" || r.Scores.Safety == 0 {
 					t.Errorf("%s review: %+v, %v", typ, r, err)
 				}
 			}
-			if r, _, err := m.Review(ctx, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: p}); err != nil || len(r.Assumptions) == 0 {
+			if r, _, err := ask(ctx, m, prompt.ReviewSpec, research.ReviewRequest{Type: research.ReviewDeepVerification, Hypothesis: hypA, Prompt: p}); err != nil || len(r.Assumptions) == 0 {
 				t.Errorf("deep verification: %+v, %v", r, err)
 			}
-			if c, _, err := m.Compare(ctx, research.CompareRequest{A: hypA, B: hypB, Prompt: p}); err != nil || (c.Winner != hypA.ID && c.Winner != hypB.ID) {
+			if c, _, err := ask(ctx, m, prompt.CompareSpec, research.CompareRequest{A: hypA, B: hypB, Prompt: p}); err != nil || (c.Winner != hypA.ID && c.Winner != hypB.ID) {
 				t.Errorf("compare: %+v, %v", c, err)
 			}
-			if d, _, err := m.Debate(ctx, research.DebateRequest{A: hypA, B: hypB, Turn: 1, Turns: 3, Prompt: p}); err != nil || d.Turn.Argument == "" {
+			if d, _, err := ask(ctx, m, prompt.DebateSpec, research.DebateRequest{A: hypA, B: hypB, Turn: 1, Turns: 3, Prompt: p}); err != nil || d.Turn.Argument == "" {
 				t.Errorf("advocate: %+v, %v", d, err)
 			}
-			if d, _, err := m.Debate(ctx, research.DebateRequest{A: hypA, B: hypB, Turn: 3, Turns: 3, Prompt: p}); err != nil || d.Winner == "" {
+			if d, _, err := ask(ctx, m, prompt.DebateSpec, research.DebateRequest{A: hypA, B: hypB, Turn: 3, Turns: 3, Prompt: p}); err != nil || d.Winner == "" {
 				t.Errorf("judge: %+v, %v", d, err)
 			}
-			if h, _, err := m.Evolve(ctx, research.EvolveRequest{HypothesisID: "h-4", Parents: []research.Hypothesis{hypA}, Prompt: p}); err != nil || h.Title == "" {
+			if h, _, err := ask(ctx, m, prompt.EvolveSpec, research.EvolveRequest{HypothesisID: "h-4", Parents: []research.Hypothesis{hypA}, Prompt: p}); err != nil || h.Title == "" {
 				t.Errorf("evolve: %+v, %v", h, err)
 			}
-			if mr, _, err := m.MetaReview(ctx, research.MetaReviewRequest{Round: 1, Prompt: p}); err != nil || mr.Feedback == "" {
+			if mr, _, err := ask(ctx, m, prompt.MetaReviewSpec, research.MetaReviewRequest{Round: 1, Prompt: p}); err != nil || mr.Feedback == "" {
 				t.Errorf("meta-review: %+v, %v", mr, err)
 			}
-			if o, _, err := m.Overview(ctx, research.OverviewRequest{Top: []research.Hypothesis{hypA}, Prompt: p}); err != nil || o.Summary == "" {
+			if o, _, err := ask(ctx, m, prompt.OverviewSpec, research.OverviewRequest{Top: []research.Hypothesis{hypA}, Prompt: p}); err != nil || o.Summary == "" {
 				t.Errorf("overview: %+v, %v", o, err)
 			}
 		})
@@ -115,7 +125,7 @@ func TestGroundedTurnCallsAToolThenAnswers(t *testing.T) {
 	for name, m := range ms {
 		t.Run(name, func(t *testing.T) {
 			req := research.GenerateRequest{HypothesisID: "h-5", Prompt: "ground it", Tooling: research.Tooling{Tools: []research.ToolSpec{search}}}
-			st, _, err := m.GenerateStep(ctx, req)
+			st, _, err := provider.Ask(ctx, m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +137,7 @@ func TestGroundedTurnCallsAToolThenAnswers(t *testing.T) {
 				t.Errorf("the call's arguments %s do not fit the tool's schema: %v", st.Calls[0].Arguments, err)
 			}
 			req.Tooling.Steps = []research.ToolStep{{Calls: st.Calls, Results: []research.ToolResult{{CallID: st.Calls[0].ID, Name: "literature.search", Content: "Smith 2020: tau spreads."}}}}
-			st, _, err = m.GenerateStep(ctx, req)
+			st, _, err = provider.Ask(ctx, m, prompt.GenerateSpec, req, req.Prompt, req.Cache, &req.Tooling)
 			if err != nil {
 				t.Fatal(err)
 			}
