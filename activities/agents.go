@@ -54,6 +54,10 @@ func (ag agent[In, Req, Ans, Res]) missing() string {
 		return "a prompt or a prepare"
 	case ag.spec.Agent == "" || ag.spec.Schema == nil || ag.spec.Parse == nil:
 		return "a model call (spec: the agent, its schema and its parser)"
+	case ag.spec.Agent != ag.label:
+		// The model call's agent names the turn to the provider (a batch's digest) and in
+		// a malformed answer's error; the label names it in records and metrics.
+		return fmt.Sprintf("a model call of its own agent (spec.Agent is %q, the label %q)", ag.spec.Agent, ag.label)
 	case tools != (ag.refs != nil):
 		return "both loop and refs (an agent that may call tools), or neither"
 	case f.prompt == nil || f.cache == nil || (tools && f.tooling == nil):

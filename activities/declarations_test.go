@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/doccheck"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
 )
@@ -141,5 +143,47 @@ func TestAddingAnAgentExample(t *testing.T) {
 		if !found {
 			t.Errorf("the docs' example of %s is not the file's code; copy it again from the file:\n%s", b[1], b[2])
 		}
+	}
+}
+
+// TestDeclarationMissing checks what TestEveryAgentIsDeclared relies on: a declaration
+// that lacks one of the things every turn needs is told apart, and says what it lacks.
+func TestDeclarationMissing(t *testing.T) {
+	with := func(change func(*agent[Turn, research.PlanRequest, research.Plan, PlanResult])) declared {
+		ag := planning
+		change(&ag)
+		return ag
+	}
+	// An agent whose request has no Prompt field: its runner would have nowhere to put it.
+	type bare struct{ Cache research.Cache }
+	noPrompt := agent[Turn, bare, research.Plan, PlanResult]{
+		activity: "Plan", label: AgentSupervisor, prompt: func(bare) prompt.Text { return prompt.Text{} },
+		spec: prompt.Spec[bare, research.Plan]{Agent: AgentSupervisor, Schema: func(bare) (string, json.RawMessage) { return "plan", nil },
+			Parse: func(bare, []byte) (research.Plan, error) { return research.Plan{}, nil }},
+		prepare: func(context.Context, *Activities, Turn, string) (turn[bare, research.Plan, PlanResult], error) {
+			return turn[bare, research.Plan, PlanResult]{}, nil
+		},
+	}
+	for _, tt := range []struct {
+		name string
+		ag   declared
+		want string // in what missing says; "" for nothing missing
+	}{
+		{"complete", planning, ""},
+		{"no label", with(func(ag *agent[Turn, research.PlanRequest, research.Plan, PlanResult]) { ag.label = "" }), "metrics label"},
+		{"no prompt", with(func(ag *agent[Turn, research.PlanRequest, research.Plan, PlanResult]) { ag.prompt = nil }), "a prompt"},
+		{"no parser", with(func(ag *agent[Turn, research.PlanRequest, research.Plan, PlanResult]) { ag.spec.Parse = nil }), "its parser"},
+		{"another agent's model call", with(func(ag *agent[Turn, research.PlanRequest, research.Plan, PlanResult]) { ag.label = AgentRanking }), `spec.Agent is "supervisor", the label "ranking"`},
+		{"a loop without references", with(func(ag *agent[Turn, research.PlanRequest, research.Plan, PlanResult]) {
+			ag.loop = func(Turn) Loop { return Loop{} }
+		}), "both loop and refs"},
+		{"a request without a Prompt", noPrompt, "a request with a Prompt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.ag.missing()
+			if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("missing() = %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

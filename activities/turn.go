@@ -58,7 +58,8 @@ type agent[In input, Req, Ans, Res any] struct {
 	count func(context.Context, *telemetry.Metrics, Res)
 
 	// An agent whose turns may call tools (the workflow runs the loop; see tools.go)
-	// also declares these two; the others leave them nil.
+	// also declares these two, and its prepare gives each turn its asked; the others
+	// leave them nil.
 	loop func(In) Loop                    // where the turn is in its loop
 	refs func(*Ans) *[]research.Reference // the answer's references, resolved against what the tools returned
 }
@@ -102,7 +103,8 @@ type turn[Req, Ans, Res any] struct {
 	// an earlier attempt spoke): the runner renders the prompt, for the turn's record,
 	// and returns done.
 	done *Res
-	// asked is the result of a step that asked for tool calls instead of answering.
+	// asked is the result of a step that asked for tool calls instead of answering; the
+	// prepare of an agent that may call tools must give it.
 	asked func(calls []PendingCall, u research.Usage) Res
 	// inherited are references the answer may cite without a tool returning them in
 	// this turn (an evolved hypothesis' parents').

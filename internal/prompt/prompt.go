@@ -19,12 +19,14 @@
 // answer enters the domain: they accept the small untidiness models add (a fenced block,
 // a sentence before the object) and refuse anything that does not fit the schema.
 //
-// Each agent has a file of its own holding its schema, its limits, its prompt and its
-// parser: plan.go (supervisor), generation.go, review.go (reflection), ranking.go
+// Each agent has a file of its own holding its schema, its limits, its prompt, its
+// parser and its model call (PlanSpec, GenerateSpec, ...: the schema and parser any model
+// is asked with): plan.go (supervisor), generation.go, review.go (reflection), ranking.go
 // (comparison and debate), evolution.go, metareview.go and overview.go. This file holds
-// what every prompt shares (the prefix, the context, Text); references.go what a grounded
-// answer adds (its references and the tools' rule), tooldata.go how tool results are
-// quoted, and parse.go what every parser shares (decode, MalformedError).
+// what every prompt shares (the prefix, the context, Text); spec.go what a model call is
+// (Spec, Question); references.go what a grounded answer adds (its references and the
+// tools' rule), tooldata.go how tool results are quoted, and parse.go what every parser
+// shares (decode, MalformedError).
 package prompt
 
 import (

@@ -47,8 +47,11 @@ func Ask[Req, Ans any](ctx context.Context, m Model, spec prompt.Spec[Req, Ans],
 	switch {
 	case err != nil:
 		return zero, u, err
-	case len(st.Calls) > 0:
+	case len(st.Calls) > 0 && tooling != nil:
 		return research.Step[Ans]{Text: st.Text, Calls: st.Calls, Reasoning: st.Reasoning}, u, nil
+	case len(st.Calls) > 0:
+		// A turn without tools has no one to run them: the turn would keep an empty answer.
+		return zero, u, fmt.Errorf("%T asked for tools in a %s turn that has none", m, spec.Agent)
 	}
 	ans, ok := st.Answer.(Ans)
 	if !ok {

@@ -548,3 +548,53 @@ func TestLLMWithoutCompleter(t *testing.T) {
 		t.Error("an LLM without a Completer answered")
 	}
 }
+
+// stub is a model that gives one answer to every question, and counts the questions.
+type stub struct {
+	st    research.Step[any]
+	u     research.Usage
+	err   error
+	asked int
+}
+
+func (s *stub) Answer(context.Context, prompt.Question) (research.Step[any], research.Usage, error) {
+	s.asked++
+	return s.st, s.u, s.err
+}
+
+// TestAsk: what Ask makes of a model's step, and that what the step cost comes back with
+// a failure too.
+func TestAsk(t *testing.T) {
+	spent := research.Usage{PromptTokens: 10, CompletionTokens: 2, Requests: 1}
+	calls := []research.ToolCall{{ID: "c1", Name: "literature.search"}}
+	for _, tt := range []struct {
+		name    string
+		model   stub
+		req     research.DebateRequest
+		tooling *research.Tooling
+		err     string // "" for none
+		usage   research.Usage
+		asked   int
+		calls   int
+	}{
+		{"an answer", stub{st: research.Step[any]{Answer: research.DebateAnswer{Winner: "h-1"}}, u: spent}, research.DebateRequest{Turn: 1, Turns: 2}, nil, "", spent, 1, 0},
+		{"another agent's answer", stub{st: research.Step[any]{Answer: research.Plan{}}, u: spent}, research.DebateRequest{Turn: 1, Turns: 2}, nil, "with a research.Plan, not a research.DebateAnswer", spent, 1, 0},
+		{"a failure keeps its cost", stub{err: errors.New("outage"), u: spent}, research.DebateRequest{Turn: 1, Turns: 2}, nil, "outage", spent, 1, 0},
+		{"tool calls in a step that may call tools", stub{st: research.Step[any]{Calls: calls}, u: spent}, research.DebateRequest{Turn: 1, Turns: 2}, &research.Tooling{}, "", spent, 1, 1},
+		{"tool calls in a turn without tools", stub{st: research.Step[any]{Calls: calls}, u: spent}, research.DebateRequest{Turn: 1, Turns: 2}, nil, "asked for tools in a ranking turn that has none", spent, 1, 0},
+		{"a request the Spec refuses is not asked", stub{}, research.DebateRequest{Turn: 0, Turns: 2}, nil, "debate turn 0 of 2 does not exist", research.Usage{}, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := tt.model
+			req := tt.req
+			req.A, req.B = hyp("h-1"), hyp("h-2")
+			st, u, err := Ask(context.Background(), &m, prompt.DebateSpec, req, "p", research.Cache{}, tt.tooling)
+			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("error %v; want one saying %q", err, tt.err)
+			}
+			if u != tt.usage || m.asked != tt.asked || len(st.Calls) != tt.calls {
+				t.Errorf("usage %+v, asked %d, %d calls; want %+v, %d, %d", u, m.asked, len(st.Calls), tt.usage, tt.asked, tt.calls)
+			}
+		})
+	}
+}

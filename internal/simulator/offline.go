@@ -114,7 +114,9 @@ func (o *Offline) Answer(ctx context.Context, q prompt.Question) (research.Step[
 // Answer is m's answer to q: that of m's method for the agent whose request q carries
 // (its Step method for a step of a turn that may call tools). A model built on Offline
 // must answer with it, in an Answer method of its own (return simulator.Answer(ctx, m,
-// q)): Offline's Answer calls Offline's methods, not those the model changed.
+// q)): Offline's Answer calls Offline's methods, not those the model changed. Go cannot
+// require it, so TestModelsOnOfflineAnswerThemselves fails on a model in this module
+// that changes an answer without it.
 func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[any], research.Usage, error) {
 	switch req := q.Request.(type) {
 	case research.PlanRequest:
