@@ -207,7 +207,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// checkTraces checks that every model turn's span is a child of the activity that ran it,
+// check checks that every model turn's span is a child of the activity that ran it,
 // and that its trace holds the workflow's span that scheduled the activity.
 func (c *collector) check(t *testing.T) {
 	t.Helper()

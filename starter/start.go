@@ -1,5 +1,9 @@
 package main
 
+// `starter start`: its command line, and what continue, fork and schedule start their
+// sessions with too: the configuration flags (configFlags), the search attributes a session
+// starts with (sessionAttributes) and what the Web UI shows of its request (staticDetails).
+
 import (
 	"context"
 	"errors"

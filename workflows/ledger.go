@@ -82,8 +82,8 @@ func (s *supervisor) schedule(ctx workflow.Context, fresh []string, budget, deba
 }
 
 // runTournament runs the Tournament activity on in (summary says what for) and takes the
-// proximity clusters it numbered. It says whether it ran; a failure leaves the round
-// without (none: what it is left without).
+// proximity clusters it numbered. It says whether it ran; when it did not, the session's
+// log says the round has no none ("tournament" for the schedule, "ratings" for a fit).
 func (s *supervisor) runTournament(ctx workflow.Context, summary, none string, in activities.TournamentInput) (activities.TournamentResult, bool) {
 	actx := workflow.WithActivityOptions(ctx, s.computeOptions(summary))
 	var out activities.TournamentResult

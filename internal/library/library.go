@@ -1,7 +1,6 @@
 package library
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -182,16 +181,4 @@ func (l *Library) Get(id string) (Reference, bool) {
 		return l.refs[rid], true
 	}
 	return Reference{}, false
-}
-
-// References are every reference of the library, by id.
-func (l *Library) References() []Reference {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make([]Reference, 0, len(l.refs))
-	for _, r := range l.refs {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b Reference) int { return cmp.Compare(a.ID, b.ID) })
-	return out
 }

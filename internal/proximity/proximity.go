@@ -37,9 +37,6 @@ type Signature struct {
 	shingles []uint64 // hashes, sorted, without repeats
 }
 
-// Len is the number of distinct shingles.
-func (s Signature) Len() int { return len(s.shingles) }
-
 // Sign computes a hypothesis' signature from its title, statement, rationale and
 // predictions. Its id, origin, goal and the like are not part of what it says.
 func Sign(h research.Hypothesis) Signature {

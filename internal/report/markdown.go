@@ -1,5 +1,10 @@
 package report
 
+// The Markdown report, report.md: its frame (renderMarkdown) and the sections on the
+// session as a whole: the summary and what it spent, the plan, the overview and the
+// meta-review. The sections on the hypotheses are in mdhypotheses.go, the references in
+// references.go, and how lists, numbers and text are written in mdformat.go and mdescape.go.
+
 import (
 	"bytes"
 	"fmt"

@@ -38,6 +38,7 @@ func (c cited) Flagged() bool {
 // A scale is a check's possible values, mildest first, each with how the report says it.
 type scale []grade
 
+// grade is one value of a scale and the words the report says it in.
 type grade struct{ value, word string }
 
 // verdicts are the citation checks' verdicts: the worst a review found is the reference's.
@@ -59,6 +60,7 @@ var supports = scale{
 	{research.SupportContradicts, "flagged: contradicts the claim"},
 }
 
+// rank is v's place on the scale, 0 the mildest; -1 for a value not on it.
 func (s scale) rank(v string) int {
 	return slices.IndexFunc(s, func(g grade) bool { return g.value == v })
 }

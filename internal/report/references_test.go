@@ -264,3 +264,35 @@ func TestOtherLiteratureIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestScales: the worst verdict and support a review found are the reference's, and a value
+// a check may write later (not on the scale) neither outranks one that is nor shows as more
+// than the mildest: as the severity switches the scales replaced.
+func TestScales(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		s       scale
+		a, b    string
+		worse   bool
+		wordOfA string
+	}{
+		{"invented over contradicted", verdicts, research.CitationInvented, research.CitationContradicted, true, "flagged: no tool returned this source"},
+		{"contradicted over unsupported", verdicts, research.CitationContradicted, research.CitationUnsupported, true, "flagged: its source says otherwise"},
+		{"unsupported over altered", verdicts, research.CitationUnsupported, research.CitationAltered, true, "flagged: its source does not say this"},
+		{"verified over unchecked", verdicts, research.CitationVerified, unchecked, true, "verified"},
+		{"verified not over altered", verdicts, research.CitationVerified, research.CitationAltered, false, "verified"},
+		{"an unknown verdict not over unchecked", verdicts, "doubtful", unchecked, false, "not checked yet"},
+		{"an empty verdict not over unchecked", verdicts, "", unchecked, false, "not checked yet"},
+		{"contradicts over irrelevant", supports, research.SupportContradicts, research.SupportIrrelevant, true, "flagged: contradicts the claim"},
+		{"irrelevant over supports", supports, research.SupportIrrelevant, research.SupportSupports, true, "flagged: does not bear on the claim"},
+		{"supports over no judgement", supports, research.SupportSupports, "", true, "supports the claim"},
+		{"an unknown support not over no judgement", supports, "partly", "", false, ""},
+	} {
+		if got := tc.s.worse(tc.a, tc.b); got != tc.worse {
+			t.Errorf("%s: worse(%q, %q) = %v; want %v", tc.name, tc.a, tc.b, got, tc.worse)
+		}
+		if got := tc.s.word(tc.a); got != tc.wordOfA {
+			t.Errorf("%s: word(%q) = %q; want %q", tc.name, tc.a, got, tc.wordOfA)
+		}
+	}
+}

@@ -37,7 +37,7 @@ type Reference struct {
 	// the citation check. Real models never set it.
 	Fabricated bool `json:"fabricated,omitempty"`
 	// Planted is the kind of citation the offline simulator made on purpose (one of
-	// PlantedKinds), the hidden truth the citation benchmark scores the check against.
+	// the Planted* kinds), the hidden truth the citation benchmark scores the check against.
 	// Real models never set it.
 	Planted string `json:"planted,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -112,6 +113,49 @@ func TestSessionDir(t *testing.T) {
 		}
 		if _, err := s.PutReport(tctx(t), id, nil); err == nil {
 			t.Errorf("PutReport(session %q) succeeded, want an error", id)
+		}
+	}
+}
+
+// TestWritesRefuseUnnamedSessions: every record's write refuses a session id that names
+// no session directory ("", ".", ".."), whether its key escapes the id or put does, and
+// writes nothing anywhere: a directory store has no directory for such an id, so a record
+// written under "" would land in the process's working directory.
+func TestWritesRefuseUnnamedSessions(t *testing.T) {
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	s := open(t)
+	writes := []struct {
+		name  string
+		write func(id string) error
+	}{
+		{"PutHypothesis", func(id string) error { return s.PutHypothesis(tctx(t), id, hyp("h1", "t")) }},
+		{"PutReview", func(id string) error {
+			return s.PutReview(tctx(t), id, 1, research.Review{HypothesisID: "h1", Type: "initial", Verdict: "accept"})
+		}},
+		{"PutDebate", func(id string) error { return s.PutDebate(tctx(t), id, "d1", research.Debate{}) }},
+		{"PutTurn", func(id string) error { return s.PutTurn(tctx(t), id, Turn{ID: "t1", Agent: "generation"}) }},
+		{"PutPlan", func(id string) error { return s.PutPlan(tctx(t), id, research.Plan{Summary: "p"}) }},
+		{"PutOverview", func(id string) error { return s.PutOverview(tctx(t), id, research.Overview{}) }},
+		{"PutMetaReview", func(id string) error { return s.PutMetaReview(tctx(t), id, research.MetaReview{Round: 1}) }},
+		{"Check", func(id string) error { return s.Check(tctx(t), id, time.Unix(0, 0)) }},
+	}
+	for _, w := range writes {
+		for _, id := range []string{"", ".", ".."} {
+			if err := w.write(id); err == nil {
+				t.Errorf("%s(session %q) succeeded, want an error", w.name, id)
+			}
+		}
+	}
+	for _, dir := range []string{cwd, filepath.Dir(s.Root())} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				t.Errorf("a refused write left %s", path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

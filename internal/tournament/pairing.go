@@ -1,5 +1,9 @@
 package tournament
 
+// What pairing works on and gives: a player (Schedule's, by Elo) and a match (Schedule's
+// and Active's); and what every ranking and pairing here shares: the stronger-first order
+// and the first entry of each id.
+
 import "cmp"
 
 // Player is what pairing needs to know about a hypothesis.
