@@ -349,10 +349,10 @@ func TestComposeWorkerImage(t *testing.T) {
 	}
 }
 
-// TestMakefileRegistersSearchAttributes: `make server` and the demo register the same
-// search attributes as docker-compose.yml.
+// TestMakefileRegistersSearchAttributes: `make server`, the demo and the scripts that
+// record histories register the same search attributes as docker-compose.yml.
 func TestMakefileRegistersSearchAttributes(t *testing.T) {
-	for _, file := range []string{"../Makefile", "../scripts/demo.sh"} {
+	for _, file := range []string{"../Makefile", "../scripts/demo.sh", "../scripts/lib.sh"} {
 		text := string(mustRead(t, file))
 		for name, typ := range workflows.SearchAttributes {
 			if !strings.Contains(text, "--search-attribute "+name+"="+typ) {
