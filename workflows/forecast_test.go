@@ -1,0 +1,46 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/forecast"
+	"github.com/cosci-dev/cosci/internal/provider"
+	"github.com/cosci-dev/cosci/internal/provider/providertest"
+)
+
+// TestForecastHoldsTheSession: the forecast a session's configuration gets before its
+// first call (starter start --estimate) holds what the session then costs, measured as
+// the cost benchmark measures it: a short session (25 hypotheses, a size the figures were
+// not measured at) against the fake providers and their simulated science, on both
+// providers, with caching and with caching and batches, and batched with the fake's
+// batches caching nothing (the high end's bound).
+func TestForecastHoldsTheSession(t *testing.T) {
+	figures := forecast.Measured()
+	for _, m := range []struct{ provider, model string }{{"openai", "gpt-6-sol"}, {"anthropic", "claude-sonnet-5-5"}} {
+		for _, mode := range []costMode{{name: "cache"}, {name: "cache+batch", batch: true}, {name: "cache+batch, no cache in batches", batch: true, noCache: true}} {
+			t.Run(m.model+"/"+mode.name, func(t *testing.T) {
+				w := &world{seed: 21, quality: map[string]float64{}}
+				h, _ := batchHarness(t, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3})
+				req := goal(25)
+				req.Config.Provider, req.Config.Model, req.Config.Batch = m.provider, m.model, mode.batch
+				req.Config.ConvergenceRounds = 1000 // research to max_hypotheses, as the forecast assumes
+				req.Config.Seed = 21
+				req = req.WithDefaults()
+				est, err := forecast.Forecast(req.Config, figures, provider.DefaultPrices())
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.run(req)
+				got := query[StateView](h, QueryState, Page{Limit: MaxPageLimit}).Usage.CostUSD
+				t.Logf("measured $%.4f, forecast $%.4f to $%.4f (expected $%.4f)", got, est.Low, est.High, est.Expected)
+				if got == 0 || got < est.Low || got > est.High {
+					t.Errorf("measured $%.4f, outside the forecast $%.4f to $%.4f", got, est.Low, est.High)
+				}
+				// Where the session caches as the benchmark did, the expected figure is close.
+				if !mode.noCache && (got < 0.9*est.Expected || got > 1.1*est.Expected) {
+					t.Errorf("measured $%.4f, over 10%% from the forecast's expected $%.4f", got, est.Expected)
+				}
+			})
+		}
+	}
+}
