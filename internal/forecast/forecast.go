@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/tournament"
 )
 
 // Figure is what one request of an agent carries, on average, in a benchmark session:
@@ -45,6 +46,8 @@ const (
 	AgentComparison = "comparison"
 	AgentMetaReview = "meta_review"
 	AgentOverview   = "overview"
+	// AgentDebate is a debate's turns, which the figures count as comparisons.
+	AgentDebate = "debate"
 )
 
 // Agents are the agents a forecast counts, in the order a session first runs them.
@@ -155,7 +158,30 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 	}
 	n := float64(c.MaxHypotheses)
 	reviewTypes := float64(max(1, len(c.ReviewTypes)))
-	debate := debateTurns(c.DebateShare)
+	share := min(max(c.DebateShare, 0), 1)
+	// A turn that may call tools is an ordinary call even in a batched session (its tool
+	// loop needs each answer before its next step): with tools, the high end batches nothing.
+	batchesHold := len(c.Tools) == 0
+	add := func(name string, f Figure, req, lowReq, highReq float64, batched bool) {
+		a := Agent{Agent: name, Requests: req, Batched: batched}
+		a.Usage = usage(f, req, 1, f.CachedShare, batched)
+		highShare := f.CachedShare * (1 - cacheLoss)
+		if batched {
+			highShare = 0 // batches cache "best effort": at worst, not at all
+		}
+		if e.Priced {
+			a.Low = p.Cost(e.Model, usage(f, lowReq, 1-tokenSpread, f.CachedShare, batched))
+			a.Expected = p.Cost(e.Model, a.Usage)
+			a.High = p.Cost(e.Model, usage(f, highReq, 1+tokenSpread, highShare, batched && batchesHold))
+		}
+		e.Agents = append(e.Agents, a)
+		e.Requests += req
+		if batched {
+			e.Batched += req
+		}
+		e.Usage = e.Usage.Add(a.Usage)
+		e.Low, e.Expected, e.High = e.Low+a.Low, e.Expected+a.Expected, e.High+a.High
+	}
 	for _, name := range Agents {
 		f := byAgent[name]
 		req := f.RequestsPerHypothesis * n
@@ -166,31 +192,17 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 			req = n // generations and evolutions stop at max_hypotheses
 		case AgentReview:
 			req *= reviewTypes / measuredReviewTypes
-		case AgentComparison:
-			req *= debate.expected
 		}
-		a := Agent{Agent: name, Requests: req, Batched: c.Batch && slices.Contains(batchedAgents, name)}
-		a.Usage = usage(f, req, 1, f.CachedShare, a.Batched)
-		lowReq, highReq := req, req
-		if name == AgentComparison {
-			lowReq, highReq = req/debate.expected*debate.low, req/debate.expected*debate.high
+		batched := c.Batch && slices.Contains(batchedAgents, name)
+		if name == AgentComparison && share > 0 {
+			// A share of the matches are debates: several turns, each an ordinary call,
+			// each taken to carry what a comparison does.
+			add(name, f, req*(1-share), req*(1-share), req*(1-share), batched)
+			debates := req * share
+			add(AgentDebate, f, debates*expectedDebateTurns, debates, debates*tournament.MaxDebateTurns, false)
+			continue
 		}
-		highShare := f.CachedShare * (1 - cacheLoss)
-		if a.Batched {
-			highShare = 0 // batches cache "best effort": at worst, not at all
-		}
-		if e.Priced {
-			a.Low = p.Cost(e.Model, usage(f, lowReq, 1-tokenSpread, f.CachedShare, a.Batched))
-			a.Expected = p.Cost(e.Model, a.Usage)
-			a.High = p.Cost(e.Model, usage(f, highReq, 1+tokenSpread, highShare, a.Batched))
-		}
-		e.Agents = append(e.Agents, a)
-		e.Requests += req
-		if a.Batched {
-			e.Batched += req
-		}
-		e.Usage = e.Usage.Add(a.Usage)
-		e.Low, e.Expected, e.High = e.Low+a.Low, e.Expected+a.Expected, e.High+a.High
+		add(name, f, req, req, req, batched)
 	}
 	e.Assumes = append(e.Assumes,
 		fmt.Sprintf("the session researches to max_hypotheses (%d): it may converge or hit a limit sooner, and cost less", c.MaxHypotheses),
@@ -201,7 +213,8 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 		e.Assumes = append(e.Assumes, fmt.Sprintf("from the benchmark's cache hits (low) to %.0f%% of them (high), for turns spaced past the cache's lifetime", 100*(1-cacheLoss)))
 	}
 	if c.DebateShare > 0 {
-		e.Assumes = append(e.Assumes, fmt.Sprintf("%.0f%% of matches are debates of %d to %d turns (at most; only boundary matches are)", 100*c.DebateShare, 3, 5))
+		e.Assumes = append(e.Assumes, fmt.Sprintf("%.0f%% of matches are debates (at most: only boundary matches are), of %d to %d turns as large as a comparison, ordinary calls (low: one turn)",
+			100*share, tournament.MinTurns, tournament.MaxDebateTurns))
 	}
 	if len(c.Tools) > 0 {
 		// A tool call is one more step of the turn that made it: the turn's prompt again,
@@ -212,18 +225,16 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 			e.High += p.Cost(e.Model, usage(f, float64(calls), 1+tokenSpread, 0, false))
 		}
 		e.Assumes = append(e.Assumes, fmt.Sprintf("up to %d tool calls (the session's budget), each a step as large as a generation, uncached, in the high end only", calls))
+		if c.Batch {
+			e.Assumes = append(e.Assumes, "turns that may call tools are ordinary calls: the high end batches none")
+		}
 	}
 	return e, nil
 }
 
-// debate is how many requests a match takes: 1 for a comparison; with a share of debates
-// of 3 to 5 turns (tournament.MinTurns, MaxDebateTurns), more.
-type debate struct{ low, expected, high float64 }
-
-func debateTurns(share float64) debate {
-	share = min(max(share, 0), 1)
-	return debate{low: 1, expected: 1 + share*(4-1), high: 1 + share*(5-1)}
-}
+// expectedDebateTurns is a debate's turns on average: between tournament.MinTurns for
+// players far apart and MaxDebateTurns for the closest.
+const expectedDebateTurns = (tournament.MinTurns + tournament.MaxDebateTurns) / 2.0
 
 // usage is n requests of figure f, their tokens scaled by scale, served from cache at
 // share, through a batch API if batched.

@@ -52,30 +52,33 @@ func TestForecastArithmetic(t *testing.T) {
 	}
 	tests := []struct {
 		name            string
-		agent           string
+		agent           string // the figure's
+		line            string // the estimate's agent whose requests are checked, if not agent
 		rph             float64
 		config          research.Config
 		requests        float64
 		expected        float64 // dollars
 		low, highDollar float64
 	}{
-		{"the plan is one request however many hypotheses", AgentPlan, 0.005, research.Config{MaxHypotheses: 50},
+		{"the plan is one request however many hypotheses", AgentPlan, "", 0.005, research.Config{MaxHypotheses: 50},
 			1, perRequest, 0.75 * perRequest, high(0.25)},
-		{"the overview too", AgentOverview, 0.005, research.Config{MaxHypotheses: 50},
+		{"the overview too", AgentOverview, "", 0.005, research.Config{MaxHypotheses: 50},
 			1, perRequest, 0.75 * perRequest, high(0.25)},
-		{"a generation or evolution a hypothesis", AgentHypothesis, 1.3, research.Config{MaxHypotheses: 10},
+		{"a generation or evolution a hypothesis", AgentHypothesis, "", 1.3, research.Config{MaxHypotheses: 10},
 			10, 10 * perRequest, 10 * 0.75 * perRequest, 10 * high(0.25)},
-		{"reviews by review types: figures for two, four asked", AgentReview, 2, research.Config{MaxHypotheses: 10, ReviewTypes: []string{"initial", "full", "observation", "tournament"}},
+		{"reviews by review types: figures for two, four asked", AgentReview, "", 2, research.Config{MaxHypotheses: 10, ReviewTypes: []string{"initial", "full", "observation", "tournament"}},
 			40, 40 * perRequest, 40 * 0.75 * perRequest, 40 * high(0.25)},
-		{"reviews: one type asked", AgentReview, 2, research.Config{MaxHypotheses: 10, ReviewTypes: []string{"initial"}},
+		{"reviews: one type asked", AgentReview, "", 2, research.Config{MaxHypotheses: 10, ReviewTypes: []string{"initial"}},
 			10, 10 * perRequest, 10 * 0.75 * perRequest, 10 * high(0.25)},
-		{"matches by the measured rate", AgentComparison, 4.4, research.Config{MaxHypotheses: 10},
+		{"matches by the measured rate", AgentComparison, "", 4.4, research.Config{MaxHypotheses: 10},
 			44, 44 * perRequest, 44 * 0.75 * perRequest, 44 * high(0.25)},
-		{"every match a debate: 4 turns expected, 1 to 5", AgentComparison, 4.4, research.Config{MaxHypotheses: 10, DebateShare: 1},
+		{"every match a debate: 4 turns expected, 1 to 5", AgentComparison, AgentDebate, 4.4, research.Config{MaxHypotheses: 10, DebateShare: 1},
 			176, 176 * perRequest, 44 * 0.75 * perRequest, 220 * high(0.25)},
-		{"meta-reviews by the measured rate, not batched", AgentMetaReview, 0.25, research.Config{MaxHypotheses: 20, Batch: true},
+		{"batched, half the matches debates: the debates' turns ordinary calls", AgentComparison, AgentDebate, 4.4, research.Config{MaxHypotheses: 10, DebateShare: 0.5, Batch: true},
+			88, 22*perRequest/2 + 88*perRequest, 22*0.75*perRequest/2 + 22*0.75*perRequest, 22*high(0)/2 + 110*high(0.25)},
+		{"meta-reviews by the measured rate, not batched", AgentMetaReview, "", 0.25, research.Config{MaxHypotheses: 20, Batch: true},
 			5, 5 * perRequest, 5 * 0.75 * perRequest, 5 * high(0.25)},
-		{"batched generations: half, and uncached at the high end", AgentHypothesis, 1, research.Config{MaxHypotheses: 10, Batch: true},
+		{"batched generations: half, and uncached at the high end", AgentHypothesis, "", 1, research.Config{MaxHypotheses: 10, Batch: true},
 			10, 10 * perRequest / 2, 10 * 0.75 * perRequest / 2, 10 * high(0) / 2},
 	}
 	for _, tc := range tests {
@@ -85,9 +88,12 @@ func TestForecastArithmetic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tc.line == "" {
+				tc.line = tc.agent
+			}
 			var got Agent
 			for _, a := range e.Agents {
-				if a.Agent == tc.agent {
+				if a.Agent == tc.line {
 					got = a
 				}
 			}
@@ -98,7 +104,7 @@ func TestForecastArithmetic(t *testing.T) {
 			if !(e.Low <= e.Expected && e.Expected <= e.High) {
 				t.Errorf("range %g to %g does not hold %g", e.Low, e.High, e.Expected)
 			}
-			wantBatched := tc.config.Batch && slices.Contains(batchedAgents, tc.agent)
+			wantBatched := tc.config.Batch && slices.Contains(batchedAgents, tc.line)
 			if got.Batched != wantBatched || (got.Usage.Batched > 0) != wantBatched {
 				t.Errorf("%s batched %v (%d requests); want %v", tc.agent, got.Batched, got.Usage.Batched, wantBatched)
 			}
@@ -116,6 +122,14 @@ func TestForecastTools(t *testing.T) {
 	step := (1250*1e-6 - 125*1e-6 + 125*2e-6 + 250*10e-6) // uncached, 1.25 times the tokens
 	if with.Low != without.Low || with.Expected != without.Expected || math.Abs(with.High-without.High-7*step) > 1e-9 {
 		t.Errorf("with tools %+v; without %+v; want the high end %g more", with, without, 7*step)
+	}
+	// Batched, a turn that may call tools is an ordinary call: the high end pays full price
+	// for the generations (uncached, as batched ones at the high end), the low end still
+	// the batch's.
+	c.Batch = true
+	batched, _ := Forecast(c, one(AgentHypothesis, 1), testPrices)
+	if math.Abs(batched.High-10*step-7*step) > 1e-9 || math.Abs(batched.Low-without.Low/2) > 1e-9 {
+		t.Errorf("batched with tools: $%g to $%g; want $%g to $%g", batched.Low, batched.High, without.Low/2, 17*step)
 	}
 }
 
