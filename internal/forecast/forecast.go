@@ -195,11 +195,15 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 		}
 		batched := c.Batch && slices.Contains(batchedAgents, name)
 		if name == AgentComparison && share > 0 {
-			// A share of the matches are debates: several turns, each an ordinary call,
-			// each taken to carry what a comparison does.
-			add(name, f, req*(1-share), req*(1-share), req*(1-share), batched)
-			debates := req * share
-			add(AgentDebate, f, debates*expectedDebateTurns, debates, debates*tournament.MaxDebateTurns, false)
+			// The tournament spends a budget of calls a round: debates take their turns
+			// from it, so the matches' requests stay as many. One placement game a
+			// newcomer; of the rest (the boundary of the top), a share of the matches
+			// are debates of several turns, each an ordinary call.
+			boundary := max(0, req-n)
+			turns := func(t float64) float64 { return boundary * share * t / (1 + share*(t-1)) }
+			low, expected, high := turns(tournament.MinTurns), turns(expectedDebateTurns), turns(tournament.MaxDebateTurns)
+			add(name, f, req-expected, req-low, req-high, batched)
+			add(AgentDebate, f, expected, low, high, false)
 			continue
 		}
 		add(name, f, req, req, req, batched)
@@ -213,7 +217,7 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 		e.Assumes = append(e.Assumes, fmt.Sprintf("from the benchmark's cache hits (low) to %.0f%% of them (high), for turns spaced past the cache's lifetime", 100*(1-cacheLoss)))
 	}
 	if c.DebateShare > 0 {
-		e.Assumes = append(e.Assumes, fmt.Sprintf("%.0f%% of matches are debates (at most: only boundary matches are), of %d to %d turns as large as a comparison, ordinary calls (low: one turn)",
+		e.Assumes = append(e.Assumes, fmt.Sprintf("%.0f%% of the matches past each newcomer's placement game are debates of %d to %d turns, each turn as large as a comparison and an ordinary call, out of the same budget of calls",
 			100*share, tournament.MinTurns, tournament.MaxDebateTurns))
 	}
 	if len(c.Tools) > 0 {
