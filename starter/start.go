@@ -31,6 +31,8 @@ type startOptions struct {
 	req   research.Request
 	wait  bool
 	watch bool
+	// estimate prints the session's cost forecast instead of starting it.
+	estimate bool
 	// warning, if not "", is printed before the session starts: an --id that spells
 	// words of the goal in a deployment whose research is encrypted.
 	warning string
@@ -75,6 +77,7 @@ func parseStart(args []string) (startOptions, error) {
 	cf.register(fs, false)
 	fs.BoolVar(&o.wait, "wait", false, "wait for the session to end and print its result")
 	fs.BoolVar(&o.watch, "watch", false, "follow the session live until it ends")
+	fs.BoolVar(&o.estimate, "estimate", false, "print what the session would cost (a range, from the cost benchmark's figures and the price table) and exit, starting nothing and calling no model")
 
 	err := parseFlags(fs, args, `: give the goal with --goal "..."`)
 	if err != nil {
@@ -278,6 +281,9 @@ func tokenBudgetText(n int) string {
 
 func cmdStart(ctx context.Context, args []string) error {
 	o, err := parseStart(args)
+	if err == nil && o.estimate {
+		return printEstimate(stdout, o.req)
+	}
 	return withTemporal(err, func(c client.Client, namespace string) error {
 		if len(o.req.Config.Tools) > 0 {
 			// A tool the workers do not offer is refused before anything starts.
