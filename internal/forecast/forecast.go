@@ -233,6 +233,9 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 			e.Assumes = append(e.Assumes, "turns that may call tools are ordinary calls: the high end batches none")
 		}
 	}
+	if c.BudgetUSD > 0 && e.Priced && c.BudgetUSD < e.High {
+		e.Assumes = append(e.Assumes, fmt.Sprintf("the range ignores the budget: session's budget of $%.2f suspends it when spent, below the range's top", c.BudgetUSD))
+	}
 	return e, nil
 }
 

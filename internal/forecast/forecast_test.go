@@ -151,6 +151,7 @@ func TestForecastModels(t *testing.T) {
 		{"another model of the provider: the closest figures, said", research.Config{Provider: "anthropic", Model: "claude-opus-5-5"}, "claude-sonnet-5-5", true, "did not run claude-opus-5-5", ""},
 		{"the provider's default model", research.Config{Provider: "openai"}, "gpt-6-sol", true, "", ""},
 		{"a model without a price: no dollars, said", research.Config{Provider: "openai", Model: "gpt-9-nova"}, "gpt-6-sol", false, "no price", ""},
+		{"a budget below the range's top, said", research.Config{Provider: "openai", Model: "gpt-6-sol", BudgetUSD: 0.5}, "gpt-6-sol", true, "budget of $0.50 suspends it", ""},
 		{"offline costs nothing", research.Config{Provider: "offline"}, "", true, "no call is paid", ""},
 		{"a provider the figures lack", research.Config{Provider: "mistral", Model: "x"}, "", false, "", "no figures"},
 	}
