@@ -57,10 +57,11 @@ func openAICachingOf(model string) openAICaching {
 // openAICache sets what a request carries for its cache lifetime on OpenAI's own API:
 // with c.Long, extended retention on the models that offer it, or on GPT-5.6 and later an
 // explicit breakpoint at the end of the shared prefix of the prompt (the user message
-// first), so that the calls sharing it hit even though the implicit breakpoint, at the
-// end of each prompt, differs between them. Its lifetime is the request's default, 30
-// minutes (the only one prompt_cache_options takes), renewed on each hit. Short is the
-// API's default: nothing sent.
+// first), so that the calls sharing it read it to its exact end, wherever the implicit
+// breakpoint the API chooses falls. Its lifetime is the request's default, 30 minutes
+// (the only one prompt_cache_options takes; a breakpoint's own ttl may be "12h", whose
+// write price is not known here), renewed on each hit: it does not outlive a batch that
+// waits longer. Short is the API's default: nothing sent.
 func openAICache(params *openai.ChatCompletionNewParams, model string, c research.Cache, user int) {
 	if !c.Long {
 		return

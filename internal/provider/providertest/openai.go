@@ -161,8 +161,7 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 		scope := req.Model + "\x00" + req.PromptCacheKey
 		s.mu.Lock()
 		if explicitCaching(req.Model) {
-			use := s.openAI.breakpoints(openAIBlocks(scope, ids, marks, req), openAIMinPrefix, len(marks), now)
-			cached, written = use.read, use.written()
+			cached, written = s.openAI.explicit(scope, ids, marks, req, now)
 		} else {
 			ttl := s.opts.OpenAICacheTTL
 			if req.PromptCacheRetention == "24h" {

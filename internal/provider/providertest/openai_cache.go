@@ -6,17 +6,20 @@ import (
 	"time"
 )
 
-// OpenAI's explicit prompt cache, from GPT-5.6 on (the SDK's prompt_cache_options and
-// prompt_cache_breakpoint docs, and OpenAI's pricing, read 2026-11-25): the cache is
-// written at breakpoints, an implicit one the API places (the fake: at the end of the
-// last message) unless prompt_cache_options.mode is "explicit", and the explicit ones a
-// request marks on content parts (the latest 3 of them written beside the implicit one,
-// 4 without it). A breakpoint lives its ttl ("30m", the request's default, or "12h"),
-// renewed on a hit; a later request reads the longest prefix, ending at any of its
-// message or marked-part boundaries, that a breakpoint cached (no lookback limit). What
-// it writes past the read is reported as cache_write_tokens, billed at 1.25 times the
-// input price. The fake caches a breakpoint of at least 1,024 tokens, as the automatic
-// cache's minimum.
+// OpenAI's prompt cache from GPT-5.6 on (the SDK's prompt_cache_options and
+// prompt_cache_breakpoint docs, and OpenAI's pricing, read 2026-11-25): writes are billed
+// (cache_write_tokens, 1.25 times the input price), and a request may mark explicit
+// breakpoints on content parts besides the implicit one the API chooses (none with
+// prompt_cache_options.mode "explicit"). Where the implicit breakpoint goes the docs do
+// not say; the fake takes it to cache the prompt as the automatic cache did before
+// GPT-5.6 (its prefixes of 1,024 + k·128 tokens, rounded to a token block), for 30
+// minutes. An explicit breakpoint caches the prefix up to the exact end of its part
+// (not rounded), for its ttl ("30m", the request's default, or "12h"); the latest 3 are
+// written beside the implicit one, 4 without it. A request reads the longest live
+// prefix of either kind (explicit ones looked up from each of its own explicit
+// breakpoints back to any message or marked-part boundary before it, without a lookback
+// limit); what it writes is the tokens past the read up to the end of the last prefix it
+// caches. Every hit renews the lifetime.
 
 // openAIExplicitTTL is a breakpoint's lifetime when neither it nor the request names one.
 const openAIExplicitTTL = 30 * time.Minute
@@ -76,11 +79,31 @@ func checkCacheOptions(req chatRequest, marks []mark) *apiError {
 	return nil
 }
 
-// openAIBlocks are a prompt's marks as the cache sees them: the hash of the prefix up to
-// each (within scope), and the lifetime of the breakpoints the request writes there.
-func openAIBlocks(scope string, ids []uint32, marks []mark, req chatRequest) []block {
+// explicit looks up and caches a prompt of a GPT-5.6 or later model, as the comment at
+// the top of this file says, and returns cached_tokens and cache_write_tokens.
+func (c *prefixCache) explicit(scope string, ids []uint32, marks []mark, req chatRequest, now time.Time) (read, written int) {
 	implicit := req.PromptCacheOptions == nil || req.PromptCacheOptions.Mode != "explicit"
-	room := 4 // explicit breakpoints written: the latest ones
+	end := 0 // the end of the last prefix the request caches
+	if implicit && len(ids) >= openAIMinPrefix {
+		read = c.openAI(scope, ids, openAIExplicitTTL, now)
+		end = len(ids) - (len(ids)-openAIMinPrefix)%openAIStep
+	}
+	blocks := openAIBlocks(scope, ids, marks, implicit)
+	use := c.breakpoints(blocks, openAIMinPrefix, len(blocks), now)
+	read = max(read, use.read)
+	for _, b := range blocks {
+		if b.ttl > 0 && b.end >= openAIMinPrefix {
+			end = max(end, b.end)
+		}
+	}
+	return read, max(0, end-read)
+}
+
+// openAIBlocks are a prompt's marks as the cache sees them: the hash of the prefix up to
+// each (within scope), and the lifetime of the explicit breakpoints the request writes
+// there (the latest 3, or 4 without the implicit one).
+func openAIBlocks(scope string, ids []uint32, marks []mark, implicit bool) []block {
+	room := 4
 	if implicit {
 		room = 3
 	}
@@ -93,14 +116,10 @@ func openAIBlocks(scope string, ids []uint32, marks []mark, req chatRequest) []b
 		from = m.end
 		blocks[i] = block{key: uint64(h), end: m.end}
 	}
-	for i := len(marks) - 1; i >= 0; i-- {
-		m := marks[i]
-		switch {
-		case m.explicit && room > 0:
+	for i := len(marks) - 1; i >= 0 && room > 0; i-- {
+		if marks[i].explicit {
 			room--
-			blocks[i].ttl = lifetime(m.ttl)
-		case !m.explicit && implicit && i == len(marks)-1:
-			blocks[i].ttl = openAIExplicitTTL
+			blocks[i].ttl = lifetime(marks[i].ttl)
 		}
 	}
 	return blocks
