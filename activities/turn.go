@@ -151,7 +151,8 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 		return zero, err
 	}
 	stop := a.keepAlive(ctx)
-	r, promptText, err := take(ctx, a, ag, m, in, t.TurnID, l, rec, &spent)
+	var asked *research.Cache // how the model was asked to cache the prompt; nil: not asked
+	r, promptText, err := take(ctx, a, ag, m, in, t.TurnID, l, rec, &spent, &asked)
 	stop()
 	if err != nil {
 		return zero, withUsage(providerError(err), spent)
@@ -167,6 +168,10 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 		ID: t.TurnID, Agent: ag.label, Prompt: promptText, Result: result,
 		Usage: spent, Finished: session.Stamp(time.Now()),
 	}
+	if asked != nil {
+		name, model := provider.ModelName(t.Provider, t.Model)
+		record.Cache = provider.CacheLifetime(name, model, *asked)
+	}
 	if rec != nil {
 		record.Given, record.Said = rec.Given, rec.Said
 	}
@@ -181,9 +186,9 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 
 // take is the agent's part of a turn: prepare the request, fill in its tooling (a step
 // of a tool-using turn), prompt and cache, make the one model call, and keep the answer.
-// It returns the rendered prompt for the turn's record, and adds what the call spent to
-// spent.
-func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], m Model, in In, turnID string, l Loop, rec *store.Turn, spent *research.Usage) (Res, string, error) {
+// It returns the rendered prompt for the turn's record, adds what the call spent to
+// spent, and points asked at the prompt's cache when it asks the model.
+func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], m Model, in In, turnID string, l Loop, rec *store.Turn, spent *research.Usage, asked **research.Cache) (Res, string, error) {
 	var zero Res
 	tu, err := ag.prepare(ctx, a, in, turnID)
 	if err != nil {
@@ -196,11 +201,13 @@ func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag ag
 			return zero, "", err
 		}
 	}
-	*f.prompt, *f.cache = cached(t, ag.label, ag.prompt(tu.req), ag.many)
+	*f.prompt, *f.cache = cached(t, ag.label, ag.prompt(tu.req), ag.many, batching(ctx, t))
 	text := *f.prompt
 	if tu.done != nil {
 		return *tu.done, text, nil
 	}
+	c := *f.cache
+	*asked = &c
 	var tooling *research.Tooling // a step of a tool-using turn: its tools and conversation
 	if l.On() {
 		tooling = f.tooling
@@ -313,9 +320,23 @@ func (a *Activities) context(ctx context.Context, sessionID string, ref ContextR
 // cache it. The calls of one agent in one round of a session share a key (a provider that
 // routes by key sends them where their prefix is cached); breakpoints says whether the
 // turn is one of many of its agent in a round, so that marking its prefix for the cache
-// pays for the write.
-func cached(t Turn, agent string, p prompt.Text, breakpoints bool) (string, research.Cache) {
-	return p.Prompt, research.Cache{Prefix: p.Prefix, Key: CacheKey(t.SessionID, t.Round, agent), Breakpoints: breakpoints}
+// pays for the write. batch says the turn goes out in a provider's batch: its prefix is
+// asked to live long (research.Cache.Long), since a batch runs minutes to hours after its
+// requests are sent and the one before it, so a 5-minute cache written by the first of
+// its requests, or by the turns before the batch, is gone by the time the others read it;
+// the long lifetime (Anthropic's 1 hour, OpenAI's extended retention) outlives most
+// batches, and its higher write price is paid once for the many reads.
+func cached(t Turn, agent string, p prompt.Text, breakpoints, batch bool) (string, research.Cache) {
+	return p.Prompt, research.Cache{Prefix: p.Prefix, Key: CacheKey(t.SessionID, t.Round, agent), Breakpoints: breakpoints, Long: batch}
+}
+
+// batching says whether a turn's request goes in a batch: it is recorded for one
+// (SubmitBatch runs it with a recorder in ctx) or runs from one (t.Batch). Both must ask
+// alike, so that a request the batch failed, which the turn then sends itself, still
+// reads the long-lived prefix the batch wrote.
+func batching(ctx context.Context, t Turn) bool {
+	_, recording := ctx.Value(modelKey{}).(Model)
+	return recording || t.Batch != ""
 }
 
 // CacheKey names the calls of one agent in one round of a session: a short hash, since a

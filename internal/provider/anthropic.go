@@ -114,7 +114,7 @@ func (a *Anthropic) params(req Completion) (anthropic.MessageNewParams, error) {
 	if req.Cache.Breakpoints && len(req.Tooling.Steps) > 0 {
 		// The conversation so far is the next step's prefix: a breakpoint on its last tool
 		// result lets that step read it from the cache.
-		markLastResult(msgs[len(msgs)-1].Content)
+		markLastResult(msgs[len(msgs)-1].Content, req.Cache.Long)
 	}
 	for _, m := range turns[1:] {
 		if m.assistant {
@@ -204,6 +204,8 @@ func anthropicAnswer(req Completion, msg *anthropic.Message) Answer {
 		Usage:     usageOf(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens),
 		Truncated: msg.StopReason == anthropic.StopReasonMaxTokens,
 	}
+	// The part of the write made with the 1-hour lifetime, billed at its own price.
+	ans.Usage.CacheWriteLongTokens = int(min(u.CacheCreation.Ephemeral1hInputTokens, u.CacheCreationInputTokens))
 	names := toolNames(req.Tooling)
 	var text []string
 	answered := false
@@ -243,7 +245,7 @@ func promptBlocks(text string, c research.Cache) []anthropic.ContentBlockParamUn
 		return []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(text)}
 	}
 	shared := anthropic.NewTextBlock(text[:c.Prefix])
-	*shared.GetCacheControl() = anthropic.NewCacheControlEphemeralParam()
+	*shared.GetCacheControl() = breakpoint(c.Long)
 	if c.Prefix == len(text) {
 		return []anthropic.ContentBlockParamUnion{shared}
 	}
@@ -252,13 +254,26 @@ func promptBlocks(text string, c research.Cache) []anthropic.ContentBlockParamUn
 
 // markLastResult puts a cache breakpoint on the last tool result among blocks (not on the
 // instruction to answer that may follow it, which the next step would not repeat).
-func markLastResult(blocks []anthropic.ContentBlockParamUnion) {
+func markLastResult(blocks []anthropic.ContentBlockParamUnion, long bool) {
 	for i := len(blocks) - 1; i >= 0; i-- {
 		if blocks[i].OfToolResult != nil {
-			*blocks[i].GetCacheControl() = anthropic.NewCacheControlEphemeralParam()
+			*blocks[i].GetCacheControl() = breakpoint(long)
 			return
 		}
 	}
+}
+
+// breakpoint is a cache_control breakpoint: the default 5-minute lifetime, or with long
+// (research.Cache.Long) ttl "1h", written at twice the input price instead of 1.25 times,
+// for a prefix read again after more than 5 minutes (a batch's requests). A request's
+// breakpoints all take the one lifetime, so the API's rule that longer lifetimes come
+// first always holds.
+func breakpoint(long bool) anthropic.CacheControlEphemeralParam {
+	cc := anthropic.NewCacheControlEphemeralParam()
+	if long {
+		cc.TTL = anthropic.CacheControlEphemeralTTLTTL1h
+	}
+	return cc
 }
 
 // anthropicStep is one step of a tool-using turn as Messages: the assistant's text and

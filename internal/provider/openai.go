@@ -31,7 +31,9 @@ type OpenAIConfig struct {
 	Timeout    time.Duration
 	// PromptCacheKey sends each request's cache key (research.Cache.Key) as
 	// prompt_cache_key, which OpenAI uses to route requests that share a prefix to where it
-	// is cached. Off for other OpenAI-compatible servers, which may refuse the field.
+	// is cached, and the long cache lifetime a request asks for (research.Cache.Long:
+	// prompt_cache_retention or prompt_cache_breakpoint, by model). Off for other
+	// OpenAI-compatible servers, which may refuse the fields.
 	PromptCacheKey bool
 }
 
@@ -43,7 +45,7 @@ type OpenAI struct {
 	batches  openai.BatchService
 	model    string
 	key      string // only to remove it from error messages
-	cacheKey bool   // send prompt_cache_key (OpenAIConfig.PromptCacheKey)
+	cacheKey bool   // send prompt_cache_key and the cache lifetime (OpenAIConfig.PromptCacheKey)
 }
 
 // NewOpenAI returns an OpenAI completer. It reads nothing from the environment (it builds
@@ -87,6 +89,7 @@ func (o *OpenAI) params(req Completion) openai.ChatCompletionNewParams {
 		msgs = append(msgs, openai.SystemMessage(req.System))
 	}
 	turns := req.messages()
+	user := len(msgs) // the prompt's message, where a cache breakpoint may go
 	msgs = append(msgs, openai.UserMessage(turns[0].text))
 	for _, st := range req.Tooling.Steps {
 		msgs = append(msgs, openAIStep(st, req.Tooling.Tools)...)
@@ -102,9 +105,13 @@ func (o *OpenAI) params(req Completion) openai.ChatCompletionNewParams {
 		}
 	}
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(o.model), Messages: msgs}
-	// OpenAI caches every prompt's prefix by itself; the key keeps a round's calls together.
+	// OpenAI caches every prompt's prefix by itself; the key keeps a round's calls
+	// together, and a long lifetime keeps them past a batch's wait (openAICache).
 	if o.cacheKey && req.Cache.Key != "" {
 		params.PromptCacheKey = openai.String(req.Cache.Key)
+	}
+	if o.cacheKey {
+		openAICache(&params, o.model, req.Cache, user)
 	}
 	if len(req.Schema) > 0 {
 		schema, strict := strictSchema(req.Schema)

@@ -14,14 +14,18 @@ import (
 
 // Price is what a model costs, in US dollars per million tokens. Input tokens read from
 // the provider's prompt cache cost CachedPerMTok, and those written into it
-// CacheWritePerMTok; either left at 0 costs as any input token. A request answered
-// through the provider's batch API costs BatchShare of all that (0: DefaultBatchShare).
+// CacheWritePerMTok, or CacheWriteLongPerMTok when written with the long lifetime
+// (research.Cache.Long: Anthropic's 1-hour cache); any of them left at 0 costs as the
+// next one down (a long write as a short one, a short one or a read as any input token).
+// A request answered through the provider's batch API costs BatchShare of all that (0:
+// DefaultBatchShare).
 type Price struct {
-	PromptPerMTok     float64 `json:"prompt_per_mtok"`
-	CompletionPerMTok float64 `json:"completion_per_mtok"`
-	CachedPerMTok     float64 `json:"cached_per_mtok,omitempty"`
-	CacheWritePerMTok float64 `json:"cache_write_per_mtok,omitempty"`
-	BatchShare        float64 `json:"batch_share,omitempty"`
+	PromptPerMTok         float64 `json:"prompt_per_mtok"`
+	CompletionPerMTok     float64 `json:"completion_per_mtok"`
+	CachedPerMTok         float64 `json:"cached_per_mtok,omitempty"`
+	CacheWritePerMTok     float64 `json:"cache_write_per_mtok,omitempty"`
+	CacheWriteLongPerMTok float64 `json:"cache_write_long_per_mtok,omitempty"`
+	BatchShare            float64 `json:"batch_share,omitempty"`
 }
 
 // DefaultBatchShare is what a request costs through a batch API, as a share of its list
@@ -48,20 +52,29 @@ const PricesAsOf = "2026-11-25"
 // costs 0 and is counted as unpriced (see LLM), never guessed.
 //
 // Cache prices: OpenAI bills cached input at a tenth of the input price on its current
-// models (a quarter or half on older ones) and, for the usage cosci reads, nothing
-// extra for writes; Anthropic bills a cache read at a tenth of the input price and a
-// 5-minute write at 1.25 times it.
+// models (a twentieth on GPT-6.1 Sol and Terra, a quarter or half on older ones); writes are free
+// before GPT-5.6, and from GPT-5.6 on (GPT-5.6, the GPT-6 family) billed at 1.25 times
+// the input price (cache_write_tokens in the usage; GPT-6 Sol's and Luna's since
+// 2026-09-22, GPT-6.1 Terra's 30-minute writes since 2026-10-26). Anthropic bills a
+// 5-minute write at 1.25 times the input price and a 1-hour write at 2 times it, and a
+// cache read at a tenth of it, except on Opus 5.5 and Sonnet 5.5: Opus 5.5's reads cost
+// a twentieth, and Sonnet 5.5's too since Anthropic cut them from $0.20 to $0.10 on
+// 2026-10-07 (its model page still said $0.20 on PricesAsOf; the cut is in third-party
+// trackers' changelogs of that date).
 func DefaultPrices() Prices {
 	return Prices{
-		// OpenAI, current: input, output, cached input
-		"gpt-6-astra":  {PromptPerMTok: 10.00, CompletionPerMTok: 50.00, CachedPerMTok: 1.00},
-		"gpt-6.1-sol":  {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10},
-		"gpt-6-sol":    {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20},
-		"gpt-6-luna":   {PromptPerMTok: 0.10, CompletionPerMTok: 0.50, CachedPerMTok: 0.01},
-		"gpt-5.5":      {PromptPerMTok: 5.00, CompletionPerMTok: 30.00, CachedPerMTok: 0.50},
-		"gpt-5.4":      {PromptPerMTok: 2.50, CompletionPerMTok: 15.00, CachedPerMTok: 0.25},
-		"gpt-5.4-mini": {PromptPerMTok: 0.75, CompletionPerMTok: 4.50, CachedPerMTok: 0.075},
-		"gpt-5.4-nano": {PromptPerMTok: 0.20, CompletionPerMTok: 1.25, CachedPerMTok: 0.02},
+		// OpenAI, current: input, output, cached input, and from GPT-5.6 on cache writes
+		// (1.25x input)
+		"gpt-6-astra":   {PromptPerMTok: 10.00, CompletionPerMTok: 50.00, CachedPerMTok: 1.00, CacheWritePerMTok: 12.50},
+		"gpt-6.1-sol":   {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10, CacheWritePerMTok: 2.50},
+		"gpt-6.1-terra": {PromptPerMTok: 1.00, CompletionPerMTok: 5.00, CachedPerMTok: 0.05, CacheWritePerMTok: 1.25},
+		"gpt-6-sol":     {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},
+		"gpt-6-luna":    {PromptPerMTok: 0.10, CompletionPerMTok: 0.50, CachedPerMTok: 0.01, CacheWritePerMTok: 0.125},
+		"gpt-5.6-sol":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.40, CacheWritePerMTok: 5.00},
+		"gpt-5.5":       {PromptPerMTok: 5.00, CompletionPerMTok: 30.00, CachedPerMTok: 0.50},
+		"gpt-5.4":       {PromptPerMTok: 2.50, CompletionPerMTok: 15.00, CachedPerMTok: 0.25},
+		"gpt-5.4-mini":  {PromptPerMTok: 0.75, CompletionPerMTok: 4.50, CachedPerMTok: 0.075},
+		"gpt-5.4-nano":  {PromptPerMTok: 0.20, CompletionPerMTok: 1.25, CachedPerMTok: 0.02},
 		// OpenAI, earlier
 		"gpt-5.2":      {PromptPerMTok: 1.75, CompletionPerMTok: 14.00, CachedPerMTok: 0.175},
 		"gpt-5.1":      {PromptPerMTok: 1.25, CompletionPerMTok: 10.00, CachedPerMTok: 0.125},
@@ -88,22 +101,25 @@ func DefaultPrices() Prices {
 		"voyage-3-large":  {PromptPerMTok: 0.18},
 		"voyage-3":        {PromptPerMTok: 0.06},
 		"voyage-3-lite":   {PromptPerMTok: 0.02},
-		// Anthropic, current: input, output, cache read, cache write (5 minutes)
-		"claude-opus-5-5":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.20, CacheWritePerMTok: 5.00},
-		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10, CacheWritePerMTok: 2.50},
-		"claude-haiku-4-5":  {PromptPerMTok: 1.00, CompletionPerMTok: 5.00, CachedPerMTok: 0.10, CacheWritePerMTok: 1.25},
+		// Anthropic, current: input, output, cache read, cache write (5 minutes), cache
+		// write (1 hour). Haiku 5.5 at its price up to 100K prompt tokens (above it costs
+		// 5 times as much; cosci's prompts stay below).
+		"claude-opus-5-5":   {PromptPerMTok: 4.00, CompletionPerMTok: 20.00, CachedPerMTok: 0.20, CacheWritePerMTok: 5.00, CacheWriteLongPerMTok: 8.00},
+		"claude-sonnet-5-5": {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.10, CacheWritePerMTok: 2.50, CacheWriteLongPerMTok: 4.00},
+		"claude-haiku-5-5":  {PromptPerMTok: 0.10, CompletionPerMTok: 0.50, CachedPerMTok: 0.01, CacheWritePerMTok: 0.125, CacheWriteLongPerMTok: 0.20},
+		"claude-haiku-4-5":  {PromptPerMTok: 1.00, CompletionPerMTok: 5.00, CachedPerMTok: 0.10, CacheWritePerMTok: 1.25, CacheWriteLongPerMTok: 2.00},
 		// Anthropic, earlier
-		"claude-sonnet-5":          {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50},
-		"claude-opus-4-6":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25},
-		"claude-opus-4-5":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25},
-		"claude-sonnet-4-6":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
-		"claude-sonnet-4-5":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
-		"claude-sonnet-4-0":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
-		"claude-opus-4-1":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75},
-		"claude-opus-4-0":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75},
-		"claude-3-7-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
-		"claude-3-5-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75},
-		"claude-3-5-haiku-latest":  {PromptPerMTok: 0.80, CompletionPerMTok: 4.00, CachedPerMTok: 0.08, CacheWritePerMTok: 1.00},
+		"claude-sonnet-5":          {PromptPerMTok: 2.00, CompletionPerMTok: 10.00, CachedPerMTok: 0.20, CacheWritePerMTok: 2.50, CacheWriteLongPerMTok: 4.00},
+		"claude-opus-4-6":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25, CacheWriteLongPerMTok: 10.00},
+		"claude-opus-4-5":          {PromptPerMTok: 5.00, CompletionPerMTok: 25.00, CachedPerMTok: 0.50, CacheWritePerMTok: 6.25, CacheWriteLongPerMTok: 10.00},
+		"claude-sonnet-4-6":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75, CacheWriteLongPerMTok: 6.00},
+		"claude-sonnet-4-5":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75, CacheWriteLongPerMTok: 6.00},
+		"claude-sonnet-4-0":        {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75, CacheWriteLongPerMTok: 6.00},
+		"claude-opus-4-1":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75, CacheWriteLongPerMTok: 30.00},
+		"claude-opus-4-0":          {PromptPerMTok: 15.00, CompletionPerMTok: 75.00, CachedPerMTok: 1.50, CacheWritePerMTok: 18.75, CacheWriteLongPerMTok: 30.00},
+		"claude-3-7-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75, CacheWriteLongPerMTok: 6.00},
+		"claude-3-5-sonnet-latest": {PromptPerMTok: 3.00, CompletionPerMTok: 15.00, CachedPerMTok: 0.30, CacheWritePerMTok: 3.75, CacheWriteLongPerMTok: 6.00},
+		"claude-3-5-haiku-latest":  {PromptPerMTok: 0.80, CompletionPerMTok: 4.00, CachedPerMTok: 0.08, CacheWritePerMTok: 1.00, CacheWriteLongPerMTok: 1.60},
 	}
 }
 
@@ -126,7 +142,7 @@ func LoadPrices(path string) (Prices, error) {
 		if strings.TrimSpace(m) == "" {
 			return nil, fmt.Errorf("price table %s: a model name is empty", path)
 		}
-		if slices.ContainsFunc([]float64{pr.PromptPerMTok, pr.CompletionPerMTok, pr.CachedPerMTok, pr.CacheWritePerMTok}, func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }) {
+		if slices.ContainsFunc([]float64{pr.PromptPerMTok, pr.CompletionPerMTok, pr.CachedPerMTok, pr.CacheWritePerMTok, pr.CacheWriteLongPerMTok}, func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }) {
 			return nil, fmt.Errorf("price table %s: model %q has a negative price; prices are USD per million tokens", path, m)
 		}
 		if pr.BatchShare < 0 || pr.BatchShare > 1 || math.IsNaN(pr.BatchShare) {
@@ -146,7 +162,8 @@ func LoadPrices(path string) (Prices, error) {
 // "claude-3-5-haiku-latest").
 //
 // Cached input is priced at CachedPerMTok, input written to the cache at
-// CacheWritePerMTok, the rest of the prompt at PromptPerMTok; u is one request's usage, and
+// CacheWritePerMTok (the part written with the long lifetime at CacheWriteLongPerMTok),
+// the rest of the prompt at PromptPerMTok; u is one request's usage, and
 // a request answered through a batch API (u.Batched) costs the model's batch share of that.
 func (p Prices) Cost(model string, u research.Usage) float64 {
 	pr, ok := p.lookup(model)
@@ -184,9 +201,11 @@ func (pr Price) cost(u research.Usage) float64 {
 		return v
 	}
 	cached, written := min(u.CachedTokens, u.PromptTokens), min(u.CacheWriteTokens, u.PromptTokens-min(u.CachedTokens, u.PromptTokens))
+	long := min(u.CacheWriteLongTokens, written) // part of written, never more
 	plain := u.PromptTokens - cached - written
+	short := or(pr.CacheWritePerMTok, pr.PromptPerMTok)
 	return share * (float64(plain)*pr.PromptPerMTok + float64(cached)*or(pr.CachedPerMTok, pr.PromptPerMTok) +
-		float64(written)*or(pr.CacheWritePerMTok, pr.PromptPerMTok) + float64(u.CompletionTokens)*pr.CompletionPerMTok) / 1e6
+		float64(written-long)*short + float64(long)*or(pr.CacheWriteLongPerMTok, short) + float64(u.CompletionTokens)*pr.CompletionPerMTok) / 1e6
 }
 
 // Has reports whether the table prices the model (by any of the names Cost accepts).

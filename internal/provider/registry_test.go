@@ -312,16 +312,63 @@ func TestCachedPrices(t *testing.T) {
 		{"anthropic, read and write", "claude-sonnet-4-5", research.Usage{PromptTokens: 3_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 3.00 + 0.30 + 3.75},
 		{"no cache prices", "local", research.Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 2 * 1},
 		{"more cached than prompt", "gpt-4.1", research.Usage{PromptTokens: 1_000_000, CachedTokens: 5_000_000, CacheWriteTokens: 5_000_000}, 0.50},
+		{"anthropic, 1h write", "claude-sonnet-5-5", research.Usage{PromptTokens: 3_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 2_000_000, CacheWriteLongTokens: 1_000_000}, 0.10 + 2.50 + 4.00},
+		{"more long than written", "claude-sonnet-5-5", research.Usage{PromptTokens: 2_000_000, CacheWriteTokens: 1_000_000, CacheWriteLongTokens: 3_000_000}, 2.00 + 4.00},
+		{"long write without a long price", "local", research.Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWriteLongTokens: 1_000_000}, 1},
+		{"openai gpt-6, written at 1.25x", "gpt-6-sol", research.Usage{PromptTokens: 3_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 2.00 + 0.20 + 2.50},
+		{"openai before 5.6, writes free", "gpt-5.4", research.Usage{PromptTokens: 2_000_000, CacheWriteTokens: 1_000_000}, 2 * 2.50},
+		{"batched long write", "claude-sonnet-5-5", research.Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWriteLongTokens: 1_000_000, Batched: 1}, 0.5 * 4.00},
 	} {
 		if got := p.Cost(tc.model, tc.u); !near(got, tc.want) || got < 0 {
 			t.Errorf("%s: %g, want %g", tc.name, got, tc.want)
 		}
 	}
-	// Every built-in price of a cache read is below the input price.
+	// Every built-in price of a cache read is below the input price, and a long write
+	// costs no less than a short one.
 	for m, pr := range p {
 		if pr.CachedPerMTok > pr.PromptPerMTok {
 			t.Errorf("%s: a cached token costs more (%g) than an input token (%g)", m, pr.CachedPerMTok, pr.PromptPerMTok)
 		}
+		if pr.CacheWriteLongPerMTok != 0 && pr.CacheWriteLongPerMTok < pr.CacheWritePerMTok {
+			t.Errorf("%s: a 1h write costs less (%g) than a short one (%g)", m, pr.CacheWriteLongPerMTok, pr.CacheWritePerMTok)
+		}
+	}
+}
+
+// TestCachePriceRatios: the built-in table holds to the ratios its comment states: a
+// Claude 1h write is twice the input price and a 5m write 1.25 times it, a read a tenth of
+// it (a twentieth on Opus and Sonnet 5.5, since Sonnet 5.5's cut of 2026-10-07); OpenAI's
+// writes from GPT-5.6 on are 1.25 times the input price, and free (no price) before.
+func TestCachePriceRatios(t *testing.T) {
+	p := DefaultPrices()
+	ratio := func(v, of float64) float64 { return v / of }
+	for m, pr := range p {
+		switch {
+		case strings.HasPrefix(m, "claude-"):
+			read := 0.1
+			if m == "claude-opus-5-5" || m == "claude-sonnet-5-5" {
+				read = 0.05
+			}
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{{"read", ratio(pr.CachedPerMTok, pr.PromptPerMTok), read}, {"5m write", ratio(pr.CacheWritePerMTok, pr.PromptPerMTok), 1.25}, {"1h write", ratio(pr.CacheWriteLongPerMTok, pr.PromptPerMTok), 2}} {
+				if !near(c.got, c.want) {
+					t.Errorf("%s: %s at %gx input, want %gx", m, c.what, c.got, c.want)
+				}
+			}
+		case strings.HasPrefix(m, "gpt-6"), strings.HasPrefix(m, "gpt-5.6"):
+			if !near(ratio(pr.CacheWritePerMTok, pr.PromptPerMTok), 1.25) {
+				t.Errorf("%s: cache writes at %g, want 1.25x input %g", m, pr.CacheWritePerMTok, pr.PromptPerMTok)
+			}
+		case strings.HasPrefix(m, "gpt-"):
+			if pr.CacheWritePerMTok != 0 || pr.CacheWriteLongPerMTok != 0 {
+				t.Errorf("%s: a write price on a model whose writes are free", m)
+			}
+		}
+	}
+	if got := p["claude-sonnet-5-5"]; got.CachedPerMTok != 0.10 || got.CacheWriteLongPerMTok != 4.00 {
+		t.Errorf("claude-sonnet-5-5 = %+v; want reads $0.10 (cut on 2026-10-07) and 1h writes $4", got)
 	}
 }
 
@@ -334,11 +381,13 @@ func TestLoadPrices(t *testing.T) {
 		}
 		return path
 	}
-	p, err := LoadPrices(write("ok.json", `{"llama3.1:8b": {"prompt_per_mtok": 0, "completion_per_mtok": 0}, "gpt-4o-mini": {"prompt_per_mtok": 0.2, "completion_per_mtok": 0.8}}`))
+	p, err := LoadPrices(write("ok.json", `{"llama3.1:8b": {"prompt_per_mtok": 0, "completion_per_mtok": 0}, "gpt-4o-mini": {"prompt_per_mtok": 0.2, "completion_per_mtok": 0.8},
+		"claude-x": {"prompt_per_mtok": 1, "completion_per_mtok": 5, "cache_write_per_mtok": 1.25, "cache_write_long_per_mtok": 2}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p) != 2 || p["gpt-4o-mini"] != (Price{PromptPerMTok: 0.2, CompletionPerMTok: 0.8}) {
+	if len(p) != 3 || p["gpt-4o-mini"] != (Price{PromptPerMTok: 0.2, CompletionPerMTok: 0.8}) ||
+		p["claude-x"] != (Price{PromptPerMTok: 1, CompletionPerMTok: 5, CacheWritePerMTok: 1.25, CacheWriteLongPerMTok: 2}) {
 		t.Errorf("prices = %v", p)
 	}
 	for name, body := range map[string]string{
@@ -346,6 +395,7 @@ func TestLoadPrices(t *testing.T) {
 		"negative.json":  `{"m": {"prompt_per_mtok": -1, "completion_per_mtok": 1}}`,
 		"negative cache": `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "cached_per_mtok": -0.1}}`,
 		"batch share":    `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "batch_share": 2}}`,
+		"negative long":  `{"m": {"prompt_per_mtok": 1, "completion_per_mtok": 1, "cache_write_long_per_mtok": -2}}`,
 		"bad.json":       `[1, 2]`,
 	} {
 		if _, err := LoadPrices(write(name, body)); err == nil {

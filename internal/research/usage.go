@@ -12,9 +12,12 @@ type Usage struct {
 	Requests         int `json:"requests"`
 	// CachedTokens of the prompt were read from the provider's prompt cache (billed at a
 	// fraction of the input price); CacheWriteTokens were written into it (Anthropic bills
-	// them above the input price).
-	CachedTokens     int `json:"cached_tokens,omitempty"`
-	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// them above the input price). CacheWriteLongTokens are the part of CacheWriteTokens
+	// written with the long lifetime (Cache.Long: Anthropic's 1-hour cache), which costs
+	// more than a short write; CacheWriteTokens stays the total.
+	CachedTokens         int `json:"cached_tokens,omitempty"`
+	CacheWriteTokens     int `json:"cache_write_tokens,omitempty"`
+	CacheWriteLongTokens int `json:"cache_write_long_tokens,omitempty"`
 	// Batched counts the requests answered through the provider's batch API (billed at a
 	// discount); Unpriced those whose model the worker's price table lacks, whose cost is
 	// unknown and not in CostUSD.
@@ -27,14 +30,15 @@ type Usage struct {
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		PromptTokens:     u.PromptTokens + v.PromptTokens,
-		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
-		Requests:         u.Requests + v.Requests,
-		CachedTokens:     u.CachedTokens + v.CachedTokens,
-		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-		Batched:          u.Batched + v.Batched,
-		Unpriced:         u.Unpriced + v.Unpriced,
-		CostUSD:          u.CostUSD + v.CostUSD,
+		PromptTokens:         u.PromptTokens + v.PromptTokens,
+		CompletionTokens:     u.CompletionTokens + v.CompletionTokens,
+		Requests:             u.Requests + v.Requests,
+		CachedTokens:         u.CachedTokens + v.CachedTokens,
+		CacheWriteTokens:     u.CacheWriteTokens + v.CacheWriteTokens,
+		CacheWriteLongTokens: u.CacheWriteLongTokens + v.CacheWriteLongTokens,
+		Batched:              u.Batched + v.Batched,
+		Unpriced:             u.Unpriced + v.Unpriced,
+		CostUSD:              u.CostUSD + v.CostUSD,
 	}
 }
 
@@ -62,8 +66,16 @@ type Context struct {
 // requests by a key (OpenAI's prompt_cache_key). Breakpoints says whether to mark the
 // prefix for a provider that caches only what it is told to (Anthropic): a turn made
 // once per round (the plan, a meta-review) gains nothing from a cache write.
+//
+// Long asks the provider to hold the prefix past its short lifetime, for calls that come
+// long after the write (a batch's requests, which may run hours after they are sent):
+// Anthropic's 1-hour cache_control ttl (written at a higher price) instead of 5 minutes;
+// on OpenAI prompt_cache_retention "24h" on the models that offer extended retention,
+// and an explicit prompt_cache_breakpoint at the prefix's end on GPT-5.6 and later.
+// false is the provider's short lifetime.
 type Cache struct {
 	Prefix      int
 	Key         string
 	Breakpoints bool
+	Long        bool
 }

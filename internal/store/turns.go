@@ -25,6 +25,11 @@ type Turn struct {
 	// the model answered, its text and the calls it asked for.
 	Given []research.ToolResult `json:"given,omitempty"`
 	Said  *research.ToolStep    `json:"said,omitempty"`
+	// Cache is the prompt cache lifetime the turn asked its provider for
+	// (provider.CacheLifetime): "5m" or "1h" (Anthropic), "24h", "30m" or "default"
+	// (OpenAI: its own retention, which cosci cannot see), "" when the turn asked for no
+	// cache or called no model.
+	Cache string `json:"cache,omitempty"`
 }
 
 // Turn returns a stored turn. found is false, with a nil error, if there is none.

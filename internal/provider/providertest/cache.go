@@ -12,7 +12,8 @@ import (
 //
 //   - OpenAI caches automatically: every prompt of at least 1,024 tokens, in steps of 128
 //     tokens. cached_tokens is the longest such prefix an earlier request within the
-//     lifetime had too. Nothing is reported as written.
+//     lifetime had too. Nothing is reported as written. From GPT-5.6 on it caches at
+//     breakpoints, as Anthropic does, and reports the writes (openai_cache.go).
 //   - Anthropic caches only at the blocks a request marks with cache_control, and only a
 //     prefix of at least the model's minimum. cache_read_input_tokens is the longest
 //     marked prefix cached before; cache_creation_input_tokens what this request wrote
@@ -160,13 +161,20 @@ func (u cacheUse) written() int { return u.write5m + u.write1 }
 // this request wrote, each stretch counted under the lifetime of the breakpoint that
 // ends it. A breakpoint under min caches nothing, as the API silently does.
 func (c *prefixCache) anthropic(blocks []block, min int, now time.Time) cacheUse {
+	return c.breakpoints(blocks, min, anthropicLookback, now)
+}
+
+// breakpoints is the cache of an API that caches at breakpoints (Anthropic's, and
+// OpenAI's from GPT-5.6 on), as anthropic describes it, looking back lookback blocks
+// before each breakpoint.
+func (c *prefixCache) breakpoints(blocks []block, min, lookback int, now time.Time) cacheUse {
 	var u cacheUse
 	hit := -1
 	for k, b := range blocks {
 		if b.ttl == 0 {
 			continue
 		}
-		for j := k; j >= 0 && j >= k-anthropicLookback; j-- {
+		for j := k; j >= 0 && j >= k-lookback; j-- {
 			if c.live(blocks[j].key, now) {
 				if blocks[j].end > u.read {
 					u.read, hit = blocks[j].end, j

@@ -68,18 +68,24 @@
 // its lifetime without use, and renew the lifetime of what a request reads. Time is
 // Options.Clock's (a FakeClock moves past a TTL without sleeping).
 //
-// OpenAI caches automatically. A prompt of at least 1,024 tokens is cached as its prefixes
-// of 1,024 + k·128 tokens; a later prompt's cached_tokens (usage.prompt_tokens_details) is
-// the longest of its own such prefixes that is cached and live, and nothing is reported as
-// written (cache_write_tokens stays 0). Prefixes live Options.OpenAICacheTTL without use
-// (default 5 minutes, the low end of OpenAI's "5 to 10 minutes of inactivity"), or 24
-// hours for a request with prompt_cache_retention "24h". prompt_cache_key is modelled as
+// OpenAI caches automatically. Before GPT-5.6, a prompt of at least 1,024 tokens is cached
+// as its prefixes of 1,024 + k·128 tokens; a later prompt's cached_tokens
+// (usage.prompt_tokens_details) is the longest of its own such prefixes that is cached
+// and live, and nothing is reported as written (cache_write_tokens stays 0). From GPT-5.6
+// on (gpt-5.6-*, gpt-6*; openai_cache.go) the same implicit cache lives 30 minutes and its
+// writes are reported in cache_write_tokens (billed at 1.25 times the input price), and a
+// request may add prompt_cache_breakpoint marks on content parts, which cache the prefix
+// up to the exact end of the part (30 minutes, or their ttl "12h"). prompt_cache_options
+// and breakpoints on an earlier model, bad modes or lifetimes, and prompt_cache_options
+// beside prompt_cache_retention are 400s. Before GPT-5.6, prefixes live
+// Options.OpenAICacheTTL without use (default 5 minutes, the low end of OpenAI's "5 to 10
+// minutes of inactivity"), or 24 hours for a request with prompt_cache_retention "24h".
+// prompt_cache_key is modelled as
 // a partition: a request hits only prefixes cached by requests with the same key (requests
 // without a key share one partition). That is how the real API behaves when the key keeps
 // a session's requests on one cache machine; what is not modelled is the overflow to other
 // machines above about 15 requests a minute for one prefix and key, which lowers real hit
-// rates, nor the explicit prompt_cache_breakpoint and prompt_cache_options that the SDK
-// offers for gpt-5.6 and later models.
+// rates.
 //
 // Anthropic caches only at cache_control breakpoints (at most 4 a request, more is a 400;
 // the top-level automatic cache_control marks the last block and takes one of the 4). The

@@ -40,8 +40,12 @@ type chatRequest struct {
 	} `json:"response_format"`
 	PromptCacheKey       string `json:"prompt_cache_key"`
 	PromptCacheRetention string `json:"prompt_cache_retention"`
-	Stream               bool   `json:"stream"`
-	N                    *int   `json:"n"`
+	PromptCacheOptions   *struct {
+		Mode string `json:"mode"` // "implicit" (default) | "explicit"
+		TTL  string `json:"ttl"`  // "30m", the only one
+	} `json:"prompt_cache_options"`
+	Stream bool `json:"stream"`
+	N      *int `json:"n"`
 }
 
 type chatMessage struct {
@@ -56,6 +60,48 @@ type chatMessage struct {
 		} `json:"function"`
 	} `json:"tool_calls"`
 	ToolCallID string `json:"tool_call_id"`
+}
+
+// cachePart is a content part as the explicit prompt cache sees it: its text as it
+// counts, and its prompt_cache_breakpoint, if any.
+type cachePart struct {
+	text       string
+	breakpoint *struct {
+		Mode string `json:"mode"`
+		TTL  string `json:"ttl"`
+	}
+}
+
+// breakpointParts are the message's content parts when one of them carries a
+// prompt_cache_breakpoint (nil otherwise: the message counts as its text() in one piece).
+func (m chatMessage) breakpointParts() []cachePart {
+	var raw []json.RawMessage
+	if json.Unmarshal(m.Content, &raw) != nil {
+		return nil
+	}
+	var parts []cachePart
+	marked := false
+	for _, r := range raw {
+		var p struct {
+			Type       string `json:"type"`
+			Text       string `json:"text"`
+			Breakpoint *struct {
+				Mode string `json:"mode"`
+				TTL  string `json:"ttl"`
+			} `json:"prompt_cache_breakpoint"`
+		}
+		_ = json.Unmarshal(r, &p)
+		text := p.Text
+		if p.Type != "text" {
+			text = string(r)
+		}
+		parts = append(parts, cachePart{text: text, breakpoint: p.Breakpoint})
+		marked = marked || p.Breakpoint != nil
+	}
+	if !marked {
+		return nil
+	}
+	return parts
 }
 
 // text is a message's content as text: a string, or its text parts joined (any other part
@@ -102,27 +148,32 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 		s.problem("a chat completion request that is not JSON: %v", err)
 		return nil, badRequest("We could not parse the JSON body of your request. (%v)", err)
 	}
-	turn, ids, e := openAITurn(req)
+	turn, ids, marks, e := openAITurn(req)
 	if e != nil {
 		s.refused()
 		return nil, e
 	}
 	turn.BatchID, turn.CustomID = batchID, customID
 	now := s.clock.Now()
-	cached := 0
+	cached, written := 0, 0
 	if cache {
-		ttl := s.opts.OpenAICacheTTL
-		if req.PromptCacheRetention == "24h" {
-			ttl = 24 * time.Hour
-		}
 		// The cache is per model; prompt_cache_key narrows it further (see doc.go).
+		scope := req.Model + "\x00" + req.PromptCacheKey
 		s.mu.Lock()
-		cached = s.openAI.openAI(req.Model+"\x00"+req.PromptCacheKey, ids, ttl, now)
+		if explicitCaching(req.Model) {
+			cached, written = s.openAI.explicit(scope, ids, marks, req, now)
+		} else {
+			ttl := s.opts.OpenAICacheTTL
+			if req.PromptCacheRetention == "24h" {
+				ttl = 24 * time.Hour
+			}
+			cached = s.openAI.openAI(scope, ids, ttl, now)
+		}
 		s.mu.Unlock()
 	}
 	turn.PromptTokens = len(ids)
 	rep := s.reply(turn, 1)
-	s.answered(turn, Usage{Requests: 1, Input: len(ids), CacheRead: cached, Output: rep.OutputTokens}, len(rep.Calls))
+	s.answered(turn, Usage{Requests: 1, Input: len(ids), CacheRead: cached, CacheWrite: written, Output: rep.OutputTokens}, len(rep.Calls))
 
 	msg := map[string]any{"role": "assistant", "content": rep.Text, "refusal": nil, "annotations": []any{}}
 	finish := "stop"
@@ -144,7 +195,7 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 		"choices":            []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": finish}},
 		"usage": map[string]any{
 			"prompt_tokens": len(ids), "completion_tokens": rep.OutputTokens, "total_tokens": len(ids) + rep.OutputTokens,
-			"prompt_tokens_details":     map[string]any{"cached_tokens": cached, "audio_tokens": 0},
+			"prompt_tokens_details":     map[string]any{"cached_tokens": cached, "cache_write_tokens": written, "audio_tokens": 0},
 			"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 		},
 	}, nil
@@ -152,22 +203,33 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 
 // openAITurn checks a request as the API would, and returns the turn and the prompt as
 // token ids in the order OpenAI processes it: the tools, the answer schema, then the
-// messages in order (each framed by its role), then the priming of the reply.
-func openAITurn(req chatRequest) (Turn, []uint32, *apiError) {
+// messages in order (each framed by its role), then the priming of the reply; and where
+// the explicit prompt cache may cut it (marks: the end of each message and of each
+// content part with a prompt_cache_breakpoint, whose parts are counted one by one).
+func openAITurn(req chatRequest) (Turn, []uint32, []mark, *apiError) {
+	t, ids, marks, e := openAIPrompt(req)
+	if e == nil {
+		e = checkCacheOptions(req, marks)
+	}
+	return t, ids, marks, e
+}
+
+func openAIPrompt(req chatRequest) (Turn, []uint32, []mark, *apiError) {
 	t := Turn{Provider: "openai", Model: req.Model}
+	var marks []mark
 	switch {
 	case req.Model == "":
-		return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "model", message: "you must provide a model parameter"}
+		return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "model", message: "you must provide a model parameter"}
 	case len(req.Messages) == 0:
-		return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "messages", message: "[] is too short - 'messages'"}
+		return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "messages", message: "[] is too short - 'messages'"}
 	case req.N != nil && *req.N != 1:
-		return t, nil, badRequest("the fake answers one choice; n must be 1")
+		return t, nil, nil, badRequest("the fake answers one choice; n must be 1")
 	}
 	var ids []uint32
 	names := map[string]bool{}
 	for i, tool := range req.Tools {
 		if tool.Type != "function" || tool.Function.Name == "" {
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("tools[%d]", i), message: "a tool must be of type function and have a name"}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("tools[%d]", i), message: "a tool must be of type function and have a name"}
 		}
 		names[tool.Function.Name] = true
 		t.Tools = append(t.Tools, Tool{Name: tool.Function.Name, Description: tool.Function.Description, InputSchema: tool.Function.Parameters})
@@ -184,21 +246,21 @@ func openAITurn(req chatRequest) (Turn, []uint32, *apiError) {
 		switch {
 		case json.Unmarshal(req.ToolChoice, &choice) == nil:
 			if choice != "none" && choice != "auto" && choice != "required" {
-				return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", choice)}
+				return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", choice)}
 			}
 		case json.Unmarshal(req.ToolChoice, &named) == nil && names[named.Function.Name]:
 			choice = "required"
 		default:
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: "tool_choice names no tool of the request"}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: "tool_choice names no tool of the request"}
 		}
 		if len(req.Tools) == 0 {
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "tool_choice", message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."}
 		}
 	}
 	t.MayCallTools = len(req.Tools) > 0 && choice != "none"
 	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" {
 		if rf.JSONSchema == nil || rf.JSONSchema.Name == "" {
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: "response_format.json_schema.name", message: "Missing required parameter: 'response_format.json_schema.name'."}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: "response_format.json_schema.name", message: "Missing required parameter: 'response_format.json_schema.name'."}
 		}
 		t.SchemaName, t.Schema = rf.JSONSchema.Name, rf.JSONSchema.Schema
 		t.Agent = agentOf(t.SchemaName, t.Schema)
@@ -208,7 +270,7 @@ func openAITurn(req chatRequest) (Turn, []uint32, *apiError) {
 	for i, m := range req.Messages {
 		text, err := m.text()
 		if err != nil {
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("messages[%d].content", i), message: err.Error()}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("messages[%d].content", i), message: err.Error()}
 		}
 		switch m.Role {
 		case "system", "developer":
@@ -220,7 +282,7 @@ func openAITurn(req chatRequest) (Turn, []uint32, *apiError) {
 		case "tool":
 			t.ToolResults++
 		default:
-			return t, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("messages[%d].role", i), message: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'tool', 'function', and 'developer'.", m.Role)}
+			return t, nil, nil, &apiError{status: 400, kind: "invalid_request_error", param: fmt.Sprintf("messages[%d].role", i), message: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'tool', 'function', and 'developer'.", m.Role)}
 		}
 		for _, c := range m.ToolCalls {
 			text += c.Function.Name + c.Function.Arguments
@@ -229,13 +291,23 @@ func openAITurn(req chatRequest) (Turn, []uint32, *apiError) {
 		ids = append(ids, idStart)
 		ids = append(ids, encode(m.Role)...)
 		ids = append(ids, idMessage)
-		ids = append(ids, encode(text)...)
+		if parts := m.breakpointParts(); parts != nil {
+			for _, p := range parts {
+				ids = append(ids, encode(p.text)...)
+				if p.breakpoint != nil {
+					marks = append(marks, mark{end: len(ids), explicit: true, mode: p.breakpoint.Mode, ttl: p.breakpoint.TTL})
+				}
+			}
+		} else {
+			ids = append(ids, encode(text)...)
+		}
 		ids = append(ids, idEnd)
+		marks = append(marks, mark{end: len(ids)})
 	}
 	ids = append(ids, idStart)
 	ids = append(ids, encode("assistant")...)
 	ids = append(ids, idMessage)
-	return t, ids, nil
+	return t, ids, marks, nil
 }
 
 // handleEmbeddings answers the Embeddings API: each input gets simulator.Embed's stand-in
