@@ -148,7 +148,9 @@ func (m costMode) String() string {
 // shortDuration writes 30m0s as 30m and 2h0m0s as 2h.
 func shortDuration(d time.Duration) string {
 	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}
@@ -231,7 +233,7 @@ func costTable(rows []costRow) string {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
-			r.model, r.mode, r.hypotheses, r.elapsed.Round(time.Minute), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
+			r.model, r.mode, r.hypotheses, shortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
 			research.Thousands(r.written), research.Thousands(r.output), r.naive, r.cost, r.cost/r.naive, r.precision,
 			r.reasoningNaive, r.reasoningCost, r.reasoningCost/r.reasoningNaive)
 	}
