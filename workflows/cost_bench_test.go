@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/provider/providertest"
@@ -37,32 +38,132 @@ import (
 // answer is as long as a real model writes one (worldWords says how long). Everything the
 // world answers depends only on the request, so the same seed makes the same session in
 // every mode.
+//
+// Each session runs twice. At zero latency, the test environment's clock moves only when
+// a timer fires and turns take no time, so no cache ever expires: that is the bound, what
+// caching could save at best. At realistic timing (turnClock), every model turn takes a
+// latency drawn for its agent and model, and batches take -cost.batch each (a sweep:
+// the providers promise 24 hours and usually take minutes to an hour), so the fake's
+// caches, which expire by the same clock, lose what a real session loses in its waits.
+// -cost.figures writes the per-agent token figures of the realistic sessions, which
+// internal/forecast reads.
 func BenchmarkCost(b *testing.B) {
+	delays, err := batchDelays(*costBatch)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for range b.N {
-		var rows []costRow
+		var bound, timed []costRow
 		for _, m := range []struct {
 			provider, model string
 			scale           float64 // Claude's tokens against o200k_base's (see providertest)
 		}{{"openai", "gpt-6-sol", 1}, {"anthropic", "claude-sonnet-5-5", 1}, {"anthropic", "claude-sonnet-5-5", 1.2}} {
-			for _, mode := range []costMode{{name: "cache"}, {name: "cache+batch", batch: true}, {name: "cache+batch, no cache in batches", batch: true, noCache: true}} {
-				mode.scale = m.scale
-				rows = append(rows, runCost(b, m.provider, m.model, mode))
+			if *costBound {
+				for _, mode := range costModes(nil) {
+					bound = append(bound, runCost(b, m.provider, m.model, m.scale, mode))
+				}
+			}
+			if *costLatency > 0 {
+				for _, mode := range costModes(delays) {
+					mode.clock = &turnClock{scale: *costLatency * modelPace(m.model)}
+					timed = append(timed, runCost(b, m.provider, m.model, m.scale, mode))
+				}
 			}
 		}
-		b.Log("\n" + costTable(rows) + "\n" + agentTable(rows))
+		var out strings.Builder
+		if len(bound) > 0 {
+			out.WriteString("\nZero latency (the bound):\n" + costTable(bound) + "\n" + agentTable(bound))
+		}
+		if len(timed) > 0 {
+			out.WriteString("\nRealistic timing:\n" + costTable(timed) + "\n" + agentTable(timed))
+		}
+		b.Log(out.String())
+		if *costFigures != "" {
+			rows := timed
+			if len(rows) == 0 {
+				rows = bound
+			}
+			if err := writeFigures(*costFigures, rows, delays); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 
-var costHypotheses = flag.Int("cost.hypotheses", 200, "hypotheses in each session of BenchmarkCost")
+var (
+	costHypotheses = flag.Int("cost.hypotheses", 200, "hypotheses in each session of BenchmarkCost")
+	costLatency    = flag.Float64("cost.latency", 1, "BenchmarkCost: scale of the turns' latencies at realistic timing (0: run only the zero-latency bound)")
+	costBatch      = flag.String("cost.batch", "5m,30m,2h", "BenchmarkCost: how long a batch takes at realistic timing, a comma-separated sweep")
+	costBound      = flag.Bool("cost.bound", true, "BenchmarkCost: also run the sessions at zero latency, the bound")
+	costFigures    = flag.String("cost.figures", "", "BenchmarkCost: write the per-agent token figures of the sessions (realistic timing when run) as JSON to this file")
+)
+
+func batchDelays(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, f := range strings.Split(list, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("-cost.batch: %q is not a batch delay", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// costModes are the modes a model runs in: caching alone, then, for each batch delay,
+// caching with batches that cache as the fake's prompt cache does (the providers' best
+// effort at its best) and batches that cache nothing (at its worst). nil delays: the
+// zero-latency bound, whose batches are done when first looked at.
+func costModes(delays []time.Duration) []costMode {
+	modes := []costMode{{kind: modeCache}}
+	if delays == nil {
+		delays = []time.Duration{0}
+	}
+	for _, d := range delays {
+		modes = append(modes, costMode{kind: modeBatch, batch: true, delay: d}, costMode{kind: modeBatchNoCache, batch: true, noCache: true, delay: d})
+	}
+	return modes
+}
+
+const (
+	modeCache        = "cache"
+	modeBatch        = "cache+batch"
+	modeBatchNoCache = "cache+batch, no cache in batches"
+)
 
 type costMode struct {
-	name           string
+	kind           string // modeCache, modeBatch or modeBatchNoCache
 	batch, noCache bool
-	scale          float64 // providertest.Options.AnthropicTokenScale
+	delay          time.Duration // providertest.Options.BatchDelay
+	clock          *turnClock    // nil: zero latency
+}
+
+func (m costMode) String() string {
+	if m.batch && m.clock != nil {
+		return fmt.Sprintf("%s (batches %s)", m.kind, shortDuration(m.delay))
+	}
+	return m.kind
+}
+
+// shortDuration writes 30m0s as 30m and 2h0m0s as 2h.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 type costRow struct {
 	provider, model, mode string
+	modelID, kind         string // the model's name and the mode's kind, for the figures
+	scale                 float64
+	delay                 time.Duration
+	realistic             bool
+	elapsed               time.Duration // the session's length on the workflow clock
 	hypotheses            int
 	requests, batched     int
 	input, cached, output int
@@ -71,17 +172,24 @@ type costRow struct {
 	reasoningNaive        float64 // with as many hidden reasoning tokens as answer tokens
 	reasoningCost         float64
 	precision             float64
-	byAgent               map[string]providertest.Usage // the cache mode's, by agent
+	byAgent               map[string]providertest.Usage
 }
 
-func runCost(b *testing.B, providerName, model string, mode costMode) costRow {
+func runCost(b testing.TB, providerName, model string, scale float64, mode costMode) costRow {
 	w := &world{seed: 21, quality: map[string]float64{}}
-	h, f := batchHarness(b, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3, AnthropicTokenScale: mode.scale})
+	h, f := batchHarness(b, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3, AnthropicTokenScale: scale, BatchDelay: mode.delay})
 	req := goal(*costHypotheses)
 	req.Config.Provider, req.Config.Model, req.Config.Batch = providerName, model, mode.batch
 	req.Config.ConvergenceRounds = 1000 // research to max_hypotheses
 	req.Config.Seed = 21
-	res := h.run(req)
+	start := h.env.Now()
+	var res Result
+	if mode.clock == nil {
+		res = h.run(req)
+	} else {
+		res = mode.clock.run(h, req)
+	}
+	elapsed := h.env.Now().Sub(start)
 	v := query[StateView](h, QueryState, Page{Limit: MaxPageLimit})
 	st := f.Stats()
 	ordinary, batched := st.OpenAI, st.OpenAIBatch
@@ -96,11 +204,13 @@ func runCost(b *testing.B, providerName, model string, mode costMode) costRow {
 	all.CacheWrite += batched.CacheWrite
 	all.Output += batched.Output
 	embed := p.Cost(provider.DefaultEmbeddingModel, research.Usage{PromptTokens: st.Embeddings.Tokens})
-	if mode.scale != 1 && providerName == "anthropic" {
-		model += fmt.Sprintf(" (tokens ×%g)", mode.scale)
+	name := model
+	if scale != 1 && providerName == "anthropic" {
+		name += fmt.Sprintf(" (tokens ×%g)", scale)
 	}
 	row := costRow{
-		provider: providerName, model: model, mode: mode.name, hypotheses: res.Hypotheses,
+		provider: providerName, model: name, mode: mode.String(), modelID: model, kind: mode.kind,
+		scale: scale, delay: mode.delay, realistic: mode.clock != nil, elapsed: elapsed, hypotheses: res.Hypotheses,
 		requests: all.Requests, batched: batched.Requests,
 		input: all.Input, cached: all.CacheRead, written: all.CacheWrite, output: all.Output,
 		naive: p.Cost(req.Config.Model, research.Usage{PromptTokens: all.Input, CompletionTokens: all.Output}) + embed,
@@ -119,11 +229,11 @@ func runCost(b *testing.B, providerName, model string, mode costMode) costRow {
 
 func costTable(rows []costRow) string {
 	var b strings.Builder
-	b.WriteString("| model | mode | hypotheses | requests (batched) | input tokens | cached | written to cache | output tokens | naive | this mode | × naive | top-10 precision | with reasoning: naive | this mode | × naive |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | mode | hypotheses | session time | requests (batched) | input tokens | cached | written to cache | output tokens | naive | this mode | × naive | top-10 precision | with reasoning: naive | this mode | × naive |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
-			r.model, r.mode, r.hypotheses, r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
+			r.model, r.mode, r.hypotheses, shortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
 			research.Thousands(r.written), research.Thousands(r.output), r.naive, r.cost, r.cost/r.naive, r.precision,
 			r.reasoningNaive, r.reasoningCost, r.reasoningCost/r.reasoningNaive)
 	}
@@ -136,7 +246,7 @@ func agentTable(rows []costRow) string {
 	var b strings.Builder
 	b.WriteString("| model | agent | requests | mean prompt tokens | cached |\n|---|---|---:|---:|---:|\n")
 	for _, r := range rows {
-		if r.mode != "cache" {
+		if r.kind != modeCache {
 			continue
 		}
 		for _, agent := range slices.Sorted(maps.Keys(r.byAgent)) {
