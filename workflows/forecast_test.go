@@ -22,8 +22,8 @@ func TestForecastHoldsTheSession(t *testing.T) {
 		provider, model string
 		debates         float64 // the debate share
 	}{{"openai", "gpt-6-sol", 0}, {"anthropic", "claude-sonnet-5-5", 0}, {"anthropic", "claude-sonnet-5-5", 0.5}} {
-		for _, mode := range []costMode{{name: "cache"}, {name: "cache+batch", batch: true}, {name: "cache+batch, no cache in batches", batch: true, noCache: true}} {
-			t.Run(fmt.Sprintf("%s/debates %g/%s", m.model, m.debates, mode.name), func(t *testing.T) {
+		for _, mode := range []costMode{{kind: modeCache}, {kind: modeBatch, batch: true}, {kind: modeBatchNoCache, batch: true, noCache: true}} {
+			t.Run(fmt.Sprintf("%s/debates %g/%s", m.model, m.debates, mode.kind), func(t *testing.T) {
 				w := &world{seed: 21, quality: map[string]float64{}}
 				h, _ := batchHarness(t, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3})
 				req := goal(25)
