@@ -99,16 +99,20 @@ func TestFigures(t *testing.T) {
 
 // TestTurnClockExpiresCaches: the turns' latencies reach the fake provider's caches.
 // With turns of a few seconds a short session's prompts are cached as at zero latency;
-// with turns that take longer than the caches' five minutes, less of them is, and the
-// session lasts hours on the workflow clock.
+// with turns that take longer than the caches' lifetime (Claude's five minutes, GPT-6's
+// thirty: slow is 40 and 400 times the medians), less of them is, and the session lasts
+// hours on the workflow clock.
 func TestTurnClockExpiresCaches(t *testing.T) {
 	defer func(n int) { *costHypotheses = n }(*costHypotheses)
 	*costHypotheses = 6
-	for _, p := range []struct{ provider, model string }{{"openai", "gpt-6-sol"}, {"anthropic", "claude-sonnet-5-5"}} {
+	for _, p := range []struct {
+		provider, model string
+		slow            float64 // turns this many times the medians outlive the cache
+	}{{"openai", "gpt-6-sol", 400}, {"anthropic", "claude-sonnet-5-5", 40}} {
 		t.Run(p.provider, func(t *testing.T) {
 			bound := runCost(t, p.provider, p.model, 1, costMode{kind: modeCache})
 			fast := runCost(t, p.provider, p.model, 1, costMode{kind: modeCache, clock: &turnClock{scale: 0.1}})
-			slow := runCost(t, p.provider, p.model, 1, costMode{kind: modeCache, clock: &turnClock{scale: 40}})
+			slow := runCost(t, p.provider, p.model, 1, costMode{kind: modeCache, clock: &turnClock{scale: p.slow}})
 			share := func(r costRow) float64 { return float64(r.cached) / float64(max(1, r.input)) }
 			if share(bound) == 0 || math.Abs(share(fast)-share(bound)) > 0.02 {
 				t.Errorf("cached share %.3f with fast turns, %.3f at zero latency; want about the same, above 0", share(fast), share(bound))
