@@ -5,7 +5,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -15,8 +14,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -98,40 +95,7 @@ func (c *turnClock) mock(h *harness) {
 // environment starts at the wall-clock time, which would make every cache young again).
 func (c *turnClock) run(h *harness, req research.Request) Result {
 	h.t.Helper()
-	c.mock(h)
-	h.env.ExecuteWorkflow(ResearchSession, req, (*Carried)(nil))
-	for {
-		if !h.env.IsWorkflowCompleted() {
-			h.t.Fatal("workflow did not complete")
-		}
-		var can *workflow.ContinueAsNewError
-		if !errors.As(h.env.GetWorkflowError(), &can) {
-			break
-		}
-		var next research.Request
-		var carried *Carried
-		dc := h.dc
-		if dc == nil {
-			dc = converter.GetDefaultDataConverter()
-		}
-		if err := dc.FromPayloads(can.Input, &next, &carried); err != nil {
-			h.t.Fatal(err)
-		}
-		now := h.env.Now()
-		h.earlier = append(h.earlier, h.env)
-		h.newEnv()
-		h.env.SetStartTime(now)
-		c.mock(h)
-		h.env.ExecuteWorkflow(ResearchSession, next, carried)
-	}
-	if err := h.env.GetWorkflowError(); err != nil {
-		h.t.Fatalf("workflow failed: %v", err)
-	}
-	var res Result
-	if err := h.env.GetWorkflowResult(&res); err != nil {
-		h.t.Fatal(err)
-	}
-	return res
+	return h.runEach(req, func() { c.mock(h) })
 }
 
 // agentFigures is what a session's turns of one agent took, per request: the figures the

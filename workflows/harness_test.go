@@ -130,6 +130,17 @@ func (h *harness) at(d time.Duration, fn func()) { h.env.RegisterDelayedCallback
 // then the last run's, as a client's queries would find it.
 func (h *harness) run(req research.Request) Result {
 	h.t.Helper()
+	return h.runEach(req, nil)
+}
+
+// runEach is run with each, when not nil, called in every run's environment before the
+// run starts; with each set, a run continued as new also starts where the last one
+// stopped on the workflow clock (a new environment starts at the wall-clock time).
+func (h *harness) runEach(req research.Request, each func()) Result {
+	h.t.Helper()
+	if each != nil {
+		each()
+	}
 	h.env.ExecuteWorkflow(ResearchSession, req, (*Carried)(nil))
 	for {
 		if !h.env.IsWorkflowCompleted() {
@@ -149,8 +160,13 @@ func (h *harness) run(req research.Request) Result {
 		if err := dc.FromPayloads(can.Input, &next, &carried); err != nil {
 			h.t.Fatal(err)
 		}
+		now := h.env.Now()
 		h.earlier = append(h.earlier, h.env)
 		h.newEnv()
+		if each != nil {
+			h.env.SetStartTime(now)
+			each()
+		}
 		h.env.ExecuteWorkflow(ResearchSession, next, carried)
 	}
 	if err := h.env.GetWorkflowError(); err != nil {
