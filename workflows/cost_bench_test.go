@@ -140,21 +140,9 @@ type costMode struct {
 
 func (m costMode) String() string {
 	if m.batch && m.clock != nil {
-		return fmt.Sprintf("%s (batches %s)", m.kind, shortDuration(m.delay))
+		return fmt.Sprintf("%s (batches %s)", m.kind, research.ShortDuration(m.delay))
 	}
 	return m.kind
-}
-
-// shortDuration writes 30m0s as 30m and 2h0m0s as 2h.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 type costRow struct {
@@ -233,7 +221,7 @@ func costTable(rows []costRow) string {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
-			r.model, r.mode, r.hypotheses, shortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
+			r.model, r.mode, r.hypotheses, research.ShortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
 			research.Thousands(r.written), research.Thousands(r.output), r.naive, r.cost, r.cost/r.naive, r.precision,
 			r.reasoningNaive, r.reasoningCost, r.reasoningCost/r.reasoningNaive)
 	}
