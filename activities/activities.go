@@ -73,6 +73,10 @@ type Activities struct {
 	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
 	// nothing.
 	Metrics *telemetry.Metrics
+	// KeepBatchOrder sends a batch's requests in the order the step made them, not grouped
+	// by the prefix they share (provider.Group): the cost benchmark's control, to measure
+	// what the grouping saves.
+	KeepBatchOrder bool
 
 	unpriced sync.Map // provider/model -> warned: a model the price table lacks, warned of once
 }

@@ -16,7 +16,9 @@ import (
 // Batches: a round's step sends its turns through the provider's batch API, for half the
 // price, in three activities. SubmitBatch renders each turn's request exactly as the turn
 // would send it (it runs the turn with a model that records instead of calling) and
-// submits them as one batch, recorded in the store under the step's name. AwaitBatch
+// submits them as one batch, recorded in the store under the step's name, the requests
+// that share a prefix next to each other (provider.Group), for the provider's caching
+// inside the batch. AwaitBatch
 // polls the provider, through its retry policy (one activity in the history however long
 // the batch takes), and once the batch has ended stores each turn's result. Then each turn
 // runs as always, with Turn.Batch naming the batch: its model answers from the stored
@@ -113,6 +115,14 @@ func (a *Activities) SubmitBatch(ctx context.Context, in BatchInput) (BatchSubmi
 	}
 	if len(reqs) == 0 {
 		return BatchSubmitted{Direct: "no turn of the step is left to batch"}, nil
+	}
+	if !a.KeepBatchOrder {
+		order := provider.Group(reqs)
+		grouped := make([]store.BatchRequest, len(entries))
+		for i, from := range order {
+			grouped[i] = entries[from]
+		}
+		entries = grouped
 	}
 	id, err := batcher.SubmitBatch(ctx, in.Name, reqs)
 	if errors.Is(err, provider.ErrNoBatchAPI) {

@@ -101,20 +101,8 @@ func scheduleCreateOptions(o scheduleOptions) client.ScheduleOptions {
 				temporal.NewSearchAttributeKeyKeyword(workflows.AttrSessionType).ValueSet(string(lineage.Cron))),
 		},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, // a review still running skips the next
-		Note:    "cosci: review every " + everyText(o.every),
+		Note:    "cosci: review every " + research.ShortDuration(o.every),
 	}
-}
-
-// everyText writes a duration without its zero tails: 24h, 1h30m, 90s.
-func everyText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // scheduleIDArg parses `starter schedule NAME <schedule-id>`.
@@ -211,11 +199,11 @@ func createSchedule(ctx context.Context, sc client.ScheduleClient, o scheduleOpt
 		return fmt.Errorf("cannot create schedule %s: %w", o.id, explain(err, o.id))
 	}
 	fmt.Fprintln(stdout, o.id)
-	next := "at the next multiple of " + everyText(o.every)
+	next := "at the next multiple of " + research.ShortDuration(o.every)
 	if d, err := h.Describe(sctx); err == nil && len(d.Info.NextActionTimes) > 0 {
 		next = d.Info.NextActionTimes[0].UTC().Format("2006-01-02 15:04:05Z")
 	}
-	fmt.Fprintf(stderr, "a review every %s; the first starts %s (start one now with: starter schedule trigger %s)\n", everyText(o.every), next, o.id)
+	fmt.Fprintf(stderr, "a review every %s; the first starts %s (start one now with: starter schedule trigger %s)\n", research.ShortDuration(o.every), next, o.id)
 	return nil
 }
 
@@ -261,7 +249,7 @@ func scheduleRowOf(e *client.ScheduleListEntry) scheduleRow {
 	if s := e.Spec; s != nil {
 		var every []string
 		for _, iv := range s.Intervals {
-			every = append(every, everyText(iv.Every))
+			every = append(every, research.ShortDuration(iv.Every))
 		}
 		every = append(every, s.CronExpressions...)
 		if len(s.Calendars) > 0 {

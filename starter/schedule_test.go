@@ -168,22 +168,6 @@ func TestScheduleCreateOptions(t *testing.T) {
 	}
 }
 
-func TestEveryText(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		24 * time.Hour:                       "24h",
-		90 * time.Minute:                     "1h30m",
-		time.Minute:                          "1m",
-		90 * time.Second:                     "1m30s",
-		time.Hour + time.Second:              "1h0m1s",
-		168*time.Hour + 30*time.Minute:       "168h30m",
-		2*time.Minute + 500*time.Millisecond: "2m0.5s",
-	} {
-		if got := everyText(d); got != want {
-			t.Errorf("everyText(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestScheduleRows(t *testing.T) {
 	at := func(h int) time.Time { return time.Date(2026, 5, 1, h, 0, 0, 0, time.UTC) }
 	rows := []scheduleRow{

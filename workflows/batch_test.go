@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -112,10 +113,59 @@ func TestBatchedSession(t *testing.T) {
 			// counts cost, the batched ones at half the price.
 			p := provider.DefaultPrices()
 			cost := p.Cost(tc.model, research.Usage{PromptTokens: ordinary.Input, CachedTokens: ordinary.CacheRead, CacheWriteTokens: ordinary.CacheWrite, CompletionTokens: ordinary.Output}) +
-				p.Cost(tc.model, research.Usage{PromptTokens: batch.Input, CachedTokens: batch.CacheRead, CacheWriteTokens: batch.CacheWrite, CompletionTokens: batch.Output, Batched: 1}) +
+				p.Cost(tc.model, research.Usage{PromptTokens: batch.Input, CachedTokens: batch.CacheRead, CacheWriteTokens: batch.CacheWrite, CacheWriteLongTokens: batch.CacheWriteLong, CompletionTokens: batch.Output, Batched: 1}) +
 				p.Cost(provider.DefaultEmbeddingModel, research.Usage{PromptTokens: st.Embeddings.Tokens})
 			if diff := v.Usage.CostUSD - cost; diff > 1e-9 || diff < -1e-9 {
 				t.Errorf("the session's cost $%g; the provider's counts cost $%g", v.Usage.CostUSD, cost)
+			}
+		})
+	}
+}
+
+// TestBatchesGoGrouped: a batch's requests that share a prefix go in next to each other.
+// A review step's turns are made hypothesis by hypothesis, each by the two review types
+// (whose instructions, part of the shared prefix, differ): in the batch the initial
+// reviews come together and then the full ones. With Activities.KeepBatchOrder (the
+// benchmark's control) they alternate, as made. The fake answers a batch's requests in
+// the order they came.
+func TestBatchesGoGrouped(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep order %v", keep), func(t *testing.T) {
+			var mu sync.Mutex
+			kinds := map[string][]bool{} // by batch: each review request's type is full
+			answer := func(turn providertest.Turn) providertest.Reply {
+				if turn.BatchID != "" && turn.Agent == providertest.AgentReview && len(turn.Messages) > 0 {
+					mu.Lock()
+					kinds[turn.BatchID] = append(kinds[turn.BatchID], strings.Contains(turn.Messages[0].Text, "A full review weighs"))
+					mu.Unlock()
+				}
+				return turn.Default
+			}
+			h, _ := batchHarness(t, providertest.Options{Answer: answer, Seed: 7})
+			h.acts.KeepBatchOrder = keep
+			req := goal(4)
+			req.Config.Provider, req.Config.Model, req.Config.Batch = "anthropic", "claude-sonnet-5-5", true
+			if res := h.run(req); res.State != session.Completed {
+				t.Fatalf("result: %s (%s)", res.State, res.StopReason)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(kinds) == 0 {
+				t.Fatal("no review went out in a batch")
+			}
+			for id, k := range kinds {
+				switches := 0
+				for i := 1; i < len(k); i++ {
+					if k[i] != k[i-1] {
+						switches++
+					}
+				}
+				if want := 1; !keep && switches != want {
+					t.Errorf("batch %s: review types in the order %v, %d switches; want the two types in two runs", id, k, switches)
+				}
+				if keep && switches != len(k)-1 {
+					t.Errorf("batch %s: review types in the order %v; want them alternating, as made", id, k)
+				}
 			}
 		})
 	}

@@ -44,7 +44,13 @@ import (
 // caching could save at best. At realistic timing (turnClock), every model turn takes a
 // latency drawn for its agent and model, and batches take -cost.batch each (a sweep:
 // the providers promise 24 hours and usually take minutes to an hour), so the fake's
-// caches, which expire by the same clock, lose what a real session loses in its waits.
+// caches, which expire by the same clock, lose what a real session loses in its waits;
+// the fake runs each batch's requests spread over its run, as a real batch does
+// (providertest.Options.BatchSpread), so a prefix cached in a batch serves its next
+// request only if it outlives the time between them. Each delay runs with cosci's batches
+// (their requests grouped by shared prefix), with the requests in the order the steps
+// made them (the control), and with batches that cache nothing; the last table says how
+// often the batches' requests hit the cache in each.
 // -cost.figures writes the per-agent token figures of the realistic sessions, which
 // internal/forecast reads.
 func BenchmarkCost(b *testing.B) {
@@ -65,6 +71,9 @@ func BenchmarkCost(b *testing.B) {
 			}
 			if *costLatency > 0 {
 				for _, mode := range costModes(delays) {
+					if mode.ungrouped && m.scale != 1 {
+						continue // the control once a model is enough
+					}
 					mode.clock = &turnClock{scale: *costLatency * modelPace(m.model)}
 					timed = append(timed, runCost(b, m.provider, m.model, m.scale, mode))
 				}
@@ -75,7 +84,7 @@ func BenchmarkCost(b *testing.B) {
 			out.WriteString("\nZero latency (the bound):\n" + costTable(bound) + "\n" + agentTable(bound))
 		}
 		if len(timed) > 0 {
-			out.WriteString("\nRealistic timing:\n" + costTable(timed) + "\n" + agentTable(timed))
+			out.WriteString("\nRealistic timing:\n" + costTable(timed) + "\n" + agentTable(timed) + "\n" + hitTable(timed))
 		}
 		b.Log(out.String())
 		if *costFigures != "" {
@@ -112,49 +121,47 @@ func batchDelays(list string) ([]time.Duration, error) {
 
 // costModes are the modes a model runs in: caching alone, then, for each batch delay,
 // caching with batches that cache as the fake's prompt cache does (the providers' best
-// effort at its best) and batches that cache nothing (at its worst). nil delays: the
-// zero-latency bound, whose batches are done when first looked at.
+// effort at its best), the same with the batches' requests in the order the steps made
+// them (not grouped by prefix: the control), and batches that cache nothing (at its
+// worst). nil delays: the zero-latency bound, whose batches are done when first looked
+// at, their requests back to back (so that grouping them changes nothing: no control).
+// At realistic timing the fake spreads a batch's requests over its run
+// (providertest.Options.BatchSpread).
 func costModes(delays []time.Duration) []costMode {
 	modes := []costMode{{kind: modeCache}}
-	if delays == nil {
+	bound := delays == nil
+	if bound {
 		delays = []time.Duration{0}
 	}
 	for _, d := range delays {
-		modes = append(modes, costMode{kind: modeBatch, batch: true, delay: d}, costMode{kind: modeBatchNoCache, batch: true, noCache: true, delay: d})
+		modes = append(modes, costMode{kind: modeBatch, batch: true, delay: d})
+		if !bound {
+			modes = append(modes, costMode{kind: modeBatchUngrouped, batch: true, ungrouped: true, delay: d})
+		}
+		modes = append(modes, costMode{kind: modeBatchNoCache, batch: true, noCache: true, delay: d})
 	}
 	return modes
 }
 
 const (
-	modeCache        = "cache"
-	modeBatch        = "cache+batch"
-	modeBatchNoCache = "cache+batch, no cache in batches"
+	modeCache          = "cache"
+	modeBatch          = "cache+batch"
+	modeBatchUngrouped = "cache+batch, ungrouped"
+	modeBatchNoCache   = "cache+batch, no cache in batches"
 )
 
 type costMode struct {
-	kind           string // modeCache, modeBatch or modeBatchNoCache
-	batch, noCache bool
-	delay          time.Duration // providertest.Options.BatchDelay
-	clock          *turnClock    // nil: zero latency
+	kind                      string // modeCache, modeBatch, modeBatchUngrouped or modeBatchNoCache
+	batch, noCache, ungrouped bool
+	delay                     time.Duration // providertest.Options.BatchDelay
+	clock                     *turnClock    // nil: zero latency
 }
 
 func (m costMode) String() string {
 	if m.batch && m.clock != nil {
-		return fmt.Sprintf("%s (batches %s)", m.kind, shortDuration(m.delay))
+		return fmt.Sprintf("%s (batches %s)", m.kind, research.ShortDuration(m.delay))
 	}
 	return m.kind
-}
-
-// shortDuration writes 30m0s as 30m and 2h0m0s as 2h.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 type costRow struct {
@@ -166,6 +173,9 @@ type costRow struct {
 	elapsed               time.Duration // the session's length on the workflow clock
 	hypotheses            int
 	requests, batched     int
+	batchHits             int // batched requests that read anything from the cache
+	batchInput            int // the batched requests' input tokens, and those served from cache
+	batchCached           int
 	input, cached, output int
 	written               int
 	naive, cost           float64 // dollars: every token at list price; what the session paid
@@ -177,7 +187,9 @@ type costRow struct {
 
 func runCost(b testing.TB, providerName, model string, scale float64, mode costMode) costRow {
 	w := &world{seed: 21, quality: map[string]float64{}}
-	h, f := batchHarness(b, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3, AnthropicTokenScale: scale, BatchDelay: mode.delay})
+	h, f := batchHarness(b, providertest.Options{Answer: w.answer, BatchNoCache: mode.noCache, Seed: 3, AnthropicTokenScale: scale,
+		BatchDelay: mode.delay, BatchSpread: mode.clock != nil})
+	h.acts.KeepBatchOrder = mode.ungrouped
 	req := goal(*costHypotheses)
 	req.Config.Provider, req.Config.Model, req.Config.Batch = providerName, model, mode.batch
 	req.Config.ConvergenceRounds = 1000 // research to max_hypotheses
@@ -211,7 +223,7 @@ func runCost(b testing.TB, providerName, model string, scale float64, mode costM
 	row := costRow{
 		provider: providerName, model: name, mode: mode.String(), modelID: model, kind: mode.kind,
 		scale: scale, delay: mode.delay, realistic: mode.clock != nil, elapsed: elapsed, hypotheses: res.Hypotheses,
-		requests: all.Requests, batched: batched.Requests,
+		requests: all.Requests, batched: batched.Requests, batchHits: batched.Hits, batchInput: batched.Input, batchCached: batched.CacheRead,
 		input: all.Input, cached: all.CacheRead, written: all.CacheWrite, output: all.Output,
 		naive: p.Cost(req.Config.Model, research.Usage{PromptTokens: all.Input, CompletionTokens: all.Output}) + embed,
 		cost:  v.Usage.CostUSD,
@@ -233,9 +245,64 @@ func costTable(rows []costRow) string {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d (%d) | %s | %.0f%% | %s | %s | $%.2f | $%.2f | %.2f | %.1f | $%.2f | $%.2f | %.2f |\n",
-			r.model, r.mode, r.hypotheses, shortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
+			r.model, r.mode, r.hypotheses, research.ShortDuration(r.elapsed.Round(time.Minute)), r.requests, r.batched, research.Thousands(r.input), 100*float64(r.cached)/float64(max(1, r.input)),
 			research.Thousands(r.written), research.Thousands(r.output), r.naive, r.cost, r.cost/r.naive, r.precision,
 			r.reasoningNaive, r.reasoningCost, r.reasoningCost/r.reasoningNaive)
+	}
+	return b.String()
+}
+
+// hitTable is how often the batches' requests read from the cache, by model and batch
+// delay: grouped by prefix (cosci's order), in the order the steps made them, and not at
+// all; and the input share the batches served from cache in each.
+func hitTable(rows []costRow) string {
+	var b strings.Builder
+	b.WriteString("| model | batches take | in-batch hits, grouped | ungrouped | cached share of the batched input, grouped | ungrouped | × naive, grouped | ungrouped | no cache in batches |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	type cell struct{ grouped, ungrouped, none *costRow }
+	var keys []string
+	cells := map[string]*cell{}
+	for i := range rows {
+		r := &rows[i]
+		if !r.realistic || r.batched == 0 {
+			continue
+		}
+		k := r.model + "\x00" + research.ShortDuration(r.delay)
+		if cells[k] == nil {
+			cells[k] = &cell{}
+			keys = append(keys, k)
+		}
+		switch r.kind {
+		case modeBatch:
+			cells[k].grouped = r
+		case modeBatchUngrouped:
+			cells[k].ungrouped = r
+		case modeBatchNoCache:
+			cells[k].none = r
+		}
+	}
+	hits := func(r *costRow) string {
+		if r == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d of %d (%.0f%%)", r.batchHits, r.batched, 100*float64(r.batchHits)/float64(max(1, r.batched)))
+	}
+	share := func(r *costRow) string {
+		if r == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f%%", 100*float64(r.batchCached)/float64(max(1, r.batchInput)))
+	}
+	ratio := func(r *costRow) string {
+		if r == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", r.cost/r.naive)
+	}
+	for _, k := range keys {
+		c := cells[k]
+		model, delay, _ := strings.Cut(k, "\x00")
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, delay, hits(c.grouped), hits(c.ungrouped),
+			share(c.grouped), share(c.ungrouped), ratio(c.grouped), ratio(c.ungrouped), ratio(c.none))
 	}
 	return b.String()
 }

@@ -59,18 +59,6 @@ func TestBatchDelays(t *testing.T) {
 	}
 }
 
-// TestShortDuration: the tables' durations drop their zero seconds and minutes only.
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0s", 30 * time.Second: "30s", 5 * time.Minute: "5m", 2 * time.Hour: "2h",
-		3*time.Hour + 13*time.Minute: "3h13m", 90 * time.Second: "1m30s",
-	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // TestFigures: the forecast's figures are per request and per hypothesis, from the
 // model's own token counts (not the ×1.2 rows), the cache+batch ones from the sweep's
 // middle delay with caching batches.

@@ -244,7 +244,7 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 const expectedDebateTurns = (tournament.MinTurns + tournament.MaxDebateTurns) / 2.0
 
 // usage is n requests of figure f, their tokens scaled by scale, served from cache at
-// share, through a batch API if batched.
+// share, through a batch API (and written to the cache with the long lifetime) if batched.
 func usage(f Figure, n, scale, share float64, batched bool) research.Usage {
 	prompt := n * f.PromptTokens * scale
 	u := research.Usage{
@@ -256,6 +256,11 @@ func usage(f Figure, n, scale, share float64, batched bool) research.Usage {
 	}
 	if batched {
 		u.Batched = max(u.Requests, 1) // Prices.Cost discounts a usage with any batched request
+		// A batched turn asks for the long cache lifetime (research.Cache.Long), since its
+		// batch runs long after it is sent: what it writes is priced as a long write
+		// (Anthropic's 1-hour cache at twice the input price; a model without a long write
+		// price pays the short one).
+		u.CacheWriteLongTokens = u.CacheWriteTokens
 	}
 	return u
 }

@@ -180,3 +180,37 @@ func TestForecastModels(t *testing.T) {
 		})
 	}
 }
+
+// TestForecastLongWrites: a batched turn asks for the long cache lifetime, so its writes
+// are priced at the long write price where the model has one ($4 a million here, against
+// $2 short); an ordinary call's writes, and a batched turn's on a model without a long
+// price, at the short one.
+func TestForecastLongWrites(t *testing.T) {
+	long := provider.Prices{"m": {PromptPerMTok: 1, CachedPerMTok: 0.1, CacheWritePerMTok: 2, CacheWriteLongPerMTok: 4, CompletionPerMTok: 10}}
+	// One generation's request: 400 plain + 500 cached + 100 written + 200 out tokens, in
+	// millionths of a dollar, the writes at 2 or 4.
+	short, longer := (400+500*0.1+100*2+200*10)*1e-6, (400+500*0.1+100*4+200*10)*1e-6
+	for _, tc := range []struct {
+		name   string
+		prices provider.Prices
+		batch  bool
+		want   float64
+	}{
+		{"ordinary calls write short", long, false, 10 * short},
+		{"batched turns write long", long, true, 10 * longer / 2},
+		{"batched, no long price: the short one", testPrices, true, 10 * short / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Forecast(research.Config{Provider: "openai", Model: "m", MaxHypotheses: 10, Batch: tc.batch}, one(AgentHypothesis, 1), tc.prices)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(e.Expected-tc.want) > 1e-9 {
+				t.Errorf("expected $%g; want $%g", e.Expected, tc.want)
+			}
+			if tc.batch && e.Usage.CacheWriteLongTokens != e.Usage.CacheWriteTokens {
+				t.Errorf("batched: %d of %d written tokens long; want all", e.Usage.CacheWriteLongTokens, e.Usage.CacheWriteTokens)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -91,6 +93,41 @@ func checkBatch(reqs []BatchRequest) error {
 		seen[r.ID] = true
 	}
 	return nil
+}
+
+// Group orders a batch's requests so that those sharing a prefix go in together: by
+// their cache key and shared prefix (research.Cache: one agent's calls in one round), in
+// the order each group first appears, and within a group by their whole prompt, so that
+// requests sharing more than the prefix (two matches of the same hypothesis) are
+// neighbours too. A provider works through a batch roughly in the order it was sent, and
+// caches inside it only best effort: a request can read what another wrote only once that
+// one has run, and only while the entry lives, so neighbours that share a prefix hit
+// where the same requests strewn across the batch would each write it again. It sorts
+// reqs in place (stable: equal prompts keep their order) and returns the moves it made,
+// order[i] being the index in the input of the request now at i.
+func Group(reqs []BatchRequest) (order []int) {
+	groupKey := func(c Completion) string {
+		prefix := c.Prompt[:min(max(c.Cache.Prefix, 0), len(c.Prompt))]
+		return c.Cache.Key + "\x00" + c.SchemaName + "\x00" + c.System + "\x00" + prefix
+	}
+	first := map[string]int{}
+	order = make([]int, len(reqs))
+	for i, r := range reqs {
+		order[i] = i
+		if _, ok := first[groupKey(r.Completion)]; !ok {
+			first[groupKey(r.Completion)] = i
+		}
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := reqs[i].Completion, reqs[j].Completion
+		return cmp.Or(cmp.Compare(first[groupKey(a)], first[groupKey(b)]), strings.Compare(a.Prompt, b.Prompt))
+	})
+	sorted := make([]BatchRequest, len(reqs))
+	for i, from := range order {
+		sorted[i] = reqs[from]
+	}
+	copy(reqs, sorted)
+	return order
 }
 
 // Digest names a completion by what it asks, so that an answer a batch brings back is

@@ -186,3 +186,40 @@ func TestThinkingModelsAnswerAsStructuredOutput(t *testing.T) {
 		t.Errorf("a forced tool on a thinking model: %v; want the API's refusal", err)
 	}
 }
+
+// TestGroup: a batch's requests go out grouped by the prefix they share (cache key, system
+// prompt, schema and the prompt's shared prefix), the groups in the order they first
+// appear, and within a group by prompt, so that requests sharing more than the prefix sit
+// together; order says where each came from.
+func TestGroup(t *testing.T) {
+	req := func(id, key, prompt string, prefix int) provider.BatchRequest {
+		return provider.BatchRequest{ID: id, Completion: provider.Completion{Prompt: prompt, SchemaName: "review", Cache: research.Cache{Key: key, Prefix: prefix}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		reqs      []provider.BatchRequest
+		want      []string
+		wantOrder []int
+	}{
+		{"one group keeps its prompts in order", []provider.BatchRequest{req("t0", "k", "P|a", 2), req("t1", "k", "P|b", 2)}, []string{"t0", "t1"}, []int{0, 1}},
+		{"two review types interleaved", []provider.BatchRequest{req("t0", "k", "I|h1", 2), req("t1", "k", "F|h1", 2), req("t2", "k", "I|h2", 2), req("t3", "k", "F|h2", 2)},
+			[]string{"t0", "t2", "t1", "t3"}, []int{0, 2, 1, 3}},
+		{"matches of one hypothesis together", []provider.BatchRequest{req("t0", "k", "P|A:h1 B:h2", 2), req("t1", "k", "P|A:h3 B:h1", 2), req("t2", "k", "P|A:h1 B:h4", 2)},
+			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
+		{"another key is another group", []provider.BatchRequest{req("t0", "k1", "P|a", 2), req("t1", "k2", "P|a", 2), req("t2", "k1", "P|b", 2)},
+			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
+		{"a prefix past the prompt is the whole prompt", []provider.BatchRequest{req("t0", "k", "ab", 9), req("t1", "k", "cd", -1), req("t2", "k", "ab", 9)},
+			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			order := provider.Group(tc.reqs)
+			var got []string
+			for _, r := range tc.reqs {
+				got = append(got, r.ID)
+			}
+			if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(order, tc.wantOrder) {
+				t.Errorf("Group = %v (order %v), want %v (order %v)", got, order, tc.want, tc.wantOrder)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -53,6 +54,19 @@ func Thousands(n int) string {
 	}
 	if neg {
 		s = "-" + s
+	}
+	return s
+}
+
+// ShortDuration writes a duration without its zero tails, as a person writes one: 24h, 1h30m,
+// 30m, 90s as 1m30s (time.Duration's String gives 24h0m0s and 30m0s).
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }

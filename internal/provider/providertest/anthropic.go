@@ -123,13 +123,13 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answerTurn(w, r, "message", writeAnthropicError, "Request-Id", func(body []byte) (map[string]any, *apiError) {
-		return s.message(body, "", "", true)
+		return s.message(body, "", "", true, moment{})
 	})
 }
 
 // message answers one Messages request (ordinary, or one of a batch): the message, or the
 // error the API would give.
-func (s *Server) message(body []byte, batchID, customID string, cache bool) (map[string]any, *apiError) {
+func (s *Server) message(body []byte, batchID, customID string, cache bool, run moment) (map[string]any, *apiError) {
 	var req messageRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.problem("a message request that is not JSON: %v", err)
@@ -145,14 +145,16 @@ func (s *Server) message(body []byte, batchID, customID string, cache bool) (map
 	total := p.blocks[len(p.blocks)-1].end
 	var use cacheUse
 	if cache {
-		now := s.clock.Now()
+		now := run.now(s.clock)
 		s.mu.Lock()
+		s.claude.lag = run.lag
 		use = s.claude.anthropic(p.blocks, s.minimum(req.Model), now)
+		s.claude.lag = 0
 		s.mu.Unlock()
 	}
 	t.PromptTokens = total
 	rep := s.reply(t, s.opts.AnthropicTokenScale)
-	s.answered(t, Usage{Requests: 1, Input: total, CacheRead: use.read, CacheWrite: use.written(), Output: rep.OutputTokens}, len(rep.Calls))
+	s.answered(t, Usage{Requests: 1, Input: total, CacheRead: use.read, CacheWrite: use.written(), CacheWriteLong: use.write1, Output: rep.OutputTokens, Hits: hit(use.read)}, len(rep.Calls))
 
 	var content []any
 	stop := "end_turn"

@@ -1,10 +1,13 @@
 package providertest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -125,8 +128,23 @@ func (s *Server) observe(b *batch) {
 	var usage Usage
 	for i, it := range b.items {
 		results[i] = batchResult{customID: it.customID, kind: map[string]string{"cancelled": "canceled", "expired": "expired"}[end]}
-		if end == "completed" {
-			results[i], usage = s.process(b, it, usage)
+	}
+	if end == "completed" {
+		runs := make([]moment, len(b.items)) // back to back, now
+		if s.opts.BatchSpread {
+			until := now
+			if !b.forced && b.delay >= 0 {
+				until = b.created.Add(b.delay) // when it ended, however late it is looked at
+			}
+			runs = s.schedule(b, until)
+		}
+		order := make([]int, len(b.items))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(i, j int) int { return runs[i].at.Compare(runs[j].at) })
+		for _, i := range order {
+			results[i], usage = s.process(b, b.items[i], usage, runs[i])
 		}
 	}
 	rng := rand.New(rand.NewPCG(s.opts.Seed, uint64(b.seq)))
@@ -139,8 +157,73 @@ func (s *Server) observe(b *batch) {
 	}
 }
 
-// process answers one request of a batch as the API would answer it alone.
-func (s *Server) process(b *batch, it batchItem, usage Usage) (batchResult, Usage) {
+// moment is when a request runs, for the prompt cache: at the clock's now (the zero
+// moment: an ordinary request, or a batch processed back to back), or, for a spread
+// batch's request, at its own time, what it writes readable lag later, once it has run.
+type moment struct {
+	at  time.Time
+	lag time.Duration
+}
+
+func (m moment) now(c Clock) time.Time {
+	if m.at.IsZero() {
+		return c.Now()
+	}
+	return m.at
+}
+
+// Defaults of a spread batch (Options.BatchSpread).
+const (
+	defaultBatchConcurrency = 4
+	defaultBatchRequestTime = 20 * time.Second
+	batchRequestSpread      = 0.6 // σ of the log-normal request times
+)
+
+// schedule is when each request of a spread batch runs, the batch having ended at until:
+// the run takes the middle of its time, a tenth in from each end (OpenAI's validating and
+// finalizing), and the requests arrive in it at seeded, uniformly drawn times, in the
+// order they were submitted; each starts on arrival or, with BatchConcurrency running,
+// when the first of them ends, and takes a log-normal time around BatchRequestTime. A
+// request still running at until ends then.
+func (s *Server) schedule(b *batch, until time.Time) []moment {
+	n := len(b.items)
+	span := max(until.Sub(b.created), 0)
+	from, width := b.created.Add(span/10), span-2*(span/10)
+	rng := rand.New(rand.NewPCG(s.opts.Seed^0x5eed, uint64(b.seq)))
+	arrivals := make([]time.Duration, n)
+	for i := range arrivals {
+		arrivals[i] = time.Duration(rng.Float64() * float64(width))
+	}
+	slices.Sort(arrivals)
+	lanes := make([]time.Time, cmp.Or(max(s.opts.BatchConcurrency, 0), defaultBatchConcurrency))
+	median := cmp.Or(max(s.opts.BatchRequestTime, 0), defaultBatchRequestTime)
+	runs := make([]moment, n)
+	for i, a := range arrivals {
+		lane := 0
+		for l := range lanes {
+			if lanes[l].Before(lanes[lane]) {
+				lane = l
+			}
+		}
+		start := from.Add(a)
+		if lanes[lane].After(start) {
+			start = lanes[lane]
+		}
+		end := start.Add(time.Duration(float64(median) * math.Exp(batchRequestSpread*rng.NormFloat64())))
+		if start.After(until) {
+			start = until
+		}
+		if end.After(until) {
+			end = until
+		}
+		lanes[lane] = end
+		runs[i] = moment{at: start, lag: end.Sub(start)}
+	}
+	return runs
+}
+
+// process answers one request of a batch as the API would answer it alone, at run.
+func (s *Server) process(b *batch, it batchItem, usage Usage, run moment) (batchResult, Usage) {
 	r := batchResult{customID: it.customID}
 	if f := s.opts.FailBatchRequest; f != nil && f(BatchRequest{Provider: b.provider, BatchID: b.id, CustomID: it.customID}) {
 		r.kind = "errored"
@@ -154,11 +237,11 @@ func (s *Server) process(b *batch, it batchItem, usage Usage) (batchResult, Usag
 	cache := !s.opts.BatchNoCache
 	switch {
 	case b.provider == "anthropic":
-		r.body, r.err = s.message(it.body, b.id, it.customID, cache)
+		r.body, r.err = s.message(it.body, b.id, it.customID, cache, run)
 	case b.endpoint == "/v1/embeddings":
 		r.body, r.err = s.embed(it.body)
 	default:
-		r.body, r.err = s.chat(it.body, b.id, it.customID, cache)
+		r.body, r.err = s.chat(it.body, b.id, it.customID, cache, run)
 	}
 	if r.err != nil {
 		r.kind = "errored"
@@ -177,11 +260,14 @@ func usageOf(body map[string]any) Usage {
 	if _, ok := u["completion_tokens"]; ok { // OpenAI
 		details, _ := u["prompt_tokens_details"].(map[string]any)
 		t.Input, t.CacheRead, t.Output = n(u, "prompt_tokens"), n(details, "cached_tokens"), n(u, "completion_tokens")
+		t.CacheWrite, t.Hits = n(details, "cache_write_tokens"), hit(t.CacheRead)
 		return t
 	}
 	if _, ok := u["output_tokens"]; ok { // Anthropic
 		t.CacheRead, t.CacheWrite = n(u, "cache_read_input_tokens"), n(u, "cache_creation_input_tokens")
 		t.Input, t.Output = n(u, "input_tokens")+t.CacheRead+t.CacheWrite, n(u, "output_tokens")
+		creation, _ := u["cache_creation"].(map[string]any)
+		t.CacheWriteLong, t.Hits = n(creation, "ephemeral_1h_input_tokens"), hit(t.CacheRead)
 		return t
 	}
 	t.Input = n(u, "prompt_tokens") // embeddings

@@ -33,10 +33,11 @@ const (
 	anthropicLongTTL        = time.Hour
 )
 
-// entry is one cached prefix: when it is forgotten, and the lifetime a use renews.
+// entry is one cached prefix: from when it can be read, when it is forgotten, and the
+// lifetime a use renews.
 type entry struct {
-	expires time.Time
-	ttl     time.Duration
+	from, expires time.Time
+	ttl           time.Duration
 }
 
 // prefixCache holds cached prefixes by the hash of their content (and of the scope they
@@ -44,6 +45,12 @@ type entry struct {
 type prefixCache struct {
 	entries map[uint64]entry
 	swept   int // len(entries) at the last sweep
+	// lag is how long after a request starts what it writes can be read: 0 for an
+	// ordinary request; a spread batch's request's run time (moment), set while it runs.
+	// A spread batch is processed once it has ended, its requests at their own, earlier
+	// times, so the cache may be asked about a time before what it last heard of: an
+	// entry is live only from its write (from) to its expiry.
+	lag time.Duration
 }
 
 func newPrefixCache() *prefixCache { return &prefixCache{entries: map[uint64]entry{}} }
@@ -51,28 +58,44 @@ func newPrefixCache() *prefixCache { return &prefixCache{entries: map[uint64]ent
 // live reports whether key is cached at now.
 func (c *prefixCache) live(key uint64, now time.Time) bool {
 	e, ok := c.entries[key]
-	return ok && now.Before(e.expires)
+	return ok && !now.Before(e.from) && now.Before(e.expires)
 }
 
-// use renews a live entry's lifetime, as both APIs do on a hit.
+// use renews a live entry's lifetime, as both APIs do on a hit (never shortening it: a
+// use at an earlier time than the last one renews nothing).
 func (c *prefixCache) use(key uint64, now time.Time) {
-	if e, ok := c.entries[key]; ok && now.Before(e.expires) {
+	if e, ok := c.entries[key]; ok && c.live(key, now) && now.Add(e.ttl).After(e.expires) {
 		e.expires = now.Add(e.ttl)
 		c.entries[key] = e
 	}
 }
 
-// put caches key for ttl from now; an entry that is already cached keeps the longer of
-// the two lifetimes.
+// put caches key for ttl from now (readable from lag after now, lived ttl from then); an
+// entry that is already cached keeps the longer of the two lifetimes. An entry whose time
+// does not meet the new one's (written later, by a request the fake served before an
+// earlier request of a spread batch) gives way to the one that lasts longer.
 func (c *prefixCache) put(key uint64, now time.Time, ttl time.Duration) {
-	e := entry{expires: now.Add(ttl), ttl: ttl}
-	if old, ok := c.entries[key]; ok && now.Before(old.expires) && old.expires.After(e.expires) {
-		e = old
+	from := now.Add(c.lag)
+	e := entry{from: from, expires: from.Add(ttl), ttl: ttl}
+	if old, ok := c.entries[key]; ok {
+		switch {
+		case !old.from.After(e.expires) && !e.from.After(old.expires): // they meet: one entry
+			if old.expires.After(e.expires) {
+				e.expires, e.ttl = old.expires, old.ttl
+			}
+			if old.from.Before(e.from) {
+				e.from = old.from
+			}
+		case old.expires.After(e.expires):
+			e = old
+		}
 	}
 	c.entries[key] = e
 	if len(c.entries) > 2*c.swept+1024 { // forget the dead now and then, so memory stays bounded
 		for k, v := range c.entries {
-			if !now.Before(v.expires) {
+			// A day past its death: a spread batch's requests run up to its 24-hour window
+			// before the moment it is processed.
+			if !now.Before(v.expires.Add(completionWindow)) {
 				delete(c.entries, k)
 			}
 		}

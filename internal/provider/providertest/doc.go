@@ -116,11 +116,27 @@
 // makes it cancelling (canceling) for Options.CancelDelay, then cancelled (ended) with
 // every request cancelled; a batch whose delay passes the 24-hour window expires at it.
 //
-// Within a batch the same prompt cache applies, requests in submission order at the
-// moment the batch is processed: the optimistic end of what the APIs promise ("best
-// effort"; Anthropic reports 30 to 98% hit rates for batches with shared prefixes and
-// recommends 1-hour breakpoints for them). Options.BatchNoCache gives the pessimistic end,
-// batches that neither read nor write the cache; a benchmark can report both.
+// Within a batch the same prompt cache applies, by default with the requests in
+// submission order at the moment the batch is processed: the optimistic end of what the
+// APIs promise ("best effort"; Anthropic reports 30 to 98% hit rates for batches with
+// shared prefixes and recommends 1-hour breakpoints for them). Options.BatchNoCache gives
+// the pessimistic end, batches that neither read nor write the cache; a benchmark can
+// report both.
+//
+// Options.BatchSpread runs a batch as a real one runs, spread over its time: the middle
+// eight tenths of it (OpenAI's validating and finalizing at the ends), into which the
+// requests arrive at seeded, uniformly drawn times in the order they were submitted; each
+// starts on arrival, or when one of the BatchConcurrency requests running ends (4 by
+// default), and runs a seeded log-normal time around BatchRequestTime (20 s). A request
+// reads the cache as it stands when it starts, on the clock, and what it writes can be
+// read from when it ends (Anthropic: an entry is available once the first response has
+// begun; the fake waits for the whole response, the cautious side). So a 5-minute prefix
+// serves a batch's next request only if it starts within 5 minutes of the last use, and a
+// batch of hours needs the long lifetime. The batch is still processed when it is first
+// looked at after its end, its requests at their own, earlier times: the cache keeps when
+// each entry became readable, so that an entry written later (by an ordinary request
+// meanwhile) is not read earlier. Stats counts the in-batch hits (Usage.Hits: requests
+// that read anything from the cache).
 //
 // # Counters
 //

@@ -136,13 +136,13 @@ func (m chatMessage) text() (string, error) {
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	s.answerTurn(w, r, "chat completion", writeOpenAIError, "X-Request-Id", func(body []byte) (map[string]any, *apiError) {
-		return s.chat(body, "", "", true)
+		return s.chat(body, "", "", true, moment{})
 	})
 }
 
 // chat answers one Chat Completions request (ordinary, or one of a batch): the completion,
 // or the error the API would give.
-func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[string]any, *apiError) {
+func (s *Server) chat(body []byte, batchID, customID string, cache bool, run moment) (map[string]any, *apiError) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.problem("a chat completion request that is not JSON: %v", err)
@@ -154,12 +154,13 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 		return nil, e
 	}
 	turn.BatchID, turn.CustomID = batchID, customID
-	now := s.clock.Now()
+	now := run.now(s.clock)
 	cached, written := 0, 0
 	if cache {
 		// The cache is per model; prompt_cache_key narrows it further (see doc.go).
 		scope := req.Model + "\x00" + req.PromptCacheKey
 		s.mu.Lock()
+		s.openAI.lag = run.lag
 		if explicitCaching(req.Model) {
 			cached, written = s.openAI.explicit(scope, ids, marks, req, now)
 		} else {
@@ -169,11 +170,12 @@ func (s *Server) chat(body []byte, batchID, customID string, cache bool) (map[st
 			}
 			cached = s.openAI.openAI(scope, ids, ttl, now)
 		}
+		s.openAI.lag = 0
 		s.mu.Unlock()
 	}
 	turn.PromptTokens = len(ids)
 	rep := s.reply(turn, 1)
-	s.answered(turn, Usage{Requests: 1, Input: len(ids), CacheRead: cached, CacheWrite: written, Output: rep.OutputTokens}, len(rep.Calls))
+	s.answered(turn, Usage{Requests: 1, Input: len(ids), CacheRead: cached, CacheWrite: written, Output: rep.OutputTokens, Hits: hit(cached)}, len(rep.Calls))
 
 	msg := map[string]any{"role": "assistant", "content": rep.Text, "refusal": nil, "annotations": []any{}}
 	finish := "stop"

@@ -55,6 +55,18 @@ type Options struct {
 	BatchDelay time.Duration
 	// CancelDelay is how long a cancelled batch stays cancelling (canceling) on Clock.
 	CancelDelay time.Duration
+	// BatchSpread runs a batch's requests over the batch's run, as a real batch's are,
+	// instead of back to back at the moment it ends: each request starts at a seeded time
+	// within the run (in the order submitted, at most BatchConcurrency at once) and takes
+	// a seeded time (around BatchRequestTime), and reads the prompt cache as it stands
+	// when it starts, by the clock, while what it writes can be read only once it has
+	// run (see doc.go). A batch CompleteBatch ends runs from its creation to that moment.
+	BatchSpread bool
+	// BatchConcurrency is how many requests of a spread batch run at once (0 means 4).
+	BatchConcurrency int
+	// BatchRequestTime is the median time one request of a spread batch takes (0 means
+	// 20 s); the times spread log-normally around it (σ 0.6).
+	BatchRequestTime time.Duration
 	// BatchNoCache processes batches without the prompt cache, neither reading nor
 	// writing it: the providers only promise caching in batches on a best-effort basis,
 	// and this is the pessimistic end (the default is the optimistic one; see doc.go).

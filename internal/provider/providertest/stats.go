@@ -29,7 +29,13 @@ type Usage struct {
 	Input      int // every input token: cached, written to the cache and neither
 	CacheRead  int // input tokens served from the cache (OpenAI cached_tokens, Anthropic cache_read_input_tokens)
 	CacheWrite int // input tokens written to the cache (Anthropic cache_creation_input_tokens)
-	Output     int
+	// CacheWriteLong is the part of CacheWrite written with the long lifetime (Anthropic's
+	// 1-hour breakpoints, cache_creation.ephemeral_1h_input_tokens).
+	CacheWriteLong int
+	Output         int
+	// Hits counts the requests that read anything from the cache; the others (Requests -
+	// Hits) missed it, whatever they wrote.
+	Hits int
 }
 
 // CachedShare is the share of input tokens served from the cache.
@@ -45,7 +51,25 @@ func (t *Usage) add(u Usage) {
 	t.Input += u.Input
 	t.CacheRead += u.CacheRead
 	t.CacheWrite += u.CacheWrite
+	t.CacheWriteLong += u.CacheWriteLong
 	t.Output += u.Output
+	t.Hits += u.Hits
+}
+
+// HitRate is the share of the requests that read anything from the cache.
+func (t Usage) HitRate() float64 {
+	if t.Requests == 0 {
+		return 0
+	}
+	return float64(t.Hits) / float64(t.Requests)
+}
+
+// hit is 1 for a request that read tokens from the cache, else 0.
+func hit(read int) int {
+	if read > 0 {
+		return 1
+	}
+	return 0
 }
 
 // Embeddings counts the embeddings requests answered.
