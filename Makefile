@@ -69,6 +69,7 @@ build:
 	go build -o bin/cosci-worker ./worker
 	go build -o bin/starter ./starter
 	go build -o bin/literature ./literature
+	go build -o bin/desk ./desk
 
 # A worker in the foreground (the offline provider, store in .data/sessions).
 worker: build
@@ -115,4 +116,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter bin/literature
+	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk
