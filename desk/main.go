@@ -56,9 +56,9 @@ type list []string
 func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
-func parseOptions(args []string, getenv func(string) string) (options, error) {
+// flags are the desk's flags, set into o.
+func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs := flag.NewFlagSet("desk", flag.ContinueOnError)
-	var o options
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address to serve on")
 	fs.StringVar(&o.mode, "auth", auth.ModeLocal, "how people sign in: oidc (the lab's identity provider), proxy (an authenticating proxy's headers) or local (one user, loopback only)")
 	fs.StringVar(&o.publicURL, "public-url", "", "the desk's address as browsers reach it, e.g. https://desk.lab.example; https makes cookies Secure; the OIDC redirect is its /auth/callback (default http://<listen>)")
@@ -72,6 +72,12 @@ func parseOptions(args []string, getenv func(string) string) (options, error) {
 	fs.StringVar(&o.scientistGroup, "scientist-group", "", "a group whose members are scientists (besides --policy)")
 	fs.Var(&o.proxies, "trusted-proxy", "an address or CIDR prefix of the authenticating proxy, whose headers are believed (auth proxy); repeat for several")
 	fs.StringVar(&o.localUser, "local-user", getenv("USER"), "the one user's identity (auth local)")
+	return fs
+}
+
+func parseOptions(args []string, getenv func(string) string) (options, error) {
+	var o options
+	fs := flags(&o, getenv)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
