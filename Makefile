@@ -24,7 +24,7 @@ EVERYTHING         := bin/npm/node_modules/.bin/mcp-server-everything
 # Debian's chromium, which the desk's browser test drives (e2e/desk_test.go, chromedp).
 CHROMIUM         := /usr/bin/chromium
 
-.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean
+.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -93,6 +93,10 @@ test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(E
 	go test -count=1 -timeout 30m ./...
 	@# The rolling-upgrade test's build B (a changed workflow) replays every recorded history too.
 	go test -count=1 -tags cosci_build_b -run Replay ./workflows
+
+# The pictures of docs/desk.md and the README, taken by the desk's browser test.
+desk-screenshots: $(TEMPORAL) $(CHROMIUM)
+	COSCI_DESK_SCREENSHOTS=$(CURDIR)/docs/images go test -count=1 -run TestDeskInABrowser ./e2e
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's

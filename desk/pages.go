@@ -181,18 +181,13 @@ const pageSize = 25
 // wait, the commands, the conversation, the report and the artefacts, the sharing.
 func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	who, rec, ok := d.allowed(w, r, id, access.ActRead)
+	who, rec, status, ok := d.check(w, r, id, access.ActRead)
 	if !ok {
 		return
 	}
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
 	ctx := r.Context()
-	status, err := d.be.Status(ctx, id)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
 	state, err := d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize})
 	if err != nil {
 		d.fail(w, r, err)
@@ -379,6 +374,7 @@ func (d *desk) file(w http.ResponseWriter, r *http.Request) {
 	case name == report.HTMLFile && r.URL.Query().Get("download") == "":
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'")
+		h.Del("X-Frame-Options")
 	default:
 		h.Set("Content-Type", contentType(name))
 		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", id+"-"+name))

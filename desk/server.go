@@ -21,6 +21,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
 )
 
 //go:embed templates/*.html
@@ -202,22 +203,28 @@ func (d *desk) record(ctx context.Context, id, scientist string) (access.Record,
 // allowed checks who may act on session id, reading its owner; on a refusal or error it
 // has answered, and returns false.
 func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, bool) {
+	who, rec, _, ok := d.check(w, r, id, act)
+	return who, rec, ok
+}
+
+// check is allowed, which also returns the session's status it read.
+func (d *desk) check(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, workflows.Status, bool) {
 	who, _ := auth.WhoFrom(r.Context())
 	s, err := d.be.Status(r.Context(), id)
 	if err != nil {
 		d.fail(w, r, err)
-		return who, access.Record{}, false
+		return who, access.Record{}, s, false
 	}
 	rec, err := d.record(r.Context(), id, s.ScientistID)
 	if err != nil {
 		d.fail(w, r, err)
-		return who, rec, false
+		return who, rec, s, false
 	}
 	if dec := access.Decide(who.Identity, rec, act); !dec.Allowed {
 		d.forbid(w, r, who, dec.Missing)
-		return who, rec, false
+		return who, rec, s, false
 	}
-	return who, rec, true
+	return who, rec, s, true
 }
 
 // commandsRecordBy says whether session.Command records who issued a command (its "by"

@@ -92,6 +92,28 @@ func (p *person) text(sel string) string {
 	return s
 }
 
+// screenshot keeps a picture of what the window shows (1200x900) of the page for docs/desk.md, when COSCI_DESK_SCREENSHOTS
+// names a folder (make desk-screenshots); otherwise it does nothing.
+func (p *person) screenshot(name string) {
+	p.t.Helper()
+	dir := os.Getenv("COSCI_DESK_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900)); err != nil {
+		p.t.Fatal(err)
+	}
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
 // signIn opens the desk, which sends the browser to the provider, where the person
 // chooses themselves; the provider sends them back, signed in.
 func signIn(t *testing.T, root context.Context, desk, name, subject string) *person {
@@ -188,6 +210,7 @@ func TestDeskInABrowser(t *testing.T) {
 
 	// Bob reads it now, and has no command to send.
 	bob.do("read ada's session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#read-only")))
+	bob.screenshot("desk-reader.png")
 	if n, err := chromedp.Run(bob.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#commands form").length`)); err != nil || n != 0 {
 		t.Errorf("bob, a reader, is shown %d command forms (%v)", n, err)
 	}
@@ -209,11 +232,16 @@ func TestDeskInABrowser(t *testing.T) {
 	ada.do("watch it end", chromedp.Navigate(sessionURL), chromedp.Poll[chromedp.Void](
 		`document.querySelector("#live").textContent.startsWith("completed")`,
 		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(3*time.Minute)))
+	ada.do("open the session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("iframe.report")))
+	ada.screenshot("desk-session.png")
+	ada.do("open the list", chromedp.Navigate(desk+"/sessions"), chromedp.WaitVisible(chromedp.CSS("#sessions")))
+	ada.screenshot("desk-sessions.png")
 	ada.do("open the best hypothesis", chromedp.Navigate(sessionURL),
 		chromedp.Click(chromedp.CSS(`#ranking tbody a`)), chromedp.WaitVisible(chromedp.CSS("#statement")))
 	if s := ada.text("#statement"); len(s) < 20 {
 		t.Errorf("the hypothesis' statement reads %q", s)
 	}
+	ada.screenshot("desk-hypothesis.png")
 	report, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](
 		fmt.Sprintf(`fetch("/s/%s/files/report.md?download=1").then(r => r.text())`, id), chromedp.EvalAwaitPromise))
 	if err != nil || !strings.Contains(report, "Find druggable mechanisms") {
