@@ -232,6 +232,7 @@ func TestStartIsTheSignedInScientist(t *testing.T) {
 		{"no goal", url.Values{"goal": {"  "}}, 422, "research_goal"},
 		{"a bad number", url.Values{"goal": {"g"}, "max_hypotheses": {"many"}}, 422, "is not a number"},
 		{"a bad duration", url.Values{"goal": {"g"}, "time_limit": {"soon"}}, 422, "not a duration"},
+		{"a bad approval timeout", url.Values{"goal": {"g"}, "approval_timeout": {"-5m"}}, 422, "approval_timeout"},
 		{"a bad review type", url.Values{"goal": {"g"}, "review_types": {"vibes"}}, 422, "review"},
 		{"a tool the workers lack", url.Values{"goal": {"g"}, "tools": {"nowhere.search"}}, 422, "nowhere"},
 		{"a negative budget", url.Values{"goal": {"g"}, "budget_usd": {"-1"}}, 422, "budget_usd"},

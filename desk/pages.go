@@ -61,7 +61,7 @@ func (d *desk) list(w http.ResponseWriter, r *http.Request) {
 type startForm struct {
 	Goal, MaxHypotheses, TimeLimit, ReviewTypes, SafetyLevel, Provider, Model string
 	TokenBudget, BudgetUSD, Tools, ApproveTools, ToolCallsPerTurn             string
-	ToolCallsPerSession, Seed                                                 string
+	ToolCallsPerSession, Seed, ApprovalTimeout                                string
 	Error                                                                     string
 }
 
@@ -74,7 +74,8 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 		ReviewTypes: r.PostFormValue("review_types"), SafetyLevel: r.PostFormValue("safety_level"), Provider: r.PostFormValue("provider"),
 		Model: r.PostFormValue("model"), TokenBudget: r.PostFormValue("token_budget"), BudgetUSD: r.PostFormValue("budget_usd"),
 		Tools: r.PostFormValue("tools"), ApproveTools: r.PostFormValue("approve_tools"), ToolCallsPerTurn: r.PostFormValue("tool_calls_per_turn"),
-		ToolCallsPerSession: r.PostFormValue("tool_calls_per_session"), Seed: r.PostFormValue("seed")}
+		ToolCallsPerSession: r.PostFormValue("tool_calls_per_session"), Seed: r.PostFormValue("seed"),
+		ApprovalTimeout: r.PostFormValue("approval_timeout")}
 	req, err := f.request(who.ID)
 	if err == nil && len(req.Config.Tools) > 0 {
 		cat, cerr := d.be.Tools(r.Context())
@@ -140,6 +141,7 @@ func (f startForm) request(scientist string) (research.Request, error) {
 	num("tool_calls_per_session", f.ToolCallsPerSession, func(n float64) { c.ToolCallsPerSession = int(n) })
 	num("seed", f.Seed, func(n float64) { c.Seed = int64(n) })
 	dur("time_limit", f.TimeLimit, func(d research.Duration) { c.TimeLimit = d })
+	dur("approval_timeout", f.ApprovalTimeout, func(d research.Duration) { c.ApprovalTimeout = d })
 	list := func(s string) []string {
 		var out []string
 		for _, e := range strings.Split(s, ",") {

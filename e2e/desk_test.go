@@ -72,6 +72,20 @@ func (p *person) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// submit clicks a form's button and waits for the page the form's answer leads to (a
+// page still showing the form would satisfy a wait for one of its elements at once); it
+// returns that page's HTTP status.
+func (p *person) submit(what, sel string) int64 {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	defer cancel()
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel)))
+	if err != nil {
+		p.t.Fatalf("%s: %s: %v\n%s", p.name, what, err, p.page())
+	}
+	return resp.Status
+}
+
 // page is where the person is and what the page says, for a failure's message.
 func (p *person) page() string {
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
@@ -136,7 +150,18 @@ func signIn(t *testing.T, root context.Context, desk, name, subject string) *per
 
 func TestDeskInABrowser(t *testing.T) {
 	storeDir := t.TempDir()
-	startWorker(t, storeDir, "--offline-latency", "150ms")
+	// The worker offers the literature server's tools over the test library, for a
+	// session whose searches wait for the scientist's approval.
+	library, err := filepath.Abs(fixtureLibrary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(tools, fmt.Appendf(nil, "servers:\n  - name: literature\n    command: [%q, --library, %q, --index, %q]\n",
+		literatureBinary, library, t.TempDir()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, storeDir, "--offline-latency", "150ms", "--tools", tools)
 
 	idp := idptest.Start(
 		idptest.User{Subject: "ada", Email: "ada@lab.example", Name: "Ada", Groups: []string{"lab"}},
@@ -172,6 +197,7 @@ func TestDeskInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#start-session")),
 		chromedp.WaitVisible(chromedp.CSS("#session-id")))
 	id := ada.text("#session-id")
+	t.Cleanup(func() { terminateIfRunning(t, id) })
 	sessionURL := desk + "/s/" + id
 	if owner := ada.text(".meta"); !strings.Contains(owner, "owner ada@lab.example") {
 		t.Errorf("the session's page says %q; want ada as its owner", owner)
@@ -184,7 +210,9 @@ func TestDeskInABrowser(t *testing.T) {
 		fmt.Sprintf(`document.querySelector("#live").textContent !== %q && document.querySelector("#live").textContent.includes("hypotheses")`, first),
 		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(45*time.Second)))
 	t.Logf("ada's live line went from %q to %q", first, ada.text("#live"))
-	ada.do("suspend it", chromedp.Click(chromedp.CSS("#suspend")), chromedp.WaitVisible(chromedp.CSS("#session-id")))
+	if code := ada.submit("suspend it", "#suspend"); code != 200 {
+		t.Fatalf("ada's suspend: %d\n%s", code, ada.page())
+	}
 	eventually(t, 30*time.Second, "the session to suspend", func() (bool, error) {
 		if err := chromedp.Do(ada.ctx, chromedp.Navigate(sessionURL)); err != nil {
 			return false, err
@@ -225,8 +253,10 @@ func TestDeskInABrowser(t *testing.T) {
 
 	// Root, an admin, steers it: he resumes it.
 	admin := signIn(t, root, desk, "root@lab.example", "root")
-	admin.do("resume ada's session", chromedp.Navigate(sessionURL), chromedp.Click(chromedp.CSS("#resume")),
-		chromedp.WaitVisible(chromedp.CSS("#session-id")))
+	admin.do("open ada's session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#resume")))
+	if code := admin.submit("resume ada's session", "#resume"); code != 200 {
+		t.Fatalf("root's resume: %d\n%s", code, admin.page())
+	}
 
 	// Ada watches it to the end, then opens a hypothesis and the report.
 	ada.do("watch it end", chromedp.Navigate(sessionURL), chromedp.Poll[chromedp.Void](
@@ -247,4 +277,37 @@ func TestDeskInABrowser(t *testing.T) {
 	if err != nil || !strings.Contains(report, "Find druggable mechanisms") {
 		t.Errorf("the report ada downloads: %.200q (%v)", report, err)
 	}
+
+	// A session whose literature searches wait for her: she sees a call with its whole
+	// arguments, and approves it.
+	ada.do("start a grounded session", chromedp.Navigate(desk+"/sessions"),
+		chromedp.SetValue(chromedp.CSS(`textarea[name="goal"]`), "Which mechanisms slow tau propagation in early Alzheimer's disease"),
+		chromedp.SetValue(chromedp.CSS(`input[name="max_hypotheses"]`), "4"),
+		chromedp.SetValue(chromedp.CSS(`input[name="tools"]`), "literature.search, literature.fetch"),
+		chromedp.SetValue(chromedp.CSS(`input[name="approve_tools"]`), "literature.search"),
+		chromedp.Click(chromedp.CSS("#start-session")), chromedp.WaitVisible(chromedp.CSS("#session-id")))
+	grounded := ada.text("#session-id")
+	t.Cleanup(func() { terminateIfRunning(t, grounded) })
+	eventually(t, 2*time.Minute, "a tool call to wait for ada", func() (bool, error) {
+		if err := chromedp.Do(ada.ctx, chromedp.Navigate(desk+"/s/"+grounded)); err != nil {
+			return false, err
+		}
+		n, err := chromedp.Run(ada.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#waiting .approve").length`))
+		return n > 0, err
+	})
+	call := ada.text("#waiting h3")
+	if args := ada.text("#waiting pre.arguments"); !strings.Contains(args, "{") {
+		t.Errorf("the waiting call %s shows arguments %q; want its whole JSON", call, args)
+	}
+	if code := ada.submit("approve "+call, "#waiting .approve"); code != 200 {
+		t.Fatalf("ada's approval of %s: %d\n%s", call, code, ada.page())
+	}
+	callID, _, _ := strings.Cut(call, ":")
+	eventually(t, time.Minute, call+" to be answered", func() (bool, error) {
+		if err := chromedp.Do(ada.ctx, chromedp.Navigate(desk+"/s/"+grounded)); err != nil {
+			return false, err
+		}
+		waiting, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#waiting h3")).map(h => h.textContent).join("|")`))
+		return !strings.Contains("|"+waiting+"|", "|"+callID+":"), err
+	})
 }
