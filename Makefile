@@ -21,7 +21,10 @@ WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING         := bin/npm/node_modules/.bin/mcp-server-everything
 
-.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean
+# Debian's chromium, which the desk's browser test drives (e2e/desk_test.go, chromedp).
+CHROMIUM         := /usr/bin/chromium
+
+.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -65,10 +68,16 @@ $(EVERYTHING):
 	@echo "Installing @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) into bin/npm (for the end-to-end tests)..."
 	npm install --no-audit --no-fund --loglevel=error --prefix bin/npm @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
 
+$(CHROMIUM):
+	@echo "Installing Debian's chromium for the desk's browser test..."
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi
+
 build:
 	go build -o bin/cosci-worker ./worker
 	go build -o bin/starter ./starter
 	go build -o bin/literature ./literature
+	go build -o bin/desk ./desk
 
 # A worker in the foreground (the offline provider, store in .data/sessions).
 worker: build
@@ -80,10 +89,14 @@ demo: $(TEMPORAL) build
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
-test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) check
+test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) $(CHROMIUM) check
 	go test -count=1 -timeout 30m ./...
 	@# The rolling-upgrade test's build B (a changed workflow) replays every recorded history too.
 	go test -count=1 -tags cosci_build_b -run Replay ./workflows
+
+# The pictures of docs/desk.md and the README, taken by the desk's browser test.
+desk-screenshots: $(TEMPORAL) $(CHROMIUM)
+	COSCI_DESK_SCREENSHOTS=$(CURDIR)/docs/images go test -count=1 -run TestDeskInABrowser ./e2e
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's
@@ -115,4 +128,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter bin/literature
+	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk

@@ -4,8 +4,6 @@ package main
 // warned of when it spells the goal) or made, readable from the goal or random.
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
+
+	"github.com/cosci-dev/cosci/internal/lineage"
 )
 
 // maxIDLength keeps session IDs readable; Temporal itself allows longer workflow IDs.
@@ -51,64 +51,13 @@ func checkID(id string) error {
 	return nil
 }
 
-// maxSlugLength bounds the readable part of a generated session ID.
-const maxSlugLength = 40
+// The generated ids are lineage's, which the desk names its sessions with too.
+const maxSlugLength = lineage.MaxSlugLength
 
-// slug makes the readable part of a session ID from a goal: lowercase a-z, 0-9 and '-',
-// at most maxSlugLength characters, cut at a word boundary when one is near.
-func slug(goal string) string {
-	var b strings.Builder
-	gap := false
-	for _, r := range strings.ToLower(goal) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if gap && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			gap = false
-			b.WriteRune(r)
-		} else {
-			gap = true
-		}
-		if b.Len() > maxSlugLength {
-			break
-		}
-	}
-	s := b.String()
-	if len(s) > maxSlugLength {
-		s = s[:maxSlugLength]
-		if i := strings.LastIndexByte(s, '-'); i >= maxSlugLength/2 && b.String()[maxSlugLength] != '-' {
-			s = s[:i]
-		}
-	}
-	if s = strings.Trim(s, "-"); s == "" {
-		return "session"
-	}
-	return s
-}
-
-// newSessionID is the goal's slug and 8 random hex digits, so two sessions on the same goal
-// never collide. It is the default id of a deployment without keys, whose research is
-// readable anyway; with keys, newSealedID names sessions.
-func newSessionID(goal string) string { return slug(goal) + "-" + randomHex(4) }
-
-// newSealedID is the default id of a session or schedule when the lab's research is
-// encrypted: prefix and 16 random hex digits. The id is the workflow id, which Temporal
-// never encodes: it sits in clear in the history, in visibility, in the ConversationId and
-// ParentSession search attributes, in the ids of the session's forks and continuations
-// (which derive from it), in the store's paths, in webhooks and in logs. So it says
-// nothing of the goal. It is random rather than a keyed hash of the goal: two sessions on
-// one goal must not collide (a hash would need a random part anyway), equal hashes would
-// still tell a reader of visibility which sessions share a goal, and an id that moved with
-// the key would change under a key rotation. Nothing looks a session up by its goal:
-// continuations and forks are named from the parent's id (internal/lineage).
-func newSealedID(prefix string) string { return prefix + randomHex(8) }
-
-// randomHex is n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return hex.EncodeToString(b)
-}
+func slug(goal string) string          { return lineage.Slug(goal) }
+func newSessionID(goal string) string  { return lineage.NewSessionID(goal) }
+func newSealedID(prefix string) string { return lineage.NewSealedID(prefix) }
+func randomHex(n int) string           { return lineage.RandomHex(n) }
 
 // idSpellsGoal warns, for an id given with flag in a deployment whose research is
 // encrypted, when the id spells words of the goal: a word of four or more letters, or a

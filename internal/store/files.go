@@ -34,7 +34,7 @@ func (s *Store) Report(ctx context.Context, sessionID string) ([]byte, error) {
 // artefact must not replace.
 var reservedNames = []string{
 	hypothesesDir, reviewsDir, turnsDir, piecesDir, checkpointsDir, eventsFile, indexFile,
-	planFile, debatesDir, metaReviewsDir, overviewFile, ArchiveFile,
+	planFile, debatesDir, metaReviewsDir, overviewFile, ArchiveFile, AccessFile,
 }
 
 // checkFileName refuses a report artefact's name that is not a plain file name of its own.

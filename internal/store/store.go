@@ -22,6 +22,7 @@
 //	pieces/<digest> (paragraphs of the prompts, each once: see pieces.go)
 //	checkpoints/000001.json (compressed)
 //	plan.json, overview.json, archived.json
+//	access.json (who may read and steer the session at the desk; replaced on each change)
 //	debates/<debate id>.json
 //	metareviews/0001.json
 //	tools/<digest>.json (the audit trail of tool results, content-addressed)

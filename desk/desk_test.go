@@ -1,0 +1,450 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// fake is a Backend without Temporal: sessions by id, the commands and starts it got.
+type fake struct {
+	mu       sync.Mutex
+	status   map[string]workflows.Status
+	state    map[string]workflows.StateView
+	commands []string // "id name payload"
+	started  []research.Request
+	queries  int
+}
+
+func newFake() *fake {
+	return &fake{status: map[string]workflows.Status{}, state: map[string]workflows.StateView{}}
+}
+
+func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status[id] = workflows.Status{SessionID: id, State: session.Active, ScientistID: scientist, Goal: goal}
+	f.state[id] = workflows.StateView{SessionID: id, State: session.Active, Goal: goal, ScientistID: scientist, Hypotheses: entries, Total: len(entries)}
+}
+
+func (f *fake) Status(_ context.Context, id string) (workflows.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, ok := f.status[id]
+	if !ok {
+		return s, errNoSession
+	}
+	return s, nil
+}
+
+func (f *fake) Progress(_ context.Context, id string) (session.Progress, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries++
+	return session.Progress{State: session.Active, HypothesesGenerated: len(f.state[id].Hypotheses), MaxHypotheses: 20, Rounds: 1}, nil
+}
+
+func (f *fake) State(_ context.Context, id string, p workflows.Page) (workflows.StateView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.state[id]
+	if p.Offset >= len(v.Hypotheses) {
+		v.Hypotheses = nil
+	} else {
+		v.Hypotheses = v.Hypotheses[p.Offset:min(len(v.Hypotheses), p.Offset+max(p.Limit, 1))]
+	}
+	v.Offset = p.Offset
+	return v, nil
+}
+
+func (f *fake) History(context.Context, string, workflows.Page) (workflows.HistoryView, error) {
+	return workflows.HistoryView{}, nil
+}
+
+func (f *fake) Command(_ context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.commands = append(f.commands, strings.TrimSpace(id+" "+name+" "+fmtPayload(payload)))
+	return f.status[id], nil
+}
+
+func fmtPayload(p map[string]any) string {
+	var parts []string
+	for _, k := range []string{"reason", "toward", "away", "call", "decision", "title", "by"} {
+		if v, ok := p[k]; ok {
+			parts = append(parts, k+"="+v.(string))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *fake) Start(_ context.Context, id string, req research.Request) error {
+	f.mu.Lock()
+	f.started = append(f.started, req)
+	f.mu.Unlock()
+	f.add(id, req.ScientistID, req.ResearchGoal)
+	return nil
+}
+
+func (f *fake) List(context.Context, int) ([]Row, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var rows []Row
+	for id, s := range f.status {
+		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State)})
+	}
+	return rows, nil
+}
+
+func (f *fake) Tools(context.Context) (activities.Catalog, error) { return activities.Catalog{}, nil }
+
+// testDesk is a desk behind the proxy sign-in (the test sets the identity in headers),
+// over the fake and a directory store.
+type testDesk struct {
+	*desk
+	fake *fake
+	key  *auth.Key
+	h    http.Handler
+}
+
+var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []string{"ada@lab", "bob@lab"}}
+
+func newTestDesk(t *testing.T) *testDesk {
+	t.Helper()
+	key := auth.RandomKey()
+	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	f := newFake()
+	d, err := newDesk(a, f, st, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.now = func() time.Time { return time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC) }
+	return &testDesk{desk: d, fake: f, key: key, h: d.handler()}
+}
+
+// do sends a request as who ("" for nobody); a form gets who's CSRF token unless it has one.
+func (td *testDesk) do(t *testing.T, who, method, target string, form url.Values) (int, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		if _, ok := form["csrf"]; !ok && who != "" {
+			form.Set("csrf", td.key.CSRF(who, ""))
+		}
+		body = strings.NewReader(form.Encode())
+	}
+	r := httptest.NewRequest(method, target, body)
+	if form != nil {
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	if who != "" {
+		r.Header.Set("X-Forwarded-Email", who)
+	}
+	w := httptest.NewRecorder()
+	td.h.ServeHTTP(w, r)
+	return w.Code, w.Body.String()
+}
+
+func TestWhoMayDoWhat(t *testing.T) {
+	td := newTestDesk(t)
+	td.fake.add("s-1", "ada@lab", "tau propagation")
+	steps := []struct {
+		name        string
+		who, method string
+		target      string
+		form        url.Values
+		code        int
+		body        string // a part of the answer
+		lastCommand string // the command the session got, if any
+	}{
+		{"owner reads", "ada@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
+		{"owner steers", "ada@lab", "POST", "/s/s-1/command/suspend", url.Values{"reason": {"lunch"}}, 303, "", "s-1 suspend reason=lunch"},
+		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 403, "read access to session s-1", ""},
+		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 403, "read access", ""},
+		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 403, "read access", ""},
+		{"nor steer it", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 403, "steer access", ""},
+		{"nor share it", "bob@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"steer"}}, 403, "ownership", ""},
+		{"nor see it listed", "bob@lab", "GET", "/sessions", nil, 200, "No sessions to show", ""},
+		{"owner shares for reading", "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}}, 303, "", ""},
+		{"reader reads", "bob@lab", "GET", "/s/s-1", nil, 200, "You may read this session", ""},
+		{"reader sees it listed", "bob@lab", "GET", "/sessions?whose=shared", nil, 200, "/s/s-1", ""},
+		{"reader still cannot steer", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 403, "may read it only", ""},
+		{"reader cannot answer a tool call", "bob@lab", "POST", "/s/s-1/command/answer-tool", url.Values{"call": {"call-1"}, "decision": {"approve"}}, 403, "steer access", ""},
+		{"admin steers", "root@lab", "POST", "/s/s-1/command/feedback", url.Values{"toward": {"microglia"}}, 303, "", "s-1 feedback toward=microglia"},
+		{"admin reads", "root@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
+		{"no role, nothing", "eve@lab", "GET", "/sessions", nil, 403, "the scientist role", ""},
+		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "not signed in", ""},
+		{"unknown session", "ada@lab", "GET", "/s/nope", nil, 404, "No such session", ""},
+	}
+	for _, s := range steps {
+		code, body := td.do(t, s.who, s.method, s.target, s.form)
+		if code != s.code || !strings.Contains(body, s.body) {
+			t.Errorf("%s: %d, want %d with %q; body:\n%.600s", s.name, code, s.code, s.body, body)
+		}
+		if s.lastCommand != "" {
+			if got := td.fake.commands[len(td.fake.commands)-1]; got != s.lastCommand {
+				t.Errorf("%s: the session got %q, want %q", s.name, got, s.lastCommand)
+			}
+		}
+	}
+	if len(td.fake.commands) != 2 {
+		t.Errorf("the session got %d commands, want the 2 allowed: %v", len(td.fake.commands), td.fake.commands)
+	}
+	rec, found, err := td.st.Access(t.Context(), "s-1")
+	if err != nil || !found || len(rec.Grants) != 1 || rec.Grants[0] != (access.Grant{Who: "bob@lab", Level: access.Read, By: "ada@lab", At: "2026-11-27T09:00:00Z"}) {
+		t.Errorf("access record %+v (%v, %v): want bob's read grant, by ada, in the store", rec, found, err)
+	}
+}
+
+func TestStartIsTheSignedInScientist(t *testing.T) {
+	td := newTestDesk(t)
+	tests := []struct {
+		name string
+		form url.Values
+		code int
+		body string
+	}{
+		{"a typed scientist is ignored", url.Values{"goal": {"Why do neurons die"}, "scientist": {"mallory@lab"}, "scientist_id": {"mallory@lab"}, "max_hypotheses": {"12"}}, 303, ""},
+		{"no goal", url.Values{"goal": {"  "}}, 422, "research_goal"},
+		{"a bad number", url.Values{"goal": {"g"}, "max_hypotheses": {"many"}}, 422, "is not a number"},
+		{"a bad duration", url.Values{"goal": {"g"}, "time_limit": {"soon"}}, 422, "not a duration"},
+		{"a bad approval timeout", url.Values{"goal": {"g"}, "approval_timeout": {"-5m"}}, 422, "approval_timeout"},
+		{"a bad review type", url.Values{"goal": {"g"}, "review_types": {"vibes"}}, 422, "review"},
+		{"a tool the workers lack", url.Values{"goal": {"g"}, "tools": {"nowhere.search"}}, 422, "nowhere"},
+		{"a negative budget", url.Values{"goal": {"g"}, "budget_usd": {"-1"}}, 422, "budget_usd"},
+	}
+	for _, tt := range tests {
+		code, body := td.do(t, "ada@lab", "POST", "/sessions", tt.form)
+		if code != tt.code || !strings.Contains(body, tt.body) {
+			t.Errorf("%s: %d, want %d with %q; body:\n%.400s", tt.name, code, tt.code, tt.body, body)
+		}
+	}
+	if len(td.fake.started) != 1 {
+		t.Fatalf("%d sessions started, want 1", len(td.fake.started))
+	}
+	req := td.fake.started[0]
+	if req.ScientistID != "ada@lab" || req.Config.MaxHypotheses != 12 {
+		t.Errorf("started %+v: want scientist ada@lab (the signed-in one) and 12 hypotheses", req)
+	}
+	for id := range td.fake.status {
+		rec, found, _ := td.st.Access(t.Context(), id)
+		if !found || rec.Owner != "ada@lab" {
+			t.Errorf("session %s: access record %+v, want owner ada@lab", id, rec)
+		}
+	}
+}
+
+func TestCSRF(t *testing.T) {
+	td := newTestDesk(t)
+	td.fake.add("s-1", "ada@lab", "g")
+	send := func(mod func(r *http.Request), form url.Values) int {
+		r := httptest.NewRequest("POST", "/s/s-1/command/suspend", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("X-Forwarded-Email", "ada@lab")
+		mod(r)
+		w := httptest.NewRecorder()
+		td.h.ServeHTTP(w, r)
+		return w.Code
+	}
+	good := url.Values{"csrf": {td.key.CSRF("ada@lab", "")}}
+	tests := []struct {
+		name string
+		mod  func(r *http.Request)
+		form url.Values
+		code int
+	}{
+		{"same origin, token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, good, 303},
+		{"no token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{}, 403},
+		{"another person's token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {td.key.CSRF("bob@lab", "")}}, 403},
+		{"cross-site, even with the token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, good, 403},
+		{"another origin", func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }, good, 403},
+	}
+	for _, tt := range tests {
+		if code := send(tt.mod, tt.form); code != tt.code {
+			t.Errorf("%s: %d, want %d", tt.name, code, tt.code)
+		}
+	}
+	if n := len(td.fake.commands); n != 1 {
+		t.Errorf("%d commands reached the session, want 1", n)
+	}
+	// State changes never ride on GET.
+	if code, _ := td.do(t, "ada@lab", "GET", "/s/s-1/command/suspend?csrf="+url.QueryEscape(td.key.CSRF("ada@lab", "")), nil); code != http.StatusMethodNotAllowed {
+		t.Errorf("GET of a command: %d, want 405", code)
+	}
+	// Bodies are bounded.
+	big := url.Values{"csrf": good["csrf"], "reason": {strings.Repeat("x", maxBody)}}
+	if code := send(func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, big); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a %d-byte form: %d, want 413", maxBody, code)
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	td := newTestDesk(t)
+	evil := `<script>alert(1)</script>`
+	td.fake.add("s-1", "ada@lab", "goal "+evil, session.Entry{ID: "h-0001", Title: "title " + evil, Origin: "generation", Parents: []string{`"><img src=x onerror=alert(2)>`}})
+	td.fake.status["s-1"] = workflows.Status{SessionID: "s-1", State: session.Active, ScientistID: "ada@lab", Goal: "goal " + evil,
+		Waiting: []session.WaitingCall{{ID: "call-1", Tool: "lit.search", Brief: "brief " + evil, Arguments: `{"q": "` + evil + `"}`}}}
+	if err := td.st.PutHypothesis(t.Context(), "s-1", research.Hypothesis{ID: "h-0001", Title: "t", Statement: "statement " + evil,
+		Rationale: "r", Predictions: []string{"p " + evil}, Origin: "generation",
+		References: []research.Reference{{ID: "doi:1", Quote: "quote " + evil, Claim: "claim " + evil}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := td.st.PutAccess(t.Context(), "s-1", access.Record{SessionID: "s-1", Owner: "ada@lab",
+		Grants: []access.Grant{{Who: "bob@lab" + evil, Level: access.Read, By: "ada@lab", At: "now"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/s/s-1", "/s/s-1/h/h-0001", "/sessions"} {
+		code, body := td.do(t, "ada@lab", "GET", page, nil)
+		if code != 200 {
+			t.Fatalf("%s: %d\n%s", page, code, body)
+		}
+		if strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") {
+			t.Errorf("%s shows a model's or a person's markup unescaped", page)
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s does not show the text, escaped", page)
+		}
+	}
+}
+
+func TestHeaders(t *testing.T) {
+	td := newTestDesk(t)
+	r := httptest.NewRequest("GET", "/sessions", nil)
+	r.Header.Set("X-Forwarded-Email", "ada@lab")
+	w := httptest.NewRecorder()
+	td.h.ServeHTTP(w, r)
+	csp := w.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self';") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP %q: want scripts from the desk only", csp)
+	}
+	if w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Error("no nosniff")
+	}
+	if strings.Contains(w.Body.String(), "<script>") {
+		t.Error("a page has an inline script")
+	}
+}
+
+// countingSource counts the progress queries and says when one was made.
+type countingSource struct {
+	mu    sync.Mutex
+	calls map[string]int
+	asked chan string
+}
+
+func (c *countingSource) Progress(_ context.Context, id string) (session.Progress, error) {
+	c.mu.Lock()
+	c.calls[id]++
+	c.mu.Unlock()
+	c.asked <- id
+	return session.Progress{State: session.Active}, nil
+}
+
+func TestOneWatcherPerSession(t *testing.T) {
+	src := &countingSource{calls: map[string]int{}, asked: make(chan string, 1000)}
+	h := newHub(src, time.Hour) // one query when a watcher starts, then one an hour
+	var stops []func()
+	var chans []<-chan string
+	for i := range 200 {
+		ch, stop := h.subscribe([]string{"s-1", "s-2"}[i%2])
+		stops, chans = append(stops, stop), append(chans, ch)
+	}
+	<-src.asked
+	<-src.asked
+	if n := h.watching(); n != 2 {
+		t.Errorf("200 pages on 2 sessions: %d watchers, want 2", n)
+	}
+	for _, ch := range chans {
+		if line := <-ch; !strings.HasPrefix(line, "active") {
+			t.Fatalf("a page got %q", line)
+		}
+	}
+	src.mu.Lock()
+	if src.calls["s-1"] != 1 || src.calls["s-2"] != 1 {
+		t.Errorf("queries %v: want one per session for 200 pages", src.calls)
+	}
+	src.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+	if n := h.watching(); n != 0 {
+		t.Errorf("every page gone: %d watchers left", n)
+	}
+}
+
+func TestEvents(t *testing.T) {
+	td := newTestDesk(t)
+	td.fake.add("s-1", "ada@lab", "g")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = "192.0.2.1:1"
+		td.h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/s/s-1/events", nil)
+	req.Header.Set("X-Forwarded-Email", "ada@lab")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	buf := make([]byte, 256)
+	n, _ := io.ReadAtLeast(resp.Body, buf, len("event: progress\ndata: active"))
+	if got := string(buf[:n]); !strings.HasPrefix(got, "event: progress\ndata: active · hypotheses 0") {
+		t.Errorf("first event %q", got)
+	}
+}
+
+func TestCommandPayload(t *testing.T) {
+	tests := []struct {
+		name string
+		form url.Values
+		err  string
+	}{
+		{"feedback", url.Values{"toward": {"x"}}, ""},
+		{"review", url.Values{"hypothesis_id": {"h-0001"}, "score": {"11"}}, "score"},
+		{"review", url.Values{"hypothesis_id": {"h-0001"}, "score": {"high"}}, "not a number"},
+		{"set-budget", url.Values{"token_budget": {"500,000"}}, ""},
+		{"add-hypothesis", url.Values{"title": {"t"}, "statement": {"s"}, "testable_predictions": {"a\n\nb"}}, ""},
+		{"answer-tool", url.Values{"call": {"call-1"}, "decision": {"maybe"}}, "decision"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		p, err := commandPayload(tt.name, r, "ada@lab")
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%s %v: err %v, want %q", tt.name, tt.form, err, tt.err)
+		}
+		if _, by := p["by"]; by != commandsRecordBy {
+			t.Errorf("%s: by in payload = %v, but the session records it: %v", tt.name, by, commandsRecordBy)
+		}
+	}
+}

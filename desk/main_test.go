@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/doccheck"
+)
+
+// TestRefusesToStart: the configurations the desk refuses before serving anything.
+func TestRefusesToStart(t *testing.T) {
+	key := strings.Repeat("ab", 32)
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		err  string
+	}{
+		{"local on every address", []string{"--auth", "local", "--listen", "0.0.0.0:8090"}, nil, "not a loopback address"},
+		{"local on a LAN address", []string{"--auth", "local", "--listen", "192.168.1.5:8090"}, nil, "not a loopback address"},
+		{"oidc without a key", []string{"--auth", "oidc", "--oidc-issuer", "https://idp", "--oidc-client-id", "desk"}, nil, "COSCI_DESK_KEY_FILE"},
+		{"proxy without a key", []string{"--auth", "proxy", "--trusted-proxy", "10.0.0.1"}, nil, "COSCI_DESK_KEY_FILE"},
+		{"oidc without an issuer", []string{"--auth", "oidc"}, map[string]string{"COSCI_DESK_KEY": key}, "--oidc-issuer"},
+		{"proxy without its address", []string{"--auth", "proxy"}, map[string]string{"COSCI_DESK_KEY": key}, "--trusted-proxy"},
+		{"proxy with a bad address", []string{"--auth", "proxy", "--trusted-proxy", "the-proxy"}, map[string]string{"COSCI_DESK_KEY": key}, "not an address"},
+		{"an unknown mode", []string{"--auth", "guest"}, map[string]string{"COSCI_DESK_KEY": key}, `"oidc", "proxy" or "local"`},
+		{"a bad key", []string{"--auth", "proxy", "--trusted-proxy", "10.0.0.1"}, map[string]string{"COSCI_DESK_KEY": "abc"}, "32 bytes"},
+		{"a missing policy", []string{"--policy", "/nonexistent.yaml"}, nil, "--policy"},
+	}
+	for _, tt := range tests {
+		getenv := func(k string) string { return tt.env[k] }
+		o, err := parseOptions(tt.args, getenv)
+		if err == nil {
+			_, err = authenticator(context.Background(), o, getenv)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:8090", "[::1]:8090", "localhost:8090"} {
+		o, _ := parseOptions([]string{"--listen", addr, "--local-user", "me"}, func(string) string { return "" })
+		if _, err := authenticator(context.Background(), o, func(string) string { return "" }); err != nil {
+			t.Errorf("local on %s: %v", addr, err)
+		}
+	}
+}
+
+// TestDocsNameEveryDeskFlag: every flag of the desk appears in docs/desk.md (or another
+// doc), as the other programs' do.
+func TestDocsNameEveryDeskFlag(t *testing.T) {
+	docs := doccheck.All(doccheck.Files(t, ".."))
+	var o options
+	n := 0
+	flags(&o, func(string) string { return "" }).VisitAll(func(f *flag.Flag) {
+		n++
+		if !doccheck.Mentions(docs, "--"+f.Name) {
+			t.Errorf("no doc mentions the desk's flag --%s: document it in docs/desk.md", f.Name)
+		}
+	})
+	if n < 10 {
+		t.Fatalf("found %d flags", n)
+	}
+	for _, env := range []string{"COSCI_DESK_KEY_FILE", "COSCI_DESK_CLIENT_SECRET_FILE", "COSCI_KEYS_FILE", "COSCI_STORE"} {
+		if !doccheck.Mentions(docs, env) {
+			t.Errorf("no doc mentions %s", env)
+		}
+	}
+}

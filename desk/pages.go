@@ -1,0 +1,445 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/report"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// listLimit is how many sessions the list asks Temporal for.
+const listLimit = 200
+
+// list is "my sessions": those the signed-in person may read, with filters.
+func (d *desk) list(w http.ResponseWriter, r *http.Request) {
+	who, _ := auth.WhoFrom(r.Context())
+	rows, err := d.be.List(r.Context(), listLimit)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	whose, status, text := q.Get("whose"), q.Get("status"), strings.ToLower(q.Get("q"))
+	var shown []Row
+	for _, row := range rows {
+		rec, err := d.record(r.Context(), row.ID, row.Scientist)
+		if err != nil || !access.Decide(who.Identity, rec, access.ActRead).Allowed {
+			continue
+		}
+		mine := rec.Owner == who.ID
+		switch {
+		case whose == "mine" && !mine, whose == "shared" && (mine || rec.Level(who.ID) == ""):
+			continue
+		case status != "" && !strings.HasPrefix(row.Status, status):
+			continue
+		case text != "" && !strings.Contains(strings.ToLower(row.Goal+" "+row.ID), text):
+			continue
+		}
+		shown = append(shown, row)
+	}
+	var states []string
+	for _, s := range session.States {
+		states = append(states, string(s))
+	}
+	d.render(w, r, http.StatusOK, "list", map[string]any{"Rows": shown, "Whose": whose, "Status": status, "Q": q.Get("q"),
+		"States": states, "Form": startForm{}, "Reviews": research.ReviewTypes, "Safety": research.SafetyLevels, "Providers": research.Providers})
+}
+
+// startForm is the start form's fields, kept to show them again with an error.
+type startForm struct {
+	Goal, MaxHypotheses, TimeLimit, ReviewTypes, SafetyLevel, Provider, Model string
+	TokenBudget, BudgetUSD, Tools, ApproveTools, ToolCallsPerTurn             string
+	ToolCallsPerSession, Seed, ApprovalTimeout                                string
+	Error                                                                     string
+}
+
+// start starts a session as the signed-in person: the scientist is who they are, never a
+// name typed in a form. The request gets the checks `starter start` makes (research's
+// validation, and the tools against what the workers offer) before anything starts.
+func (d *desk) start(w http.ResponseWriter, r *http.Request) {
+	who, _ := auth.WhoFrom(r.Context())
+	f := startForm{Goal: r.PostFormValue("goal"), MaxHypotheses: r.PostFormValue("max_hypotheses"), TimeLimit: r.PostFormValue("time_limit"),
+		ReviewTypes: r.PostFormValue("review_types"), SafetyLevel: r.PostFormValue("safety_level"), Provider: r.PostFormValue("provider"),
+		Model: r.PostFormValue("model"), TokenBudget: r.PostFormValue("token_budget"), BudgetUSD: r.PostFormValue("budget_usd"),
+		Tools: r.PostFormValue("tools"), ApproveTools: r.PostFormValue("approve_tools"), ToolCallsPerTurn: r.PostFormValue("tool_calls_per_turn"),
+		ToolCallsPerSession: r.PostFormValue("tool_calls_per_session"), Seed: r.PostFormValue("seed"),
+		ApprovalTimeout: r.PostFormValue("approval_timeout")}
+	req, err := f.request(who.ID)
+	if err == nil && len(req.Config.Tools) > 0 {
+		cat, cerr := d.be.Tools(r.Context())
+		if err = cerr; err == nil {
+			err = workflows.CheckTools(req.Config, cat)
+		}
+	}
+	if err != nil {
+		f.Error = err.Error()
+		d.render(w, r, http.StatusUnprocessableEntity, "list", map[string]any{"Form": f, "Reviews": research.ReviewTypes,
+			"Safety": research.SafetyLevels, "Providers": research.Providers})
+		return
+	}
+	id := newSessionID(req.ResearchGoal, d.sealed)
+	// The owner is recorded before the session starts, so that no moment exists in which
+	// the session is anyone's but the person's who started it.
+	if err := d.st.PutAccess(r.Context(), id, access.Record{SessionID: id, Owner: who.ID}); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if err := d.be.Start(r.Context(), id, req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.log.Info("desk: session started", "session", id, "by", who.ID)
+	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
+}
+
+// request reads the start form into a validated request for scientist.
+func (f startForm) request(scientist string) (research.Request, error) {
+	req := research.Request{ResearchGoal: strings.TrimSpace(f.Goal), ScientistID: scientist}
+	c := &req.Config
+	var errs []error
+	give := func(field string) { _ = c.Give(field) }
+	num := func(name, v string, set func(float64)) {
+		if v = strings.TrimSpace(v); v == "" {
+			return
+		}
+		n, err := strconv.ParseFloat(strings.NewReplacer("_", "", ",", "").Replace(v), 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a number", name, v))
+			return
+		}
+		set(n)
+		give(name)
+	}
+	dur := func(name, v string, set func(research.Duration)) {
+		if v = strings.TrimSpace(v); v == "" {
+			return
+		}
+		t, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a duration such as 2h or 30m", name, v))
+			return
+		}
+		set(research.Duration(t))
+		give(name)
+	}
+	num("max_hypotheses", f.MaxHypotheses, func(n float64) { c.MaxHypotheses = int(n) })
+	num("token_budget", f.TokenBudget, func(n float64) { c.TokenBudget = int(n) })
+	num("budget_usd", f.BudgetUSD, func(n float64) { c.BudgetUSD = n })
+	num("tool_calls_per_turn", f.ToolCallsPerTurn, func(n float64) { c.ToolCallsPerTurn = int(n) })
+	num("tool_calls_per_session", f.ToolCallsPerSession, func(n float64) { c.ToolCallsPerSession = int(n) })
+	num("seed", f.Seed, func(n float64) { c.Seed = int64(n) })
+	dur("time_limit", f.TimeLimit, func(d research.Duration) { c.TimeLimit = d })
+	dur("approval_timeout", f.ApprovalTimeout, func(d research.Duration) { c.ApprovalTimeout = d })
+	list := func(s string) []string {
+		var out []string
+		for _, e := range strings.Split(s, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	if c.ReviewTypes = list(f.ReviewTypes); len(c.ReviewTypes) > 0 {
+		give("review_types")
+	}
+	if c.Tools = list(f.Tools); len(c.Tools) > 0 {
+		give("tools")
+	}
+	if c.ApproveTools = list(f.ApproveTools); len(c.ApproveTools) > 0 {
+		give("approve_tools")
+	}
+	for field, v := range map[string]*string{"safety_level": &f.SafetyLevel, "provider": &f.Provider, "model": &f.Model} {
+		if *v = strings.TrimSpace(*v); *v != "" {
+			give(field)
+		}
+	}
+	c.SafetyLevel, c.Provider, c.Model = f.SafetyLevel, f.Provider, f.Model
+	if len(errs) > 0 {
+		return req, errors.Join(errs...)
+	}
+	req = req.WithDefaults()
+	if err := req.Validate(); err != nil {
+		return req, fmt.Errorf("invalid session: %w", err)
+	}
+	return req, nil
+}
+
+// pageSize is the ranking's page on the session page.
+const pageSize = 25
+
+// session is a session's page: the live line, the ranking (paged), the tool calls that
+// wait, the commands, the conversation, the report and the artefacts, the sharing.
+func (d *desk) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	who, rec, status, ok := d.check(w, r, id, access.ActRead)
+	if !ok {
+		return
+	}
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	offset = max(offset, 0)
+	ctx := r.Context()
+	state, err := d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	progress, err := d.be.Progress(ctx, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	var files []string
+	for _, name := range report.Artefacts {
+		if _, err := d.st.File(ctx, id, name); err == nil {
+			files = append(files, name)
+		}
+	}
+	conv, convErr := d.conv.Page(ctx, id, 0, 50)
+	data := map[string]any{
+		"ID": id, "Status": status, "State": state, "Line": progressLine(progress), "Record": rec,
+		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
+		"CanShare": access.Decide(who.Identity, rec, access.ActShare).Allowed,
+		"Files":    files, "HasReport": slices.Contains(files, report.HTMLFile),
+		"Prev": max(offset-pageSize, 0), "Next": offset + pageSize, "HasPrev": offset > 0, "HasNext": offset+pageSize < state.Total,
+		"Offset": offset, "Conversation": conv, "ConversationNote": errText(convErr), "Converses": d.conv.Available(),
+		"Verdicts": research.Verdicts, "Levels": access.Levels, "Ended": status.State.Terminal(),
+	}
+	d.render(w, r, http.StatusOK, "session", data)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// hypothesis is one hypothesis in full: statement, rationale, predictions, reviews with
+// their citations' verdicts, lineage, and its entry in the ranking.
+func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
+	id, hid := r.PathValue("id"), r.PathValue("hid")
+	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
+		return
+	}
+	h, err := d.st.Hypothesis(r.Context(), id, hid)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	reviews, err := d.st.Reviews(r.Context(), id, hid)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.fail(w, r, err)
+		return
+	}
+	// The hypothesis' entry (rating, cluster, exclusion), from the ranking's pages.
+	var entry *session.Entry
+	for off := 0; entry == nil; off += workflows.MaxPageLimit {
+		v, err := d.be.State(r.Context(), id, workflows.Page{Offset: off, Limit: workflows.MaxPageLimit})
+		if err != nil || len(v.Hypotheses) == 0 {
+			break
+		}
+		for i := range v.Hypotheses {
+			if v.Hypotheses[i].ID == hid {
+				entry = &v.Hypotheses[i]
+			}
+		}
+	}
+	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry})
+}
+
+// command sends one of the scientist's commands, from its form, with the same checks as
+// the command line (session.ParseCommand), and shows the session again.
+func (d *desk) command(w http.ResponseWriter, r *http.Request) {
+	id, name := r.PathValue("id"), r.PathValue("name")
+	who, _, ok := d.allowed(w, r, id, access.ActSteer)
+	if !ok {
+		return
+	}
+	if _, known := session.LookupCommand(name); !known {
+		d.fail(w, r, &refused{fmt.Sprintf("no command %q", name)})
+		return
+	}
+	payload, err := commandPayload(name, r, who.ID)
+	if err != nil {
+		d.fail(w, r, &refused{err.Error()})
+		return
+	}
+	d.log.Info("desk: command", "session", id, "command", name, "by", who.ID)
+	if _, err := d.be.Command(r.Context(), id, name, payload); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
+}
+
+// commandPayload reads a command's form into its payload, checked as the session checks it.
+func commandPayload(name string, r *http.Request, by string) (map[string]any, error) {
+	spec, _ := session.LookupCommand(name)
+	arg := map[string]any{}
+	for _, field := range spec.Fields {
+		v := strings.TrimSpace(r.PostFormValue(field))
+		if v == "" {
+			continue
+		}
+		switch field {
+		case "token_budget":
+			n, err := strconv.Atoi(strings.NewReplacer("_", "", ",", "").Replace(v))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not a whole number of tokens", field, v)
+			}
+			arg[field] = n
+		case "score", "budget_usd":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not a number", field, v)
+			}
+			arg[field] = f
+		case "testable_predictions":
+			var ps []string
+			for _, l := range strings.Split(v, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					ps = append(ps, l)
+				}
+			}
+			arg[field] = ps
+		default:
+			arg[field] = v
+		}
+	}
+	if commandsRecordBy {
+		arg["by"] = by
+	}
+	b, err := json.Marshal(arg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := session.ParseCommand(name, b); err != nil {
+		return nil, err
+	}
+	if len(arg) == 0 {
+		return nil, nil
+	}
+	return arg, nil
+}
+
+// share grants or revokes access to a session: its owner or an admin, recorded in the
+// store with who shared it and when.
+func (d *desk) share(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	who, rec, ok := d.allowed(w, r, id, access.ActShare)
+	if !ok {
+		return
+	}
+	rec, err := access.Share(rec, r.PostFormValue("who"), access.Level(r.PostFormValue("level")), who.ID, d.now())
+	if err != nil {
+		d.fail(w, r, &refused{err.Error()})
+		return
+	}
+	if err := d.st.PutAccess(r.Context(), id, rec); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.log.Info("desk: shared", "session", id, "with", r.PostFormValue("who"), "level", r.PostFormValue("level"), "by", who.ID)
+	http.Redirect(w, r, "/s/"+id+"#sharing", http.StatusSeeOther)
+}
+
+// file serves a report artefact: the HTML report in place, sandboxed (no script, no
+// forms, its own origin), the others as downloads.
+func (d *desk) file(w http.ResponseWriter, r *http.Request) {
+	id, name := r.PathValue("id"), r.PathValue("name")
+	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
+		return
+	}
+	if !slices.Contains(report.Artefacts, name) {
+		d.fail(w, r, errNoSession)
+		return
+	}
+	b, err := d.st.File(r.Context(), id, name)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	switch {
+	case name == report.HTMLFile && r.URL.Query().Get("download") == "":
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'")
+		h.Del("X-Frame-Options")
+	default:
+		h.Set("Content-Type", contentType(name))
+		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", id+"-"+name))
+	}
+	_, _ = w.Write(b)
+}
+
+func contentType(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".json"):
+		return "application/json"
+	case strings.HasSuffix(name, ".svg"):
+		return "image/svg+xml"
+	case strings.HasSuffix(name, ".html"):
+		return "text/html; charset=utf-8"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+// events streams the session's live line (Server-Sent Events) from the hub's one watcher.
+func (d *desk) events(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	lines, done := d.hub.subscribe(id)
+	defer done()
+	// A stream ends after a while; the browser's EventSource reconnects by itself.
+	end := time.NewTimer(5 * time.Minute)
+	defer end.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end.C:
+			return
+		case line := <-lines:
+			if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", strings.ReplaceAll(line, "\n", " ")); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// tree is the session's lineage, from the session index: its root and every session
+// started from it (continued, forked, subagents).
+func (d *desk) tree(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	who, _, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
+		return
+	}
+	root, err := d.lineage(r, id, who)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, "tree", map[string]any{"ID": id, "Root": root})
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+)
+
+// progressLine is the live line: state, hypotheses, reviews, matches, rounds, time, cost.
+func progressLine(p session.Progress) string {
+	parts := []string{string(p.State), "hypotheses " + p.HypothesesText(),
+		fmt.Sprintf("reviews %d", p.ReviewsCompleted), fmt.Sprintf("matches %d", p.MatchesPlayed),
+		fmt.Sprintf("rounds %d", p.Rounds)}
+	if p.Elapsed != "" {
+		parts = append(parts, p.Elapsed)
+	}
+	if p.CostUSD > 0 {
+		parts = append(parts, "$"+research.Dollars(p.CostUSD))
+	}
+	parts = append(parts, research.Thousands(p.TokensUsed)+" tokens")
+	return strings.Join(parts, " · ")
+}
+
+// newSessionID names a session started at the desk as `starter start` would.
+func newSessionID(goal string, sealed bool) string {
+	if sealed {
+		return lineage.NewSealedID("s-")
+	}
+	return lineage.NewSessionID(goal)
+}
+
+// treeNode is one session of a tree page.
+type treeNode struct {
+	store.Summary
+	Children []*treeNode
+}
+
+// lineage is the tree of id's sessions from the session index: up to its root, then
+// down through every session started from it.
+func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*treeNode, error) {
+	rows, err := d.st.Sessions(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]store.Summary{}
+	for _, s := range rows {
+		byID[s.SessionID] = s
+	}
+	root, ok := byID[id]
+	if !ok {
+		// Not checkpointed yet: a tree of one.
+		return &treeNode{Summary: store.Summary{SessionID: id}}, nil
+	}
+	seen := map[string]bool{id: true}
+	for p, ok := byID[root.Parent]; ok && !seen[p.SessionID]; p, ok = byID[root.Parent] {
+		root, seen[p.SessionID] = p, true
+	}
+	kids := map[string][]store.Summary{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		kids[rows[i].Parent] = append(kids[rows[i].Parent], rows[i])
+	}
+	seen = map[string]bool{root.SessionID: true}
+	var grow func(n *treeNode)
+	grow = func(n *treeNode) {
+		for _, k := range kids[n.SessionID] {
+			if !seen[k.SessionID] {
+				seen[k.SessionID] = true
+				c := &treeNode{Summary: k}
+				n.Children = append(n.Children, c)
+				grow(c)
+			}
+		}
+	}
+	top := &treeNode{Summary: root}
+	grow(top)
+	return top, nil
+}
+
+// funcs are the templates' helpers; none of them marks text safe.
+var funcs = template.FuncMap{
+	"add":     func(a, b int) int { return a + b },
+	"elo":     func(e float64) string { return fmt.Sprintf("%.0f", e) },
+	"score":   func(s float64) string { return fmt.Sprintf("%.1f", s) },
+	"shorten": func(s string, n int) string { return research.Shorten(s, n) },
+	"join":    strings.Join,
+	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
+}
+
+// pageNames are the pages, each a template file with the shared layout.
+var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "signedout"}
+
+func parsePages() (map[string]*template.Template, error) {
+	pages := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}

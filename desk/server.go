@@ -1,0 +1,242 @@
+package main
+
+// The desk's HTTP server: its routes and the doors every request passes, in order:
+// security headers (a Content-Security-Policy without inline scripts), a bounded body,
+// Go's cross-origin protection for every request that changes something, sign-in, the
+// CSRF token of every form, and then the handler, which asks internal/access.
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// maxBody bounds a request's body: the largest form (a hypothesis, a tool result) is far
+// smaller.
+const maxBody = 256 << 10
+
+// csp allows the desk's own script and style files only: no inline script, no other
+// origin, no frames but the report's (served sandboxed from the desk itself).
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
+
+// desk is the server's state: none of it is a person's or a session's, which live in
+// the cookie, Temporal and the store.
+type desk struct {
+	auth  *auth.Authenticator
+	be    Backend
+	st    *store.Store
+	hub   *hub
+	conv  Conversation
+	pages map[string]*template.Template
+	log   *slog.Logger
+	now   func() time.Time
+	// sealed says the lab's keys encrypt its research: new sessions get ids that spell
+	// nothing of the goal.
+	sealed bool
+}
+
+func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
+	d := &desk{auth: a, be: be, st: st, hub: newHub(be, time.Second), conv: noConversation{}, log: log, now: time.Now}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	d.pages = pages
+	return d, nil
+}
+
+// handler is the desk with all its doors.
+func (d *desk) handler() http.Handler {
+	mux := http.NewServeMux()
+	d.auth.Handle(mux)
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	signed := http.NewServeMux()
+	signed.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sessions", http.StatusFound) })
+	signed.HandleFunc("GET /sessions", d.list)
+	signed.HandleFunc("POST /sessions", d.start)
+	signed.HandleFunc("GET /s/{id}", d.session)
+	signed.HandleFunc("GET /s/{id}/events", d.events)
+	signed.HandleFunc("GET /s/{id}/h/{hid}", d.hypothesis)
+	signed.HandleFunc("GET /s/{id}/tree", d.tree)
+	signed.HandleFunc("GET /s/{id}/files/{name}", d.file)
+	signed.HandleFunc("POST /s/{id}/command/{name}", d.command)
+	signed.HandleFunc("POST /s/{id}/share", d.share)
+	signed.HandleFunc("POST /s/{id}/conversation", d.ask)
+	signed.HandleFunc("POST /auth/logout", func(w http.ResponseWriter, r *http.Request) {
+		d.auth.SignOut(w)
+		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /signed-out", func(w http.ResponseWriter, r *http.Request) {
+		d.render(w, r, http.StatusOK, "signedout", map[string]any{"SignIn": d.auth.SignInURL("/sessions")})
+	})
+	mux.Handle("/", d.signedIn(signed))
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "refused: a request from another site may not change anything here (cross-origin)", http.StatusForbidden)
+	}))
+	return headers(http.MaxBytesHandler(cop.Handler(mux), maxBody))
+}
+
+// headers sets what every answer carries.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// signedIn lets through a signed-in person with a desk role, and, for a request that
+// changes something, the right CSRF token; it sends anyone else to sign in, or refuses.
+func (d *desk) signedIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who, ok := d.auth.Identify(r)
+		if !ok {
+			if u := d.auth.SignInURL(r.URL.RequestURI()); u != "" && r.Method == http.MethodGet {
+				http.Redirect(w, r, u, http.StatusFound)
+				return
+			}
+			http.Error(w, "not signed in: "+notSignedIn[d.auth.Mode()], http.StatusUnauthorized)
+			return
+		}
+		if dec := access.Decide(who.Identity, access.Record{}, access.ActStart); !dec.Allowed {
+			d.forbid(w, r, who, dec.Missing)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			var tooBig *http.MaxBytesError
+			if err := r.ParseForm(); errors.As(err, &tooBig) {
+				http.Error(w, fmt.Sprintf("refused: a form of at most %d bytes", maxBody), http.StatusRequestEntityTooLarge)
+				return
+			} else if err != nil {
+				http.Error(w, "refused: the form cannot be read: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !who.CheckCSRF(r.PostFormValue("csrf")) {
+			d.forbid(w, r, who, "this form's token (CSRF): reload the page and send the form again")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(auth.WithWho(r.Context(), who)))
+	})
+}
+
+var notSignedIn = map[string]string{
+	auth.ModeOIDC:  "sign in at /auth/login",
+	auth.ModeProxy: "the authenticating proxy sent no identity (X-Forwarded-Email or X-Forwarded-User), or the request did not come through it",
+	auth.ModeLocal: "the local desk answers this machine only",
+}
+
+// forbid is a 403 that says what is missing.
+func (d *desk) forbid(w http.ResponseWriter, r *http.Request, who auth.Who, missing string) {
+	d.render(w, r, http.StatusForbidden, "error", map[string]any{"Who": who, "Title": "Not allowed", "Message": "Missing: " + missing})
+}
+
+// fail answers an error: 404 for an unknown session, 409 for a refused command, 502 for
+// Temporal or the store not answering.
+func (d *desk) fail(w http.ResponseWriter, r *http.Request, err error) {
+	who, _ := auth.WhoFrom(r.Context())
+	var ref *refused
+	switch {
+	case errors.Is(err, errNoSession), errors.Is(err, fs.ErrNotExist):
+		d.render(w, r, http.StatusNotFound, "error", map[string]any{"Who": who, "Title": "Not found", "Message": "No such session, or nothing of that name in it."})
+	case errors.As(err, &ref):
+		d.render(w, r, http.StatusConflict, "error", map[string]any{"Who": who, "Title": "Refused", "Message": ref.msg})
+	case errors.Is(err, context.Canceled):
+	default:
+		d.log.Warn("desk: request failed", "path", r.URL.Path, "err", err)
+		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Message": err.Error()})
+	}
+}
+
+// render executes a page; every value is escaped by html/template.
+func (d *desk) render(w http.ResponseWriter, r *http.Request, code int, page string, data map[string]any) {
+	if _, ok := data["Who"]; !ok {
+		data["Who"], _ = auth.WhoFrom(r.Context())
+	}
+	data["Mode"] = d.auth.Mode()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := d.pages[page].ExecuteTemplate(w, "layout", data); err != nil {
+		d.log.Warn("desk: rendering", "page", page, "err", err)
+	}
+}
+
+// record is a session's access record: the store's, or, for a session nobody has shared,
+// its scientist's alone (scientist is the session's own ScientistID).
+func (d *desk) record(ctx context.Context, id, scientist string) (access.Record, error) {
+	rec, found, err := d.st.Access(ctx, id)
+	if err != nil {
+		return rec, err
+	}
+	if !found {
+		rec = access.Record{SessionID: id, Owner: scientist}
+	}
+	return rec, nil
+}
+
+// allowed checks who may act on session id, reading its owner; on a refusal or error it
+// has answered, and returns false.
+func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, bool) {
+	who, rec, _, ok := d.check(w, r, id, act)
+	return who, rec, ok
+}
+
+// check is allowed, which also returns the session's status it read.
+func (d *desk) check(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, workflows.Status, bool) {
+	who, _ := auth.WhoFrom(r.Context())
+	s, err := d.be.Status(r.Context(), id)
+	if err != nil {
+		d.fail(w, r, err)
+		return who, access.Record{}, s, false
+	}
+	rec, err := d.record(r.Context(), id, s.ScientistID)
+	if err != nil {
+		d.fail(w, r, err)
+		return who, rec, s, false
+	}
+	if dec := access.Decide(who.Identity, rec, act); !dec.Allowed {
+		d.forbid(w, r, who, dec.Missing)
+		return who, rec, s, false
+	}
+	return who, rec, s, true
+}
+
+// commandsRecordBy says whether session.Command records who issued a command (its "by"
+// field, which the conversation's branch adds): then every command the desk sends carries
+// the signed-in identity. Until then the session cannot take it (an unknown field is
+// refused), and the desk's own log says who sent what.
+var commandsRecordBy = func() bool {
+	t := reflect.TypeFor[commandShape]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == "by" {
+			return true
+		}
+	}
+	return false
+}()
