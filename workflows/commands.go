@@ -69,7 +69,7 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		}
 		s.receive(m)
 	})
-	return nil
+	return s.registerConversation(ctx)
 }
 
 // signal is a signal channel the session listens on, with what it does with each signal.

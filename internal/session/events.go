@@ -174,6 +174,10 @@ type Snapshot struct {
 	Edges     []proximity.Edge    `json:"edges,omitempty"`
 	NextID    int                 `json:"next_id,omitempty"`
 	ReviewsBy map[string]int      `json:"reviews_by,omitempty"` // the scientist's reviews per hypothesis
+	// The conversation with the scientist: how many messages it numbered, and the latest
+	// (ids, who, when, the proposals' status; the texts are in the store).
+	Messages     int       `json:"messages,omitempty"`
+	Conversation []Message `json:"conversation,omitempty"`
 }
 
 // RatingFitted is Snapshot.Rating for a session whose ratings are Bradley–Terry strengths
