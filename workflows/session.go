@@ -83,6 +83,9 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		if err := s.restore(ctx); err != nil {
 			return s.refuse(ctx, err)
 		}
+		if s.remarking && s.lineage.Relation == lineage.Continue {
+			s.Earlier = s.lineage.Parent // its conversation goes on here: the converse turns read it
+		}
 	}
 	if err := s.req.Validate(); err != nil {
 		return s.refuse(ctx, err)
