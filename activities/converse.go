@@ -11,9 +11,11 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/citation"
@@ -125,6 +127,8 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 	keep := func(_ research.ConverseRequest, ans research.ConverseAnswer, usage research.Usage) (ConverseResult, error) {
 		// The answer may cite what the hypotheses it was shown cite: each reference is
 		// tied to that source's record and checked against it, as a review checks them.
+		proposals, dropped := checkProposals(ans.Proposals)
+		ans.Proposals, ans.Dropped = proposals, append(ans.Dropped, dropped...)
 		refs := citation.Resolve(ans.References, nil, inherited)
 		checks, err := a.citationChecks(ctx, in.SessionID, refs)
 		if err != nil {
@@ -144,6 +148,28 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 		return answerResult(stored, in.Ended, usage), nil
 	}
 	return converseTurn{req: req, keep: keep}, nil
+}
+
+// checkProposals checks each proposed command as the session checks the command
+// (session.ParseCommand), keeps it as parsed, and writes its exact effect
+// (session.Effect); one the session would refuse is dropped with the reason.
+func checkProposals(proposed []research.ProposedCommand) (kept []research.ProposedCommand, dropped []string) {
+	for i, p := range proposed {
+		cmd, err := session.ParseCommand(p.Command, p.Args)
+		if err == nil && cmd.By != "" {
+			err = fmt.Errorf("%s: \"by\" is the confirming scientist's, not the proposal's", p.Command)
+		}
+		if err == nil && !slices.Contains(session.Proposable, p.Command) {
+			err = fmt.Errorf("%q is not a command an answer may propose", p.Command)
+		}
+		if err != nil {
+			dropped = append(dropped, fmt.Sprintf("proposal %d: %s", i+1, research.Shorten(err.Error(), 300)))
+			continue
+		}
+		args, _ := json.Marshal(cmd) // the command's own fields, as it takes them
+		kept = append(kept, research.ProposedCommand{Command: p.Command, Args: args, Effect: session.Effect(cmd)})
+	}
+	return kept, dropped
 }
 
 // answerResult is what the workflow keeps of a stored answer.

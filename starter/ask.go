@@ -47,7 +47,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if err == nil {
 		switch {
 		case len(rest) == 0 || strings.TrimSpace(rest[0]) == "":
-			err = usageErrorf(`ask needs a session ID: starter ask <session-id> "message"`)
+			err = usageErrorf(`ask needs one session ID: starter ask <session-id> "message" (find them with: starter list)`)
 		case *confirm != "" && len(rest) != 1:
 			err = usageErrorf("ask --confirm takes no message")
 		case *confirm == "" && len(rest) != 2:

@@ -92,7 +92,7 @@ func TestAskCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"ask"}, "ask needs a session ID"},
+		{[]string{"ask"}, "ask needs one session ID"},
 		{[]string{"ask", "s-1"}, "ask needs one message"},
 		{[]string{"ask", "s-1", "   "}, "the message is empty"},
 		{[]string{"ask", "s-1", strings.Repeat("x", 4001)}, "at most 4000"},

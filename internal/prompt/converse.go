@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // AgentConverse is the converse agent's name.
@@ -25,7 +24,13 @@ const (
 	MaxConverseHistory = 12   // earlier messages shown
 	MaxHistoryText     = 1500 // characters of each earlier message
 	MaxRemark          = 300  // characters of each remark the other agents read
+	MaxAnswerLength    = 6000 // characters of an answer (session.MaxAnswerLength)
+	MaxProposals       = 4    // commands one answer proposes (session.MaxProposals)
 )
+
+// Proposable are the commands an answer may propose (session.Proposable; package session
+// cannot be imported here, as it imports what the simulator's tests need of this package).
+var Proposable = []string{"refine-goal", "feedback", "add-hypothesis", "review", "set-budget", "suspend", "resume", "terminate"}
 
 // ConverseSchema is the JSON schema of the converse agent's answer. A proposal's args
 // are a JSON object written as a string, since a schema that every provider enforces
@@ -118,7 +123,7 @@ func Converse(req research.ConverseRequest) Text {
 		}
 		line := fmt.Sprintf("%s, %s: %s", m.ID, who, oneLine(research.Shorten(m.Text, MaxHistoryText)))
 		for i, p := range m.Proposals {
-			line += fmt.Sprintf(" [proposal %s: %s %s]", session.ProposalID(m.ID, i), p.Command, oneLine(string(p.Args)))
+			line += fmt.Sprintf(" [proposal %s.%d: %s %s]", m.ID, i+1, p.Command, oneLine(string(p.Args)))
 		}
 		history = append(history, data(line))
 	}
@@ -158,10 +163,10 @@ func rankedText(r research.Ranked) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// ParseConverse reads the converse agent's answer. Each proposal's payload is checked the
-// way the session checks the command (session.ParseCommand); one that fails, or names a
-// command an answer may not propose, is dropped with the reason (Dropped), since the
-// rest of the answer still serves the scientist. Its effect is written from the command.
+// ParseConverse reads the converse agent's answer. A proposal that names a command an
+// answer may not propose, or whose args are not a JSON object, is dropped with the reason
+// (Dropped), since the rest of the answer still serves the scientist; the turn checks the
+// others as the session checks the command, and writes their effect.
 func ParseConverse(raw []byte) (research.ConverseAnswer, error) {
 	var a struct {
 		Answer    string `json:"answer"`
@@ -179,33 +184,26 @@ func ParseConverse(raw []byte) (research.ConverseAnswer, error) {
 	switch n := utf8.RuneCountInString(ans.Text); {
 	case n == 0:
 		return research.ConverseAnswer{}, malformed(AgentConverse, `"answer" is empty; answer the scientist`)
-	case n > session.MaxAnswerLength:
-		return research.ConverseAnswer{}, malformed(AgentConverse, `"answer" is %d characters; at most %d`, n, session.MaxAnswerLength)
+	case n > MaxAnswerLength:
+		return research.ConverseAnswer{}, malformed(AgentConverse, `"answer" is %d characters; at most %d`, n, MaxAnswerLength)
 	}
 	for i, p := range a.Proposals {
 		name := strings.TrimSpace(p.Command)
-		if !slices.Contains(session.Proposable, name) {
-			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: %q is not a command an answer may propose", i+1, research.Shorten(name, 40)))
-			continue
-		}
-		if len(ans.Proposals) == session.MaxProposals {
-			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: more than %d proposals", i+1, session.MaxProposals))
-			continue
-		}
 		args := strings.TrimSpace(p.Args)
 		if args == "" {
 			args = "{}"
 		}
-		cmd, err := session.ParseCommand(name, []byte(args))
-		if err == nil && cmd.By != "" {
-			err = fmt.Errorf("%s: \"by\" is the confirming scientist's, not the proposal's", name)
+		var obj map[string]json.RawMessage
+		switch {
+		case !slices.Contains(Proposable, name):
+			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: %q is not a command an answer may propose", i+1, research.Shorten(name, 40)))
+		case len(ans.Proposals) == MaxProposals:
+			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: more than %d proposals", i+1, MaxProposals))
+		case json.Unmarshal([]byte(args), &obj) != nil || obj == nil:
+			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: its args are not a JSON object", i+1))
+		default:
+			ans.Proposals = append(ans.Proposals, research.ProposedCommand{Command: name, Args: json.RawMessage(args)})
 		}
-		if err != nil {
-			ans.Dropped = append(ans.Dropped, fmt.Sprintf("proposal %d: %s", i+1, research.Shorten(err.Error(), 300)))
-			continue
-		}
-		compact, _ := json.Marshal(cmd) // cmd's own fields only, as the command takes them
-		ans.Proposals = append(ans.Proposals, research.ProposedCommand{Command: name, Args: compact, Effect: session.Effect(cmd)})
 	}
 	return ans, nil
 }
@@ -220,7 +218,7 @@ var ConverseSpec = Spec[research.ConverseRequest, research.ConverseAnswer]{
 func Remarks(messages []research.Message, n int) []string {
 	var out []string
 	for _, m := range messages {
-		if m.Role == session.RoleScientist && strings.TrimSpace(m.Text) != "" {
+		if m.Role == "scientist" && strings.TrimSpace(m.Text) != "" {
 			out = append(out, oneLine(research.Shorten(m.Text, MaxRemark)))
 		}
 	}
