@@ -271,3 +271,44 @@ func TestConversationAfterTheEnd(t *testing.T) {
 		t.Errorf("stored conversation: %d messages, %v", len(stored), err)
 	}
 }
+
+// TestConversationAcrossContinueAsNew: the conversation outlives a run: its ids, who and
+// the proposals' status are carried, the latest texts read back from the store, and a
+// proposal made in the first run is confirmed in the next.
+func TestConversationAcrossContinueAsNew(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	runs := 0
+	confirmed := false
+	h.runEach(goal(40), func() {
+		runs++
+		switch runs {
+		case 1:
+			h.at(3*time.Second, func() {
+				talk(h, Ask, AskRequest{Text: "Please focus on microglia.", By: "ada"}, func(ans AskAnswer, err error) {
+					if err != nil || ans.Answer.ID != "m-0002" {
+						t.Errorf("ask: %+v, %v", ans, err)
+					}
+				})
+			})
+			h.at(10*time.Second, func() { h.env.SetContinueAsNewSuggested(true) })
+		case 2:
+			h.at(2*time.Second, func() {
+				v := query[ConversationView](h, QueryConversation, Page{})
+				if v.Total != 2 || v.Messages[0].Text != "Please focus on microglia." || v.Messages[1].Text == "" || v.Messages[1].Proposals[0].Status != session.ProposalProposed {
+					t.Errorf("the next run's conversation: %+v", v)
+				}
+				talk(h, Confirm, ConfirmRequest{Proposal: "m-0002.1", By: "ada"}, func(c ConfirmAnswer, err error) {
+					confirmed = err == nil && c.Proposal.Status == session.ProposalConfirmed
+				})
+				talk(h, Ask, AskRequest{Text: "terminate", By: "ada"}, func(ans AskAnswer, err error) {
+					if err != nil || ans.Question.ID != "m-0003" {
+						t.Errorf("the next run numbers on: %+v, %v", ans.Question, err)
+					}
+				})
+			})
+		}
+	})
+	if runs < 2 || !confirmed {
+		t.Errorf("%d runs; the first run's proposal confirmed in the next: %v", runs, confirmed)
+	}
+}
