@@ -43,6 +43,7 @@ var simulated = func() map[string]any {
 		"Evolve":     research.EvolveRequest{TurnID: "t-evo", HypothesisID: "h-0003", Goal: testGoal, Kind: research.EvolutionKinds[0], Parents: []research.Hypothesis{a}, Seed: 7},
 		"MetaReview": research.MetaReviewRequest{TurnID: "t-meta", Goal: testGoal, Round: 1, Seed: 7},
 		"Overview":   research.OverviewRequest{TurnID: "t-ov", Goal: testGoal, Top: []research.Hypothesis{a, b}, Seed: 7},
+		"Converse":   research.ConverseRequest{TurnID: "t-conv", Goal: testGoal, Message: "What is the best hypothesis?", State: "active", Top: []research.Ranked{{Rank: 1, Hypothesis: a, Elo: 1250}}, Seed: 7},
 	}
 }()
 

@@ -313,6 +313,13 @@ func (a *Activities) context(ctx context.Context, sessionID string, ref ContextR
 		}
 		c.MetaReview = &m
 	}
+	if len(ref.Remarks) > 0 {
+		msgs, err := a.Store.Messages(ctx, sessionID, ref.Remarks)
+		if err != nil {
+			return c, fmt.Errorf("load the scientist's remarks for the prompt: %w", err)
+		}
+		c.Remarks = prompt.Remarks(msgs, len(ref.Remarks))
+	}
 	return c, nil
 }
 

@@ -24,6 +24,9 @@ type ContextRef struct {
 	MetaReviewRound int      `json:"meta_review_round,omitempty"` // 0: none yet
 	Focus           []string `json:"focus,omitempty"`             // newest last, at most a few
 	Feedback        []string `json:"feedback,omitempty"`          // "toward: ..." / "away from: ...", newest last
+	// Remarks are the ids of the scientist's latest messages in the conversation, newest
+	// last: the prompt carries their words (prompt.Remarks), read from the store.
+	Remarks []string `json:"remarks,omitempty"`
 }
 
 // GenerateInput asks for one new hypothesis with a known id.

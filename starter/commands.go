@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +34,7 @@ var commandArgs = map[string]string{
 	workflows.AddHypothesis: "<id> --title T --statement S [--rationale R] --prediction P [--prediction P2 ...]",
 	workflows.Review:        "<id> --hypothesis h-0003 [--score 7.5] [--verdict accept|revise|reject] [--critique C]",
 	workflows.Feedback:      "<id> [--toward T] [--away A]",
-	workflows.SetBudget:     "<id> [--tokens N] [--usd D]",
+	workflows.SetBudget:     "<id> [--tokens N] [--usd D] [--max-hypotheses N]",
 	workflows.AnswerTool:    "<id> --call C (--approve | --reject [--reason R] | --result TEXT | --result-file F)",
 }
 
@@ -51,6 +52,8 @@ func flagOfField(name, field string) string {
 		return "--prediction"
 	case "hypothesis_id":
 		return "--hypothesis"
+	case "max_hypotheses":
+		return "--max-hypotheses"
 	}
 	return "--" + field
 }
@@ -59,7 +62,7 @@ func flagOfField(name, field string) string {
 // prefix of another.
 var payloadFields = []string{"research_goal", "reason", "goal", "focus", "token_budget", "title", "statement",
 	"rationale", "testable_predictions", "hypothesis_id", "score", "verdict", "critique", "toward", "away",
-	"call", "decision", "result"}
+	"call", "decision", "result", "max_hypotheses"}
 
 // parseCommand reads `starter NAME <id> [flags]` into the session ID and the command's
 // payload (nil when it has none). The payload is checked with session.ParseCommand, the way
@@ -74,11 +77,13 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		predictionsFile               string
 		hypothesis, verdict, critique string
 		toward, away                  string
-		tokenBudget                   optInt
+		tokenBudget, maxHypotheses    optInt
 		score, budgetUSD              optFloat
 		call, result, resultFile      string
 		approve, reject               bool
+		as                            string
 	)
+	fs.StringVar(&as, "as", defaultIdentity(), "who sends the command, for the session's history (default $USER)")
 	switch name {
 	case workflows.Suspend, workflows.Terminate:
 		fs.StringVar(&reason, "reason", "", "why, for the session's history")
@@ -103,6 +108,7 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	case workflows.SetBudget:
 		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
 		fs.Var(&budgetUSD, "usd", "the dollar budget: `USD` dollars, e.g. 5 or 0.50 (0: no cap)")
+		fs.Var(&maxHypotheses, "max-hypotheses", "stop once the agents have made `N` hypotheses")
 	case workflows.AnswerTool:
 		fs.StringVar(&call, "call", "", "the waiting call, e.g. call-1 (see starter status; required)")
 		fs.BoolVar(&approve, "approve", false, "let the call be made")
@@ -150,11 +156,17 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	if len(kept) > 0 {
 		arg["testable_predictions"] = kept
 	}
+	if by := session.CleanBy(as); by != "" {
+		arg["by"] = by
+	}
 	if tokenBudget.set {
 		arg["token_budget"] = tokenBudget.v
 	}
 	if score.set {
 		arg["score"] = score.v
+	}
+	if maxHypotheses.set {
+		arg["max_hypotheses"] = maxHypotheses.v
 	}
 	if budgetUSD.set {
 		arg["budget_usd"] = budgetUSD.v
@@ -176,6 +188,13 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	return id, arg, nil
 }
 
+// defaultIdentity is who sends a command when --as does not say: the user the starter
+// runs as ($USER, or $USERNAME on Windows). It is recorded, not authenticated: anyone with
+// access to the namespace may name anyone.
+func defaultIdentity() string {
+	return session.CleanBy(cmp.Or(os.Getenv("USER"), os.Getenv("USERNAME")))
+}
+
 // missing says, in terms of flags, what a command line lacks; "" when it lacks nothing.
 func missing(name string, arg map[string]any) string {
 	has := func(k string) bool { _, ok := arg[k]; return ok }
@@ -185,8 +204,8 @@ func missing(name string, arg map[string]any) string {
 			return `refine-goal needs --goal "...", --focus "...", --token-budget N, or several`
 		}
 	case workflows.SetBudget:
-		if !has("token_budget") && !has("budget_usd") {
-			return "set-budget needs --tokens N (e.g. 500000 or 500k), --usd D (e.g. 5), or both; 0 means no cap"
+		if !has("token_budget") && !has("budget_usd") && !has("max_hypotheses") {
+			return "set-budget needs --tokens N (e.g. 500000 or 500k), --usd D (e.g. 5), --max-hypotheses N, or several; 0 means no cap"
 		}
 	case workflows.AddHypothesis:
 		switch {

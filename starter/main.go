@@ -40,6 +40,8 @@ func init() {
 		commands = append(commands, command{c.Name, commandArgs[c.Name], c.Summary, cmdUpdate(c.Name)})
 	}
 	commands = append(commands, []command{
+		{"ask", askArgs, "ask a session a question or for a change in plain words; --confirm a proposal of its answer", cmdAsk},
+		{"chat", chatArgs, "talk with a session: its answers, and y/n before each proposal is confirmed", cmdChat},
 		{"continue", continueArgs, "start the next session of a conversation from a finished or suspended one", cmdBranch("continue")},
 		{"fork", forkArgs, "start a new conversation from any checkpoint of a session", cmdBranch("fork")},
 		{"tree", treeArgs, "show a session's lineage: its root and every session started from it", cmdTree},

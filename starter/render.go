@@ -350,6 +350,9 @@ func eventText(e session.Event) string {
 		if e.Via != "" {
 			s += " via " + e.Via
 		}
+		if e.By != "" {
+			s += " by " + e.By
+		}
 		switch {
 		case e.Accepted != nil && !*e.Accepted:
 			s += ": REJECTED: " + or(e.Detail, "no reason given")

@@ -114,6 +114,7 @@ var agentAbbrev = map[string]string{
 	"meta_review": "meta",
 	"metareview":  "meta",
 	"supervisor":  "sup",
+	"converse":    "conv",
 }
 
 // agentTurns is each agent's turn count, compactly: "gen 12 · rev 24 · rank 30".

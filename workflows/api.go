@@ -67,17 +67,83 @@ var Descriptions = descriptions()
 
 func descriptions() map[string]string {
 	d := map[string]string{
-		HandOver:      `Sent by the session that continues this one: end like a terminate, then tell it the final checkpoint. {"successor": "<id>"}`,
-		Message:       `A message from another session (a cron review, the heartbeat); it steers the next prompts. {"from", "type", "text"}`,
-		QueryStatus:   "State, reason, scientist, goal and timestamps.",
-		QueryProgress: "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
-		QueryState:    `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
-		QueryHistory:  `A page of the session's own event log. {"offset", "limit"}`,
+		HandOver:          `Sent by the session that continues this one: end like a terminate, then tell it the final checkpoint. {"successor": "<id>"}`,
+		Message:           `A message from another session (a cron review, the heartbeat); it steers the next prompts. {"from", "type", "text"}`,
+		QueryStatus:       "State, reason, scientist, goal and timestamps.",
+		QueryProgress:     "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
+		QueryState:        `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
+		QueryHistory:      `A page of the session's own event log. {"offset", "limit"}`,
+		Ask:               `Ask the session a question or for a change, in plain words: {"text": "...", "by": "..."}. It answers, and proposes commands for a change; nothing changes until you confirm one.`,
+		Confirm:           `Confirm a proposal of the session's answer: {"proposal": "m-0004.1", "by": "..."}. Its command is checked and applied as yours.`,
+		QueryConversation: `A page of the conversation with the session, oldest first. {"offset", "limit"}`,
 	}
 	for _, c := range session.Commands {
 		d[c.Name] = c.Describe()
 	}
 	return d
+}
+
+// The conversation with the session (conversation.go): the scientist's message goes in
+// an ask update, which answers with the session's reply and the commands it proposes; a
+// confirm update applies one of them as the confirming scientist's command. The
+// conversation query pages over the messages.
+const (
+	Ask               = "ask"          // AskRequest -> AskAnswer
+	Confirm           = "confirm"      // ConfirmRequest -> ConfirmAnswer
+	QueryConversation = "conversation" // takes an optional Page -> ConversationView
+)
+
+// AskRequest is the scientist's message (at most session.MaxAskLength characters) and who
+// writes it.
+type AskRequest struct {
+	Text string `json:"text"`
+	By   string `json:"by,omitempty"`
+}
+
+// ConfirmRequest names the proposal to apply ("m-0004.1") and who confirms it.
+type ConfirmRequest struct {
+	Proposal string `json:"proposal"`
+	By       string `json:"by,omitempty"`
+}
+
+// ConversationEntry is one message of the conversation: its id, role, who wrote it and
+// when, the proposals of an answer with their status, and its text. TextInStore says the
+// text is not in the session's memory (an old message): read it from the store
+// (store.Message, conversation/<id>.json).
+type ConversationEntry struct {
+	session.Message
+	Text        string `json:"text,omitempty"`
+	TextInStore bool   `json:"text_in_store,omitempty"`
+}
+
+// AskAnswer answers the ask update: the message as kept, and the session's answer with
+// the commands it proposes (each with its id, its effect and its status). References
+// counts the sources the answer cites, Flagged those the citation check flagged.
+type AskAnswer struct {
+	Question   ConversationEntry `json:"question"`
+	Answer     ConversationEntry `json:"answer"`
+	References int               `json:"references,omitempty"`
+	Flagged    int               `json:"flagged,omitempty"`
+}
+
+// ConfirmAnswer answers the confirm update: the proposal with its new status, and the
+// session's status after the command.
+type ConfirmAnswer struct {
+	Proposal session.Proposal `json:"proposal"`
+	Status   Status           `json:"status"`
+}
+
+// ConversationView answers the conversation query: a page of the messages, oldest first
+// (the newest last), numbered across the whole session. InStore counts the oldest
+// messages the session no longer keeps in its state: they are in the store only. Earlier
+// is the session whose conversation this one continues (starter continue), if any.
+type ConversationView struct {
+	Messages []ConversationEntry `json:"messages"`
+	Total    int                 `json:"total"`
+	Offset   int                 `json:"offset"`
+	Limit    int                 `json:"limit"`
+	InStore  int                 `json:"in_store,omitempty"`
+	Earlier  string              `json:"earlier,omitempty"`
 }
 
 // Queries.

@@ -126,6 +126,8 @@ func (s *supervisor) snapshot(ctx workflow.Context, seq int) session.Snapshot {
 		Rating:        s.Rating,
 		NextID:        s.NextID,
 		ReviewsBy:     s.ReviewsBy,
+		Messages:      s.Messages,
+		Conversation:  s.Conversation,
 	}
 }
 

@@ -46,7 +46,7 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		s.listen(ctx, name, func(ctx workflow.Context, arg converter.RawValue) {
 			cmd, err := decodeCommand(name, arg)
 			if err != nil {
-				s.logCommand(name, "signal", false, err.Error())
+				s.logCommand(cmd, "signal", false, err.Error())
 				return
 			}
 			_ = s.apply(ctx, cmd, "signal")
@@ -56,7 +56,7 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 	s.listen(ctx, HandOver, func(ctx workflow.Context, arg converter.RawValue) {
 		var req HandOverRequest
 		if err := decodeSignal(arg, &req); err != nil {
-			s.logCommand(HandOver, "signal", false, err.Error())
+			s.logCommand(session.Command{Name: HandOver}, "signal", false, err.Error())
 			return
 		}
 		s.handOver(ctx, req)
@@ -64,12 +64,12 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 	s.listen(ctx, Message, func(ctx workflow.Context, arg converter.RawValue) {
 		var m SessionMessage
 		if err := decodeSignal(arg, &m); err != nil || strings.TrimSpace(m.Text) == "" {
-			s.logCommand(Message, "signal", false, "message: not a {\"from\", \"type\", \"text\"} object with a text")
+			s.logCommand(session.Command{Name: Message}, "signal", false, "message: not a {\"from\", \"type\", \"text\"} object with a text")
 			return
 		}
 		s.receive(m)
 	})
-	return nil
+	return s.registerConversation(ctx)
 }
 
 // signal is a signal channel the session listens on, with what it does with each signal.
@@ -195,7 +195,7 @@ func (s *supervisor) check(cmd session.Command) error {
 // apply carries out a scientist's command and records it, accepted or rejected.
 func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string) error {
 	if err := s.check(cmd); err != nil {
-		s.logCommand(cmd.Name, via, false, err.Error())
+		s.logCommand(cmd, via, false, err.Error())
 		return err
 	}
 	now := workflow.Now(ctx)
@@ -238,6 +238,10 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 			s.req.Config.BudgetUSD = *cmd.BudgetUSD
 			set = append(set, fmt.Sprintf("dollar budget: $%s (spent so far: $%s)", research.Dollars(*cmd.BudgetUSD), research.Dollars(s.Usage.CostUSD)))
 		}
+		if cmd.MaxHypotheses != nil {
+			s.req.Config.MaxHypotheses = *cmd.MaxHypotheses
+			set = append(set, fmt.Sprintf("max_hypotheses: %d (made so far: %d)", *cmd.MaxHypotheses, s.made()))
+		}
 		detail = strings.Join(set, "; ")
 	case AddHypothesis:
 		id := s.newID()
@@ -261,13 +265,13 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 	case AnswerTool:
 		d, err := s.answerTool(cmd)
 		if err != nil {
-			s.logCommand(cmd.Name, via, false, err.Error())
+			s.logCommand(cmd, via, false, err.Error())
 			return err
 		}
 		detail = strings.TrimSpace(d + " " + cmd.Reason)
 		s.lastDetail = d
 	}
-	s.logCommand(cmd.Name, via, true, detail)
+	s.logCommand(cmd, via, true, detail)
 	return nil
 }
 
@@ -288,8 +292,9 @@ func (s *supervisor) move(ctx workflow.Context, command string, change func(*ses
 	s.show(ctx)
 }
 
-func (s *supervisor) logCommand(name, via string, accepted bool, detail string) {
-	s.log(session.Event{Kind: session.EventCommand, Command: name, Via: via, Accepted: &accepted, Detail: detail})
+// logCommand records a command, accepted or not, with who sent it.
+func (s *supervisor) logCommand(cmd session.Command, via string, accepted bool, detail string) {
+	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Accepted: &accepted, Detail: detail})
 }
 
 func (s *supervisor) note(detail string) {

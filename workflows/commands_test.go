@@ -24,7 +24,7 @@ func TestUpdates(t *testing.T) {
 	}
 	steps := []step{
 		{2 * time.Second, Resume, nil, "", "cannot resume: session is active"},
-		{3 * time.Second, Suspend, map[string]string{"reason": "lunch"}, session.Suspended, ""},
+		{3 * time.Second, Suspend, map[string]string{"reason": "lunch", "by": " ada\x1b\u202e\n"}, session.Suspended, ""},
 		{4 * time.Second, Suspend, nil, "", "cannot suspend: session is suspended"},
 		{5 * time.Second, Suspend, "not an object", "", "suspend takes a JSON object"},
 		{6 * time.Second, RefineGoal, map[string]string{"focus": "microglia"}, session.Suspended, ""},
@@ -58,6 +58,10 @@ func TestUpdates(t *testing.T) {
 	for _, e := range h.history() {
 		if e.Kind == session.EventCommand && e.Via == "update" && *e.Accepted {
 			accepted = append(accepted, e.Command)
+			// The history records who sent each command, without control characters.
+			if want := map[bool]string{true: "ada", false: ""}[e.Command == Suspend]; e.By != want {
+				t.Errorf("%s recorded as by %q, want %q", e.Command, e.By, want)
+			}
 		}
 	}
 	// Rejected updates never reach the history: the validator refuses them before they are

@@ -187,19 +187,19 @@ func (s *supervisor) awaitHandOver(ctx workflow.Context, parent string) (int, er
 // terminate, and tells the successor its final checkpoint when it has written it.
 func (s *supervisor) handOver(ctx workflow.Context, req HandOverRequest) {
 	if req.Successor == "" {
-		s.logCommand(HandOver, "signal", false, "hand-over: no successor named")
+		s.logCommand(session.Command{Name: HandOver}, "signal", false, "hand-over: no successor named")
 		return
 	}
 	s.Successor = req.Successor
 	reason := "continued as " + req.Successor
 	if probe := s.Life; probe.Terminate() != nil {
 		// Already ending: the successor hears from finish all the same.
-		s.logCommand(HandOver, "signal", true, reason+" (the session was already ending)")
+		s.logCommand(session.Command{Name: HandOver}, "signal", true, reason+" (the session was already ending)")
 		return
 	}
 	s.TerminateReason = reason
 	s.move(ctx, Terminate, (*session.Lifecycle).Terminate, reason)
-	s.logCommand(HandOver, "signal", true, reason)
+	s.logCommand(session.Command{Name: HandOver}, "signal", true, reason)
 }
 
 // tellSuccessor answers a successor's hand-over with the final checkpoint.

@@ -50,6 +50,7 @@ type started struct {
 	activity string
 	queue    string                   // the task queue it was scheduled on
 	input    activities.GenerateInput // for Generate turns
+	converse activities.ConverseInput // for Converse turns
 }
 
 func newHarness(t testing.TB, turn time.Duration, model activities.Model) *harness {
@@ -90,7 +91,7 @@ func (h *harness) newEnv() {
 	if turn > 0 {
 		// Every provider turn takes `turn` on the workflow clock, running the real activity.
 		for _, fn := range []any{h.acts.Plan, h.acts.Generate, h.acts.Evolve, h.acts.Review, h.acts.Compare,
-			h.acts.Debate, h.acts.Proximity, h.acts.MetaReview, h.acts.Overview} {
+			h.acts.Debate, h.acts.Proximity, h.acts.MetaReview, h.acts.Overview, h.acts.Converse} {
 			env.OnActivity(fn, mock.Anything, mock.Anything).After(turn).Return(fn)
 		}
 	}
@@ -102,6 +103,10 @@ func (h *harness) newEnv() {
 		case "Generate":
 			if err := args.Get(&s.input); err != nil {
 				t.Errorf("decode Generate input: %v", err)
+			}
+		case "Converse":
+			if err := args.Get(&s.converse); err != nil {
+				t.Errorf("decode Converse input: %v", err)
 			}
 		case "Checkpoint":
 			if err := args.Get(&cp); err != nil {

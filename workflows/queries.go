@@ -12,12 +12,13 @@ import (
 // refused at start can be asked why.
 func (s *supervisor) registerQueries(ctx workflow.Context) error {
 	queries := map[string]any{
-		QueryStatus:   func() (Status, error) { return s.status(), nil },
-		QueryProgress: func() (session.Progress, error) { return s.progress(ctx), nil },
-		QueryState:    func(p Page) (StateView, error) { return s.stateView(p), nil },
-		QueryHistory:  func(p Page) (HistoryView, error) { return s.history(p), nil },
+		QueryStatus:       func() (Status, error) { return s.status(), nil },
+		QueryProgress:     func() (session.Progress, error) { return s.progress(ctx), nil },
+		QueryState:        func(p Page) (StateView, error) { return s.stateView(p), nil },
+		QueryHistory:      func(p Page) (HistoryView, error) { return s.history(p), nil },
+		QueryConversation: func(p Page) (ConversationView, error) { return s.conversation(p), nil },
 	}
-	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory} {
+	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory, QueryConversation} {
 		if err := workflow.SetQueryHandlerWithOptions(ctx, name, queries[name], workflow.QueryHandlerOptions{Description: Descriptions[name]}); err != nil {
 			return err
 		}

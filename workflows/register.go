@@ -18,6 +18,8 @@ var Versioning = map[string]workflow.VersioningBehavior{
 	"Heartbeat":      workflow.VersioningBehaviorPinned,
 	"ArchiveSession": workflow.VersioningBehaviorPinned,
 	"ToolCatalog":    workflow.VersioningBehaviorPinned,
+	// A conversation with an ended session lasts minutes.
+	EndedConversationWorkflow: workflow.VersioningBehaviorPinned,
 }
 
 // Register registers every workflow of a cosci worker, each with its versioning behaviour
@@ -27,7 +29,7 @@ func Register(r interface {
 }) {
 	for name, fn := range map[string]any{
 		WorkflowType: ResearchSession, "Subagent": Subagent, "Heartbeat": Heartbeat,
-		"ArchiveSession": ArchiveSession, "ToolCatalog": ToolCatalog,
+		"ArchiveSession": ArchiveSession, "ToolCatalog": ToolCatalog, EndedConversationWorkflow: EndedConversation,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name, VersioningBehavior: Versioning[name]})
 	}

@@ -44,6 +44,11 @@ import (
 // file, so every call waits for the scientist and shows its whole arguments; 15 answers by
 // update (one approved, one rejected, one answered with the scientist's own result, the
 // rest approved).
+// testdata/session-conversation.json: 16 hypotheses of the conversation version
+// (scripts/record-conversation.sh): five asks by update (a question, "focus on microglia"
+// confirmed, then confirmed again and refused, "pause" confirmed while running, a question
+// while suspended, "resume" confirmed), the agents' later prompts carrying the remarks,
+// then terminated.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

@@ -53,6 +53,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.exactCap = since(ctx, versionExactCap)
 	s.notifies = since(ctx, versionNotify)
 	s.compute = since(ctx, versionCompute)
+	s.remarking = since(ctx, versionConversation)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -60,7 +61,13 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		if !s.Life.State.Terminal() {
 			s.note(fmt.Sprintf("run %d of the session: continued as new with %d hypotheses", s.Runs+1, len(s.Entries)))
 		}
-		return s.registerCommands(ctx)
+		if err := s.registerCommands(ctx); err != nil {
+			return err
+		}
+		if s.remarking {
+			s.readTexts(ctx) // after the handlers: a message sent meanwhile is not missed
+		}
+		return nil
 	}
 	if err := s.joinGraph(ctx); err != nil {
 		return s.refuse(ctx, err)
@@ -75,6 +82,9 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 		}
 		if err := s.restore(ctx); err != nil {
 			return s.refuse(ctx, err)
+		}
+		if s.remarking && s.lineage.Relation == lineage.Continue {
+			s.Earlier = s.lineage.Parent // its conversation goes on here: the converse turns read it
 		}
 	}
 	if err := s.req.Validate(); err != nil {
@@ -181,6 +191,10 @@ type supervisor struct {
 	toolTurns    int
 	Waiting      []Waiting
 	closingTools bool
+	// The conversation (conversation.go): the latest messages' texts, for the query, and
+	// whether the agents' prompts carry the scientist's remarks (versionConversation).
+	texts     map[string]string
+	remarking bool
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the
@@ -297,6 +311,15 @@ type Carried struct {
 	// ClusterAt is the cluster threshold of the measure the proximity agent compares by
 	// (0: the lexical one).
 	ClusterAt float64 `json:"cluster_at,omitempty"`
+
+	// The conversation with the scientist (conversation.go): Messages numbers them;
+	// Conversation holds the latest (ids, who, when, proposals and their status; the
+	// texts are in the store), ConversationBase counts the older ones, in the store only.
+	// Earlier is the session this one continues, whose conversation it can read.
+	Messages         int               `json:"messages,omitempty"`
+	Conversation     []session.Message `json:"conversation,omitempty"`
+	ConversationBase int               `json:"conversation_base,omitempty"`
+	Earlier          string            `json:"earlier,omitempty"`
 }
 
 // Added is a scientist's hypothesis accepted but not stored yet.

@@ -124,6 +124,13 @@ func TestContinueAndFork(t *testing.T) {
 	}
 	parent := newHarnessOn(t, st, time.Second, nil)
 	parent.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "tau"})
+	parent.at(3*time.Second, func() {
+		talk(parent, Ask, AskRequest{Text: "Please focus on microglia.", By: "ada"}, func(_ AskAnswer, err error) {
+			if err != nil {
+				t.Errorf("ask tau: %v", err)
+			}
+		})
+	})
 	first := parent.run(goal(12))
 	final, err := st.LatestCheckpoint(t.Context(), "tau")
 	if err != nil {
@@ -134,6 +141,17 @@ func TestContinueAndFork(t *testing.T) {
 	cont.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "tau.2"})
 	// tau has finished: the hand-over signal cannot reach it, so tau.2 takes its latest checkpoint.
 	cont.env.OnSignalExternalWorkflow(mock.Anything, "tau", "", HandOver, mock.Anything).Return(errors.New("workflow execution already completed"))
+	// The continued session's conversation goes on from the parent's: its answer reads it.
+	cont.at(3*time.Second, func() {
+		talk(cont, Ask, AskRequest{Text: "What did I ask for before?", By: "ada"}, func(ans AskAnswer, err error) {
+			if err != nil || ans.Question.ID != "m-0001" {
+				t.Errorf("ask tau.2: %+v, %v", ans.Question, err)
+			}
+			if v := query[ConversationView](cont, QueryConversation, Page{}); v.Earlier != "tau" {
+				t.Errorf("tau.2's conversation continues %q; want tau", v.Earlier)
+			}
+		})
+	})
 	next := cont.run(research.Request{
 		Config:  research.Config{MaxHypotheses: 8},
 		Lineage: &lineage.Descriptor{Conversation: "tau", Seq: 2, Parent: "tau", Relation: lineage.Continue},
@@ -144,6 +162,9 @@ func TestContinueAndFork(t *testing.T) {
 	snap, err := st.LatestCheckpoint(t.Context(), "tau.2")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if turn, ok, err := st.Turn(t.Context(), "tau.2", "converse-m-0001"); err != nil || !ok || !strings.Contains(turn.Prompt, "Please focus on microglia.") {
+		t.Errorf("tau.2's answer was not written with tau's conversation in its prompt (%v, %v)", ok, err)
 	}
 	if snap.Lineage == nil || snap.Lineage.Conversation != "tau" || snap.Lineage.Checkpoint != final.Seq || snap.Goal != final.Goal {
 		t.Errorf("continued lineage %+v, goal %q; want conversation tau from checkpoint %d", snap.Lineage, snap.Goal, final.Seq)

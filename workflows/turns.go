@@ -165,7 +165,7 @@ func (s *supervisor) turnInput(turnID string) activities.Turn {
 
 // contextRef names the shared context a turn's prompt carries.
 func (s *supervisor) contextRef() activities.ContextRef {
-	return activities.ContextRef{Plan: s.Plan != "", MetaReviewRound: s.MetaRound, Focus: s.recent(s.Focus), Feedback: s.recent(s.Feedback)}
+	return activities.ContextRef{Plan: s.Plan != "", MetaReviewRound: s.MetaRound, Focus: s.recent(s.Focus), Feedback: s.recent(s.Feedback), Remarks: s.remarks()}
 }
 
 // turnOptions: a model turn may take minutes, but a dead worker is noticed within the

@@ -56,6 +56,9 @@ type Context struct {
 	Focus      []string    // the scientist's focus refinements, newest last
 	Feedback   []string    // the scientist's feedback ("toward: ..." / "away from: ..."), newest last
 	MetaReview *MetaReview // the latest meta-review, if any
+	// Remarks are the scientist's latest messages in the conversation with the session,
+	// newest last, each cut short: what they said, as data for the agents to weigh.
+	Remarks []string
 }
 
 // Cache says how a provider may cache a request's prompt. The first Prefix bytes of the

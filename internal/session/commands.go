@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -17,6 +18,10 @@ import (
 // object that comes with a signal or an update. Each command uses a few of the fields.
 type Command struct {
 	Name string `json:"-"`
+	// By is the identity that issued the command: the desk sets it from the signed-in
+	// identity, the starter from --as or $USER. The session's event log records it with
+	// the command. Any command takes it; CleanBy bounds it and strips control characters.
+	By string `json:"by,omitempty"`
 	// suspend, terminate
 	Reason string `json:"reason,omitempty"`
 	// refine-goal
@@ -25,6 +30,8 @@ type Command struct {
 	// refine-goal, set-budget: the new token budget; set-budget: the new dollar budget
 	TokenBudget *int     `json:"token_budget,omitempty"`
 	BudgetUSD   *float64 `json:"budget_usd,omitempty"`
+	// set-budget: the number of hypotheses the agents make before the session stops
+	MaxHypotheses *int `json:"max_hypotheses,omitempty"`
 	// add-hypothesis
 	Title       string   `json:"title,omitempty"`
 	Statement   string   `json:"statement,omitempty"`
@@ -43,6 +50,27 @@ type Command struct {
 	Call     string `json:"call,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Result   string `json:"result,omitempty"`
+}
+
+// MaxByLength bounds the identity a command names (By), in characters.
+const MaxByLength = 120
+
+// CleanBy is an identity as the session records it: control characters (a newline, an
+// escape sequence) removed, spaces trimmed, at most MaxByLength characters. It never fails:
+// an identity is recorded, not checked (the desk or the namespace's access decides who may
+// send a command).
+func CleanBy(by string) string {
+	by = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(by, ""))
+	by = strings.TrimSpace(by)
+	if utf8.RuneCountInString(by) > MaxByLength {
+		by = string([]rune(by)[:MaxByLength])
+	}
+	return by
 }
 
 // Decisions the scientist may give a tool call that waits for approval: approve it,
@@ -106,10 +134,10 @@ var Commands = []Spec{
 		Summary:     "steer the agents toward or away from a direction",
 		Help:        "Steer the agents: what to explore more (toward) and what to leave (away).",
 		Description: "Steer the agents toward or away from a direction."},
-	{Name: "set-budget", Fields: []string{"token_budget", "budget_usd"}, Example: `{"token_budget": 500000, "budget_usd": 5}`,
-		Summary:     "set the token or dollar budget (0: no cap); resume a session that spent it",
-		Help:        "Set the session's token budget, its dollar budget, or both (0: no cap). A session that spent its budget suspends; raise it, then resume.",
-		Description: "Set the token or dollar budget (0: no cap); a session suspended for budget can then resume."},
+	{Name: "set-budget", Fields: []string{"token_budget", "budget_usd", "max_hypotheses"}, Example: `{"token_budget": 500000, "budget_usd": 5, "max_hypotheses": 50}`,
+		Summary:     "set the token or dollar budget (0: no cap) or max_hypotheses; resume a session that spent it",
+		Help:        "Set the session's token budget, its dollar budget (0: no cap), the number of hypotheses it makes before it stops (max_hypotheses), or several. A session that spent its budget suspends; raise it, then resume.",
+		Description: "Set the token or dollar budget (0: no cap) or max_hypotheses; a session suspended for budget can then resume."},
 	{Name: "answer-tool", Fields: []string{"call", "decision", "result", "reason"},
 		Example:     `{"call": "call-1", "decision": "approve"}`,
 		Summary:     "approve or refuse a tool call that waits for you, or give its result",
@@ -161,7 +189,7 @@ func ParseCommand(name string, payload []byte) (Command, error) {
 	}
 	// Sorted, so the same bad payload always gets the same answer (this runs in workflow code).
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		if !slices.Contains(allowed, k) {
+		if k != "by" && !slices.Contains(allowed, k) {
 			return cmd, fmt.Errorf("%s does not take %q; it takes %s", name, k, example(name))
 		}
 	}
@@ -184,6 +212,8 @@ func kindOf(field string) string {
 	switch field {
 	case "token_budget":
 		return "a whole number of tokens"
+	case "max_hypotheses":
+		return "a whole number of hypotheses"
 	case "budget_usd":
 		return "a number of US dollars"
 	case "score":
@@ -195,6 +225,7 @@ func kindOf(field string) string {
 }
 
 func (c *Command) trim() {
+	c.By = CleanBy(c.By)
 	for _, s := range []*string{&c.Reason, &c.Goal, &c.Focus, &c.Title, &c.Statement, &c.Rationale,
 		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away, &c.Call, &c.Decision, &c.Result} {
 		*s = strings.TrimSpace(*s)
@@ -240,8 +271,11 @@ func (c Command) check() error {
 			return fmt.Errorf("refine-goal: focus is %d characters; at most %d", n, research.MaxFocusLength)
 		}
 	case "set-budget":
-		if c.TokenBudget == nil && c.BudgetUSD == nil {
-			return fmt.Errorf(`set-budget needs "token_budget", "budget_usd" or both, e.g. %s`, example(c.Name))
+		if c.TokenBudget == nil && c.BudgetUSD == nil && c.MaxHypotheses == nil {
+			return fmt.Errorf(`set-budget needs "token_budget", "budget_usd", "max_hypotheses" or several, e.g. %s`, example(c.Name))
+		}
+		if m := c.MaxHypotheses; m != nil && (*m < 1 || *m > research.MaxHypothesesLimit) {
+			return fmt.Errorf("set-budget: max_hypotheses is %d; it must be from 1 to %d", *m, research.MaxHypothesesLimit)
 		}
 	case "add-hypothesis":
 		h := research.Hypothesis{Title: c.Title, Statement: c.Statement, Predictions: c.Predictions}

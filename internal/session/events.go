@@ -19,6 +19,7 @@ const (
 	EventSubagent   = "subagent"   // a subagent was forked, or its result merged back
 	EventMessage    = "message"    // another session sent a message
 	EventTool       = "tool"       // a tool call of a turn: made, refused, failed, or waiting for the scientist
+	EventAsk        = "ask"        // the scientist spoke in the conversation, or the session answered
 )
 
 // Event is one line of the session's log. Plain JSON types only, so any tool can read it.
@@ -27,10 +28,13 @@ type Event struct {
 	Time string `json:"time"` // RFC 3339, UTC
 	Kind string `json:"kind"`
 	// For transitions: the states. For commands: the command and whether it was accepted.
-	From     string `json:"from,omitempty"`
-	To       string `json:"to,omitempty"`
-	Command  string `json:"command,omitempty"`
-	Via      string `json:"via,omitempty"` // "signal" or "update"
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	Command string `json:"command,omitempty"`
+	Via     string `json:"via,omitempty"` // "signal", "update" or "conversation"
+	// By is who issued the command (Command.By), or who spoke in the conversation; ""
+	// when the sender named no one.
+	By       string `json:"by,omitempty"`
 	Accepted *bool  `json:"accepted,omitempty"`
 	// For turns: the turn and the hypothesis it concerned.
 	Turn       string `json:"turn,omitempty"`
@@ -170,6 +174,10 @@ type Snapshot struct {
 	Edges     []proximity.Edge    `json:"edges,omitempty"`
 	NextID    int                 `json:"next_id,omitempty"`
 	ReviewsBy map[string]int      `json:"reviews_by,omitempty"` // the scientist's reviews per hypothesis
+	// The conversation with the scientist: how many messages it numbered, and the latest
+	// (ids, who, when, the proposals' status; the texts are in the store).
+	Messages     int       `json:"messages,omitempty"`
+	Conversation []Message `json:"conversation,omitempty"`
 }
 
 // RatingFitted is Snapshot.Rating for a session whose ratings are Bradley–Terry strengths

@@ -102,6 +102,7 @@ type Simulated interface {
 	EvolveStep(ctx context.Context, req research.EvolveRequest) (research.Step[research.Hypothesis], research.Usage, error)
 	MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error)
 	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
+	Converse(ctx context.Context, req research.ConverseRequest) (research.ConverseAnswer, research.Usage, error)
 }
 
 var _ Simulated = (*Offline)(nil)
@@ -135,6 +136,8 @@ func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[
 		return answered(ctx, req, m.MetaReview)
 	case research.OverviewRequest:
 		return answered(ctx, req, m.Overview)
+	case research.ConverseRequest:
+		return answered(ctx, req, m.Converse)
 	}
 	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
 }

@@ -26,6 +26,7 @@
 //	debates/<debate id>.json
 //	metareviews/0001.json
 //	tools/<digest>.json (the audit trail of tool results, content-addressed)
+//	conversation/<message id>.json (the conversation with the scientist, m-0001, ...)
 //	report.md, and other report artefacts (PutFile)
 //
 // plus the session's event log and its row in the session index (Sessions). Ids may hold
