@@ -16,12 +16,7 @@ import (
 	"net/http"
 
 	"github.com/cosci-dev/cosci/internal/access"
-	"github.com/cosci-dev/cosci/internal/session"
 )
-
-// commandShape is the command payload the session parses; commandsRecordBy looks in it for
-// the "by" field.
-type commandShape = session.Command
 
 // Conversation is a session's conversation with its scientist, as the desk needs it.
 type Conversation interface {

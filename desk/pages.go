@@ -318,9 +318,7 @@ func commandPayload(name string, r *http.Request, by string) (map[string]any, er
 			arg[field] = v
 		}
 	}
-	if commandsRecordBy {
-		arg["by"] = by
-	}
+	arg["by"] = by // the session records who sent every command
 	b, err := json.Marshal(arg)
 	if err != nil {
 		return nil, err

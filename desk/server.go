@@ -14,8 +14,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
@@ -226,17 +224,3 @@ func (d *desk) check(w http.ResponseWriter, r *http.Request, id string, act acce
 	}
 	return who, rec, s, true
 }
-
-// commandsRecordBy says whether session.Command records who issued a command (its "by"
-// field, which the conversation's branch adds): then every command the desk sends carries
-// the signed-in identity. Until then the session cannot take it (an unknown field is
-// refused), and the desk's own log says who sent what.
-var commandsRecordBy = func() bool {
-	t := reflect.TypeFor[commandShape]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == "by" {
-			return true
-		}
-	}
-	return false
-}()
