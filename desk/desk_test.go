@@ -182,7 +182,7 @@ func TestWhoMayDoWhat(t *testing.T) {
 		lastCommand string // the command the session got, if any
 	}{
 		{"owner reads", "ada@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
-		{"owner steers", "ada@lab", "POST", "/s/s-1/command/suspend", url.Values{"reason": {"lunch"}}, 303, "", "s-1 suspend reason=lunch"},
+		{"owner steers", "ada@lab", "POST", "/s/s-1/command/suspend", url.Values{"reason": {"lunch"}}, 303, "", "s-1 suspend reason=lunch by=ada@lab"},
 		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 403, "read access to session s-1", ""},
 		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 403, "read access", ""},
 		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 403, "read access", ""},
@@ -194,7 +194,7 @@ func TestWhoMayDoWhat(t *testing.T) {
 		{"reader sees it listed", "bob@lab", "GET", "/sessions?whose=shared", nil, 200, "/s/s-1", ""},
 		{"reader still cannot steer", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 403, "may read it only", ""},
 		{"reader cannot answer a tool call", "bob@lab", "POST", "/s/s-1/command/answer-tool", url.Values{"call": {"call-1"}, "decision": {"approve"}}, 403, "steer access", ""},
-		{"admin steers", "root@lab", "POST", "/s/s-1/command/feedback", url.Values{"toward": {"microglia"}}, 303, "", "s-1 feedback toward=microglia"},
+		{"admin steers", "root@lab", "POST", "/s/s-1/command/feedback", url.Values{"toward": {"microglia"}}, 303, "", "s-1 feedback toward=microglia by=root@lab"},
 		{"admin reads", "root@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
 		{"no role, nothing", "eve@lab", "GET", "/sessions", nil, 403, "the scientist role", ""},
 		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "not signed in", ""},
