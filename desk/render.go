@@ -36,51 +36,17 @@ func newSessionID(goal string, sealed bool) string {
 	return lineage.NewSessionID(goal)
 }
 
-// treeNode is one session of a tree page.
-type treeNode struct {
-	store.Summary
-	Children []*treeNode
-}
-
 // lineage is the tree of id's sessions from the session index: up to its root, then
 // down through every session started from it.
-func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*treeNode, error) {
+func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*store.Tree, error) {
 	rows, err := d.st.Sessions(r.Context())
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]store.Summary{}
-	for _, s := range rows {
-		byID[s.SessionID] = s
+	if t, ok := store.Lineage(rows, id); ok {
+		return t, nil
 	}
-	root, ok := byID[id]
-	if !ok {
-		// Not checkpointed yet: a tree of one.
-		return &treeNode{Summary: store.Summary{SessionID: id}}, nil
-	}
-	seen := map[string]bool{id: true}
-	for p, ok := byID[root.Parent]; ok && !seen[p.SessionID]; p, ok = byID[root.Parent] {
-		root, seen[p.SessionID] = p, true
-	}
-	kids := map[string][]store.Summary{}
-	for i := len(rows) - 1; i >= 0; i-- {
-		kids[rows[i].Parent] = append(kids[rows[i].Parent], rows[i])
-	}
-	seen = map[string]bool{root.SessionID: true}
-	var grow func(n *treeNode)
-	grow = func(n *treeNode) {
-		for _, k := range kids[n.SessionID] {
-			if !seen[k.SessionID] {
-				seen[k.SessionID] = true
-				c := &treeNode{Summary: k}
-				n.Children = append(n.Children, c)
-				grow(c)
-			}
-		}
-	}
-	top := &treeNode{Summary: root}
-	grow(top)
-	return top, nil
+	return &store.Tree{Summary: store.Summary{SessionID: id}}, nil // not checkpointed yet: a tree of one
 }
 
 // funcs are the templates' helpers; none of them marks text safe.

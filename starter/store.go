@@ -178,43 +178,20 @@ func storedTree(ctx context.Context, st *store.Store, id string) (*treeNode, err
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]store.Summary, len(rows))
-	for _, r := range rows {
-		byID[r.SessionID] = r
-	}
-	if _, ok := byID[id]; !ok {
+	t, ok := store.Lineage(rows, id)
+	if !ok {
 		return nil, fmt.Errorf("session %s is not in the session index: %w", id, fs.ErrNotExist)
 	}
-	node := func(r store.Summary) *treeNode {
-		return &treeNode{ID: r.SessionID, Type: r.Type, Relation: r.Relation, State: string(r.Status),
-			Archived: r.Archived != "", Started: storedStart(r), Parent: r.Parent}
-	}
-	root := byID[id]
-	seen := map[string]bool{id: true}
-	for p, ok := byID[root.Parent]; ok && !seen[p.SessionID] && len(seen) < maxTreeDepth; p, ok = byID[root.Parent] {
-		root = p
-		seen[p.SessionID] = true
-	}
-	// rows are newest first; children read oldest first.
-	kids := map[string][]store.Summary{}
-	for i := len(rows) - 1; i >= 0; i-- {
-		kids[rows[i].Parent] = append(kids[rows[i].Parent], rows[i])
-	}
-	seen = map[string]bool{root.SessionID: true}
-	var grow func(n *treeNode)
-	grow = func(n *treeNode) {
-		for _, k := range kids[n.ID] {
-			if !seen[k.SessionID] {
-				seen[k.SessionID] = true
-				child := node(k)
-				n.Children = append(n.Children, child)
-				grow(child)
-			}
+	var node func(t *store.Tree) *treeNode
+	node = func(t *store.Tree) *treeNode {
+		n := &treeNode{ID: t.SessionID, Type: t.Type, Relation: t.Relation, State: string(t.Status),
+			Archived: t.Archived != "", Started: storedStart(t.Summary), Parent: t.Parent}
+		for _, c := range t.Children {
+			n.Children = append(n.Children, node(c))
 		}
+		return n
 	}
-	top := node(root)
-	grow(top)
-	return top, nil
+	return node(t), nil
 }
 
 // storedRows are the list rows of the sessions in the index that Temporal's list lacks.
