@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -445,6 +446,37 @@ func TestCommandPayload(t *testing.T) {
 		}
 		if _, by := p["by"]; by != commandsRecordBy {
 			t.Errorf("%s: by in payload = %v, but the session records it: %v", tt.name, by, commandsRecordBy)
+		}
+	}
+}
+
+// TestSessionPageTakesTheWatchersLine: a session page opened while a watcher follows the
+// session shows the watcher's line and asks Temporal no progress query of its own; with no
+// watcher, it asks one.
+func TestSessionPageTakesTheWatchersLine(t *testing.T) {
+	td := newTestDesk(t)
+	td.hub = newHub(td.fake, time.Hour) // one query when the watcher starts, no tick during the test
+	td.fake.add("s-1", "ada@lab", "g", session.Entry{ID: "h-1", Title: "one"})
+	td.fake.add("s-2", "ada@lab", "g")
+	lines, done := td.hub.subscribe("s-1")
+	defer done()
+	line := <-lines
+	for _, c := range []struct {
+		id          string
+		wantQueries int
+	}{{"s-1", 0}, {"s-2", 1}} {
+		td.fake.mu.Lock()
+		before := td.fake.queries
+		td.fake.mu.Unlock()
+		code, body := td.do(t, "ada@lab", "GET", "/s/"+c.id, nil)
+		td.fake.mu.Lock()
+		got := td.fake.queries - before
+		td.fake.mu.Unlock()
+		if code != http.StatusOK || got != c.wantQueries {
+			t.Errorf("%s: %d, %d progress queries; want 200 and %d", c.id, code, got, c.wantQueries)
+		}
+		if c.id == "s-1" && !strings.Contains(body, html.EscapeString(line)) {
+			t.Errorf("%s: the page does not show the watcher's line %q", c.id, line)
 		}
 	}
 }

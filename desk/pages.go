@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
@@ -190,13 +192,24 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
 	ctx := r.Context()
-	state, err := d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize})
-	if err != nil {
-		d.fail(w, r, err)
-		return
+	// The ranking's page and the live line at once: two queries of the same session, or
+	// one when a watcher already has the line.
+	var state workflows.StateView
+	var line string
+	var stateErr, lineErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { state, stateErr = d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize}) })
+	if l, ok := d.hub.latest(id); ok {
+		line = l
+	} else {
+		wg.Go(func() {
+			var p session.Progress
+			p, lineErr = d.be.Progress(ctx, id)
+			line = progressLine(p)
+		})
 	}
-	progress, err := d.be.Progress(ctx, id)
-	if err != nil {
+	wg.Wait()
+	if err := cmp.Or(stateErr, lineErr); err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -208,7 +221,7 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	}
 	conv, convErr := d.conv.Page(ctx, id, 0, 50)
 	data := map[string]any{
-		"ID": id, "Status": status, "State": state, "Line": progressLine(progress), "Record": rec,
+		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
 		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
 		"CanShare": access.Decide(who.Identity, rec, access.ActShare).Allowed,
 		"Files":    files, "HasReport": slices.Contains(files, report.HTMLFile),
