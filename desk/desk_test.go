@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -126,7 +127,7 @@ type testDesk struct {
 
 var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []string{"ada@lab", "bob@lab"}}
 
-func newTestDesk(t *testing.T) *testDesk {
+func newTestDesk(t testing.TB) *testDesk {
 	t.Helper()
 	key := auth.RandomKey()
 	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles})
@@ -148,7 +149,7 @@ func newTestDesk(t *testing.T) *testDesk {
 }
 
 // do sends a request as who ("" for nobody); a form gets who's CSRF token unless it has one.
-func (td *testDesk) do(t *testing.T, who, method, target string, form url.Values) (int, string) {
+func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values) (int, string) {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -477,6 +478,29 @@ func TestSessionPageTakesTheWatchersLine(t *testing.T) {
 		}
 		if c.id == "s-1" && !strings.Contains(body, html.EscapeString(line)) {
 			t.Errorf("%s: the page does not show the watcher's line %q", c.id, line)
+		}
+	}
+}
+
+// BenchmarkSessionPage is the desk's own share of a session page of a 2,000-hypothesis
+// session, 25 of the ranking at a time: the access check, the store's reads and the
+// rendering, over a Backend that answers at once (e2e's BenchmarkDesk/page measures it
+// with Temporal).
+func BenchmarkSessionPage(b *testing.B) {
+	td := newTestDesk(b)
+	var entries []session.Entry
+	for i := range 2000 {
+		entries = append(entries, session.Entry{ID: fmt.Sprintf("h-%04d", i+1), Title: fmt.Sprintf("Hypothesis %d: a mechanism of the goal, one of many", i+1),
+			Origin: "generation", Elo: 1200 + float64(2000-i), Wins: i % 7, Losses: i % 5, Reviews: 1, Score: 6.5})
+	}
+	td.fake.add("s-1", "ada@lab", "g", entries...)
+	i := 0
+	for b.Loop() {
+		offset := (i * 25 * 7) % 2000
+		i++
+		code, body := td.do(b, "ada@lab", "GET", fmt.Sprintf("/s/s-1?offset=%d", offset), nil)
+		if want := fmt.Sprintf("/h/h-%04d", offset+1); code != http.StatusOK || !strings.Contains(body, want) {
+			b.Fatalf("offset %d: %d, no link to %s", offset, code, want)
 		}
 	}
 }

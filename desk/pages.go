@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,15 +186,13 @@ const pageSize = 25
 // wait, the commands, the conversation, the report and the artefacts, the sharing.
 func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	who, rec, status, ok := d.check(w, r, id, access.ActRead)
-	if !ok {
-		return
-	}
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
-	ctx := r.Context()
-	// The ranking's page and the live line at once: two queries of the same session, or
-	// one when a watcher already has the line.
+	// The ranking's page and the live line are asked for while the access check reads the
+	// status: three queries of the same session in one round trip (two when a watcher
+	// already has the line). Nothing of them is shown before the check has passed.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	var state workflows.StateView
 	var line string
 	var stateErr, lineErr error
@@ -207,6 +206,12 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 			p, lineErr = d.be.Progress(ctx, id)
 			line = progressLine(p)
 		})
+	}
+	who, rec, status, ok := d.check(w, r, id, access.ActRead)
+	if !ok {
+		cancel()
+		wg.Wait()
+		return
 	}
 	wg.Wait()
 	if err := cmp.Or(stateErr, lineErr); err != nil {
