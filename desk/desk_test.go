@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -125,7 +127,7 @@ type testDesk struct {
 
 var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []string{"ada@lab", "bob@lab"}}
 
-func newTestDesk(t *testing.T) *testDesk {
+func newTestDesk(t testing.TB) *testDesk {
 	t.Helper()
 	key := auth.RandomKey()
 	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles})
@@ -147,7 +149,7 @@ func newTestDesk(t *testing.T) *testDesk {
 }
 
 // do sends a request as who ("" for nobody); a form gets who's CSRF token unless it has one.
-func (td *testDesk) do(t *testing.T, who, method, target string, form url.Values) (int, string) {
+func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values) (int, string) {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -445,6 +447,60 @@ func TestCommandPayload(t *testing.T) {
 		}
 		if by, _ := p["by"].(string); err == nil && by != "ada@lab" {
 			t.Errorf("%s: by in payload = %q, want the signed-in identity", tt.name, by)
+		}
+	}
+}
+
+// TestSessionPageTakesTheWatchersLine: a session page opened while a watcher follows the
+// session shows the watcher's line and asks Temporal no progress query of its own; with no
+// watcher, it asks one.
+func TestSessionPageTakesTheWatchersLine(t *testing.T) {
+	td := newTestDesk(t)
+	td.hub = newHub(td.fake, time.Hour) // one query when the watcher starts, no tick during the test
+	td.fake.add("s-1", "ada@lab", "g", session.Entry{ID: "h-1", Title: "one"})
+	td.fake.add("s-2", "ada@lab", "g")
+	lines, done := td.hub.subscribe("s-1")
+	defer done()
+	line := <-lines
+	for _, c := range []struct {
+		id          string
+		wantQueries int
+	}{{"s-1", 0}, {"s-2", 1}} {
+		td.fake.mu.Lock()
+		before := td.fake.queries
+		td.fake.mu.Unlock()
+		code, body := td.do(t, "ada@lab", "GET", "/s/"+c.id, nil)
+		td.fake.mu.Lock()
+		got := td.fake.queries - before
+		td.fake.mu.Unlock()
+		if code != http.StatusOK || got != c.wantQueries {
+			t.Errorf("%s: %d, %d progress queries; want 200 and %d", c.id, code, got, c.wantQueries)
+		}
+		if c.id == "s-1" && !strings.Contains(body, html.EscapeString(line)) {
+			t.Errorf("%s: the page does not show the watcher's line %q", c.id, line)
+		}
+	}
+}
+
+// BenchmarkSessionPage is the desk's own share of a session page of a 2,000-hypothesis
+// session, 25 of the ranking at a time: the access check, the store's reads and the
+// rendering, over a Backend that answers at once (e2e's BenchmarkDesk/page measures it
+// with Temporal).
+func BenchmarkSessionPage(b *testing.B) {
+	td := newTestDesk(b)
+	var entries []session.Entry
+	for i := range 2000 {
+		entries = append(entries, session.Entry{ID: fmt.Sprintf("h-%04d", i+1), Title: fmt.Sprintf("Hypothesis %d: a mechanism of the goal, one of many", i+1),
+			Origin: "generation", Elo: 1200 + float64(2000-i), Wins: i % 7, Losses: i % 5, Reviews: 1, Score: 6.5})
+	}
+	td.fake.add("s-1", "ada@lab", "g", entries...)
+	i := 0
+	for b.Loop() {
+		offset := (i * 25 * 7) % 2000
+		i++
+		code, body := td.do(b, "ada@lab", "GET", fmt.Sprintf("/s/s-1?offset=%d", offset), nil)
+		if want := fmt.Sprintf("/h/h-%04d", offset+1); code != http.StatusOK || !strings.Contains(body, want) {
+			b.Fatalf("offset %d: %d, no link to %s", offset, code, want)
 		}
 	}
 }

@@ -65,11 +65,12 @@ func (h *hub) subscribe(id string) (<-chan string, func()) {
 	}
 }
 
-// watch asks for the session's progress every interval and sends each changed line to
-// every subscriber; a subscriber too slow to take it misses that line, never blocks the
-// others.
+// watch asks for the session's progress, waits an interval after each answer (so that a
+// slow answer never brings the next question closer: at most one a second, one at a time),
+// and sends each changed line to every subscriber; a subscriber too slow to take it misses
+// that line, never blocks the others.
 func (h *hub) watch(ctx context.Context, w *watcher) {
-	t := time.NewTicker(h.interval)
+	t := time.NewTimer(h.interval)
 	defer t.Stop()
 	for {
 		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
@@ -92,12 +93,24 @@ func (h *hub) watch(ctx context.Context, w *watcher) {
 			}
 		}
 		h.mu.Unlock()
+		t.Reset(h.interval)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// latest is the session's line as its watcher last read it (at most an interval old), if
+// a page is watching it: a page that opens then costs Temporal no query for its line.
+func (h *hub) latest(id string) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.watchers[id]; w != nil && w.last != "" {
+		return w.last, true
+	}
+	return "", false
 }
 
 // watching counts the sessions with a watcher (tests, metrics).

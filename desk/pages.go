@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
@@ -183,20 +186,35 @@ const pageSize = 25
 // wait, the commands, the conversation, the report and the artefacts, the sharing.
 func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	who, rec, status, ok := d.check(w, r, id, access.ActRead)
-	if !ok {
-		return
-	}
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
-	ctx := r.Context()
-	state, err := d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize})
-	if err != nil {
-		d.fail(w, r, err)
+	// The ranking's page and the live line are asked for while the access check reads the
+	// status: three queries of the same session in one round trip (two when a watcher
+	// already has the line). Nothing of them is shown before the check has passed.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	var state workflows.StateView
+	var line string
+	var stateErr, lineErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { state, stateErr = d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize}) })
+	if l, ok := d.hub.latest(id); ok {
+		line = l
+	} else {
+		wg.Go(func() {
+			var p session.Progress
+			p, lineErr = d.be.Progress(ctx, id)
+			line = progressLine(p)
+		})
+	}
+	who, rec, status, ok := d.check(w, r, id, access.ActRead)
+	if !ok {
+		cancel()
+		wg.Wait()
 		return
 	}
-	progress, err := d.be.Progress(ctx, id)
-	if err != nil {
+	wg.Wait()
+	if err := cmp.Or(stateErr, lineErr); err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -208,7 +226,7 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	}
 	conv, convErr := d.conv.Page(ctx, id, 0, 50)
 	data := map[string]any{
-		"ID": id, "Status": status, "State": state, "Line": progressLine(progress), "Record": rec,
+		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
 		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
 		"CanShare": access.Decide(who.Identity, rec, access.ActShare).Allowed,
 		"Files":    files, "HasReport": slices.Contains(files, report.HTMLFile),

@@ -27,7 +27,7 @@ import (
 const chromium = "/usr/bin/chromium"
 
 // freePort is a loopback port nobody listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

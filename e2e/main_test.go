@@ -12,10 +12,12 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ var (
 	workerBinary     string        // the worker built from ../worker
 	literatureBinary string        // the literature server built from ../literature
 	buildDir         string        // TestMain's scratch directory (binaries, logs)
+	serverMetrics    string        // the dev server's Prometheus endpoint (its own counts of requests)
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -75,6 +78,15 @@ func runMain(m *testing.M) int {
 	args = append(args,
 		"--dynamic-config-value", `matching.wv.VersionDrainageStatusRefreshInterval="1s"`,
 		"--dynamic-config-value", `matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"`)
+	// The server's metrics on a port we know: the desk's benchmark counts the queries the
+	// server answered, whoever sent them.
+	metricsPort, err := freeLoopbackPort()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	args = append(args, "--metrics-port", strconv.Itoa(metricsPort))
+	serverMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	serverLogPath := filepath.Join(buildDir, "server.log")
 	serverLog, err := os.Create(serverLogPath)
 	if err != nil {
@@ -114,6 +126,16 @@ func runMain(m *testing.M) int {
 		dumpFile(os.Stderr, serverLogPath)
 	}
 	return code
+}
+
+// freeLoopbackPort is a loopback port nobody listens on now.
+func freeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // cleanups run after every test, last added first: what tests started for the whole

@@ -30,8 +30,9 @@ type composeService struct {
 		Test    []string `yaml:"test"`
 		Disable bool     `yaml:"disable"`
 	} `yaml:"healthcheck"`
-	Restart string   `yaml:"restart"`
-	Volumes []string `yaml:"volumes"`
+	Restart  string   `yaml:"restart"`
+	Volumes  []string `yaml:"volumes"`
+	Profiles []string `yaml:"profiles"`
 }
 
 type composeFile struct {
@@ -57,6 +58,8 @@ const (
 	svcUI        = "temporal-ui"
 	svcProm      = "prometheus"
 	svcGrafana   = "grafana"
+	svcDesk      = "desk"    // the scientists' web page, the one service published to the lab
+	svcStarter   = "starter" // the operators' command line: docker compose run --rm starter ...
 )
 
 var oneShot = []string{svcSchema, svcNamespace}
@@ -65,11 +68,12 @@ var oneShot = []string{svcSchema, svcNamespace}
 // environment that `docker compose` refuses to run without.
 var passwordRef = regexp.MustCompile(`^\$\{(POSTGRES|GRAFANA_ADMIN)_PASSWORD:\?[^}]+\}$`)
 
-// workers are the services built from this repository (the cosci worker image).
+// workers are the services that run the cosci image as it starts (the worker); the desk and
+// the starter run the same image with another entrypoint.
 func workers(compose composeFile) []string {
 	var names []string
 	for name, svc := range compose.Services {
-		if svc.Build != "" {
+		if svc.Build != "" && len(svc.Entrypoint) == 0 {
 			names = append(names, name)
 		}
 	}
@@ -82,7 +86,7 @@ func workers(compose composeFile) []string {
 // workers, each with the environment it needs.
 func TestComposeServices(t *testing.T) {
 	compose := readCompose(t)
-	for _, name := range []string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana} {
+	for _, name := range []string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana, svcDesk, svcStarter} {
 		if _, ok := compose.Services[name]; !ok {
 			t.Fatalf("docker-compose.yml has no %s service (it has %v)", name, slices.Sorted(maps.Keys(compose.Services)))
 		}
@@ -92,7 +96,7 @@ func TestComposeServices(t *testing.T) {
 		t.Errorf("docker-compose.yml builds %d cosci workers (%v); want two or more", len(ws), ws)
 	}
 	for name := range compose.Services {
-		if !slices.Contains([]string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana}, name) && !slices.Contains(ws, name) {
+		if !slices.Contains([]string{svcPostgres, svcSchema, svcTemporal, svcNamespace, svcUI, svcProm, svcGrafana, svcDesk, svcStarter}, name) && !slices.Contains(ws, name) {
 			t.Errorf("unexpected service %s: add it to the checks of worker/compose_test.go", name)
 		}
 	}
@@ -132,8 +136,8 @@ func TestComposeServices(t *testing.T) {
 			t.Errorf("%s: %s=%q, want %q", svcTemporal, key, got, want)
 		}
 	}
-	if !slices.Contains(server.Ports, "7233:7233") {
-		t.Errorf("%s publishes %v; want 7233:7233 for the starter and the CLI", svcTemporal, server.Ports)
+	if len(server.Ports) > 0 {
+		t.Errorf("%s publishes %v; want no port: the desk and the workers are the namespace's only clients, and operators run the starter inside the network", svcTemporal, server.Ports)
 	}
 
 	// The namespace job registers every search attribute the workflows set.
@@ -160,8 +164,8 @@ func TestComposeServices(t *testing.T) {
 
 	ui := compose.Services[svcUI]
 	wantEnv(t, svcUI, ui, "TEMPORAL_ADDRESS")
-	if ui.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" || !slices.Contains(ui.Ports, "8233:8080") {
-		t.Errorf("%s: TEMPORAL_ADDRESS=%q, ports %v; want temporal:7233 and 8233:8080", svcUI, ui.Environment["TEMPORAL_ADDRESS"], ui.Ports)
+	if ui.Environment["TEMPORAL_ADDRESS"] != "temporal:7233" || !slices.Equal(ui.Ports, []string{"127.0.0.1:8233:8080"}) {
+		t.Errorf("%s: TEMPORAL_ADDRESS=%q, ports %v; want temporal:7233 and 127.0.0.1:8233:8080 (it can steer any session: the Docker host only)", svcUI, ui.Environment["TEMPORAL_ADDRESS"], ui.Ports)
 	}
 
 	// The workers: the server by service name, the session store on the postgres service.
@@ -186,6 +190,114 @@ func TestComposeServices(t *testing.T) {
 			if w.Environment[key] != "${"+key+":-}" {
 				t.Errorf("%s: %s=%q; want it passed through from the host (${%s:-})", name, key, w.Environment[key], key)
 			}
+		}
+	}
+}
+
+// TestComposeClients: the desk and the workers are the namespace's only clients that run
+// for good, and the desk is the only one published: Temporal's frontend is published to no
+// one, the Web UI (which can steer any session) to the Docker host only, and the operators'
+// starter runs inside the network, by hand.
+func TestComposeClients(t *testing.T) {
+	compose := readCompose(t)
+	ws := workers(compose)
+	for name, svc := range compose.Services {
+		for _, p := range svc.Ports {
+			if strings.HasSuffix(p, ":7233") || p == "7233" {
+				t.Errorf("%s publishes Temporal's frontend (%s)", name, p)
+			}
+		}
+		if svc.Environment["TEMPORAL_ADDRESS"] == "" || len(svc.Ports) == 0 {
+			continue
+		}
+		switch {
+		case name == svcDesk:
+		case name == svcUI:
+			for _, p := range svc.Ports {
+				if !strings.HasPrefix(p, "127.0.0.1:") {
+					t.Errorf("%s, a client of Temporal, publishes %s beyond the Docker host", name, p)
+				}
+			}
+		default:
+			t.Errorf("%s, a client of Temporal, publishes %v; only the desk is published", name, svc.Ports)
+		}
+	}
+	for name, svc := range compose.Services {
+		long := !slices.Contains(oneShot, name) && !slices.Contains(svc.Profiles, "tools")
+		if svc.Environment["TEMPORAL_ADDRESS"] != "" && long && name != svcDesk && name != svcUI && !slices.Contains(ws, name) {
+			t.Errorf("%s is a client of Temporal that runs for good; only the desk, the workers and the Web UI are", name)
+		}
+	}
+	if len(compose.Services[svcDesk].Ports) == 0 {
+		t.Errorf("%s is not published", svcDesk)
+	}
+
+	// The starter: the cosci image's starter, by hand, on the network's Temporal and store.
+	st := compose.Services[svcStarter]
+	if !slices.Equal(st.Entrypoint, []string{"/usr/local/bin/starter"}) || !slices.Contains(st.Profiles, "tools") {
+		t.Errorf("%s: entrypoint %v, profiles %v; want /usr/local/bin/starter in profile tools (not started by up)", svcStarter, st.Entrypoint, st.Profiles)
+	}
+	sameClient(t, compose, svcStarter)
+	if dockerfile := string(mustRead(t, "../Dockerfile")); !regexp.MustCompile(`go build -o /out/starter \./starter`).MatchString(dockerfile) {
+		t.Error("the Dockerfile does not build the starter into /out (/usr/local/bin in the image)")
+	}
+}
+
+// TestComposeDesk: the desk runs the cosci image's desk, signs people in with the lab's
+// identity provider at the address browsers use, listens on the port it publishes, and
+// reads the workers' Temporal and store; its key comes from the environment, required.
+func TestComposeDesk(t *testing.T) {
+	compose := readCompose(t)
+	d := compose.Services[svcDesk]
+	if d.Build == "" || !slices.Equal(d.Entrypoint, []string{"/usr/local/bin/desk"}) {
+		t.Errorf("%s: build %q, entrypoint %v; want the repository's image with /usr/local/bin/desk", svcDesk, d.Build, d.Entrypoint)
+	}
+	if dockerfile := string(mustRead(t, "../Dockerfile")); !regexp.MustCompile(`go build -o /out/desk \./desk`).MatchString(dockerfile) {
+		t.Error("the Dockerfile does not build the desk into /out (/usr/local/bin in the image)")
+	}
+	flags := map[string]string{}
+	for _, a := range d.Command {
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !ok || !strings.HasPrefix(a, "--") {
+			t.Fatalf("%s: argument %q; write each flag as --name=value", svcDesk, a)
+		}
+		flags[name] = value
+	}
+	if flags["auth"] != "oidc" && flags["auth"] != "proxy" {
+		t.Errorf("%s: --auth=%q; want oidc or proxy (local answers loopback only)", svcDesk, flags["auth"])
+	}
+	if flags["auth"] == "oidc" {
+		for _, f := range []string{"oidc-issuer", "oidc-client-id", "public-url"} {
+			if !strings.HasPrefix(flags[f], "${") || !strings.Contains(flags[f], ":?") {
+				t.Errorf("%s: --%s=%q; want it from the environment, required (${...:?...})", svcDesk, f, flags[f])
+			}
+		}
+	}
+	_, port, ok := strings.Cut(flags["listen"], ":")
+	if !ok || !strings.HasPrefix(flags["listen"], "0.0.0.0:") {
+		t.Errorf("%s: --listen=%q; want 0.0.0.0:PORT, reachable from outside the container", svcDesk, flags["listen"])
+	}
+	if len(d.Ports) != 1 || !strings.HasSuffix(d.Ports[0], ":"+port) {
+		t.Errorf("%s publishes %v; want its --listen port %s", svcDesk, d.Ports, port)
+	}
+	sameClient(t, compose, svcDesk)
+	if v := d.Environment["COSCI_DESK_KEY"]; !strings.HasPrefix(v, "${COSCI_DESK_KEY:?") {
+		t.Errorf("%s: COSCI_DESK_KEY=%q; want ${COSCI_DESK_KEY:?...}: the key that seals sign-ins, required and never in the file", svcDesk, v)
+	}
+}
+
+// sameClient checks that a service reaches Temporal and the session store as the workers
+// do, and reads encrypted research with the same keys.
+func sameClient(t *testing.T, compose composeFile, name string) {
+	t.Helper()
+	ws := workers(compose)
+	if len(ws) == 0 {
+		t.Fatal("no workers")
+	}
+	w, svc := compose.Services[ws[0]], compose.Services[name]
+	for _, key := range []string{"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "COSCI_STORE", "PGPASSWORD", "COSCI_KEYS"} {
+		if svc.Environment[key] != w.Environment[key] {
+			t.Errorf("%s: %s=%q; the workers have %q", name, key, svc.Environment[key], w.Environment[key])
 		}
 	}
 }
@@ -266,7 +378,7 @@ func TestComposeStartup(t *testing.T) {
 		svcUI:        {svcTemporal: "service_healthy"},
 		svcGrafana:   {svcProm: "service_healthy"},
 	}
-	for _, w := range workers(compose) {
+	for _, w := range append(workers(compose), svcDesk) {
 		want[w] = map[string]string{
 			svcPostgres:  "service_healthy",
 			svcTemporal:  "service_healthy",
@@ -301,6 +413,12 @@ func TestComposeStartup(t *testing.T) {
 			}
 			if len(svc.Entrypoint) == 0 || len(svc.Command) == 0 {
 				t.Errorf("one-shot %s does not replace the admin-tools image's entrypoint (which sleeps forever)", name)
+			}
+			continue
+		}
+		if slices.Contains(svc.Profiles, "tools") { // run by hand (docker compose run --rm)
+			if svc.Restart != "" && svc.Restart != "no" {
+				t.Errorf("%s, a tool run by hand: restart %q; want none", name, svc.Restart)
 			}
 			continue
 		}
