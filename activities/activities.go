@@ -73,9 +73,9 @@ type Activities struct {
 	// Metrics count the turns, tool calls, hypotheses, matches and checkpoints; nil counts
 	// nothing.
 	Metrics *telemetry.Metrics
-	// KeepBatchOrder sends a batch's requests in the order the step made them, not grouped
-	// by the prefix they share (provider.Group): the cost benchmark's control, to measure
-	// what the grouping saves.
+	// KeepBatchOrder sends a batch's requests in the order the step made them, not
+	// leaders first by the prefix they share (provider.Group): the cost benchmark's
+	// control, to measure what the order saves.
 	KeepBatchOrder bool
 
 	unpriced sync.Map // provider/model -> warned: a model the price table lacks, warned of once

@@ -16,9 +16,9 @@ import (
 // Batches: a round's step sends its turns through the provider's batch API, for half the
 // price, in three activities. SubmitBatch renders each turn's request exactly as the turn
 // would send it (it runs the turn with a model that records instead of calling) and
-// submits them as one batch, recorded in the store under the step's name, the requests
-// that share a prefix next to each other (provider.Group), for the provider's caching
-// inside the batch. AwaitBatch
+// submits them as one batch, recorded in the store under the step's name, leaders first
+// (provider.Group: the first request of each group sharing a prefix at the front, the
+// others after them), for the provider's caching inside the batch. AwaitBatch
 // polls the provider, through its retry policy (one activity in the history however long
 // the batch takes), and once the batch has ended stores each turn's result. Then each turn
 // runs as always, with Turn.Batch naming the batch: its model answers from the stored

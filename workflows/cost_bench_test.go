@@ -48,7 +48,7 @@ import (
 // the fake runs each batch's requests spread over its run, as a real batch does
 // (providertest.Options.BatchSpread), so a prefix cached in a batch serves its next
 // request only if it outlives the time between them. Each delay runs with cosci's batches
-// (their requests grouped by shared prefix), with the requests in the order the steps
+// (their requests leaders first by shared prefix: provider.Group), with the requests in the order the steps
 // made them (the control), and with batches that cache nothing; the last table says how
 // often the batches' requests hit the cache in each.
 // -cost.figures writes the per-agent token figures of the realistic sessions, which
@@ -122,9 +122,9 @@ func batchDelays(list string) ([]time.Duration, error) {
 // costModes are the modes a model runs in: caching alone, then, for each batch delay,
 // caching with batches that cache as the fake's prompt cache does (the providers' best
 // effort at its best), the same with the batches' requests in the order the steps made
-// them (not grouped by prefix: the control), and batches that cache nothing (at its
+// them (not leaders first by prefix: the control), and batches that cache nothing (at its
 // worst). nil delays: the zero-latency bound, whose batches are done when first looked
-// at, their requests back to back (so that grouping them changes nothing: no control).
+// at, their requests back to back (so that their order changes nothing: no control).
 // At realistic timing the fake spreads a batch's requests over its run
 // (providertest.Options.BatchSpread).
 func costModes(delays []time.Duration) []costMode {
@@ -253,11 +253,11 @@ func costTable(rows []costRow) string {
 }
 
 // hitTable is how often the batches' requests read from the cache, by model and batch
-// delay: grouped by prefix (cosci's order), in the order the steps made them, and not at
+// delay: leaders first by prefix (cosci's order), in the order the steps made them, and not at
 // all; and the input share the batches served from cache in each.
 func hitTable(rows []costRow) string {
 	var b strings.Builder
-	b.WriteString("| model | batches take | in-batch hits, grouped | ungrouped | cached share of the batched input, grouped | ungrouped | × naive, grouped | ungrouped | no cache in batches |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | batches take | in-batch hits, leaders first | ungrouped | cached share of the batched input, leaders first | ungrouped | × naive, leaders first | ungrouped | no cache in batches |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	type cell struct{ grouped, ungrouped, none *costRow }
 	var keys []string
 	cells := map[string]*cell{}

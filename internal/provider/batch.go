@@ -95,16 +95,26 @@ func checkBatch(reqs []BatchRequest) error {
 	return nil
 }
 
-// Group orders a batch's requests so that those sharing a prefix go in together: by
-// their cache key and shared prefix (research.Cache: one agent's calls in one round), in
-// the order each group first appears, and within a group by their whole prompt, so that
-// requests sharing more than the prefix (two matches of the same hypothesis) are
-// neighbours too. A provider works through a batch roughly in the order it was sent, and
-// caches inside it only best effort: a request can read what another wrote only once that
-// one has run, and only while the entry lives, so neighbours that share a prefix hit
-// where the same requests strewn across the batch would each write it again. It sorts
-// reqs in place (stable: equal prompts keep their order) and returns the moves it made,
-// order[i] being the index in the input of the request now at i.
+// Group orders a batch's requests for a cache that must be written before it can be
+// read: leaders first. Requests share a prefix when they share their cache key and
+// prompt prefix (research.Cache: one agent's calls in one round), system prompt and
+// schema; each such group's first request (its leader) goes at the front of the batch,
+// one per group in the order the groups first appear, and the groups' other requests
+// (their followers) after all the leaders, group by group, each group's by its whole
+// prompt so that requests sharing more than the prefix (two matches of the same
+// hypothesis) are neighbours; the leader is the first of its group in that order.
+//
+// Why not each group together: a provider works through a batch roughly in the order it
+// was sent, several requests at once, and caches inside it only best effort: a request
+// reads what another wrote only once that one has finished, and only while the entry
+// lives. Requests of one group sent side by side start together, before any has
+// written the prefix, and each writes it again; measured in the fakes (BENCHMARKS.md),
+// that lost to the step's own order. Leaders first writes each prefix once, early, and
+// the followers arrive after the leaders have had time to finish. Requests strewn as
+// made would hit as often only by chance.
+//
+// It sorts reqs in place (stable: equal prompts keep their order) and returns the moves
+// it made, order[i] being the index in the input of the request now at i.
 func Group(reqs []BatchRequest) (order []int) {
 	groupKey := func(c Completion) string {
 		prefix := c.Prompt[:min(max(c.Cache.Prefix, 0), len(c.Prompt))]
@@ -122,6 +132,18 @@ func Group(reqs []BatchRequest) (order []int) {
 		a, b := reqs[i].Completion, reqs[j].Completion
 		return cmp.Or(cmp.Compare(first[groupKey(a)], first[groupKey(b)]), strings.Compare(a.Prompt, b.Prompt))
 	})
+	// The first of each group in that order leads it; the rest follow, in that order.
+	led := map[string]bool{}
+	leaders, followers := make([]int, 0, len(first)), make([]int, 0, len(reqs)-len(first))
+	for _, from := range order {
+		if k := groupKey(reqs[from].Completion); !led[k] {
+			led[k] = true
+			leaders = append(leaders, from)
+		} else {
+			followers = append(followers, from)
+		}
+	}
+	order = append(leaders, followers...)
 	sorted := make([]BatchRequest, len(reqs))
 	for i, from := range order {
 		sorted[i] = reqs[from]

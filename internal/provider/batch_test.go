@@ -187,9 +187,10 @@ func TestThinkingModelsAnswerAsStructuredOutput(t *testing.T) {
 	}
 }
 
-// TestGroup: a batch's requests go out grouped by the prefix they share (cache key, system
-// prompt, schema and the prompt's shared prefix), the groups in the order they first
-// appear, and within a group by prompt, so that requests sharing more than the prefix sit
+// TestGroup: a batch's requests go out leaders first: the first request of each group
+// sharing a prefix (cache key, system prompt, schema and the prompt's shared prefix), one
+// per group in the order the groups first appear, then the groups' other requests, group
+// by group, each group's by prompt so that requests sharing more than the prefix sit
 // together; order says where each came from.
 func TestGroup(t *testing.T) {
 	req := func(id, key, prompt string, prefix int) provider.BatchRequest {
@@ -201,15 +202,24 @@ func TestGroup(t *testing.T) {
 		want      []string
 		wantOrder []int
 	}{
+		{"empty", nil, nil, []int{}},
 		{"one group keeps its prompts in order", []provider.BatchRequest{req("t0", "k", "P|a", 2), req("t1", "k", "P|b", 2)}, []string{"t0", "t1"}, []int{0, 1}},
-		{"two review types interleaved", []provider.BatchRequest{req("t0", "k", "I|h1", 2), req("t1", "k", "F|h1", 2), req("t2", "k", "I|h2", 2), req("t3", "k", "F|h2", 2)},
+		{"one group, its first prompt leads", []provider.BatchRequest{req("t0", "k", "P|b", 2), req("t1", "k", "P|a", 2), req("t2", "k", "P|c", 2)},
+			[]string{"t1", "t0", "t2"}, []int{1, 0, 2}},
+		{"groups made together go leaders first", []provider.BatchRequest{req("t0", "k", "I|h1", 2), req("t1", "k", "I|h2", 2), req("t2", "k", "F|h1", 2), req("t3", "k", "F|h2", 2)},
 			[]string{"t0", "t2", "t1", "t3"}, []int{0, 2, 1, 3}},
+		{"two review types interleaved stay leaders first", []provider.BatchRequest{req("t0", "k", "I|h1", 2), req("t1", "k", "F|h1", 2), req("t2", "k", "I|h2", 2), req("t3", "k", "F|h2", 2)},
+			[]string{"t0", "t1", "t2", "t3"}, []int{0, 1, 2, 3}},
+		{"followers after every leader, by group", []provider.BatchRequest{req("t0", "k", "A|1", 2), req("t1", "k", "B|1", 2), req("t2", "k", "A|2", 2), req("t3", "k", "C|1", 2), req("t4", "k", "B|2", 2), req("t5", "k", "A|3", 2)},
+			[]string{"t0", "t1", "t3", "t2", "t5", "t4"}, []int{0, 1, 3, 2, 5, 4}},
 		{"matches of one hypothesis together", []provider.BatchRequest{req("t0", "k", "P|A:h1 B:h2", 2), req("t1", "k", "P|A:h3 B:h1", 2), req("t2", "k", "P|A:h1 B:h4", 2)},
 			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
-		{"another key is another group", []provider.BatchRequest{req("t0", "k1", "P|a", 2), req("t1", "k2", "P|a", 2), req("t2", "k1", "P|b", 2)},
-			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
-		{"a prefix past the prompt is the whole prompt", []provider.BatchRequest{req("t0", "k", "ab", 9), req("t1", "k", "cd", -1), req("t2", "k", "ab", 9)},
-			[]string{"t0", "t2", "t1"}, []int{0, 2, 1}},
+		{"another key is another group", []provider.BatchRequest{req("t0", "k1", "P|a", 2), req("t2", "k1", "P|b", 2), req("t1", "k2", "P|a", 2)},
+			[]string{"t0", "t1", "t2"}, []int{0, 2, 1}},
+		{"equal prompts keep their order", []provider.BatchRequest{req("t0", "k", "P|a", 2), req("t1", "k", "P|a", 2), req("t2", "k", "P|a", 2)},
+			[]string{"t0", "t1", "t2"}, []int{0, 1, 2}},
+		{"a prefix past the prompt is the whole prompt", []provider.BatchRequest{req("t0", "k", "ab", 9), req("t1", "k", "ab", 9), req("t2", "k", "cd", -1), req("t3", "k", "ce", -1)},
+			[]string{"t0", "t2", "t1", "t3"}, []int{0, 2, 1, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			order := provider.Group(tc.reqs)
