@@ -46,30 +46,11 @@ func (a *Activities) ReadEndedSession(ctx context.Context, sessionID string) (En
 			e.Top = append(e.Top, h)
 		}
 	}
-	known := map[string]session.Message{}
-	for _, m := range snap.Conversation {
-		known[m.ID] = m
-	}
 	msgs, err := a.Store.Conversation(ctx, sessionID)
 	if err != nil {
 		return EndedSession{}, err
 	}
-	for _, m := range msgs {
-		kept, ok := known[m.ID]
-		if !ok { // a message of an earlier conversation with the ended session
-			kept = session.Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time}
-			for i, p := range m.Proposals {
-				kept.Proposals = append(kept.Proposals, session.Proposal{ID: session.ProposalID(m.ID, i), Command: p.Command, Effect: p.Effect})
-			}
-		}
-		for i := range kept.Proposals {
-			if kept.Proposals[i].Status != session.ProposalConfirmed && kept.Proposals[i].Status != session.ProposalRefused {
-				kept.Proposals[i].Status, kept.Proposals[i].Reason = session.ProposalRefused, EndedReason
-			}
-		}
-		e.Conversation = append(e.Conversation, kept)
-		e.Messages = max(e.Messages, session.MessageNumber(m.ID))
-	}
+	e.Conversation, e.Messages = session.EndedConversation(snap.Conversation, msgs, EndedReason)
 	e.Messages = max(e.Messages, snap.Messages)
 	return e, nil
 }

@@ -1,29 +1,36 @@
 package main
 
-// THE CONVERSATION: a placeholder, to be wired when the conversation's branch (wt-converse:
-// the ask and confirm updates, the paged conversation query, the converse agent) is merged.
-//
-// The session page shows the conversation and its proposals through Conversation, and
-// the form "ask" posts to /s/{id}/conversation. Until the session has the updates,
-// noConversation says so on the page, and the form is not shown. Wiring it is one type:
-// a temporalConversation whose Page runs the "conversation" query (paged like history),
-// whose Ask sends the "ask" update and whose Confirm sends "confirm" naming a proposal,
-// each with the signed-in identity as "by"; then newDesk sets d.conv to it.
+// THE CONVERSATION. The session page shows the conversation and the commands its answers
+// propose through Conversation; the form "ask" posts to /s/{id}/conversation, and so does
+// each proposal's confirm button. temporalConversation is the real one: the ask and
+// confirm updates and the conversation query (internal/converse, shared with the
+// starter's ask and chat), each with the signed-in identity as "by"; the texts the
+// session no longer keeps, and the whole conversation of an ended session, come from the
+// store, as the rest of an ended session's page does.
 
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/converse"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
 )
 
 // Conversation is a session's conversation with its scientist, as the desk needs it.
 type Conversation interface {
 	// Available says whether sessions answer in conversation at all.
 	Available() bool
-	// Page returns the conversation's turns, oldest first, from offset.
-	Page(ctx context.Context, id string, offset, limit int) (ConversationPage, error)
+	// Page returns the conversation's turns, oldest first, from offset. ended says the
+	// session has ended: its conversation then includes what was asked since.
+	Page(ctx context.Context, id string, ended bool, offset, limit int) (ConversationPage, error)
 	// Ask sends the scientist's message; the answer arrives in the conversation.
 	Ask(ctx context.Context, id, by, message string) error
 	// Confirm confirms one of the answer's proposed commands, by its id.
@@ -37,26 +44,128 @@ type ConversationPage struct {
 }
 
 // ConversationTurn is one message: the scientist's, or the session's answer with the
-// commands it proposes.
+// commands it proposes. Failed says why the session could not answer it.
 type ConversationTurn struct {
-	From, Text, Time string
-	Proposals        []Proposal
+	ID, From, By, Text, Time, Failed string
+	Proposals                        []Proposal
 }
 
 // Proposal is a command an answer proposes, with its exact effect; nothing changes until
-// the scientist confirms it.
+// the scientist confirms it. Status is proposed, confirmed or refused (with Reason).
 type Proposal struct {
-	ID, Command, Effect string
-	Confirmed           bool
+	ID, Command, Effect, Status, Reason, By string
 }
 
-// errNoConversation is every answer of noConversation.
-var errNoConversation = errors.New("this desk's sessions do not converse yet: the conversation arrives with the ask and confirm updates (issue #31, part 1)")
+// Open says the proposal waits for a confirmation.
+func (p Proposal) Open() bool { return p.Status == session.ProposalProposed }
 
+// talker is the conversation's Temporal side (converse.Client); the tests fake it.
+type talker interface {
+	Ask(ctx context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error)
+	Confirm(ctx context.Context, id string, req workflows.ConfirmRequest) (workflows.ConfirmAnswer, error)
+	Conversation(ctx context.Context, id string, p workflows.Page) (workflows.ConversationView, error)
+}
+
+var _ talker = converse.Client{}
+
+// askTimeout bounds one answer: a model turn, which may take minutes.
+const askTimeout = 5 * time.Minute
+
+// temporalConversation talks with the sessions through Temporal, and reads the texts
+// they no longer keep from the store.
+type temporalConversation struct {
+	talk talker
+	st   *store.Store
+}
+
+func (temporalConversation) Available() bool { return true }
+
+func (t temporalConversation) Page(ctx context.Context, id string, ended bool, offset, limit int) (ConversationPage, error) {
+	p := workflows.Page{Offset: offset, Limit: limit}
+	var v workflows.ConversationView
+	err := errNoSession
+	if !ended {
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+		v, err = t.talk.Conversation(qctx, id, p)
+		cancel()
+		err = explain(err, id)
+	}
+	if errors.Is(err, errNoSession) {
+		// An ended session, or one Temporal no longer keeps: its final checkpoint has the
+		// proposals' status, the store every message (those asked since it ended too).
+		snap, serr := t.st.LatestCheckpoint(ctx, id)
+		if serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+			return ConversationPage{}, serr
+		}
+		msgs, serr := t.st.Conversation(ctx, id)
+		if serr != nil {
+			return ConversationPage{}, serr
+		}
+		v, err = workflows.StoredConversation(snap, msgs, p), nil
+	}
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	page := ConversationPage{Total: v.Total}
+	for _, m := range v.Messages {
+		text := m.Text
+		if m.TextInStore {
+			stored, err := t.st.Message(ctx, id, m.ID)
+			switch {
+			case err == nil:
+				text = stored.Text
+			case errors.Is(err, fs.ErrNotExist):
+				text = "(not in the session store)"
+			default:
+				return ConversationPage{}, err
+			}
+		}
+		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Text: text, Time: m.Time, Failed: m.Failed}
+		for _, pr := range m.Proposals {
+			turn.Proposals = append(turn.Proposals, Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By})
+		}
+		page.Turns = append(page.Turns, turn)
+	}
+	return page, nil
+}
+
+func (t temporalConversation) Ask(ctx context.Context, id, by, message string) error {
+	if err := session.CheckAsk(message); err != nil {
+		return &refused{err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	_, err := t.talk.Ask(ctx, id, workflows.AskRequest{Text: message, By: by})
+	return updated(err, id)
+}
+
+func (t temporalConversation) Confirm(ctx context.Context, id, by, proposal string) error {
+	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
+	defer cancel()
+	_, err := t.talk.Confirm(ctx, id, workflows.ConfirmRequest{Proposal: proposal, By: by})
+	if errors.Is(err, converse.ErrEnded) {
+		return &refused{err.Error()}
+	}
+	return updated(err, id)
+}
+
+// updated is an update's error as the desk shows it: the session's refusal in its words.
+func updated(err error, id string) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return &refused{app.Message()}
+	}
+	return explain(err, id)
+}
+
+// noConversation is the desk without Temporal's conversation (none is wired).
 type noConversation struct{}
 
+// errNoConversation is every answer of noConversation.
+var errNoConversation = errors.New("this desk's sessions do not converse")
+
 func (noConversation) Available() bool { return false }
-func (noConversation) Page(context.Context, string, int, int) (ConversationPage, error) {
+func (noConversation) Page(context.Context, string, bool, int, int) (ConversationPage, error) {
 	return ConversationPage{}, errNoConversation
 }
 func (noConversation) Ask(context.Context, string, string, string) error { return errNoConversation }
@@ -79,7 +188,7 @@ func (d *desk) ask(w http.ResponseWriter, r *http.Request) {
 		err = d.conv.Ask(r.Context(), id, who.ID, r.PostFormValue("message"))
 	}
 	if err != nil {
-		d.fail(w, r, &refused{err.Error()})
+		d.fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/s/"+id+"#conversation", http.StatusSeeOther)

@@ -26,6 +26,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/connection"
+	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/keyring"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -211,6 +212,7 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.sealed = keys != nil
+	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
 	l, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)

@@ -224,7 +224,7 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 			files = append(files, name)
 		}
 	}
-	conv, convErr := d.conv.Page(ctx, id, 0, 50)
+	conv, convErr := d.conv.Page(ctx, id, status.State.Terminal(), 0, workflows.MaxPageLimit)
 	data := map[string]any{
 		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
 		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,

@@ -21,6 +21,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cosci-dev/cosci/internal/auth/idptest"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/workflows"
 )
 
 // chromium is Debian's browser, which `make test` installs when it is missing.
@@ -251,12 +255,67 @@ func TestDeskInABrowser(t *testing.T) {
 		t.Errorf("bob's resume: %d (%v), want 403", status, err)
 	}
 
+	// Ada talks with her session (it is suspended; it answers all the same): a question,
+	// then a refinement that she confirms.
+	ada.do("open her session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#ask")))
+	ask := func(message string) {
+		t.Helper()
+		ada.do("write "+message, chromedp.SetValue(chromedp.CSS(`#ask textarea[name="message"]`), message))
+		if code := ada.submit("ask "+message, "#ask-button"); code != 200 {
+			t.Fatalf("ada's question %q: %d\n%s", message, code, ada.page())
+		}
+	}
+	ask("Which hypothesis leads, and why?")
+	turns, err := chromedp.Run(ada.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#conversation .turn")).map(d => d.innerText)`))
+	if err != nil || len(turns) != 2 || !strings.Contains(turns[0], "Which hypothesis leads") || !strings.Contains(turns[1], "session") || len(ada.text("#m-0002 .text")) < 10 {
+		t.Fatalf("after ada's question the conversation reads %q (%v); want her question and the session's answer", turns, err)
+	}
+	ask("Please focus on microglia.")
+	proposal := ada.text(`#m-0004 .proposal`)
+	if !strings.Contains(proposal, "refine-goal") || !strings.Contains(proposal, "microglia") || !strings.Contains(proposal, "proposed") {
+		t.Fatalf("the answer to ada's refinement proposes %q; want a refine-goal toward microglia, open", proposal)
+	}
+	ada.screenshot("desk-conversation.png")
+	if code := ada.submit("confirm the refinement", `#m-0004 .proposal button.confirm`); code != 200 {
+		t.Fatalf("ada's confirmation: %d\n%s", code, ada.page())
+	}
+	if p := ada.text(`#m-0004 .proposal .status`); !strings.Contains(p, "confirmed by ada@lab.example") {
+		t.Errorf("the confirmed proposal says %q", p)
+	}
+	// The page lists the refinement (the state query's, as the session now holds it).
+	if refined, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`document.querySelector("main").innerText`)); err != nil || !strings.Contains(refined, "(focus: microglia)") {
+		t.Errorf("ada's page does not list the refinement (focus: microglia) (%v)\n%s", err, ada.page())
+	}
+
+	// Bob reads the conversation, but has no form to ask or confirm with, and the desk
+	// refuses him both.
+	bob.do("read the conversation", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#m-0004")))
+	if c := bob.text("#conversation"); !strings.Contains(c, "Please focus on microglia.") || !strings.Contains(c, "confirmed by ada@lab.example") {
+		t.Errorf("bob reads the conversation as %q", c)
+	}
+	if n, err := chromedp.Run(bob.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#ask, #conversation button").length`)); err != nil || n != 0 {
+		t.Errorf("bob, a reader, is shown %d ways to ask or confirm (%v)", n, err)
+	}
+	for _, field := range []string{`f.set("message", "focus on astrocytes")`, `f.set("confirm", "m-0004.1")`} {
+		status, err := chromedp.Run(bob.ctx, chromedp.Evaluate[int](fmt.Sprintf(`(async () => {
+			const f = new FormData(); f.set("csrf", document.querySelector("input[name=csrf]").value); %s;
+			const r = await fetch("/s/%s/conversation", {method: "POST", body: new URLSearchParams(f)});
+			return r.status; })()`, field, id), chromedp.EvalAwaitPromise))
+		if err != nil || status != 403 {
+			t.Errorf("bob's %s: %d (%v), want 403", field, status, err)
+		}
+	}
+
 	// Root, an admin, steers it: he resumes it.
 	admin := signIn(t, root, desk, "root@lab.example", "root")
 	admin.do("open ada's session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#resume")))
 	if code := admin.submit("resume ada's session", "#resume"); code != 200 {
 		t.Fatalf("root's resume: %d\n%s", code, admin.page())
 	}
+
+	// The refinement takes effect: the session's history records ada's refine-goal, from
+	// the conversation, and a generation turn after it carries the focus in its prompt.
+	refinedIn(t, id, storeDir, "microglia")
 
 	// Ada watches it to the end, then opens a hypothesis and the report.
 	ada.do("watch it end", chromedp.Navigate(sessionURL), chromedp.Poll[chromedp.Void](
@@ -309,5 +368,51 @@ func TestDeskInABrowser(t *testing.T) {
 		}
 		waiting, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#waiting h3")).map(h => h.textContent).join("|")`))
 		return !strings.Contains("|"+waiting+"|", "|"+callID+":"), err
+	})
+}
+
+// refinedIn waits for session id's history to record a refine-goal confirmed in the
+// conversation by ada, then for a generation turn after it whose prompt, in the store,
+// carries focus.
+func refinedIn(t *testing.T, id, storeDir, focus string) {
+	t.Helper()
+	st, err := store.Open(t.Context(), storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	eventually(t, 2*time.Minute, "a generation turn after the refinement, with its focus", func() (bool, error) {
+		total := mustQuery[workflows.HistoryView](t, id, workflows.QueryHistory, workflows.Page{Limit: 1}).Total
+		h := mustQuery[workflows.HistoryView](t, id, workflows.QueryHistory, workflows.Page{Offset: max(0, total-workflows.MaxPageLimit), Limit: workflows.MaxPageLimit})
+		refined := false
+		var without []string // generation turns after it whose prompt lacks the focus
+		for _, e := range h.Events {
+			switch {
+			case e.Kind == session.EventCommand && e.Command == workflows.RefineGoal:
+				if e.Via != "conversation" || e.By != "ada@lab.example" || e.Accepted == nil || !*e.Accepted {
+					t.Fatalf("the history records the refinement as %+v; want it accepted, from the conversation, by ada", e)
+				}
+				refined = true
+			case !refined && e.Kind == session.EventTurn && strings.HasPrefix(e.Turn, "generate-"):
+				// Before it, the focus is in no generation prompt: the check below means something.
+				if turn, found, err := st.Turn(t.Context(), id, e.Turn); err == nil && found && strings.Contains(turn.Prompt, focus) {
+					t.Fatalf("generation turn %s, before the refinement, already has %q in its prompt", e.Turn, focus)
+				}
+			case refined && e.Kind == session.EventTurn && strings.HasPrefix(e.Turn, "generate-"):
+				turn, found, err := st.Turn(t.Context(), id, e.Turn)
+				if err != nil || !found {
+					continue // not stored yet
+				}
+				if strings.Contains(turn.Prompt, focus) {
+					t.Logf("generation turn %s, after the refinement, asks for %s", e.Turn, focus)
+					return true, nil
+				}
+				without = append(without, e.Turn+": "+research.Shorten(turn.Prompt, 600))
+			}
+		}
+		if !refined {
+			return false, fmt.Errorf("no refine-goal in the latest %d events of the history", len(h.Events))
+		}
+		return false, fmt.Errorf("the generation turns after the refinement lack %q: %q", focus, without)
 	})
 }

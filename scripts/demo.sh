@@ -45,8 +45,15 @@ echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulate
 bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
 started+=($!)
 
+# The desk, the scientist's way in: local mode, this machine only, signed in as $USER.
+desk_addr="${COSCI_DEMO_DESK:-127.0.0.1:8090}"
+echo "Starting the desk on http://$desk_addr (local mode; log .data/desk.log)..."
+bin/desk --listen "$desk_addr" >.data/desk.log 2>&1 &
+started+=($!)
+
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
 id="demo-$(date +%s)"
+echo "Follow it at the desk too: http://$desk_addr/s/$id"
 bin/starter start --watch --id "$id" \
   --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
@@ -55,3 +62,11 @@ bin/starter start --watch --id "$id" \
 echo
 echo "The session graph: the subagents the meta-review asked for (continue or fork it with \`go run ./starter continue|fork $id\`):"
 bin/starter tree "$id"
+
+# The session has ended; the desk still shows it, and it still answers questions, from its
+# final state. In a terminal, keep the desk up until the scientist is done.
+if [ -t 0 ]; then
+  echo
+  echo "The desk stays up: http://$desk_addr/s/$id (ask the session about its results there)."
+  read -r -p "Press Enter to stop the demo. " _ || true
+fi

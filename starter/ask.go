@@ -13,12 +13,10 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -201,64 +199,23 @@ type temporalConversant struct {
 func (t *temporalConversant) ask(ctx context.Context, text string) (workflows.AskAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
-	req := workflows.AskRequest{Text: text, By: t.by}
-	var ans workflows.AskAnswer
-	h, err := t.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: t.id, UpdateName: workflows.Ask, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		err = h.Get(ctx, &ans)
-	}
-	if ended(err) {
-		// The session has ended: the workflow that answers from its final state takes it.
-		start := t.c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-			ID: workflows.EndedConversationID(t.id), TaskQueue: workflows.TaskQueue,
-			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}, workflows.EndedConversationWorkflow, workflows.EndedConversationInput{SessionID: t.id})
-		var uh client.WorkflowUpdateHandle
-		uh, err = t.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-			StartWorkflowOperation: start,
-			UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: workflows.Ask, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted},
-		})
-		if err == nil {
-			err = uh.Get(ctx, &ans)
-		}
-	}
+	ans, err := converse.Client{C: t.c}.Ask(ctx, t.id, workflows.AskRequest{Text: text, By: t.by})
 	return ans, answered(err, t.id)
 }
 
 func (t *temporalConversant) confirm(ctx context.Context, proposal string) (workflows.ConfirmAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	var ans workflows.ConfirmAnswer
-	h, err := t.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: t.id, UpdateName: workflows.Confirm, Args: []any{workflows.ConfirmRequest{Proposal: proposal, By: t.by}},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		err = h.Get(ctx, &ans)
-	}
-	if ended(err) {
-		return ans, &exitError{1, "rejected: confirm: " + activities.EndedReason + "; nothing can change it now"}
+	ans, err := converse.Client{C: t.c}.Confirm(ctx, t.id, workflows.ConfirmRequest{Proposal: proposal, By: t.by})
+	if errors.Is(err, converse.ErrEnded) {
+		return ans, &exitError{1, "rejected: " + err.Error()}
 	}
 	return ans, answered(err, t.id)
 }
 
 func (t *temporalConversant) conversation(ctx context.Context, p workflows.Page) (workflows.ConversationView, error) {
-	var v workflows.ConversationView
-	res, err := t.c.QueryWorkflow(ctx, t.id, "", workflows.QueryConversation, p)
-	if err == nil {
-		err = res.Get(&v)
-	}
+	v, err := converse.Client{C: t.c}.Conversation(ctx, t.id, p)
 	return v, explain(err, t.id)
-}
-
-// ended says the session's workflow has closed, or refused a message because it ended.
-func ended(err error) bool {
-	var notFound *serviceerror.NotFound
-	var app *temporal.ApplicationError
-	return errors.As(err, &notFound) && strings.Contains(notFound.Message, "already completed") ||
-		errors.As(err, &app) && strings.Contains(app.Message(), activities.EndedReason+"; ask its final state")
 }
 
 // answered is an update's error as the scientist reads it.

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
@@ -64,4 +66,22 @@ func StoredState(snap session.Snapshot, p Page) StateView {
 func StoredHistory(events []session.Event, p Page) HistoryView {
 	lo, hi, limit := p.bounds(len(events))
 	return HistoryView{Events: events[lo:hi], Total: len(events), Offset: lo, Limit: limit}
+}
+
+// StoredConversation is the conversation query's answer for an ended session, from its
+// final checkpoint and the messages the store holds (texts included): what the session
+// and the EndedConversation workflow wrote. Proposals left open are refused: the session
+// has ended.
+func StoredConversation(snap session.Snapshot, stored []research.Message, p Page) ConversationView {
+	msgs, _ := session.EndedConversation(snap.Conversation, stored, activities.EndedReason)
+	texts := make(map[string]string, len(stored))
+	for _, m := range stored {
+		texts[m.ID] = m.Text
+	}
+	lo, hi, limit := p.bounds(len(msgs))
+	v := ConversationView{Messages: []ConversationEntry{}, Total: len(msgs), Offset: lo, Limit: limit}
+	for _, m := range msgs[lo:hi] {
+		v.Messages = append(v.Messages, ConversationEntry{Message: m, Text: texts[m.ID]})
+	}
+	return v
 }

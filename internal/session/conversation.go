@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // Roles in the conversation.
@@ -187,4 +189,35 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// EndedConversation is an ended session's whole conversation: every message the store
+// holds (stored, oldest first), with the ids, who and when, and the proposals' status as
+// the session kept them (kept, from its final checkpoint); a message the session never
+// kept (one asked after it ended) gets its proposals from the store. A proposal that was
+// neither confirmed nor refused is refused with reason, since nothing can apply it now.
+// last is the highest message number.
+func EndedConversation(kept []Message, stored []research.Message, reason string) (msgs []Message, last int) {
+	known := map[string]Message{}
+	for _, m := range kept {
+		known[m.ID] = m
+	}
+	for _, m := range stored {
+		k, ok := known[m.ID]
+		if !ok { // a message of a conversation with the ended session
+			k = Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time}
+			for i, p := range m.Proposals {
+				k.Proposals = append(k.Proposals, Proposal{ID: ProposalID(m.ID, i), Command: p.Command, Effect: p.Effect})
+			}
+		}
+		k.Proposals = append([]Proposal(nil), k.Proposals...) // never change kept's
+		for i := range k.Proposals {
+			if k.Proposals[i].Status != ProposalConfirmed && k.Proposals[i].Status != ProposalRefused {
+				k.Proposals[i].Status, k.Proposals[i].Reason = ProposalRefused, reason
+			}
+		}
+		msgs = append(msgs, k)
+		last = max(last, MessageNumber(m.ID))
+	}
+	return msgs, last
 }

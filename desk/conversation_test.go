@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// fakeTalk is the conversation's Temporal side without Temporal: a view per session, the
+// updates it got, and the refusal it answers them with, if any.
+type fakeTalk struct {
+	mu      sync.Mutex
+	views   map[string]workflows.ConversationView
+	got     []string // "id ask by text" or "id confirm proposal by"
+	refuse  string
+	queried int
+}
+
+func (f *fakeTalk) Ask(_ context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.got = append(f.got, fmt.Sprintf("%s ask %s %s", id, req.By, req.Text))
+	if f.refuse != "" {
+		return workflows.AskAnswer{}, temporal.NewApplicationError(f.refuse, "refused")
+	}
+	return workflows.AskAnswer{}, nil
+}
+
+func (f *fakeTalk) Confirm(_ context.Context, id string, req workflows.ConfirmRequest) (workflows.ConfirmAnswer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.got = append(f.got, fmt.Sprintf("%s confirm %s %s", id, req.Proposal, req.By))
+	if f.refuse != "" {
+		return workflows.ConfirmAnswer{}, temporal.NewApplicationError(f.refuse, "refused")
+	}
+	return workflows.ConfirmAnswer{}, nil
+}
+
+func (f *fakeTalk) Conversation(_ context.Context, id string, p workflows.Page) (workflows.ConversationView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queried++
+	v, ok := f.views[id]
+	if !ok {
+		return v, errNoSession
+	}
+	return v, nil
+}
+
+func (f *fakeTalk) updates() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.got...)
+}
+
+// A conversation as the session keeps it: a question with its text, an answer whose text
+// only the store has, one proposal open and one confirmed.
+var testConversation = workflows.ConversationView{Total: 2, Limit: 50, Messages: []workflows.ConversationEntry{
+	{Message: session.Message{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab", Time: "2026-11-27T09:00:00Z"},
+		Text: "Why <script>alert(1)</script> tau?"},
+	{Message: session.Message{ID: "m-0002", Role: session.RoleSession, Time: "2026-11-27T09:00:05Z", Proposals: []session.Proposal{
+		{ID: "m-0002.1", Command: "refine-goal", Effect: `refine the goal: focus on "microglia <b>"`, Status: session.ProposalProposed},
+		{ID: "m-0002.2", Command: "feedback", Effect: "explore more: astrocytes", Status: session.ProposalConfirmed, By: "ada@lab"},
+	}}, TextInStore: true},
+}}
+
+func newConversingDesk(t *testing.T) (*testDesk, *fakeTalk) {
+	t.Helper()
+	td := newTestDesk(t)
+	talk := &fakeTalk{views: map[string]workflows.ConversationView{"s-1": testConversation}}
+	td.conv = temporalConversation{talk: talk, st: td.st}
+	td.fake.add("s-1", "ada@lab", "tau propagation")
+	if err := td.st.PutMessage(t.Context(), "s-1", research.Message{ID: "m-0002", Role: session.RoleSession, Text: "Microglia clear tau & more."}); err != nil {
+		t.Fatal(err)
+	}
+	return td, talk
+}
+
+func TestConversationOnTheSessionPage(t *testing.T) {
+	td, talk := newConversingDesk(t)
+	if code, body := td.do(t, "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}}); code != 303 {
+		t.Fatalf("share: %d %.300s", code, body)
+	}
+	tests := []struct {
+		name      string
+		who       string
+		want, not []string
+	}{
+		{"the owner sees the conversation, the proposals and a confirm for the open one", "ada@lab",
+			[]string{"Why &lt;script&gt;alert(1)&lt;/script&gt; tau?", "Microglia clear tau &amp; more.", "m-0001 · scientist (ada@lab)",
+				"<code>refine-goal</code>", "refine the goal: focus on &#34;microglia &lt;b&gt;&#34;", `value="m-0002.1"`, "Confirm m-0002.1",
+				"explore more: astrocytes", "confirmed by ada@lab", `id="ask"`},
+			[]string{"<script>alert", "Confirm m-0002.2", "microglia <b>"}},
+		{"a reader sees it, with no form", "bob@lab",
+			[]string{"Why &lt;script&gt;", "Microglia clear tau &amp; more.", "refine the goal", "proposed"},
+			[]string{`id="ask"`, "Confirm m-0002.1", `name="confirm"`}},
+	}
+	for _, tt := range tests {
+		code, body := td.do(t, tt.who, "GET", "/s/s-1", nil)
+		if code != 200 {
+			t.Fatalf("%s: %d %.300s", tt.name, code, body)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: the page lacks %q", tt.name, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(body, n) {
+				t.Errorf("%s: the page has %q", tt.name, n)
+			}
+		}
+	}
+	if talk.queried != 2 {
+		t.Errorf("the conversation was queried %d times, want once a page", talk.queried)
+	}
+}
+
+func TestAskAndConfirm(t *testing.T) {
+	td, talk := newConversingDesk(t)
+	td.do(t, "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}})
+	steps := []struct {
+		name   string
+		who    string
+		form   url.Values
+		refuse string // the session's refusal
+		code   int
+		body   string
+		got    string // the update the session got, "" for none
+	}{
+		{"the owner asks", "ada@lab", url.Values{"message": {"focus on microglia"}}, "", 303, "", "s-1 ask ada@lab focus on microglia"},
+		{"the owner confirms", "ada@lab", url.Values{"confirm": {"m-0002.1"}}, "", 303, "", "s-1 confirm m-0002.1 ada@lab"},
+		{"an admin confirms as himself", "root@lab", url.Values{"confirm": {"m-0002.1"}}, "", 303, "", "s-1 confirm m-0002.1 root@lab"},
+		{"the session's refusal, in its words", "ada@lab", url.Values{"confirm": {"m-0009.1"}}, "confirm: no proposal m-0009.1", 409, "confirm: no proposal m-0009.1", "s-1 confirm m-0009.1 ada@lab"},
+		{"an empty message never reaches the session", "ada@lab", url.Values{"message": {"  "}}, "", 409, "Refused", ""},
+		{"a reader cannot ask", "bob@lab", url.Values{"message": {"focus on microglia"}}, "", 403, "may read it only", ""},
+		{"nor confirm", "bob@lab", url.Values{"confirm": {"m-0002.1"}}, "", 403, "may read it only", ""},
+		{"nor can a forged form", "ada@lab", url.Values{"confirm": {"m-0002.1"}, "csrf": {"forged"}}, "", 403, "", ""},
+		{"nor a stranger", "eve@lab", url.Values{"message": {"hello"}}, "", 403, "", ""},
+	}
+	for _, s := range steps {
+		before := len(talk.updates())
+		talk.refuse = s.refuse
+		code, body := td.do(t, s.who, "POST", "/s/s-1/conversation", s.form)
+		if code != s.code || !strings.Contains(body, s.body) {
+			t.Errorf("%s: %d, want %d with %q; body:\n%.400s", s.name, code, s.code, s.body, body)
+		}
+		got := talk.updates()[before:]
+		switch {
+		case s.got == "" && len(got) > 0:
+			t.Errorf("%s: the session got %q, want nothing", s.name, got)
+		case s.got != "" && (len(got) != 1 || got[0] != s.got):
+			t.Errorf("%s: the session got %q, want %q", s.name, got, s.got)
+		}
+	}
+}
+
+// An ended session's conversation comes from the store: its final checkpoint's proposals
+// (an open one refused now) and every message, those asked after it ended too.
+func TestEndedConversationFromTheStore(t *testing.T) {
+	td, talk := newConversingDesk(t)
+	td.fake.mu.Lock()
+	st := td.fake.status["s-1"]
+	st.State = session.Completed
+	td.fake.status["s-1"] = st
+	td.fake.mu.Unlock()
+	ctx := t.Context()
+	kept := []session.Message{{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab"},
+		{ID: "m-0002", Role: session.RoleSession, Proposals: []session.Proposal{{ID: "m-0002.1", Command: "refine-goal", Effect: "refine the goal: focus on microglia", Status: session.ProposalProposed}}}}
+	if _, err := td.st.PutCheckpoint(ctx, session.Snapshot{SessionID: "s-1", Seq: 1, State: session.Completed, ScientistID: "ada@lab", Goal: "tau propagation", Conversation: kept, Messages: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []research.Message{{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab", Text: "What about microglia?"},
+		{ID: "m-0003", Role: session.RoleScientist, By: "ada@lab", Text: "And after the end?"},
+		{ID: "m-0004", Role: session.RoleSession, Text: "From the final state: h-0003."}} {
+		if err := td.st.PutMessage(ctx, "s-1", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, body := td.do(t, "ada@lab", "GET", "/s/s-1", nil)
+	for _, w := range []string{"What about microglia?", "Microglia clear tau &amp; more.", "And after the end?", "From the final state: h-0003.", "refused: the session has ended", "it has ended: it answers from its final state"} {
+		if code != 200 || !strings.Contains(body, w) {
+			t.Errorf("ended session's page (%d) lacks %q", code, w)
+		}
+	}
+	if strings.Contains(body, "Confirm m-0002.1") {
+		t.Error("an ended session's page offers to confirm a proposal")
+	}
+	if talk.queried != 0 {
+		t.Errorf("the ended session was queried %d times; its conversation is in the store", talk.queried)
+	}
+}
