@@ -29,6 +29,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/keyring"
+	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 )
 
@@ -72,7 +73,7 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.StringVar(&o.adminGroup, "admin-group", "", "a group whose members are admins (besides --policy)")
 	fs.StringVar(&o.scientistGroup, "scientist-group", "", "a group whose members are scientists (besides --policy)")
 	fs.Var(&o.proxies, "trusted-proxy", "an address or CIDR prefix of the authenticating proxy, whose headers are believed (auth proxy); repeat for several")
-	fs.StringVar(&o.localUser, "local-user", getenv("USER"), "the one user's identity (auth local)")
+	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
 

@@ -182,9 +182,18 @@ func TestParseCommand(t *testing.T) {
 		{name: "set-budget", args: []string{"s-1", "--tokens", "-1"}, refused: true, usage: "--tokens is -1"},
 		{name: "set-budget", args: []string{"s-1", "--tokens", "1.5"}, refused: true}, // the flag package explains
 	}
+	t.Setenv("USER", "ada") // who sends a command unless --as says otherwise
 	for _, tt := range tests {
 		_, errOut := quiet(t)
 		id, arg, err := parseCommand(tt.name, tt.args)
+		if err == nil {
+			if arg["by"] != "ada" {
+				t.Errorf("%s %q: by = %v, want the user the starter runs as", tt.name, tt.args, arg["by"])
+			}
+			if delete(arg, "by"); len(arg) == 0 {
+				arg = nil
+			}
+		}
 		var e *exitError
 		switch {
 		case tt.refused:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -189,10 +188,10 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 }
 
 // defaultIdentity is who sends a command when --as does not say: the user the starter
-// runs as ($USER, or $USERNAME on Windows). It is recorded, not authenticated: anyone with
-// access to the namespace may name anyone.
+// runs as (session.LocalName, as the desk's local mode names its user). It is recorded, not
+// authenticated: anyone with access to the namespace may name anyone.
 func defaultIdentity() string {
-	return session.CleanBy(cmp.Or(os.Getenv("USER"), os.Getenv("USERNAME")))
+	return session.CleanBy(session.LocalName(os.Getenv))
 }
 
 // missing says, in terms of flags, what a command line lacks; "" when it lacks nothing.

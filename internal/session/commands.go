@@ -2,10 +2,12 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os/user"
 	"slices"
 	"strings"
 	"unicode"
@@ -320,4 +322,17 @@ func (c Command) check() error {
 		}
 	}
 	return nil
+}
+
+// LocalName is the user this process runs as: $USER ($USERNAME on Windows), or the
+// operating system's account name where the environment names neither (a service, a
+// container, a CI job), so that a laptop's desk and starter name the same person.
+func LocalName(getenv func(string) string) string {
+	if n := cmp.Or(getenv("USER"), getenv("USERNAME")); n != "" {
+		return n
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }

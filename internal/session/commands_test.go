@@ -35,3 +35,24 @@ func TestCommandBy(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalName: $USER names the local user, then $USERNAME, then the account the process
+// runs as, so a desk or starter started by a service or a CI job still names somebody.
+func TestLocalName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string // "" for the account's name
+	}{
+		{"USER", map[string]string{"USER": "ada", "USERNAME": "bob"}, "ada"},
+		{"USERNAME", map[string]string{"USERNAME": "bob"}, "bob"},
+		{"neither", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := LocalName(func(k string) string { return tc.env[k] })
+			if want := tc.want; want != "" && got != want || want == "" && got == "" {
+				t.Errorf("LocalName = %q, want %q (or the account's name when empty)", got, want)
+			}
+		})
+	}
+}
