@@ -411,9 +411,9 @@ func benchWatchers(b *testing.B, d benchDesk, big string) {
 // counts once at the frontend, and again at history and matching, which pass it on.
 var queryRequests = regexp.MustCompile(`(?m)^service_requests(?:_total)?\{([^}]*)\} ([0-9.e+]+)$`)
 
-// serverQueries is how many QueryWorkflow requests the dev server's frontend has answered:
-// the queries its clients sent.
-func serverQueries(b *testing.B) float64 {
+// serverMetricsText is the dev server's metrics page, as Prometheus scrapes it.
+func serverMetricsText(b *testing.B) []byte {
+	b.Helper()
 	resp, err := http.Get(serverMetrics)
 	if err != nil {
 		b.Fatal(err)
@@ -423,6 +423,13 @@ func serverQueries(b *testing.B) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return text
+}
+
+// serverQueries is how many QueryWorkflow requests the dev server's frontend has answered:
+// the queries its clients sent.
+func serverQueries(b *testing.B) float64 {
+	text := serverMetricsText(b)
 	total, found := 0.0, false
 	for _, m := range queryRequests.FindAllStringSubmatch(string(text), -1) {
 		if strings.Contains(m[1], `operation="QueryWorkflow"`) && strings.Contains(m[1], `service_name="frontend"`) {
@@ -475,15 +482,7 @@ func errorLine(body []byte) string {
 // serverQueryCounts is every series of the server's metrics about QueryWorkflow (requests,
 // errors, by service), by its name and labels.
 func serverQueryCounts(b *testing.B) map[string]float64 {
-	resp, err := http.Get(serverMetrics)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	text, err := io.ReadAll(resp.Body)
-	if err != nil {
-		b.Fatal(err)
-	}
+	text := serverMetricsText(b)
 	out := map[string]float64{}
 	for _, line := range strings.Split(string(text), "\n") {
 		if !strings.Contains(line, `operation="QueryWorkflow"`) || strings.HasPrefix(line, "#") || strings.Contains(line, "_bucket{") {
