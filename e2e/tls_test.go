@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,8 @@ import (
 // mutual TLS (the release production runs, on PostgreSQL), with the worker and the starter
 // configured the standard way: a temporal.toml profile naming the client certificate, its
 // key and the server's CA, chosen with TEMPORAL_PROFILE. A profile without the client
-// certificate is refused by the server, and the starter says it cannot connect.
+// certificate is refused by the server, and the starter says it cannot connect. The desk,
+// the scientists' way in, connects the same way, and is refused the same way.
 func TestMutualTLSProfile(t *testing.T) {
 	pg, err := pgtest.Start("")
 	if err != nil {
@@ -68,14 +71,56 @@ server_name = "localhost"
 		return []string{"TEMPORAL_CONFIG_FILE=" + profiles, "TEMPORAL_PROFILE=" + profile}
 	}
 
-	startWorkerOn(t, srv.Address(), "", t.TempDir(), env("lab"), "--offline-latency", "20ms")
+	storeDir := t.TempDir()
+	startWorkerOn(t, srv.Address(), "", storeDir, env("lab"), "--offline-latency", "20ms")
 	bin := starter(t)
 	r := runStarterIn(t, bin, srv.Address(), "", env("lab"), "start", "--goal", "Explain how tardigrades survive desiccation", "--max-hypotheses", "4", "--wait")
 	if r.code != 0 || !strings.Contains(r.stdout, "completed") {
 		t.Fatalf("a session over mutual TLS: exit %d", r.code)
 	}
+	id := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0])
 	r = runStarterIn(t, bin, srv.Address(), "", env("nocert"), "list")
 	if r.code != 1 || !strings.Contains(r.output(), "no Temporal server answers") {
 		t.Errorf("without the client certificate: exit %d; want 1, saying the server does not answer", r.code)
+	}
+
+	// The desk is a client of the namespace like the workers, with the same profile: it
+	// shows the session it reads over mutual TLS, and without the certificate it does
+	// not start.
+	deskBin := filepath.Join(buildDir, "desk")
+	if out, err := goBuild(deskBin, "../desk"); err != nil {
+		t.Fatalf("cannot build the desk: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	deskEnv := append(env("lab"), "COSCI_DESK_KEY="+strings.Repeat("5e", 32))
+	startWorkerBinary(t, deskBin, srv.Address(), "", storeDir, deskEnv,
+		"--auth", "proxy", "--trusted-proxy", "127.0.0.1", "--admin-group", "admins", "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	page := ""
+	eventually(t, 60*time.Second, "the desk to show the session", func() (bool, error) {
+		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/s/%s", port, id), nil)
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("X-Forwarded-Email", "root@lab.example")
+		req.Header.Set("X-Forwarded-Groups", "admins")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil // not listening yet
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		page = string(b)
+		return res.StatusCode == http.StatusOK, err
+	})
+	if !strings.Contains(page, id) || !strings.Contains(page, "completed") {
+		t.Errorf("the desk's page of session %s over mutual TLS does not show it completed:\n%s", id, tail([]byte(page), 40))
+	}
+	noCert := startWorkerBinary(t, deskBin, srv.Address(), "", storeDir, append(env("nocert"), "COSCI_DESK_KEY="+strings.Repeat("5e", 32)),
+		"--auth", "proxy", "--trusted-proxy", "127.0.0.1", "--listen", "127.0.0.1:0")
+	if err := noCert.Wait(t, 60*time.Second); err == nil {
+		t.Errorf("a desk without the client certificate started; want it refused")
+	}
+	if b, _ := os.ReadFile(noCert.log); !strings.Contains(string(b), "no Temporal server answers") {
+		t.Errorf("a desk without the client certificate says:\n%s\nwant that no Temporal server answers", b)
 	}
 }
