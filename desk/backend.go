@@ -35,6 +35,9 @@ type Backend interface {
 	Status(ctx context.Context, id string) (workflows.Status, error)
 	Progress(ctx context.Context, id string) (session.Progress, error)
 	State(ctx context.Context, id string, p workflows.Page) (workflows.StateView, error)
+	// Page is what a session's page shows, in one query (workflows.QueryPage); an ended
+	// session's comes from the store, with its conversation left to Conversation.
+	Page(ctx context.Context, id string, r workflows.PageRequest) (workflows.PageView, error)
 	History(ctx context.Context, id string, p workflows.Page) (workflows.HistoryView, error)
 	// Command sends a scientist's command as an update and returns the new status; a
 	// refusal is a *refused.
@@ -121,6 +124,38 @@ func (b *temporalBackend) State(ctx context.Context, id string, p workflows.Page
 		return stored(ctx, b, id, err, func(s session.Snapshot) workflows.StateView { return workflows.StoredState(s, p) })
 	}
 	return v, nil
+}
+
+func (b *temporalBackend) Page(ctx context.Context, id string, r workflows.PageRequest) (workflows.PageView, error) {
+	var v workflows.PageView
+	err := b.query(ctx, id, workflows.QueryPage, &v, r)
+	var failed *serviceerror.QueryFailed
+	if errors.As(err, &failed) && strings.Contains(failed.Message, "unknown queryType") {
+		return b.pageByParts(ctx, id, r) // a worker of a build before the page query
+	}
+	if err != nil {
+		return stored(ctx, b, id, err, func(s session.Snapshot) workflows.PageView {
+			return workflows.PageView{Status: workflows.StoredStatus(s), Progress: workflows.StoredProgress(s), State: workflows.StoredState(s, r.Ranking)}
+		})
+	}
+	return v, nil
+}
+
+// pageByParts asks the page's four queries one by one.
+func (b *temporalBackend) pageByParts(ctx context.Context, id string, r workflows.PageRequest) (v workflows.PageView, err error) {
+	if v.Status, err = b.Status(ctx, id); err != nil {
+		return v, err
+	}
+	if v.Progress, err = b.Progress(ctx, id); err != nil {
+		return v, err
+	}
+	if v.State, err = b.State(ctx, id, r.Ranking); err != nil {
+		return v, err
+	}
+	if !v.Status.State.Terminal() {
+		err = b.query(ctx, id, workflows.QueryConversation, &v.Conversation, r.Conversation)
+	}
+	return v, err
 }
 
 func (b *temporalBackend) History(ctx context.Context, id string, p workflows.Page) (workflows.HistoryView, error) {

@@ -28,9 +28,10 @@ import (
 type Conversation interface {
 	// Available says whether sessions answer in conversation at all.
 	Available() bool
-	// Page returns the conversation's turns, oldest first, from offset. ended says the
-	// session has ended: its conversation then includes what was asked since.
-	Page(ctx context.Context, id string, ended bool, offset, limit int) (ConversationPage, error)
+	// Page returns a page of the conversation's turns, oldest first: live is the page a
+	// running session answered (the page query's), nil for an ended session, whose
+	// conversation (with what was asked since it ended) is read from the store.
+	Page(ctx context.Context, id string, live *workflows.ConversationView, p workflows.Page) (ConversationPage, error)
 	// Ask sends the scientist's message; the answer arrives in the conversation.
 	Ask(ctx context.Context, id, by, message string) error
 	// Confirm confirms one of the answer's proposed commands, by its id.
@@ -63,7 +64,6 @@ func (p Proposal) Open() bool { return p.Status == session.ProposalProposed }
 type talker interface {
 	Ask(ctx context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error)
 	Confirm(ctx context.Context, id string, req workflows.ConfirmRequest) (workflows.ConfirmAnswer, error)
-	Conversation(ctx context.Context, id string, p workflows.Page) (workflows.ConversationView, error)
 }
 
 var _ talker = converse.Client{}
@@ -80,31 +80,22 @@ type temporalConversation struct {
 
 func (temporalConversation) Available() bool { return true }
 
-func (t temporalConversation) Page(ctx context.Context, id string, ended bool, offset, limit int) (ConversationPage, error) {
-	p := workflows.Page{Offset: offset, Limit: limit}
+func (t temporalConversation) Page(ctx context.Context, id string, live *workflows.ConversationView, p workflows.Page) (ConversationPage, error) {
 	var v workflows.ConversationView
-	err := errNoSession
-	if !ended {
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-		v, err = t.talk.Conversation(qctx, id, p)
-		cancel()
-		err = explain(err, id)
-	}
-	if errors.Is(err, errNoSession) {
+	if live != nil {
+		v = *live
+	} else {
 		// An ended session, or one Temporal no longer keeps: its final checkpoint has the
 		// proposals' status, the store every message (those asked since it ended too).
-		snap, serr := t.st.LatestCheckpoint(ctx, id)
-		if serr != nil && !errors.Is(serr, fs.ErrNotExist) {
-			return ConversationPage{}, serr
+		snap, err := t.st.LatestCheckpoint(ctx, id)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return ConversationPage{}, err
 		}
-		msgs, serr := t.st.Conversation(ctx, id)
-		if serr != nil {
-			return ConversationPage{}, serr
+		msgs, err := t.st.Conversation(ctx, id)
+		if err != nil {
+			return ConversationPage{}, err
 		}
-		v, err = workflows.StoredConversation(snap, msgs, p), nil
-	}
-	if err != nil {
-		return ConversationPage{}, err
+		v = workflows.StoredConversation(snap, msgs, p)
 	}
 	page := ConversationPage{Total: v.Total}
 	for _, m := range v.Messages {
@@ -165,7 +156,7 @@ type noConversation struct{}
 var errNoConversation = errors.New("this desk's sessions do not converse")
 
 func (noConversation) Available() bool { return false }
-func (noConversation) Page(context.Context, string, bool, int, int) (ConversationPage, error) {
+func (noConversation) Page(context.Context, string, *workflows.ConversationView, workflows.Page) (ConversationPage, error) {
 	return ConversationPage{}, errNoConversation
 }
 func (noConversation) Ask(context.Context, string, string, string) error { return errNoConversation }

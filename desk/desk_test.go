@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +32,11 @@ type fake struct {
 	state    map[string]workflows.StateView
 	commands []string // "id name payload"
 	started  []research.Request
-	queries  int
+	queries  int // progress queries
+	pages    int // page queries
+	statuses int // status queries
+	// conversation is a session's conversation, as its page query answers it.
+	conversation map[string]workflows.ConversationView
 }
 
 func newFake() *fake {
@@ -48,6 +53,7 @@ func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
 func (f *fake) Status(_ context.Context, id string) (workflows.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.statuses++
 	s, ok := f.status[id]
 	if !ok {
 		return s, errNoSession
@@ -55,24 +61,43 @@ func (f *fake) Status(_ context.Context, id string) (workflows.Status, error) {
 	return s, nil
 }
 
+func (f *fake) Page(_ context.Context, id string, r workflows.PageRequest) (workflows.PageView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pages++
+	s, ok := f.status[id]
+	if !ok {
+		return workflows.PageView{}, errNoSession
+	}
+	return workflows.PageView{Status: s, Progress: f.progress(id), State: paged(f.state[id], r.Ranking), Conversation: f.conversation[id]}, nil
+}
+
 func (f *fake) Progress(_ context.Context, id string) (session.Progress, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries++
-	return session.Progress{State: session.Active, HypothesesGenerated: len(f.state[id].Hypotheses), MaxHypotheses: 20, Rounds: 1}, nil
+	return f.progress(id), nil
+}
+
+func (f *fake) progress(id string) session.Progress {
+	return session.Progress{State: session.Active, HypothesesGenerated: len(f.state[id].Hypotheses), MaxHypotheses: 20, Rounds: 1}
 }
 
 func (f *fake) State(_ context.Context, id string, p workflows.Page) (workflows.StateView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	v := f.state[id]
+	return paged(f.state[id], p), nil
+}
+
+// paged is a page of v's ranking.
+func paged(v workflows.StateView, p workflows.Page) workflows.StateView {
 	if p.Offset >= len(v.Hypotheses) {
 		v.Hypotheses = nil
 	} else {
 		v.Hypotheses = v.Hypotheses[p.Offset:min(len(v.Hypotheses), p.Offset+max(p.Limit, 1))]
 	}
 	v.Offset = p.Offset
-	return v, nil
+	return v
 }
 
 func (f *fake) History(context.Context, string, workflows.Page) (workflows.HistoryView, error) {
@@ -451,33 +476,30 @@ func TestCommandPayload(t *testing.T) {
 	}
 }
 
-// TestSessionPageTakesTheWatchersLine: a session page opened while a watcher follows the
-// session shows the watcher's line and asks Temporal no progress query of its own; with no
-// watcher, it asks one.
-func TestSessionPageTakesTheWatchersLine(t *testing.T) {
+// TestSessionPageIsOneQuery: a session's page asks Temporal one query, the page query,
+// for its access check, live line, ranking and conversation; none of the others, whether
+// or not a watcher follows the session.
+func TestSessionPageIsOneQuery(t *testing.T) {
 	td := newTestDesk(t)
 	td.hub = newHub(td.fake, time.Hour) // one query when the watcher starts, no tick during the test
 	td.fake.add("s-1", "ada@lab", "g", session.Entry{ID: "h-1", Title: "one"})
 	td.fake.add("s-2", "ada@lab", "g")
 	lines, done := td.hub.subscribe("s-1")
 	defer done()
-	line := <-lines
-	for _, c := range []struct {
-		id          string
-		wantQueries int
-	}{{"s-1", 0}, {"s-2", 1}} {
+	<-lines // the watcher's first query is made
+	for _, id := range []string{"s-1", "s-2"} {
 		td.fake.mu.Lock()
-		before := td.fake.queries
+		pages, statuses, progress := td.fake.pages, td.fake.statuses, td.fake.queries
 		td.fake.mu.Unlock()
-		code, body := td.do(t, "ada@lab", "GET", "/s/"+c.id, nil)
+		code, body := td.do(t, "ada@lab", "GET", "/s/"+id, nil)
 		td.fake.mu.Lock()
-		got := td.fake.queries - before
+		got := []int{td.fake.pages - pages, td.fake.statuses - statuses, td.fake.queries - progress}
 		td.fake.mu.Unlock()
-		if code != http.StatusOK || got != c.wantQueries {
-			t.Errorf("%s: %d, %d progress queries; want 200 and %d", c.id, code, got, c.wantQueries)
+		if code != http.StatusOK || !slices.Equal(got, []int{1, 0, 0}) {
+			t.Errorf("%s: %d, %v page, status and progress queries; want 200 and [1 0 0]", id, code, got)
 		}
-		if c.id == "s-1" && !strings.Contains(body, html.EscapeString(line)) {
-			t.Errorf("%s: the page does not show the watcher's line %q", c.id, line)
+		if want := html.EscapeString(progressLine(td.fake.progress(id))); !strings.Contains(body, want) {
+			t.Errorf("%s: the page does not show the live line %q", id, want)
 		}
 	}
 }

@@ -102,17 +102,6 @@ func (h *hub) watch(ctx context.Context, w *watcher) {
 	}
 }
 
-// latest is the session's line as its watcher last read it (at most an interval old), if
-// a page is watching it: a page that opens then costs Temporal no query for its line.
-func (h *hub) latest(id string) (string, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if w := h.watchers[id]; w != nil && w.last != "" {
-		return w.last, true
-	}
-	return "", false
-}
-
 // watching counts the sessions with a watcher (tests, metrics).
 func (h *hub) watching() int {
 	h.mu.Lock()

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
@@ -188,35 +185,23 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
-	// The ranking's page and the live line are asked for while the access check reads the
-	// status: three queries of the same session in one round trip (two when a watcher
-	// already has the line). Nothing of them is shown before the check has passed.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	var state workflows.StateView
-	var line string
-	var stateErr, lineErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { state, stateErr = d.be.State(ctx, id, workflows.Page{Offset: offset, Limit: pageSize}) })
-	if l, ok := d.hub.latest(id); ok {
-		line = l
-	} else {
-		wg.Go(func() {
-			var p session.Progress
-			p, lineErr = d.be.Progress(ctx, id)
-			line = progressLine(p)
-		})
-	}
-	who, rec, status, ok := d.check(w, r, id, access.ActRead)
-	if !ok {
-		cancel()
-		wg.Wait()
-		return
-	}
-	wg.Wait()
-	if err := cmp.Or(stateErr, lineErr); err != nil {
+	// One query answers the whole page (the access check's status, the live line, the
+	// ranking's page, the conversation); nothing of it is shown before the check passes.
+	ctx := r.Context()
+	v, err := d.be.Page(ctx, id, workflows.PageRequest{
+		Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: workflows.Page{Limit: workflows.MaxPageLimit}})
+	if err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	who, rec, ok := d.decide(w, r, id, v.Status, access.ActRead)
+	if !ok {
+		return
+	}
+	status, state, line := v.Status, v.State, progressLine(v.Progress)
+	live := &v.Conversation
+	if status.State.Terminal() {
+		live = nil
 	}
 	var files []string
 	for _, name := range report.Artefacts {
@@ -224,7 +209,7 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 			files = append(files, name)
 		}
 	}
-	conv, convErr := d.conv.Page(ctx, id, status.State.Terminal(), 0, workflows.MaxPageLimit)
+	conv, convErr := d.conv.Page(ctx, id, live, workflows.Page{Limit: workflows.MaxPageLimit})
 	data := map[string]any{
 		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
 		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,

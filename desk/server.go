@@ -207,20 +207,27 @@ func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act ac
 
 // check is allowed, which also returns the session's status it read.
 func (d *desk) check(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, workflows.Status, bool) {
-	who, _ := auth.WhoFrom(r.Context())
 	s, err := d.be.Status(r.Context(), id)
 	if err != nil {
 		d.fail(w, r, err)
+		who, _ := auth.WhoFrom(r.Context())
 		return who, access.Record{}, s, false
 	}
+	who, rec, ok := d.decide(w, r, id, s, act)
+	return who, rec, s, ok
+}
+
+// decide is check with the session's status already read.
+func (d *desk) decide(w http.ResponseWriter, r *http.Request, id string, s workflows.Status, act access.Action) (auth.Who, access.Record, bool) {
+	who, _ := auth.WhoFrom(r.Context())
 	rec, err := d.record(r.Context(), id, s.ScientistID)
 	if err != nil {
 		d.fail(w, r, err)
-		return who, rec, s, false
+		return who, rec, false
 	}
 	if dec := access.Decide(who.Identity, rec, act); !dec.Allowed {
 		d.forbid(w, r, who, dec.Missing)
-		return who, rec, s, false
+		return who, rec, false
 	}
-	return who, rec, s, true
+	return who, rec, true
 }

@@ -73,6 +73,7 @@ func descriptions() map[string]string {
 		QueryProgress:     "Counts: hypotheses, reviews, matches, debates, evolved, excluded, meta-reviews, tokens, elapsed, checkpoints.",
 		QueryState:        `Goal, plan, config, agents, usage and a page of the ranking. {"offset", "limit"}`,
 		QueryHistory:      `A page of the session's own event log. {"offset", "limit"}`,
+		QueryPage:         `Status, progress, a page of the ranking and one of the conversation, at once (the desk's session page). {"ranking": {"offset", "limit"}, "conversation": {"offset", "limit"}}`,
 		Ask:               `Ask the session a question or for a change, in plain words: {"text": "...", "by": "..."}. It answers, and proposes commands for a change; nothing changes until you confirm one.`,
 		Confirm:           `Confirm a proposal of the session's answer: {"proposal": "m-0004.1", "by": "..."}. Its command is checked and applied as yours.`,
 		QueryConversation: `A page of the conversation with the session, oldest first. {"offset", "limit"}`,
@@ -152,7 +153,25 @@ const (
 	QueryProgress = "progress"
 	QueryState    = "state"   // takes an optional Page
 	QueryHistory  = "history" // takes an optional Page
+	// QueryPage is what a page of the desk shows, in one query: a page that asked four
+	// queries waited for four query tasks, and its slowest set its time.
+	QueryPage = "page" // takes a PageRequest -> PageView
 )
+
+// PageRequest asks the page query for a page of the ranking and one of the conversation.
+type PageRequest struct {
+	Ranking      Page `json:"ranking"`
+	Conversation Page `json:"conversation"`
+}
+
+// PageView answers the page query: the answers of the status, progress, state and
+// conversation queries, read at one moment.
+type PageView struct {
+	Status       Status           `json:"status"`
+	Progress     session.Progress `json:"progress"`
+	State        StateView        `json:"state"`
+	Conversation ConversationView `json:"conversation"`
+}
 
 // The session graph (see internal/lineage): other workflow types, and the signals sessions
 // send each other.

@@ -11,7 +11,7 @@ import (
 // TestEveryCommandIsDescribedAndParsed: a command the workflow registers has a description
 // for the Web UI and a payload the session package can parse.
 func TestEveryCommandIsDescribedAndParsed(t *testing.T) {
-	for _, name := range append(slices.Clone(Commands), HandOver, Message, QueryStatus, QueryProgress, QueryState, QueryHistory) {
+	for _, name := range append(slices.Clone(Commands), HandOver, Message, QueryStatus, QueryProgress, QueryState, QueryHistory, QueryConversation, QueryPage) {
 		if Descriptions[name] == "" {
 			t.Errorf("%s has no description", name)
 		}

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -167,6 +168,16 @@ func TestConversation(t *testing.T) {
 	page := query[ConversationView](h, QueryConversation, Page{Offset: 4, Limit: 2})
 	if len(page.Messages) != 2 || page.Messages[0].ID != "m-0005" {
 		t.Errorf("page 4+2: %+v", page.Messages)
+	}
+	// The desk's page query answers what the four queries answer.
+	all := query[PageView](h, QueryPage, PageRequest{Ranking: Page{Offset: 1, Limit: 3}, Conversation: Page{Offset: 4, Limit: 2}})
+	each := PageView{Status: query[Status](h, QueryStatus), Progress: query[session.Progress](h, QueryProgress),
+		State: query[StateView](h, QueryState, Page{Offset: 1, Limit: 3}), Conversation: page}
+	if !reflect.DeepEqual(all, each) {
+		t.Errorf("the page query answers\n%+v\nwant the four queries' answers\n%+v", all, each)
+	}
+	if len(all.State.Hypotheses) != 3 || all.State.Offset != 1 {
+		t.Errorf("the page query's ranking: %d entries from %d; want 3 from 1", len(all.State.Hypotheses), all.State.Offset)
 	}
 	// The texts are in the store.
 	var stored []research.Message

@@ -1,6 +1,7 @@
 package workflows
 
-// The queries (status, progress, state, history): views over the supervisor's state.
+// The queries (status, progress, state, history, conversation, and page, which is all
+// but history at once): views over the supervisor's state.
 
 import (
 	"go.temporal.io/sdk/workflow"
@@ -17,8 +18,11 @@ func (s *supervisor) registerQueries(ctx workflow.Context) error {
 		QueryState:        func(p Page) (StateView, error) { return s.stateView(p), nil },
 		QueryHistory:      func(p Page) (HistoryView, error) { return s.history(p), nil },
 		QueryConversation: func(p Page) (ConversationView, error) { return s.conversation(p), nil },
+		QueryPage: func(r PageRequest) (PageView, error) {
+			return PageView{Status: s.status(), Progress: s.progress(ctx), State: s.stateView(r.Ranking), Conversation: s.conversation(r.Conversation)}, nil
+		},
 	}
-	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory, QueryConversation} {
+	for _, name := range []string{QueryStatus, QueryProgress, QueryState, QueryHistory, QueryConversation, QueryPage} {
 		if err := workflow.SetQueryHandlerWithOptions(ctx, name, queries[name], workflow.QueryHandlerOptions{Description: Descriptions[name]}); err != nil {
 			return err
 		}
