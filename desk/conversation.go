@@ -17,6 +17,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -38,10 +39,11 @@ type Conversation interface {
 	Confirm(ctx context.Context, id, by, proposal string) error
 }
 
-// ConversationPage is one page of a conversation.
+// ConversationPage is one page of a conversation: its turns, the first's place in the
+// whole (Offset), and how many there are (Total).
 type ConversationPage struct {
-	Turns []ConversationTurn
-	Total int
+	Turns         []ConversationTurn
+	Offset, Total int
 }
 
 // ConversationTurn is one message: the scientist's, or the session's answer with the
@@ -82,22 +84,27 @@ func (temporalConversation) Available() bool { return true }
 
 func (t temporalConversation) Page(ctx context.Context, id string, live *workflows.ConversationView, p workflows.Page) (ConversationPage, error) {
 	var v workflows.ConversationView
-	if live != nil {
+	var err error
+	switch {
+	case live != nil && live.Offset >= live.InStore:
 		v = *live
-	} else {
+	case live != nil:
+		// A page reaching back before the messages the session keeps: those are in the
+		// store, their proposals as its latest checkpoint has them.
+		v = *live
+		var old workflows.ConversationView
+		upTo := min(live.Offset+live.Limit, live.InStore)
+		old, err = t.stored(ctx, id, workflows.Page{Offset: live.Offset, Limit: upTo - live.Offset}, workflows.OldProposalReason)
+		v.Messages = append(old.Messages, live.Messages...)
+	default:
 		// An ended session, or one Temporal no longer keeps: its final checkpoint has the
 		// proposals' status, the store every message (those asked since it ended too).
-		snap, err := t.st.LatestCheckpoint(ctx, id)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return ConversationPage{}, err
-		}
-		msgs, err := t.st.Conversation(ctx, id)
-		if err != nil {
-			return ConversationPage{}, err
-		}
-		v = workflows.StoredConversation(snap, msgs, p)
+		v, err = t.stored(ctx, id, p, activities.EndedReason)
 	}
-	page := ConversationPage{Total: v.Total}
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	page := ConversationPage{Total: v.Total, Offset: v.Offset}
 	for _, m := range v.Messages {
 		text := m.Text
 		if m.TextInStore {
@@ -118,6 +125,19 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 		page.Turns = append(page.Turns, turn)
 	}
 	return page, nil
+}
+
+// stored is a page of a session's conversation from the store.
+func (t temporalConversation) stored(ctx context.Context, id string, p workflows.Page, reason string) (workflows.ConversationView, error) {
+	snap, err := t.st.LatestCheckpoint(ctx, id)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return workflows.ConversationView{}, err
+	}
+	msgs, err := t.st.Conversation(ctx, id)
+	if err != nil {
+		return workflows.ConversationView{}, err
+	}
+	return workflows.StoredConversation(snap, msgs, p, reason), nil
 }
 
 func (t temporalConversation) Ask(ctx context.Context, id, by, message string) error {

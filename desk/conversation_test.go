@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/url"
 	"strings"
 	"sync"
@@ -185,5 +186,60 @@ func TestEndedConversationFromTheStore(t *testing.T) {
 	}
 	if strings.Contains(body, "Why &lt;script&gt;") {
 		t.Error("the ended session's page shows the conversation its workflow answered; want the store's, with what was asked since")
+	}
+}
+
+// TestLongConversationPages: the session page shows the latest messages of a long
+// conversation, and pages back to its first, reading from the store those the session no
+// longer keeps (their open proposals can no longer be confirmed).
+func TestLongConversationPages(t *testing.T) {
+	td, _ := newConversingDesk(t)
+	var kept []workflows.ConversationEntry
+	for i := 1; i <= 260; i++ {
+		m := research.Message{ID: session.MessageID(i), Role: session.RoleScientist, By: "ada@lab", Text: fmt.Sprintf("message number %d", i)}
+		if i%2 == 0 {
+			m.Role, m.By = session.RoleSession, ""
+			m.Proposals = []research.ProposedCommand{{Command: "suspend", Effect: "suspend the session"}}
+		}
+		if err := td.st.PutMessage(t.Context(), "s-1", m); err != nil {
+			t.Fatal(err)
+		}
+		if i > 60 { // the session keeps the latest 200
+			e := workflows.ConversationEntry{Message: session.Message{ID: m.ID, Role: m.Role, By: m.By}, Text: m.Text}
+			for j, p := range m.Proposals {
+				e.Proposals = append(e.Proposals, session.Proposal{ID: session.ProposalID(m.ID, j), Command: p.Command, Effect: p.Effect, Status: session.ProposalProposed})
+			}
+			kept = append(kept, e)
+		}
+	}
+	td.fake.mu.Lock()
+	td.fake.conversation["s-1"] = workflows.ConversationView{Messages: kept, Total: 260, InStore: 60}
+	td.fake.mu.Unlock()
+	tests := []struct {
+		query     string
+		want, not []string
+	}{
+		{"", []string{"message number 211<", "message number 259<", "messages 211 to 260 of 260", "c=160#conversation", "Confirm m-0260.1"},
+			[]string{"message number 210<", "later →"}},
+		{"?c=0", []string{"message number 1<", "message number 49<", "messages 1 to 50 of 260", "c=50#conversation", "latest", workflows.OldProposalReason},
+			[]string{"message number 51<", "← earlier", "Confirm m-0002.1"}},
+		{"?c=40", []string{"message number 41<", "message number 59<", "message number 61<", "message number 89<", "Confirm m-0062.1", workflows.OldProposalReason},
+			[]string{"message number 39<", "message number 91<", "Confirm m-0060.1"}},
+	}
+	for _, tt := range tests {
+		code, body := td.do(t, "ada@lab", "GET", "/s/s-1"+tt.query, nil)
+		if code != 200 {
+			t.Fatalf("%q: %d %.300s", tt.query, code, body)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, html.EscapeString(w)) && !strings.Contains(body, w) {
+				t.Errorf("%q: the page lacks %q", tt.query, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(body, n) {
+				t.Errorf("%q: the page has %q", tt.query, n)
+			}
+		}
 	}
 }

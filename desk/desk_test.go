@@ -69,7 +69,15 @@ func (f *fake) Page(_ context.Context, id string, r workflows.PageRequest) (work
 	if !ok {
 		return workflows.PageView{}, errNoSession
 	}
-	return workflows.PageView{Status: s, Progress: f.progress(id), State: paged(f.state[id], r.Ranking), Conversation: f.conversation[id]}, nil
+	v := workflows.PageView{Status: s, Progress: f.progress(id), State: paged(f.state[id], r.Ranking)}
+	if c, ok := f.conversation[id]; ok {
+		// c is what the session keeps, as the workflow pages it: the messages from InStore.
+		lo, hi, limit := r.Conversation.Bounds(c.Total)
+		v.Conversation = c
+		v.Conversation.Messages = c.Messages[max(lo, c.InStore)-c.InStore : max(hi, c.InStore)-c.InStore]
+		v.Conversation.Offset, v.Conversation.Limit = lo, limit
+	}
+	return v, nil
 }
 
 func (f *fake) Progress(_ context.Context, id string) (session.Progress, error) {

@@ -176,8 +176,12 @@ func (f startForm) request(scientist string) (research.Request, error) {
 	return req, nil
 }
 
-// pageSize is the ranking's page on the session page.
-const pageSize = 25
+// pageSize is the ranking's page on the session page; convPageSize the conversation's,
+// which shows the latest messages unless the page asks for earlier ones (?c=offset).
+const (
+	pageSize     = 25
+	convPageSize = 50
+)
 
 // session is a session's page: the live line, the ranking (paged), the tool calls that
 // wait, the commands, the conversation, the report and the artefacts, the sharing.
@@ -185,11 +189,15 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	offset = max(offset, 0)
+	convAt := workflows.Page{Offset: -convPageSize, Limit: convPageSize}
+	if c, err := strconv.Atoi(r.URL.Query().Get("c")); err == nil && c >= 0 {
+		convAt.Offset = c
+	}
 	// One query answers the whole page (the access check's status, the live line, the
 	// ranking's page, the conversation); nothing of it is shown before the check passes.
 	ctx := r.Context()
 	v, err := d.be.Page(ctx, id, workflows.PageRequest{
-		Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: workflows.Page{Limit: workflows.MaxPageLimit}})
+		Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: convAt})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -209,14 +217,16 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 			files = append(files, name)
 		}
 	}
-	conv, convErr := d.conv.Page(ctx, id, live, workflows.Page{Limit: workflows.MaxPageLimit})
+	conv, convErr := d.conv.Page(ctx, id, live, convAt)
+	convEnd := conv.Offset + len(conv.Turns)
 	data := map[string]any{
 		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
 		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
 		"CanShare": access.Decide(who.Identity, rec, access.ActShare).Allowed,
 		"Files":    files, "HasReport": slices.Contains(files, report.HTMLFile),
 		"Prev": max(offset-pageSize, 0), "Next": offset + pageSize, "HasPrev": offset > 0, "HasNext": offset+pageSize < state.Total,
-		"Offset": offset, "Conversation": conv, "ConversationNote": errText(convErr), "Converses": d.conv.Available(),
+		"Offset": offset, "Conversation": conv, "ConvFirst": conv.Offset + 1, "ConvLast": convEnd,
+		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total, "ConversationNote": errText(convErr), "Converses": d.conv.Available(),
 		"Verdicts": research.Verdicts, "Levels": access.Levels, "Ended": status.State.Terminal(),
 	}
 	d.render(w, r, http.StatusOK, "session", data)

@@ -217,7 +217,8 @@ type HeartbeatInput struct {
 // ArchiveInput names the session to archive.
 type ArchiveInput = activities.ArchiveSessionInput
 
-// Page selects a slice of a long list in the state and history queries.
+// Page selects a slice of a long list in the paged queries. A negative Offset counts
+// from the end: {"offset": -20, "limit": 20} is the latest 20.
 type Page struct {
 	Offset int `json:"offset,omitempty"`
 	Limit  int `json:"limit,omitempty"`

@@ -36,3 +36,25 @@ func TestCommandsAreTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPageBounds: a page is clamped to the list, and a negative offset counts from its end.
+func TestPageBounds(t *testing.T) {
+	tests := []struct {
+		p             Page
+		n             int
+		lo, hi, limit int
+	}{
+		{Page{}, 120, 0, DefaultPageLimit, DefaultPageLimit},
+		{Page{Offset: 100, Limit: 50}, 120, 100, 120, 50},
+		{Page{Offset: 500, Limit: 10}, 120, 120, 120, 10},
+		{Page{Offset: -20, Limit: 20}, 120, 100, 120, 20},
+		{Page{Offset: -20, Limit: 5}, 120, 100, 105, 5},
+		{Page{Offset: -50, Limit: 50}, 30, 0, 30, 50},
+		{Page{Limit: 10_000}, 2000, 0, MaxPageLimit, MaxPageLimit},
+	}
+	for _, tt := range tests {
+		if lo, hi, limit := tt.p.Bounds(tt.n); lo != tt.lo || hi != tt.hi || limit != tt.limit {
+			t.Errorf("%+v of %d = [%d, %d) limit %d; want [%d, %d) limit %d", tt.p, tt.n, lo, hi, limit, tt.lo, tt.hi, tt.limit)
+		}
+	}
+}

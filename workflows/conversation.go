@@ -39,6 +39,10 @@ const (
 	remarksCarried = 3
 )
 
+// OldProposalReason is why a proposal of a message older than the session keeps cannot be
+// confirmed: the confirm update finds proposals in the session's state.
+var OldProposalReason = fmt.Sprintf("too old to confirm: the session keeps its latest %d messages' proposals", conversationKept)
+
 // registerConversation installs the ask and confirm updates and the conversation query.
 func (s *supervisor) registerConversation(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, Ask, s.ask, workflow.UpdateHandlerOptions{
@@ -291,7 +295,7 @@ func (s *supervisor) entry(m session.Message) ConversationEntry {
 // numbered across the whole session.
 func (s *supervisor) conversation(p Page) ConversationView {
 	total := s.ConversationBase + len(s.Conversation)
-	lo, hi, limit := p.bounds(total)
+	lo, hi, limit := p.Bounds(total)
 	from, to := max(lo, s.ConversationBase)-s.ConversationBase, max(hi, s.ConversationBase)-s.ConversationBase
 	v := ConversationView{Messages: []ConversationEntry{}, Total: total, Offset: lo, Limit: limit, InStore: s.ConversationBase, Earlier: s.Earlier}
 	for _, m := range s.Conversation[from:to] {

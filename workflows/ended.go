@@ -125,7 +125,7 @@ func (c *endedChat) entry(m session.Message) ConversationEntry {
 // view is a page of the conversation, as the session's own query gives it.
 func (c *endedChat) view(p Page) ConversationView {
 	msgs := c.ended.Conversation
-	lo, hi, limit := p.bounds(len(msgs))
+	lo, hi, limit := p.Bounds(len(msgs))
 	v := ConversationView{Messages: []ConversationEntry{}, Total: len(msgs), Offset: lo, Limit: limit}
 	for _, m := range msgs[lo:hi] {
 		v.Messages = append(v.Messages, c.entry(m))

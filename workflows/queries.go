@@ -79,7 +79,7 @@ func (s *supervisor) progress(ctx workflow.Context) session.Progress {
 
 func (s *supervisor) stateView(p Page) StateView {
 	ranked := s.ranked()
-	lo, hi, limit := p.bounds(len(ranked))
+	lo, hi, limit := p.Bounds(len(ranked))
 	return StateView{
 		SessionID:   s.id,
 		State:       s.Life.State,
@@ -114,18 +114,22 @@ func (s *supervisor) topShare() map[string]int {
 // the run keeps in memory comes back empty, and InStore says where it is.
 func (s *supervisor) history(p Page) HistoryView {
 	total := s.EventBase + len(s.Events)
-	lo, hi, limit := p.bounds(total)
+	lo, hi, limit := p.Bounds(total)
 	from, to := max(lo, s.EventBase)-s.EventBase, max(hi, s.EventBase)-s.EventBase
 	return HistoryView{Events: s.Events[from:to], Total: total, Offset: lo, Limit: limit, InStore: s.EventBase}
 }
 
-// bounds clamps a page to a list of n items.
-func (p Page) bounds(n int) (lo, hi, limit int) {
+// Bounds is the page within a list of n items: [lo, hi), and the limit applied.
+func (p Page) Bounds(n int) (lo, hi, limit int) {
 	limit = p.Limit
 	if limit <= 0 {
 		limit = DefaultPageLimit
 	}
 	limit = min(limit, MaxPageLimit)
-	lo = min(max(p.Offset, 0), n)
+	lo = p.Offset
+	if lo < 0 {
+		lo += n
+	}
+	lo = min(max(lo, 0), n)
 	return lo, min(lo+limit, n), limit
 }

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -33,7 +32,7 @@ func StoredProgress(snap session.Snapshot) session.Progress {
 // StoredState is the state query's answer from a checkpoint: everything but the per-agent
 // turn counts, which a checkpoint does not keep.
 func StoredState(snap session.Snapshot, p Page) StateView {
-	lo, hi, limit := p.bounds(len(snap.Hypotheses))
+	lo, hi, limit := p.Bounds(len(snap.Hypotheses))
 	share := map[string]int{"generation": 0, "evolution": 0, "scientist": 0}
 	n := 0
 	for _, e := range snap.Hypotheses { // ranked, excluded last
@@ -64,21 +63,21 @@ func StoredState(snap session.Snapshot, p Page) StateView {
 
 // StoredHistory is the history query's answer from the store's event log.
 func StoredHistory(events []session.Event, p Page) HistoryView {
-	lo, hi, limit := p.bounds(len(events))
+	lo, hi, limit := p.Bounds(len(events))
 	return HistoryView{Events: events[lo:hi], Total: len(events), Offset: lo, Limit: limit}
 }
 
-// StoredConversation is the conversation query's answer for an ended session, from its
-// final checkpoint and the messages the store holds (texts included): what the session
-// and the EndedConversation workflow wrote. Proposals left open are refused: the session
-// has ended.
-func StoredConversation(snap session.Snapshot, stored []research.Message, p Page) ConversationView {
-	msgs, _ := session.EndedConversation(snap.Conversation, stored, activities.EndedReason)
+// StoredConversation is the conversation query's answer from a session's latest
+// checkpoint and the messages the store holds (texts included): what the session and the
+// EndedConversation workflow wrote. Proposals left open are refused for reason: the
+// session has ended (activities.EndedReason), or keeps them no longer (OldProposalReason).
+func StoredConversation(snap session.Snapshot, stored []research.Message, p Page, reason string) ConversationView {
+	msgs, _ := session.EndedConversation(snap.Conversation, stored, reason)
 	texts := make(map[string]string, len(stored))
 	for _, m := range stored {
 		texts[m.ID] = m.Text
 	}
-	lo, hi, limit := p.bounds(len(msgs))
+	lo, hi, limit := p.Bounds(len(msgs))
 	v := ConversationView{Messages: []ConversationEntry{}, Total: len(msgs), Offset: lo, Limit: limit}
 	for _, m := range msgs[lo:hi] {
 		v.Messages = append(v.Messages, ConversationEntry{Message: m, Text: texts[m.ID]})
