@@ -534,3 +534,34 @@ func BenchmarkSessionPage(b *testing.B) {
 		}
 	}
 }
+
+// TestProgressLine: the live line says what the session is at, and what waits for the
+// scientist or for a provider.
+func TestProgressLine(t *testing.T) {
+	base := session.Progress{State: session.Active, HypothesesGenerated: 12, MaxHypotheses: 40, Counted: 12, ReviewsCompleted: 9, MatchesPlayed: 30, Rounds: 2, Elapsed: "3m0s", TokensUsed: 12345}
+	tests := []struct {
+		name      string
+		change    func(*session.Progress)
+		want, not []string
+	}{
+		{"running", func(*session.Progress) {}, []string{"active · hypotheses 12/40", "reviews 9", "matches 30", "rounds 2", "3m0s", "12,345 tokens"}, []string{"wait"}},
+		{"a call waits", func(p *session.Progress) { p.Waiting = []session.WaitingCall{{ID: "call-1"}} }, []string{"1 tool call waits for your answer"}, []string{"batch"}},
+		{"two calls wait", func(p *session.Progress) { p.Waiting = make([]session.WaitingCall, 2) }, []string{"2 tool calls wait for your answer"}, nil},
+		{"a batch", func(p *session.Progress) { p.Batch = &session.BatchWait{What: "reviews", Requests: 24} }, []string{"waiting for a provider batch of 24 reviews"}, []string{"tool call"}},
+	}
+	for _, tt := range tests {
+		p := base
+		tt.change(&p)
+		line := progressLine(p)
+		for _, w := range tt.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s: %q lacks %q", tt.name, line, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(line, n) {
+				t.Errorf("%s: %q has %q", tt.name, line, n)
+			}
+		}
+	}
+}

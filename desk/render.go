@@ -25,6 +25,18 @@ func progressLine(p session.Progress) string {
 		parts = append(parts, "$"+research.Dollars(p.CostUSD))
 	}
 	parts = append(parts, research.Thousands(p.TokensUsed)+" tokens")
+	// What waits for the scientist or a provider is in the line, so an open page says so
+	// as it happens; the calls themselves are on the page (reload).
+	switch n := len(p.Waiting); n {
+	case 0:
+	case 1:
+		parts = append(parts, "1 tool call waits for your answer")
+	default:
+		parts = append(parts, fmt.Sprintf("%d tool calls wait for your answer", n))
+	}
+	if p.Batch != nil {
+		parts = append(parts, fmt.Sprintf("waiting for a provider batch of %d %s", p.Batch.Requests, p.Batch.What))
+	}
 	return strings.Join(parts, " · ")
 }
 
