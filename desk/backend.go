@@ -24,6 +24,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -48,11 +49,14 @@ type Backend interface {
 	Tools(ctx context.Context) (activities.Catalog, error)
 }
 
-// Row is one session in a list.
+// Row is one session in a list. Parent and Relation say where it started from, if it
+// started from another session (lineage.Descriptor).
 type Row struct {
 	ID, Scientist, Goal, Status string
 	Started                     time.Time
 	Hypotheses                  int64
+	Parent                      string
+	Relation                    lineage.Relation
 }
 
 // refused is a command the session refused, with its reason.
@@ -234,6 +238,10 @@ func (b *temporalBackend) List(ctx context.Context, limit int) ([]Row, error) {
 		if p := e.GetMemo().GetFields()[workflows.MemoGoal]; p != nil {
 			_ = b.memos.FromPayload(p, &r.Goal) // "" when it cannot be read (no key)
 		}
+		var from lineage.Descriptor
+		if p := e.GetMemo().GetFields()[workflows.MemoLineage]; p != nil && b.memos.FromPayload(p, &from) == nil {
+			r.Parent, r.Relation = from.Parent, from.Relation
+		}
 		known[r.ID] = true
 		rows = append(rows, r)
 	}
@@ -245,7 +253,7 @@ func (b *temporalBackend) List(ctx context.Context, limit int) ([]Row, error) {
 			}
 			started, _ := time.Parse(time.RFC3339Nano, s.Created)
 			rows = append(rows, Row{ID: s.SessionID, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.Status) + ", store only",
-				Started: started, Hypotheses: int64(s.Hypotheses)})
+				Started: started, Hypotheses: int64(s.Hypotheses), Parent: s.Parent, Relation: s.Relation})
 		}
 	}
 	return rows, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -37,6 +38,8 @@ type fake struct {
 	statuses int // status queries
 	// conversation is a session's conversation, as its page query answers it.
 	conversation map[string]workflows.ConversationView
+	// from is where a session started from (List's Parent and Relation).
+	from map[string]Row
 }
 
 func newFake() *fake {
@@ -142,7 +145,7 @@ func (f *fake) List(context.Context, int) ([]Row, error) {
 	defer f.mu.Unlock()
 	var rows []Row
 	for id, s := range f.status {
-		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State)})
+		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation})
 	}
 	return rows, nil
 }
@@ -562,6 +565,29 @@ func TestProgressLine(t *testing.T) {
 			if strings.Contains(line, n) {
 				t.Errorf("%s: %q has %q", tt.name, line, n)
 			}
+		}
+	}
+}
+
+// TestTreeBeforeTheFirstCheckpoint: a fork that has not checkpointed yet is in its tree,
+// under its parent (from Temporal's list), and its parent's tree has it.
+func TestTreeBeforeTheFirstCheckpoint(t *testing.T) {
+	td := newTestDesk(t)
+	if _, err := td.st.PutCheckpoint(t.Context(), session.Snapshot{SessionID: "s-root", Seq: 1, State: session.Completed, ScientistID: "ada@lab", Goal: "tau propagation"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	td.fake.add("s-root", "ada@lab", "tau propagation")
+	td.fake.add("s-fork", "ada@lab", "tau propagation, <b>microglia</b> first")
+	td.fake.from = map[string]Row{"s-fork": {Parent: "s-root", Relation: lineage.Fork}}
+	for _, id := range []string{"s-fork", "s-root"} {
+		code, body := td.do(t, "ada@lab", "GET", "/s/"+id+"/tree", nil)
+		_, tree, _ := strings.Cut(body, `<ul class="tree">`)
+		root, fork := strings.Index(tree, `href="/s/s-root"`), strings.Index(tree, `href="/s/s-fork"`)
+		if code != 200 || root < 0 || fork < root || !strings.Contains(body, `<span class="tag">fork</span>`) {
+			t.Errorf("the tree of %s (%d) does not show s-fork, a fork, under s-root:\n%s", id, code, body)
+		}
+		if strings.Contains(body, "<b>microglia") {
+			t.Errorf("the tree of %s shows a goal unescaped", id)
 		}
 	}
 }

@@ -48,18 +48,37 @@ func newSessionID(goal string, sealed bool) string {
 	return lineage.NewSessionID(goal)
 }
 
-// lineage is the tree of id's sessions from the session index: up to its root, then
-// down through every session started from it.
+// lineage is the tree of id's sessions: up to its root, then down through every session
+// started from it. The session index has the sessions from their first checkpoint on;
+// Temporal's list adds those that have none yet (a fork started a minute ago).
 func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*store.Tree, error) {
 	rows, err := d.st.Sessions(r.Context())
 	if err != nil {
 		return nil, err
 	}
+	indexed := make(map[string]bool, len(rows))
+	for _, s := range rows {
+		indexed[s.SessionID] = true
+	}
+	listed, err := d.be.List(r.Context(), treeListed)
+	if err != nil {
+		d.log.Warn("desk: the tree is the session index's only", "session", id, "error", err)
+	}
+	for _, l := range listed {
+		if !indexed[l.ID] {
+			rows = append(rows, store.Summary{SessionID: l.ID, Parent: l.Parent, Relation: l.Relation, Status: session.State(l.Status),
+				Goal: l.Goal, ScientistID: l.Scientist, Hypotheses: int(l.Hypotheses)})
+		}
+	}
 	if t, ok := store.Lineage(rows, id); ok {
 		return t, nil
 	}
-	return &store.Tree{Summary: store.Summary{SessionID: id}}, nil // not checkpointed yet: a tree of one
+	return &store.Tree{Summary: store.Summary{SessionID: id}}, nil // known to neither yet: a tree of one
 }
+
+// treeListed is how many of Temporal's newest sessions the tree looks through for those
+// the index does not have yet.
+const treeListed = 1000
 
 // funcs are the templates' helpers; none of them marks text safe.
 var funcs = template.FuncMap{
