@@ -67,10 +67,13 @@ func (r *refused) Error() string { return r.msg }
 // errNoSession is a session neither Temporal nor the store knows.
 var errNoSession = errors.New("no such session")
 
-// How long the desk waits for Temporal before it says so.
+// How long the desk waits for Temporal before it says so. A query's is over twice the
+// sticky queue's 5 s: the SDK gives the call half of it, and the server, when the worker
+// that holds the session does not take the query within 5 s, sends it to the session's
+// task queue, where any worker answers, only with time left.
 const (
 	rpcTimeout    = 15 * time.Second
-	queryTimeout  = 10 * time.Second
+	queryTimeout  = 20 * time.Second
 	updateTimeout = 20 * time.Second
 )
 
