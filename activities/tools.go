@@ -202,11 +202,14 @@ func (r GenerateResult) Pending() []PendingCall { return r.Calls }
 func (r GenerateResult) Spent() research.Usage  { return r.Usage }
 func (r ReviewResult) Pending() []PendingCall   { return r.Calls }
 func (r ReviewResult) Spent() research.Usage    { return r.Usage }
+func (r ConverseResult) Pending() []PendingCall { return r.Calls }
+func (r ConverseResult) Spent() research.Usage  { return r.Usage }
 
 // SetLoop tells a step which step it is.
 func (in *GenerateInput) SetLoop(l Loop) { in.Loop = l }
 func (in *ReviewInput) SetLoop(l Loop)   { in.Loop = l }
 func (in *EvolveInput) SetLoop(l Loop)   { in.Loop = l }
+func (in *ConverseInput) SetLoop(l Loop) { in.Loop = l }
 
 // SuppliedResult is the result of a call the scientist gave themselves, in place of the
 // tool's.
