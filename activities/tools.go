@@ -1,8 +1,8 @@
 package activities
 
 // Tool-using turns. A turn that may call tools is a loop the workflow runs: each model
-// step is an activity (Generate, Review or Evolve with a Loop), and each tool call one
-// more (CallTool), on a task queue of the tool's server. The conversation stays in the
+// step is an activity (Generate, Review, Evolve or Converse with a Loop), and each tool
+// call one more (CallTool), on a task queue of the tool's server. The conversation stays in the
 // session store: each step's record holds what the model said and the calls it asked for
 // (store.Turn.Said) and the results it was given (store.Turn.Given), and every result is a
 // record of the audit trail (store.ToolRecord), so what travels through the workflow is

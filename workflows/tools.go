@@ -4,7 +4,8 @@ package workflows
 // killed mid-loop resumes at the last completed step and never pays twice for a model
 // call that succeeded. The loop is bounded by a budget of calls per turn and per session;
 // a call the session config marks for approval waits for the scientist, while the rest
-// of the session carries on.
+// of the session carries on (except in a conversation's answer, which the scientist is
+// waiting for: there it is not made).
 
 import (
 	"context"
