@@ -29,6 +29,7 @@ func TestConversationTools(t *testing.T) {
 		// afterCalls, when set, asks once the session has made this many tool calls
 		// (its research turns'), instead of at once.
 		afterCalls int
+		suspended  bool     // asked while the session is suspended, resumed once answered
 		wantSteps  int      // the turn's Converse activities
 		wantTools  []string // the turn's tool events, each the start of one, in order
 		wantCited  bool     // the answer cites a result of its own calls (all its citations verified)
@@ -55,6 +56,10 @@ func TestConversationTools(t *testing.T) {
 			name: "the session's tool budget is spent", config: func(c *research.Config) { c.ToolCallsPerSession = 3 }, text: literature, afterCalls: 3,
 			wantSteps: 1, wantText: "The best hypothesis is", wantCalls: 3,
 		},
+		{
+			name: "while suspended", config: func(*research.Config) {}, text: literature, suspended: true, wantSteps: 3,
+			wantTools: []string{"search literature: microglia (", "fetch literature: 10.5555/"}, wantCited: true, wantText: "On microglia", wantCalls: -1,
+		},
 		{name: "a question about the session", config: func(*research.Config) {}, text: "What is the best hypothesis so far?", wantSteps: 1, wantText: "The best hypothesis is", wantCalls: -1},
 		{name: "a session without tools", text: literature, wantSteps: 1, wantText: "The best hypothesis is", wantCalls: 0},
 	} {
@@ -74,12 +79,22 @@ func TestConversationTools(t *testing.T) {
 				askedOnce       bool
 			)
 			ask := func() {
-				askedOnce, asked = true, h.env.Now()
+				askedOnce = true
+				if tt.suspended {
+					h.mustUpdate(Suspend, nil)
+				}
+				asked = h.env.Now()
 				talk(h, Ask, AskRequest{Text: tt.text, By: "ada"}, func(a AskAnswer, err error) {
 					if err != nil {
 						t.Errorf("ask: %v", err)
 					}
 					ans, answered = a, h.env.Now()
+					if tt.suspended {
+						if st := query[Status](h, QueryStatus); st.State != session.Suspended {
+							t.Errorf("answered in state %s; want suspended", st.State)
+						}
+						h.mustUpdate(Resume, nil)
+					}
 				})
 			}
 			var poll func()
@@ -91,6 +106,13 @@ func TestConversationTools(t *testing.T) {
 				waitingConverse = waitingConverse || slices.ContainsFunc(st.Waiting, func(w session.WaitingCall) bool { return strings.HasPrefix(w.Turn, "converse-") })
 				if !askedOnce && query[session.Progress](h, QueryProgress).ToolCalls >= tt.afterCalls {
 					ask()
+				}
+				if askedOnce && answered.IsZero() && h.env.Now().Sub(asked) > time.Minute {
+					t.Errorf("no answer a minute after the ask")
+					if tt.suspended {
+						h.mustUpdate(Resume, nil) // so that the session, and the test, end
+					}
+					return
 				}
 				h.at(time.Second, poll)
 			}
