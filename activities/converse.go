@@ -5,9 +5,17 @@ package activities
 // answer's citations like any other, and returns the answer with the commands it proposes,
 // which change nothing until the scientist confirms one (the workflow's confirm update).
 //
-// It calls no tools: a turn that may call tools can wait hours for the scientist to
-// approve a call, and the scientist is the one waiting for this answer, in an update. It
-// reads what the session already has instead (the hypotheses, their reviews and sources).
+// In a session with tools it may call them, as the generation, reflection and evolution
+// agents do: each step is an activity and each call one more (the workflow runs the loop,
+// counting the calls against the turn's and the session's tool budgets), and the sources
+// they return become citable, checked like the hypotheses' own. One difference: the
+// scientist is the one waiting for this answer, in an update, so a call that would need
+// their approval is not made and does not wait (a turn that waits could hold the answer
+// for hours); the model reads instead that the call needs an approval a conversation does
+// not wait for, and answers with what it has, or proposes that the agents look into it.
+// The approval path is the research turns'. Without tools, or once the session's tool
+// budget is spent, it answers in one step from what the session already has (the
+// hypotheses, their reviews and sources).
 
 import (
 	"context"
@@ -49,6 +57,7 @@ type ConverseInput struct {
 	// Ended says the session has ended: every proposal is refused at once.
 	Ended   bool       `json:"ended,omitempty"`
 	Context ContextRef `json:"context"`
+	Loop    Loop       `json:"loop,omitzero"` // a turn that may call tools: the step to take
 }
 
 // Bounds of what a converse turn is given.
@@ -66,6 +75,9 @@ type ConverseResult struct {
 	References int            `json:"references,omitempty"`
 	Flagged    int            `json:"flagged,omitempty"`
 	Usage      research.Usage `json:"usage"`
+	// Calls are, at a step of a tool-using turn, the calls the model asked for instead of
+	// answering.
+	Calls []PendingCall `json:"calls,omitempty"`
 }
 
 // EndedReason is why a proposal of an ended session's answer is refused.
@@ -78,12 +90,19 @@ func (a *Activities) Converse(ctx context.Context, in ConverseInput) (ConverseRe
 
 var conversing = declare(agent[ConverseInput, research.ConverseRequest, research.ConverseAnswer, ConverseResult]{
 	activity: "Converse", label: AgentConverse, prompt: prompt.Converse, spec: prompt.ConverseSpec, prepare: prepareConverse,
+	loop: ConverseInput.loop, refs: answerRefs,
 })
+
+func (in ConverseInput) loop() Loop { return in.Loop }
+
+// answerRefs are the references an answer cites.
+func answerRefs(a *research.ConverseAnswer) *[]research.Reference { return &a.References }
 
 type converseTurn = turn[research.ConverseRequest, research.ConverseAnswer, ConverseResult]
 
 // prepareConverse keeps the scientist's message, and reads what the answer needs: the
-// conversation so far, the best hypotheses with their reviews, the shared context.
+// conversation so far, the best hypotheses with their reviews, the shared context. Each
+// step of a tool-using turn does it again: the message is stored again as it was.
 func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnID string) (converseTurn, error) {
 	if session.MessageNumber(in.Message) == 0 || session.MessageNumber(in.Answer) == 0 {
 		return converseTurn{}, invalid("a converse turn needs the message's and the answer's ids (m-NNNN); got %q and %q", in.Message, in.Answer)
@@ -125,11 +144,16 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 		req.Refinements = append(req.Refinements, strings.TrimSpace(strings.Join([]string{labelled("goal", r.Goal), labelled("focus", r.Focus)}, " ")))
 	}
 	keep := func(_ research.ConverseRequest, ans research.ConverseAnswer, usage research.Usage) (ConverseResult, error) {
-		// The answer may cite what the hypotheses it was shown cite: each reference is
-		// tied to that source's record and checked against it, as a review checks them.
+		// The answer may cite what the hypotheses it was shown cite, and what its tools
+		// returned in this turn: each reference is tied to that source's record and
+		// checked against it, as a review checks them. A step of a tool-using turn had
+		// them resolved already, against both (runTurn).
 		proposals, dropped := checkProposals(ans.Proposals)
 		ans.Proposals, ans.Dropped = proposals, append(ans.Dropped, dropped...)
-		refs := citation.Resolve(ans.References, nil, inherited)
+		refs := ans.References
+		if !in.Loop.On() {
+			refs = citation.Resolve(refs, nil, inherited)
+		}
 		checks, err := a.citationChecks(ctx, in.SessionID, refs)
 		if err != nil {
 			return ConverseResult{}, err
@@ -147,7 +171,10 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 		}
 		return answerResult(stored, in.Ended, usage), nil
 	}
-	return converseTurn{req: req, keep: keep}, nil
+	asked := func(calls []PendingCall, u research.Usage) ConverseResult {
+		return ConverseResult{Answer: in.Answer, Calls: calls, Usage: u}
+	}
+	return converseTurn{req: req, keep: keep, asked: asked, inherited: inherited}, nil
 }
 
 // checkProposals checks each proposed command as the session checks the command

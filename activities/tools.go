@@ -1,8 +1,8 @@
 package activities
 
 // Tool-using turns. A turn that may call tools is a loop the workflow runs: each model
-// step is an activity (Generate, Review or Evolve with a Loop), and each tool call one
-// more (CallTool), on a task queue of the tool's server. The conversation stays in the
+// step is an activity (Generate, Review, Evolve or Converse with a Loop), and each tool
+// call one more (CallTool), on a task queue of the tool's server. The conversation stays in the
 // session store: each step's record holds what the model said and the calls it asked for
 // (store.Turn.Said) and the results it was given (store.Turn.Given), and every result is a
 // record of the audit trail (store.ToolRecord), so what travels through the workflow is
@@ -202,11 +202,14 @@ func (r GenerateResult) Pending() []PendingCall { return r.Calls }
 func (r GenerateResult) Spent() research.Usage  { return r.Usage }
 func (r ReviewResult) Pending() []PendingCall   { return r.Calls }
 func (r ReviewResult) Spent() research.Usage    { return r.Usage }
+func (r ConverseResult) Pending() []PendingCall { return r.Calls }
+func (r ConverseResult) Spent() research.Usage  { return r.Usage }
 
 // SetLoop tells a step which step it is.
 func (in *GenerateInput) SetLoop(l Loop) { in.Loop = l }
 func (in *ReviewInput) SetLoop(l Loop)   { in.Loop = l }
 func (in *EvolveInput) SetLoop(l Loop)   { in.Loop = l }
+func (in *ConverseInput) SetLoop(l Loop) { in.Loop = l }
 
 // SuppliedResult is the result of a call the scientist gave themselves, in place of the
 // tool's.

@@ -1,8 +1,8 @@
 package workflows
 
 // The conversation with the session: the scientist asks (the ask update), the converse
-// agent answers from what the session knows and proposes the commands a request calls
-// for, and nothing changes until the scientist confirms a proposal (the confirm update),
+// agent answers from what the session knows (and, in a session with tools, what they
+// return: converse) and proposes the commands a request calls for, and nothing changes until the scientist confirms a proposal (the confirm update),
 // which then goes through the same check and apply as any command. The workflow keeps the
 // messages' ids, who wrote them and the proposals' status; the texts are in the store,
 // and this run keeps the latest in memory for the conversation query.
@@ -25,6 +25,10 @@ import (
 // the agents' prompts carry the scientist's latest remarks, and a run that continues as
 // new reads the latest texts back.
 const versionConversation = "conversation"
+
+// versionConverseTools gates the converse agent's tools: in a session with tools, a
+// converse turn may call them (converseTools). Answers given before it called none.
+const versionConverseTools = "converse-tools"
 
 // Bounds of what the session keeps of its conversation.
 const (
@@ -102,7 +106,10 @@ func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error
 
 // converse runs a converse turn: like every model turn, within the budget, on the turns
 // queue, booked in the agent's statistics. Unlike a round's turns it runs while the
-// session is suspended too: the scientist is waiting for the answer.
+// session is suspended too: the scientist is waiting for the answer. In a session with
+// tools (converseTools) it is a tool loop like the research turns', each step and each
+// call an activity, except that a call needing the scientist's approval is not made
+// (callTools): the scientist waits for this answer, and it does not wait for them.
 func (s *supervisor) converse(ctx workflow.Context, summary string, in activities.ConverseInput) (activities.ConverseResult, error) {
 	var out activities.ConverseResult
 	if s.stat(activities.AgentConverse) == nil {
@@ -113,14 +120,32 @@ func (s *supervisor) converse(ctx workflow.Context, summary string, in activitie
 		s.Refused = "" // an answer refused is the scientist's to see, not a reason to suspend
 		return out, err
 	}
-	defer release()
-	actx := workflow.WithActivityOptions(ctx, turnOptions(summary))
-	err = workflow.ExecuteActivity(actx, a.Converse, in).Get(ctx, &out)
-	s.book(ctx, activities.AgentConverse, summary, in.Turn, "", err)
+	defer release() // one reservation for the whole turn, its steps included
+	step := func(ctx workflow.Context, _ int, what string, in activities.ConverseInput) (activities.ConverseResult, error) {
+		var out activities.ConverseResult
+		actx := workflow.WithActivityOptions(ctx, turnOptions(what))
+		err := workflow.ExecuteActivity(actx, a.Converse, in).Get(ctx, &out)
+		return out, err
+	}
+	if tools := s.converseTools(ctx); len(tools) > 0 {
+		out, err = toolLoop(ctx, s, activities.AgentConverse, summary, in.Turn, "", in, tools, (*activities.ConverseInput).SetLoop, true, step)
+	} else {
+		out, err = step(ctx, 1, summary, in)
+		s.book(ctx, activities.AgentConverse, summary, in.Turn, "", err)
+	}
 	if err == nil {
 		s.spend(activities.AgentConverse, out.Usage)
 	}
 	return out, err
+}
+
+// converseTools is the tools a converse turn may call: the session's, as toolsFor gives
+// them (none once its tool budget is spent), for a run past versionConverseTools.
+func (s *supervisor) converseTools(ctx workflow.Context) []string {
+	if len(s.req.Config.Tools) == 0 || !since(ctx, versionConverseTools) {
+		return nil
+	}
+	return s.toolsFor(activities.AgentConverse, "")
 }
 
 // confirm applies the command a proposal carries, as the confirming scientist's.

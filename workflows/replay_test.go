@@ -49,6 +49,11 @@ import (
 // confirmed, then confirmed again and refused, "pause" confirmed while running, a question
 // while suspended, "resume" confirmed), the agents' later prompts carrying the remarks,
 // then terminated.
+// testdata/session-conversetools.json: 6 hypotheses of the converse-tools version
+// (scripts/record-conversetools.sh): a grounded session whose fetches wait for approval,
+// asked "What does the literature say about microglia?" (a search, then a fetch that is not
+// made since it would wait, then the answer citing the search's hits) and a question about
+// the session (one step, no call), then its waiting calls answered until it ended.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

@@ -4,7 +4,8 @@ package workflows
 // killed mid-loop resumes at the last completed step and never pays twice for a model
 // call that succeeded. The loop is bounded by a budget of calls per turn and per session;
 // a call the session config marks for approval waits for the scientist, while the rest
-// of the session carries on.
+// of the session carries on (except in a conversation's answer, which the scientist is
+// waiting for: there it is not made).
 
 import (
 	"context"
@@ -48,8 +49,8 @@ type Waiting struct {
 }
 
 // toolsFor is the tools a turn of the agent may call: the session's, for generation by
-// literature exploration, full reviews and deep verifications, and evolution; none once
-// the session's tool budget is spent.
+// literature exploration, full reviews and deep verifications, evolution and the
+// conversation's answers; none once the session's tool budget is spent.
 func (s *supervisor) toolsFor(agent, kind string) []string {
 	tools := s.req.Config.Tools
 	if len(tools) == 0 {
@@ -59,6 +60,7 @@ func (s *supervisor) toolsFor(agent, kind string) []string {
 	case agent == activities.AgentGeneration && kind == research.StrategyLiterature:
 	case agent == activities.AgentReflection && (kind == research.ReviewFull || kind == research.ReviewDeepVerification):
 	case agent == activities.AgentEvolution:
+	case agent == activities.AgentConverse:
 	default:
 		return nil
 	}
@@ -72,52 +74,74 @@ func (s *supervisor) toolsFor(agent, kind string) []string {
 	return tools
 }
 
+// stepResult is what any step of a tool-using turn returns: the calls it asked for (none:
+// it answered) and what its model call spent.
+type stepResult interface {
+	Pending() []activities.PendingCall
+	Spent() research.Usage
+}
+
 // toolTurn runs a turn that may call tools: a model step (the activity fn, told its step
 // by setLoop), then the calls it asked for, then the next step with their results, until
 // the model answers. A turn without tools is one step, as turn runs it. The turn is
 // booked once, as a whole.
-func toolTurn[In any, Out interface {
-	Pending() []activities.PendingCall
-	Spent() research.Usage
-}](ctx workflow.Context, s *supervisor, agent, summary string, t activities.Turn, hypothesis string,
+func toolTurn[In any, Out stepResult](ctx workflow.Context, s *supervisor, agent, summary string, t activities.Turn, hypothesis string,
 	fn func(context.Context, In) (Out, error), in In, tools []string, setLoop func(*In, activities.Loop)) (Out, error) {
 	if len(tools) == 0 {
 		return turn(ctx, s, agent, summary, t, hypothesis, fn, in)
 	}
 	s.toolTurns++
 	defer func() { s.toolTurns-- }()
+	step := func(ctx workflow.Context, n int, what string, in In) (Out, error) {
+		if n > 1 && !s.mayStart(ctx) {
+			var out Out
+			return out, temporal.NewApplicationError("cut short: the session is ending", "CutShort")
+		}
+		return runTurnActivity(ctx, s, agent, what, fn, in)
+	}
+	return toolLoop(ctx, s, agent, summary, t, hypothesis, in, tools, setLoop, false, step)
+}
+
+// toolLoop is the loop of a tool-using turn: step runs its model step n (what is its
+// summary), and the calls it asks for are made (callTools; conversing: a converse turn's,
+// whose scientist is waiting for the answer) until it answers or its budget is spent.
+// Each step's usage is spent as it comes; the answer's is the caller's to add. The turn
+// is booked once, when it ends.
+func toolLoop[In any, Out stepResult](ctx workflow.Context, s *supervisor, agent, summary string, t activities.Turn, hypothesis string,
+	in In, tools []string, setLoop func(*In, activities.Loop), conversing bool,
+	step func(ctx workflow.Context, n int, what string, in In) (Out, error)) (Out, error) {
 	budget := s.req.Config.ToolTurnBudget()
 	loop := activities.Loop{Tools: tools}
 	used, read := 0, ""
-	for step := 1; ; step++ {
-		loop.Step = step
-		loop.Final = used >= budget || step > budget+maxExtraSteps || s.ToolCalls >= s.req.Config.ToolSessionBudget()
+	for n := 1; ; n++ {
+		loop.Step = n
+		loop.Final = used >= budget || n > budget+maxExtraSteps || s.ToolCalls >= s.req.Config.ToolSessionBudget()
 		setLoop(&in, loop)
 		what := summary
-		if step > 1 {
-			what = fmt.Sprintf("%s, step %d%s", summary, step, read)
+		if n > 1 {
+			what = fmt.Sprintf("%s, step %d%s", summary, n, read)
 		}
-		var out Out
-		var err error
-		if step > 1 && !s.mayStart(ctx) {
-			err = temporal.NewApplicationError("cut short: the session is ending", "CutShort")
-		} else {
-			out, err = runTurnActivity(ctx, s, agent, what, fn, in)
-		}
+		out, err := step(ctx, n, what, in)
 		calls := out.Pending()
 		if err != nil || len(calls) == 0 {
 			s.book(ctx, agent, summary, t, hypothesis, err)
 			return out, err
 		}
 		s.spend(agent, out.Spent()) // the answer's usage is the caller's to add
-		loop.Given, read = s.callTools(ctx, t, step, calls, tools, &used, budget)
+		loop.Given, read = s.callTools(ctx, t, n, calls, tools, &used, budget, conversing)
 	}
 }
 
+// noApproval is what a converse turn's model reads of a call that needs the scientist's
+// approval: the scientist is waiting for the answer, so the call is not made.
+const noApproval = "this call needs the scientist's approval, which a conversation does not wait for: it was not made; answer with what you have, or propose a review or feedback for the agents to look into it"
+
 // callTools makes a step's calls at once and returns what each gave, in the calls' order,
 // and a few words on what was read for the next step's summary. A call the session does
-// not allow, or one over the budget, is not made: the model reads why.
-func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int, calls []activities.PendingCall, tools []string, used *int, budget int) ([]activities.ToolOutcome, string) {
+// not allow, or one over the budget, is not made: the model reads why. So is, in a
+// conversation (conversing), a call that needs the scientist's approval: the scientist
+// waits for the answer, and the answer does not wait for them.
+func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int, calls []activities.PendingCall, tools []string, used *int, budget int, conversing bool) ([]activities.ToolOutcome, string) {
 	outcomes := make([]activities.ToolOutcome, len(calls))
 	counts := make([]int, len(calls))
 	done := 0
@@ -127,6 +151,11 @@ func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int
 		switch {
 		case !allows(tools, c.Name):
 			outcomes[i].Error = fmt.Sprintf("this session does not let you call %q; call one of %s", c.Name, strings.Join(tools, ", "))
+			done++
+			continue
+		case conversing && s.needsApproval(c.Name):
+			outcomes[i].Error = noApproval
+			s.logTool(t, toolLabel(c.Name)+" not made: it needs the scientist's approval, which a conversation does not wait for")
 			done++
 			continue
 		case *used >= budget || s.ToolCalls >= s.req.Config.ToolSessionBudget():

@@ -60,8 +60,8 @@ var ConverseSchema = Grounded(json.RawMessage(`{
 
 var (
 	converseTask = template.Must(template.New("converse").Parse(`
-You are the session itself, talking with the scientist who runs it. Answer their message from what you know of the session below: its state, the best hypotheses with their reviews, the tool calls that wait for them, the latest events and the conversation so far. Be brief and exact; name every hypothesis by its id (h-0003) and every source by its id; say so when the session does not know something. Cite in "references" only sources the hypotheses below cite, by their ids, with a quote from what they quote.
-You change nothing yourself. When the message asks for a change, propose in "proposals" the commands that would make it, each with its payload as a JSON object in "args"; the scientist confirms each one or not:
+You are the session itself, talking with the scientist who runs it. Answer their message from what you know of the session below: its state, the best hypotheses with their reviews, the tool calls that wait for them, the latest events and the conversation so far. Be brief and exact; name every hypothesis by its id (h-0003) and every source by its id; say so when the session does not know something. Cite in "references" only sources the hypotheses below cite{{if .Tools}} or your tools returned in this conversation{{end}}, by their ids, with a quote from what they quote{{if .Tools}} or a passage of the tool result{{end}}.
+{{.Tools}}You change nothing yourself. When the message asks for a change, propose in "proposals" the commands that would make it, each with its payload as a JSON object in "args"; the scientist confirms each one or not:
 - refine-goal {"focus": "..."} to concentrate on something, or {"goal": "..."} for a new goal;
 - feedback {"toward": "..."} or {"away": "..."} to explore a direction more, or to leave one aside;
 - add-hypothesis {"title", "statement", "rationale", "testable_predictions": ["..."]} to test the scientist's own idea;
@@ -138,8 +138,37 @@ func Converse(req research.ConverseRequest) Text {
 		"By":          data(oneLine(req.By)),
 		"Message":     data(strings.TrimSpace(req.Message)),
 	})
-	return compose(shared(req.Goal, req.Context), render(converseTask, nil), own)
+	task := render(converseTask, map[string]any{"Tools": converseTools(req.Tooling)})
+	return compose(shared(req.Goal, req.Context), task, own)
 }
+
+// converseTools is what a converse turn that may call tools is told about them: search
+// when the message asks about the literature, cite only what they returned, and that a
+// call needing the scientist's approval is not made in a conversation, since the
+// scientist is waiting for the answer. A turn without tools is told nothing.
+func converseTools(t research.Tooling) string {
+	if !t.On() {
+		return ""
+	}
+	var names []string
+	for _, tool := range t.Tools {
+		names = append(names, tool.Name)
+	}
+	var b strings.Builder
+	b.WriteString("You have tools")
+	if len(names) > 0 {
+		b.WriteString(" (" + strings.Join(names, ", ") + ")")
+	}
+	b.WriteString(": when the message asks about the literature, the evidence or the sources, search with them before you answer, and answer from what they return; for any other message, answer without them. " +
+		`List each source you rely on in "references" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its "quote", and the sentence of your answer it supports as its "claim"; a reference that neither a tool nor the hypotheses below gave counts as invented. ` +
+		ConverseNoApproval + "\n")
+	b.WriteString(ToolDataRule)
+	return b.String()
+}
+
+// ConverseNoApproval is what a converse turn is told of the calls that would wait for the
+// scientist's approval: the scientist is waiting for the answer, so they are not made.
+const ConverseNoApproval = "A call that needs the scientist's approval is not made while they wait for your answer: its result says so; answer with what you have, or propose a review or feedback for the agents to look into it."
 
 func dataLines(lines []string) []string {
 	out := make([]string, len(lines))

@@ -8,7 +8,8 @@ import "encoding/json"
 // ConverseRequest asks the converse agent to answer the scientist's message, knowing the
 // session: its goal and context (the plan, the refinements, the latest meta-review, the
 // scientist's steering), the top of the ranking with their reviews, the tool calls that
-// wait, recent events, and the conversation so far.
+// wait, recent events, and the conversation so far; in a session with tools, the tools it
+// may call and its tool conversation so far (Tooling).
 type ConverseRequest struct {
 	TurnID  string
 	Goal    string
@@ -28,6 +29,9 @@ type ConverseRequest struct {
 	Prompt  string
 	Cache   Cache
 	Seed    int64
+	// Tooling is the tools the turn may call and its conversation so far; zero for a
+	// turn without tools.
+	Tooling Tooling
 }
 
 // Ranked is a hypothesis at its place in the ranking, with its reviews.

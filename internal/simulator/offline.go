@@ -103,6 +103,7 @@ type Simulated interface {
 	MetaReview(ctx context.Context, req research.MetaReviewRequest) (research.MetaReview, research.Usage, error)
 	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
 	Converse(ctx context.Context, req research.ConverseRequest) (research.ConverseAnswer, research.Usage, error)
+	ConverseStep(ctx context.Context, req research.ConverseRequest) (research.Step[research.ConverseAnswer], research.Usage, error)
 }
 
 var _ Simulated = (*Offline)(nil)
@@ -137,7 +138,7 @@ func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[
 	case research.OverviewRequest:
 		return answered(ctx, req, m.Overview)
 	case research.ConverseRequest:
-		return answered(ctx, req, m.Converse)
+		return answeredOrStep(ctx, q, req, m.Converse, m.ConverseStep)
 	}
 	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
 }
