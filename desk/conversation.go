@@ -20,6 +20,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/converse"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
@@ -47,10 +48,30 @@ type ConversationPage struct {
 }
 
 // ConversationTurn is one message: the scientist's, or the session's answer with the
-// commands it proposes. Failed says why the session could not answer it.
+// commands it proposes and the sources it cites. Failed says why the session could not
+// answer it.
 type ConversationTurn struct {
 	ID, From, By, Text, Time, Failed string
 	Proposals                        []Proposal
+	Citations                        []Citation
+}
+
+// Citation is a source an answer cites, with what cosci's check found of its quote.
+type Citation struct {
+	Reference research.Reference
+	Check     research.CitationCheck
+	Flagged   bool
+}
+
+// Flagged counts the turn's citations the check flagged.
+func (t ConversationTurn) Flagged() int {
+	n := 0
+	for _, c := range t.Citations {
+		if c.Flagged {
+			n++
+		}
+	}
+	return n
 }
 
 // Proposal is a command an answer proposes, with its exact effect; nothing changes until
@@ -104,27 +125,57 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 	if err != nil {
 		return ConversationPage{}, err
 	}
+	// The store has what the session's state does not: old messages' texts, and every
+	// answer's citations with what the check found.
+	var want []string
+	for _, m := range v.Messages {
+		if m.TextInStore || m.Role == session.RoleSession {
+			want = append(want, m.ID)
+		}
+	}
+	stored, err := t.st.Messages(ctx, id, want)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	byID := make(map[string]research.Message, len(stored))
+	for _, m := range stored {
+		byID[m.ID] = m
+	}
 	page := ConversationPage{Total: v.Total, Offset: v.Offset}
 	for _, m := range v.Messages {
+		s, found := byID[m.ID]
 		text := m.Text
-		if m.TextInStore {
-			stored, err := t.st.Message(ctx, id, m.ID)
-			switch {
-			case err == nil:
-				text = stored.Text
-			case errors.Is(err, fs.ErrNotExist):
-				text = "(not in the session store)"
-			default:
-				return ConversationPage{}, err
-			}
+		switch {
+		case !m.TextInStore:
+		case found:
+			text = s.Text
+		default:
+			text = "(not in the session store)"
 		}
-		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Text: text, Time: m.Time, Failed: m.Failed}
+		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Text: text, Time: m.Time, Failed: m.Failed, Citations: cited(s)}
 		for _, pr := range m.Proposals {
 			turn.Proposals = append(turn.Proposals, Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By})
 		}
 		page.Turns = append(page.Turns, turn)
 	}
 	return page, nil
+}
+
+// cited is an answer's citations, each with what the check found.
+func cited(m research.Message) []Citation {
+	checks := make(map[string]research.CitationCheck, len(m.Citations))
+	for _, c := range m.Citations {
+		checks[c.ID] = c
+	}
+	var out []Citation
+	for _, r := range m.References {
+		c, ok := checks[r.ID]
+		if !ok {
+			c.Verdict = "unchecked"
+		}
+		out = append(out, Citation{Reference: r, Check: c, Flagged: ok && c.Flagged()})
+	}
+	return out
 }
 
 // stored is a page of a session's conversation from the store.

@@ -68,7 +68,13 @@ func newConversingDesk(t *testing.T) (*testDesk, *fakeTalk) {
 	td.conv = temporalConversation{talk: talk, st: td.st}
 	td.fake.add("s-1", "ada@lab", "tau propagation")
 	td.fake.conversation = map[string]workflows.ConversationView{"s-1": testConversation}
-	if err := td.st.PutMessage(t.Context(), "s-1", research.Message{ID: "m-0002", Role: session.RoleSession, Text: "Microglia clear tau & more."}); err != nil {
+	answer := research.Message{ID: "m-0002", Role: session.RoleSession, Text: "Microglia clear tau & more.",
+		References: []research.Reference{
+			{ID: "10.1000/tau.01", Title: "Microglia and <i>tau</i>", Quote: "microglia engulf tau seeds", Claim: "Microglia clear tau."},
+			{ID: "kim2021", Quote: "microglia always clear tau", Claim: "Clearance is complete."}},
+		Citations: []research.CitationCheck{{ID: "10.1000/tau.01", Verdict: research.CitationVerified},
+			{ID: "kim2021", Verdict: research.CitationAltered, Passage: "microglia partly clear tau", Note: "near the source's words"}}}
+	if err := td.st.PutMessage(t.Context(), "s-1", answer); err != nil {
 		t.Fatal(err)
 	}
 	return td, talk
@@ -87,7 +93,9 @@ func TestConversationOnTheSessionPage(t *testing.T) {
 		{"the owner sees the conversation, the proposals and a confirm for the open one", "ada@lab",
 			[]string{"Why &lt;script&gt;alert(1)&lt;/script&gt; tau?", "Microglia clear tau &amp; more.", "m-0001 · scientist (ada@lab)",
 				"<code>refine-goal</code>", "refine the goal: focus on &#34;microglia &lt;b&gt;&#34;", `value="m-0002.1"`, "Confirm m-0002.1",
-				"explore more: astrocytes", "confirmed by ada@lab", `id="ask"`},
+				"explore more: astrocytes", "confirmed by ada@lab", `id="ask"`,
+				"2 cited, <strong>1 flagged</strong>", "Microglia and &lt;i&gt;tau&lt;/i&gt;", "microglia engulf tau seeds", "cited for: Microglia clear tau.",
+				`class="verdict-verified"`, `class="verdict-altered"`, "the source says: microglia partly clear tau"},
 			[]string{"<script>alert", "Confirm m-0002.2", "microglia <b>"}},
 		{"a reader sees it, with no form", "bob@lab",
 			[]string{"Why &lt;script&gt;", "Microglia clear tau &amp; more.", "refine the goal", "proposed"},

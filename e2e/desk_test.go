@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -337,13 +338,13 @@ func TestDeskInABrowser(t *testing.T) {
 		t.Errorf("the report ada downloads: %.200q (%v)", report, err)
 	}
 
-	// A session whose literature searches wait for her: she sees a call with its whole
+	// A session whose literature fetches wait for her: she sees a call with its whole
 	// arguments, and approves it.
 	ada.do("start a grounded session", chromedp.Navigate(desk+"/sessions"),
 		chromedp.SetValue(chromedp.CSS(`textarea[name="goal"]`), "Which mechanisms slow tau propagation in early Alzheimer's disease"),
 		chromedp.SetValue(chromedp.CSS(`input[name="max_hypotheses"]`), "4"),
 		chromedp.SetValue(chromedp.CSS(`input[name="tools"]`), "literature.search, literature.fetch"),
-		chromedp.SetValue(chromedp.CSS(`input[name="approve_tools"]`), "literature.search"),
+		chromedp.SetValue(chromedp.CSS(`input[name="approve_tools"]`), "literature.fetch"),
 		chromedp.Click(chromedp.CSS("#start-session")), chromedp.WaitVisible(chromedp.CSS("#session-id")))
 	grounded := ada.text("#session-id")
 	t.Cleanup(func() { terminateIfRunning(t, grounded) })
@@ -369,6 +370,14 @@ func TestDeskInABrowser(t *testing.T) {
 		waiting, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#waiting h3")).map(h => h.textContent).join("|")`))
 		return !strings.Contains("|"+waiting+"|", "|"+callID+":"), err
 	})
+
+	// She asks it about the literature: it searches (a fetch, which would wait for her, is
+	// not made in a conversation), and its answer's citations show what the check found.
+	ask("What does the literature say about microglia?")
+	cited, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#conversation details.cited")).map(d => d.textContent).join("|")`))
+	if err != nil || !strings.Contains(cited, "cited") || !regexp.MustCompile(`\b(verified|altered|contradicted|unsupported|invented)\b`).MatchString(cited) {
+		t.Errorf("the answer about the literature shows its citations as %q (%v); want them with their verdicts\n%s", cited, err, ada.page())
+	}
 }
 
 // refinedIn waits for session id's history to record a refine-goal confirmed in the
