@@ -378,6 +378,13 @@ func TestDeskInABrowser(t *testing.T) {
 	if err != nil || !strings.Contains(cited, "cited") || !regexp.MustCompile(`\b(verified|altered|contradicted|unsupported|invented)\b`).MatchString(cited) {
 		t.Errorf("the answer about the literature shows its citations as %q (%v); want them with their verdicts\n%s", cited, err, ada.page())
 	}
+	if os.Getenv("COSCI_DESK_SCREENSHOTS") != "" {
+		if _, err := chromedp.Run(ada.ctx, chromedp.Evaluate[bool](`document.querySelectorAll("details.cited").forEach(d => d.open = true);
+			document.querySelector("#conversation details.cited").closest(".turn").scrollIntoView(); true`)); err != nil {
+			t.Fatal(err)
+		}
+		ada.screenshot("desk-cited.png")
+	}
 }
 
 // refinedIn waits for session id's history to record a refine-goal confirmed in the
