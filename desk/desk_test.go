@@ -590,4 +590,12 @@ func TestTreeBeforeTheFirstCheckpoint(t *testing.T) {
 			t.Errorf("the tree of %s shows a goal unescaped", id)
 		}
 	}
+	// Bob's fork of ada's session: ada's tree names it, and shows nothing else of it.
+	td.fake.add("s-bob", "bob@lab", "tau propagation, bob's secret angle")
+	td.fake.from["s-bob"] = Row{Parent: "s-root", Relation: lineage.Fork}
+	code, body := td.do(t, "ada@lab", "GET", "/s/s-root/tree", nil)
+	if code != 200 || !strings.Contains(body, "s-bob <span class=\"tag\">fork</span> · <span class=\"hint\">not shared with you</span>") ||
+		strings.Contains(body, "secret angle") || strings.Contains(body, `href="/s/s-bob"`) {
+		t.Errorf("ada's tree (%d) shows bob's fork beyond its id:\n%s", code, body)
+	}
 }

@@ -439,8 +439,8 @@ func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// tree is the session's lineage, from the session index: its root and every session
-// started from it (continued, forked, subagents).
+// tree is the session's lineage: its root and every session started from it (continued,
+// forked, subagents); of those the signed-in person may not read, only the id.
 func (d *desk) tree(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	who, _, ok := d.allowed(w, r, id, access.ActRead)

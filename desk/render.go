@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -51,7 +52,7 @@ func newSessionID(goal string, sealed bool) string {
 // lineage is the tree of id's sessions: up to its root, then down through every session
 // started from it. The session index has the sessions from their first checkpoint on;
 // Temporal's list adds those that have none yet (a fork started a minute ago).
-func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*store.Tree, error) {
+func (d *desk) lineage(r *http.Request, id string, who auth.Who) (*node, error) {
 	rows, err := d.st.Sessions(r.Context())
 	if err != nil {
 		return nil, err
@@ -70,10 +71,39 @@ func (d *desk) lineage(r *http.Request, id string, _ auth.Who) (*store.Tree, err
 				Goal: l.Goal, ScientistID: l.Scientist, Hypotheses: int(l.Hypotheses)})
 		}
 	}
-	if t, ok := store.Lineage(rows, id); ok {
-		return t, nil
+	t, ok := store.Lineage(rows, id)
+	if !ok {
+		t = &store.Tree{Summary: store.Summary{SessionID: id}} // known to neither yet: a tree of one
 	}
-	return &store.Tree{Summary: store.Summary{SessionID: id}}, nil // known to neither yet: a tree of one
+	return d.readable(r, t, who)
+}
+
+// node is a session of a tree as the desk shows it: Hidden, with its id alone, when the
+// signed-in person may not read it (another scientist's fork, not shared with them).
+type node struct {
+	store.Summary
+	Hidden   bool
+	Children []*node
+}
+
+// readable is t with what who may not read hidden.
+func (d *desk) readable(r *http.Request, t *store.Tree, who auth.Who) (*node, error) {
+	rec, err := d.record(r.Context(), t.SessionID, t.ScientistID)
+	if err != nil {
+		return nil, err
+	}
+	n := &node{Summary: t.Summary}
+	if !access.Decide(who.Identity, rec, access.ActRead).Allowed {
+		n.Summary, n.Hidden = store.Summary{SessionID: t.SessionID, Relation: t.Relation}, true
+	}
+	for _, c := range t.Children {
+		k, err := d.readable(r, c, who)
+		if err != nil {
+			return nil, err
+		}
+		n.Children = append(n.Children, k)
+	}
+	return n, nil
 }
 
 // treeListed is how many of Temporal's newest sessions the tree looks through for those
