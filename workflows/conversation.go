@@ -2,10 +2,11 @@ package workflows
 
 // The conversation with the session: the scientist asks (the ask update), the converse
 // agent answers from what the session knows (and, in a session with tools, what they
-// return: converse) and proposes the commands a request calls for, and nothing changes until the scientist confirms a proposal (the confirm update),
-// which then goes through the same check and apply as any command. The workflow keeps the
-// messages' ids, who wrote them and the proposals' status; the texts are in the store,
-// and this run keeps the latest in memory for the conversation query.
+// return: converse) and proposes the commands a request calls for, and nothing changes
+// until the scientist confirms a proposal (the confirm update), which then goes through
+// the same check and apply as any command. The workflow keeps the messages' ids, who
+// wrote them and the proposals' status; the texts are in the store, and this run keeps
+// the latest in memory for the conversation query.
 
 import (
 	"fmt"
