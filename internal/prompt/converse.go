@@ -150,15 +150,8 @@ func converseTools(t research.Tooling) string {
 	if !t.On() {
 		return ""
 	}
-	var names []string
-	for _, tool := range t.Tools {
-		names = append(names, tool.Name)
-	}
 	var b strings.Builder
-	b.WriteString("You have tools")
-	if len(names) > 0 {
-		b.WriteString(" (" + strings.Join(names, ", ") + ")")
-	}
+	b.WriteString(youHaveTools(t))
 	b.WriteString(": when the message asks about the literature, the evidence or the sources, search with them before you answer, and answer from what they return; for any other message, answer without them. " +
 		`List each source you rely on in "references" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its "quote", and the sentence of your answer it supports as its "claim"; a reference that neither a tool nor the hypotheses below gave counts as invented. ` +
 		ConverseNoApproval + "\n")

@@ -55,21 +55,26 @@ func Grounded(schema json.RawMessage) json.RawMessage {
 	return json.RawMessage(s[:i] + ",\n" + referencesProperty + s[i:k] + `, "references"` + s[k:])
 }
 
+// youHaveTools opens what a turn that may call tools is told about them: their names.
+func youHaveTools(t research.Tooling) string {
+	var names []string
+	for _, tool := range t.Tools {
+		names = append(names, tool.Name)
+	}
+	if len(names) == 0 {
+		return "You have tools"
+	}
+	return "You have tools (" + strings.Join(names, ", ") + ")"
+}
+
 // grounding is what a turn that may call tools is told about them: ground what it writes
 // (what) in what they return, and cite only that. A turn without tools is told nothing.
 func grounding(t research.Tooling, what string) string {
 	if !t.On() {
 		return ""
 	}
-	var names []string
-	for _, tool := range t.Tools {
-		names = append(names, tool.Name)
-	}
 	var b strings.Builder
-	b.WriteString("\nYou have tools")
-	if len(names) > 0 {
-		b.WriteString(" (" + strings.Join(names, ", ") + ")")
-	}
+	b.WriteString("\n" + youHaveTools(t))
 	b.WriteString(": search the literature with them before you answer, and ground " + what + " in what they return. " +
 		"List each source you rely on in \"references\" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its \"quote\" (a search hit's snippet, a fetched record's abstract; never another source's), and the sentence of your answer it supports as its \"claim\". " +
 		"Cite only sources a tool returned in this conversation: a reference no tool returned counts as invented and is held against " + what + ". " +
