@@ -25,13 +25,7 @@ type Client struct{ C client.Client }
 // Ask sends the scientist's message to session id and waits for the answer. A session
 // that has ended answers from its final state, through the EndedConversation workflow.
 func (c Client) Ask(ctx context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error) {
-	var ans workflows.AskAnswer
-	h, err := c.C.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: workflows.Ask, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		err = h.Get(ctx, &ans)
-	}
+	ans, err := update[workflows.AskAnswer](ctx, c.C, id, workflows.Ask, req)
 	if !Ended(err) {
 		return ans, err
 	}
@@ -56,15 +50,21 @@ var ErrEnded = errors.New("confirm: " + activities.EndedReason + "; nothing can 
 // Confirm applies one proposal of an answer as req.By's command. It returns ErrEnded if
 // the session has ended.
 func (c Client) Confirm(ctx context.Context, id string, req workflows.ConfirmRequest) (workflows.ConfirmAnswer, error) {
-	var ans workflows.ConfirmAnswer
-	h, err := c.C.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: workflows.Confirm, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	ans, err := update[workflows.ConfirmAnswer](ctx, c.C, id, workflows.Confirm, req)
+	if Ended(err) {
+		return ans, ErrEnded
+	}
+	return ans, err
+}
+
+// update sends session id the update name with arg, and waits for its answer.
+func update[T any](ctx context.Context, c client.Client, id, name string, arg any) (T, error) {
+	var ans T
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = h.Get(ctx, &ans)
-	}
-	if Ended(err) {
-		return ans, ErrEnded
 	}
 	return ans, err
 }
