@@ -416,16 +416,7 @@ var queryRequests = regexp.MustCompile(`(?m)^service_requests(?:_total)?\{([^}]*
 // serverMetricsText is the dev server's metrics page, as Prometheus scrapes it.
 func serverMetricsText(b *testing.B) []byte {
 	b.Helper()
-	resp, err := http.Get(serverMetrics)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	text, err := io.ReadAll(resp.Body)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return text
+	return []byte(scrape(b, serverMetrics).text)
 }
 
 // metricsFlush is how long the dev server may take to count a request in its metrics:

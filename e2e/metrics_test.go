@@ -121,7 +121,7 @@ type scraped struct {
 	text     string
 }
 
-func scrape(t *testing.T, url string) scraped {
+func scrape(t testing.TB, url string) scraped {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
