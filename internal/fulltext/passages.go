@@ -48,6 +48,16 @@ const sectionReferences = "references"
 
 var numbering = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|[IVXivx]+\.|[A-H]\.)\s+`)
 
+// SectionNamed is the section a name or heading names ("Materials and methods",
+// "2. Results"), if any.
+func SectionNamed(s string) (string, bool) {
+	name, ok := headingOf(s)
+	if name == sectionReferences {
+		return "", false
+	}
+	return name, ok
+}
+
 // headingOf is the section a line opens, if it is a heading.
 func headingOf(s string) (string, bool) {
 	if len(s) > 60 {

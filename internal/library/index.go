@@ -50,10 +50,12 @@ func openShards(dir string) ([]bleve.Index, error) {
 	return out, nil
 }
 
-func createShards(dir string) ([]bleve.Index, error) {
+func createShards(dir string) ([]bleve.Index, error) { return createShardsWith(dir, indexMapping()) }
+
+func createShardsWith(dir string, m mapping.IndexMapping) ([]bleve.Index, error) {
 	var out []bleve.Index
 	for i := range shards {
-		idx, err := bleve.New(filepath.Join(dir, strconv.Itoa(i)), indexMapping())
+		idx, err := bleve.New(filepath.Join(dir, strconv.Itoa(i)), m)
 		if err != nil {
 			closeAll(out)
 			return nil, fmt.Errorf("create the index in %s: %w", dir, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,12 @@ type Limits struct {
 	// Reports is how many skipped or cut entries one file names; the rest are counted
 	// in one last line.
 	Reports int
+
+	// TextTimeout and TextMemory cap reading one full text: the time, and the address
+	// space of the PDF extractor (fulltext.Limits; zero: its defaults). FileBytes caps
+	// a full text's size as it caps an export's.
+	TextTimeout time.Duration
+	TextMemory  int64
 }
 
 // DefaultLimits are generous for honest exports. An export of 64 MiB holds some 35,000
