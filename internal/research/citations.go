@@ -117,6 +117,7 @@ const (
 	PlantedSpliced     = "spliced"      // two passages joined as one
 	PlantedOwnText     = "own-text"     // the citing text's own words quoted as the source's
 	PlantedIrrelevant  = "irrelevant"   // verbatim, cited for a claim it does not support
+	PlantedWrongPage   = "wrong-page"   // a passage of a full text quoted word for word, cited at another page
 )
 
 // PlantedHonest says whether a planted kind is an honest citation.

@@ -6,8 +6,8 @@ package simulator
 // word for word, or let its case, spacing, punctuation and hyphenation drift, or leave a
 // marked middle out; dishonest ones are what real models do: an invented or near-miss id,
 // a quote of another record, a passage with its negation, a number or a direction
-// changed, two passages spliced, the citing text's own words, or a true quote cited for
-// a claim it does not support.
+// changed, two passages spliced, the citing text's own words, a true quote cited for a
+// claim it does not support, or a true quote of a full text cited at another page.
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ var (
 	dishonestKinds = []string{
 		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
 		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
-		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant,
+		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant, research.PlantedWrongPage,
 	}
 	// easyKinds are what Offline plants when Plant is nil: quotes word for word, and
 	// made-up ones any check catches (an id no tool returned, the citing text's own
@@ -94,7 +94,7 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 // text); false when s does not allow that kind (no sentence with a number to change, no
 // other record to quote, ...).
 func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
-	c := plantedRef{Cited: prompt.Cited{ID: s.id}, kind: kind}
+	c := plantedRef{Cited: prompt.Cited{ID: s.id, Passage: s.passage}, kind: kind}
 	if len(claims) == 0 {
 		return c, false // the parser refuses a reference without its claim
 	}
@@ -108,9 +108,9 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 	case research.PlantedElided:
 		c.Quote = elide(rng, ss)
 	case research.PlantedInventedID:
-		c.ID, c.Quote = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text)
+		c.ID, c.Quote, c.Passage = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text), ""
 	case research.PlantedNearMissID:
-		c.ID, c.Quote = nearMiss(rng, s.id), sentence(rng, s.text)
+		c.ID, c.Quote, c.Passage = nearMiss(rng, s.id), sentence(rng, s.text), ""
 		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return citecheck.MatchID(o.id, c.ID) }) {
 			return c, false
 		}
@@ -140,6 +140,23 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		c.Quote = c.Claim
 		if holds(s.text, c.Quote) {
 			return c, false
+		}
+	case research.PlantedWrongPage:
+		// A true quote of one passage, cited at another page of the same paper.
+		var others []source
+		for _, o := range r.sources {
+			if s.passage != "" && o.id == s.id && o.passage != "" && o.page != s.page {
+				others = append(others, o)
+			}
+		}
+		if len(others) == 0 {
+			return c, false
+		}
+		c.Quote, c.Passage = sentence(rng, s.text), others[rng.IntN(len(others))].passage
+		for _, o := range others {
+			if o.passage == c.Passage && holds(o.text, c.Quote) {
+				return c, false
+			}
 		}
 	default:
 		return c, false
