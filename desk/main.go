@@ -51,6 +51,7 @@ type options struct {
 	policy, adminGroup, scientistGroup string
 	localUser                          string
 	proxies                            list
+	library                            string
 }
 
 type list []string
@@ -73,6 +74,7 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.StringVar(&o.adminGroup, "admin-group", "", "a group whose members are admins (besides --policy)")
 	fs.StringVar(&o.scientistGroup, "scientist-group", "", "a group whose members are scientists (besides --policy)")
 	fs.Var(&o.proxies, "trusted-proxy", "an address or CIDR prefix of the authenticating proxy, whose headers are believed (auth proxy); repeat for several")
+	fs.StringVar(&o.library, "library", "", "the lab's library folder, as the literature server reads it: the PDFs sessions cite are served from it at their page to those who may read the session (default: quotes link to their DOIs)")
 	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
@@ -213,6 +215,9 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.sealed = keys != nil
+	if d.library, err = openLibrary(o.library); err != nil {
+		return err
+	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
 	l, err := net.Listen("tcp", o.listen)
 	if err != nil {

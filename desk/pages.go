@@ -218,6 +218,11 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	conv, convErr := d.conv.Page(ctx, id, live, convAt)
+	for _, turn := range conv.Turns {
+		for i := range turn.Citations {
+			turn.Citations[i].Cite = d.citeOf(id, "m/"+turn.ID, i, turn.Citations[i].Reference)
+		}
+	}
 	convEnd := conv.Offset + len(conv.Turns)
 	data := map[string]any{
 		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
@@ -269,7 +274,11 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry})
+	cites := make([]cite, len(h.References))
+	for i, ref := range h.References {
+		cites[i] = d.citeOf(id, "h/"+hid, i, ref)
+	}
+	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry, "Cites": cites})
 }
 
 // command sends one of the scientist's commands, from its form, with the same checks as
