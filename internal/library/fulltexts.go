@@ -56,7 +56,6 @@ type textFile struct {
 type indexedDoc struct {
 	Digest string   `json:"digest"`
 	IDs    []string `json:"ids"` // the passages' ids, without the reference's
-	Year   int      `json:"year,omitempty"`
 }
 
 // Text is what the library knows of a reference's full text.
@@ -227,6 +226,7 @@ func (l *Library) readTexts(ctx context.Context, paths []string) ([]string, erro
 	type job struct {
 		path string
 		info os.FileInfo
+		old  *textFile // what the state said of it: read here, before the workers write the state
 	}
 	var jobs []job
 	for _, p := range paths {
@@ -239,7 +239,7 @@ func (l *Library) readTexts(ctx context.Context, paths []string) ([]string, erro
 		if old != nil && old.Size == info.Size() && old.Mod == info.ModTime().UnixNano() && old.Digest != "" {
 			continue // unchanged, by size and time
 		}
-		jobs = append(jobs, job{p, info})
+		jobs = append(jobs, job{p, info, old})
 	}
 	if len(jobs) == 0 {
 		return nil, nil
@@ -256,7 +256,7 @@ func (l *Library) readTexts(ctx context.Context, paths []string) ([]string, erro
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				tf, changed, err := l.readText(ctx, j.path, j.info)
+				tf, changed, err := l.readText(ctx, j.path, j.info, j.old)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -280,11 +280,10 @@ func (l *Library) readTexts(ctx context.Context, paths []string) ([]string, erro
 	return read, failed
 }
 
-// readText reads one file that is new or changed by size or time: by digest first, then
-// its text, which it stores under its digest. It returns nil for a file to try again
+// readText reads one file that is new or changed by size or time (old is what the state
+// said of it): by digest first, then its text, which it stores under its digest. It returns nil for a file to try again
 // later (no PDF extractor installed), and whether the text changed.
-func (l *Library) readText(ctx context.Context, path string, info os.FileInfo) (*textFile, bool, error) {
-	old := l.text.Files[path]
+func (l *Library) readText(ctx context.Context, path string, info os.FileInfo, old *textFile) (*textFile, bool, error) {
 	tf := &textFile{Size: info.Size(), Mod: info.ModTime().UnixNano()}
 	if info.Size() > l.limits.FileBytes {
 		tf.Problem = fmt.Sprintf("not read: it is %s, over the cap of %s on one file (literature --max-file-mb)", bytesText(info.Size()), bytesText(l.limits.FileBytes))

@@ -15,7 +15,7 @@ import (
 	papers "github.com/cosci-dev/cosci/internal/fulltext/fixture"
 )
 
-func needPDFText(t *testing.T) {
+func needPDFText(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Fatal("pdftotext is not installed: run make test, which installs Debian's poppler-utils, or apt-get install poppler-utils")
@@ -84,7 +84,7 @@ func TestFixtureFullTexts(t *testing.T) {
 
 // countingPDFText is a pdftotext that notes each run in a file: how the tests see which
 // files the library read again.
-func countingPDFText(t *testing.T) (string, func() int) {
+func countingPDFText(t testing.TB) (string, func() int) {
 	t.Helper()
 	real, err := exec.LookPath("pdftotext")
 	if err != nil {

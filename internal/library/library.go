@@ -60,7 +60,7 @@ type Library struct {
 	texts       map[string]Text  // by reference id; guarded by mu
 	textSkipped []Skipped        // guarded by mu
 	cacheMu     sync.Mutex
-	docCache    map[string]fulltext.Document
+	headers     map[string]cachedHeader // stored texts' headers, by digest
 }
 
 // Options are how a library is opened: the caps on what it reads, and where else its
@@ -134,7 +134,7 @@ func OpenWith(path, indexDir string, logger *slog.Logger, opts Options) (*Librar
 		return nil, fmt.Errorf("index directory: %w", err)
 	}
 	l := &Library{path: path, indexDir: indexDir, logger: logger, limits: lim.orDefaults(), files: map[string]*fileState{}, indexed: map[string]string{},
-		docCache: map[string]fulltext.Document{}}
+		headers: map[string]cachedHeader{}}
 	l.reader = fulltext.Reader{PDFTextPath: opts.PDFText, Limits: fulltext.Limits{
 		FileBytes: l.limits.FileBytes, Timeout: l.limits.TextTimeout, MemoryBytes: l.limits.TextMemory}}
 	for _, d := range opts.Texts {

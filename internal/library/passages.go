@@ -58,7 +58,11 @@ func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]P
 	if n < globalPassagesBelow {
 		ctx = context.WithValue(ctx, bsearch.SearchTypeKey, bsearch.GlobalScoring)
 	}
-	res, err := l.pidx.SearchInContext(ctx, bleve.NewSearchRequestOptions(withYears(m, q), q.Passages*3, 0, false))
+	want := q.Passages * 3
+	if q.YearFrom > 0 || q.YearTo > 0 {
+		want = q.Passages * 20 // filtered by year below
+	}
+	res, err := l.pidx.SearchInContext(ctx, bleve.NewSearchRequestOptions(m, want, 0, false))
 	if err != nil {
 		return nil, fmt.Errorf("search the full texts: %w", err)
 	}
@@ -72,18 +76,20 @@ func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]P
 		if !ok || per[source] == perSource {
 			continue
 		}
-		r, t, doc, ok := l.textOf(source)
+		l.mu.RLock()
+		r, ok := l.refs[source]
+		t, has := l.texts[source]
+		l.mu.RUnlock()
+		if !ok || !has || q.YearFrom > 0 && r.Year < q.YearFrom || q.YearTo > 0 && (r.Year == 0 || r.Year > q.YearTo) {
+			continue
+		}
+		p, ok := l.passage(t.Digest, place)
 		if !ok {
 			continue // changed since: the next Refresh indexes it again
 		}
-		for _, p := range doc.Passages {
-			if p.ID == place {
-				p.ID = PassageID(r.ID, p.ID)
-				out = append(out, PassageHit{Reference: r, Passage: p, File: t.Name, Score: h.Score})
-				per[source]++
-				break
-			}
-		}
+		p.ID = PassageID(r.ID, p.ID)
+		out = append(out, PassageHit{Reference: r, Passage: p, File: t.Name, Score: h.Score})
+		per[source]++
 	}
 	return out, nil
 }

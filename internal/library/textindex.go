@@ -1,7 +1,6 @@
 package library
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,86 +19,20 @@ import (
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
-// The full texts' passages: each file's text stored once under its digest (gzipped JSON
-// in texts/), and an index of every reference's passages (bleve shards in
+// The full texts' passages: each file's text stored once under its digest (texts/,
+// textstore.go), and an index of every reference's passages (bleve shards in
 // bleve-passages/, the text analysed as the references' abstracts are, nothing stored),
 // brought up to date by Refresh for the references whose text changed.
 
-func (l *Library) textsDir() string { return filepath.Join(l.indexDir, "texts") }
-
-func (l *Library) textPath(digest string) string {
-	return filepath.Join(l.textsDir(), digest+".json.gz")
-}
-
-// storeText keeps a file's text under its digest.
-func (l *Library) storeText(digest string, doc fulltext.Document) error {
-	if err := os.MkdirAll(l.textsDir(), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(l.textsDir(), ".text-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	z := gzip.NewWriter(tmp)
-	if err := json.NewEncoder(z).Encode(doc); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := z.Close(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), l.textPath(digest))
-}
-
-// storedText is the text kept under a digest.
-func (l *Library) storedText(digest string) (fulltext.Document, bool) {
-	l.cacheMu.Lock()
-	if d, ok := l.docCache[digest]; ok {
-		l.cacheMu.Unlock()
-		return d, true
-	}
-	l.cacheMu.Unlock()
-	f, err := os.Open(l.textPath(digest))
-	if err != nil {
-		return fulltext.Document{}, false
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return fulltext.Document{}, false
-	}
-	var d fulltext.Document
-	if json.NewDecoder(z).Decode(&d) != nil {
-		return fulltext.Document{}, false
-	}
-	l.cacheMu.Lock()
-	if len(l.docCache) >= docCacheSize {
-		clear(l.docCache)
-	}
-	l.docCache[digest] = d
-	l.cacheMu.Unlock()
-	return d, true
-}
-
-// docCacheSize is how many texts searches keep decoded.
-const docCacheSize = 256
-
-// passageMapping indexes a passage's words and its reference's year, and stores nothing:
-// the texts are in texts/.
+// passageMapping indexes a passage's words and stores nothing: the texts are in texts/,
+// and a search bounded by years filters the passages by their references' years, which
+// the library holds (a numeric field would index a dozen terms a passage).
 func passageMapping() *mapping.IndexMappingImpl {
 	text := bleve.NewTextFieldMapping()
 	text.Analyzer = en.AnalyzerName
 	text.Store, text.IncludeTermVectors, text.IncludeInAll, text.DocValues = false, false, false, false
-	year := bleve.NewNumericFieldMapping()
-	year.Store, year.IncludeInAll, year.DocValues = false, false, false
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
-	doc.AddFieldMappingsAt("year", year)
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = en.AnalyzerName
@@ -109,8 +42,7 @@ func passageMapping() *mapping.IndexMappingImpl {
 }
 
 type passageDoc struct {
-	Text string  `json:"text"`
-	Year float64 `json:"year,omitempty"`
+	Text string `json:"text"`
 }
 
 func (l *Library) textStatePath() string { return filepath.Join(l.indexDir, "fulltext.json") }
@@ -220,11 +152,7 @@ func (l *Library) refreshTexts(refs []Reference, ch *Changes) error {
 		tf := l.text.Files[p]
 		texts[id] = Text{Path: p, Name: l.textName(p), Digest: tf.Digest, Kind: fulltext.KindOf(p), Pages: tf.Pages, NoText: tf.NoText, Count: tf.Passages}
 	}
-	years := map[string]int{}
-	for _, r := range refs {
-		years[r.ID] = r.Year
-	}
-	changed, err := l.reindexTexts(texts, years, ch)
+	changed, err := l.reindexTexts(texts, ch)
 	if err != nil {
 		return err
 	}
@@ -242,28 +170,14 @@ func (l *Library) refreshTexts(refs []Reference, ch *Changes) error {
 }
 
 // reindexTexts brings the passage index to texts: the passages of each reference whose
-// text (or year) changed indexed again, those of references without a text any more
-// deleted.
-func (l *Library) reindexTexts(texts map[string]Text, years map[string]int, ch *Changes) (bool, error) {
-	batches := make([]*bleve.Batch, len(l.pshards))
-	for i, s := range l.pshards {
-		batches[i] = s.NewBatch()
-	}
-	flush := func(i int) error {
-		if batches[i].Size() == 0 {
-			return nil
-		}
-		if err := l.pshards[i].Batch(batches[i]); err != nil {
-			return fmt.Errorf("index passages: %w", err)
-		}
-		batches[i].Reset()
-		return nil
-	}
+// text changed indexed again, those of references without a text any more deleted.
+func (l *Library) reindexTexts(texts map[string]Text, ch *Changes) (bool, error) {
+	b := newShardBatches(l.pshards, passageBatch/shards, "index passages")
 	changed := false
 	drop := func(id string) {
 		i := shardOf(id)
 		for _, pid := range l.text.Indexed[id].IDs {
-			batches[i].Delete(id + "#" + pid)
+			b.delete(i, id+"#"+pid)
 		}
 		delete(l.text.Indexed, id)
 		changed = true
@@ -281,7 +195,7 @@ func (l *Library) reindexTexts(texts map[string]Text, years map[string]int, ch *
 	slices.Sort(ids)
 	for _, id := range ids {
 		t := texts[id]
-		if old, ok := l.text.Indexed[id]; ok && old.Digest == t.Digest && old.Year == years[id] {
+		if old, ok := l.text.Indexed[id]; ok && old.Digest == t.Digest {
 			continue
 		}
 		doc, ok := l.storedText(t.Digest)
@@ -295,27 +209,21 @@ func (l *Library) reindexTexts(texts map[string]Text, years map[string]int, ch *
 		i := shardOf(id)
 		var pids []string
 		for _, p := range doc.Passages {
-			if err := batches[i].Index(id+"#"+p.ID, passageDoc{Text: p.Text, Year: float64(years[id])}); err != nil {
+			if err := b.index(i, id+"#"+p.ID, passageDoc{Text: p.Text}); err != nil {
 				return changed, fmt.Errorf("index passages of %s: %w", id, err)
 			}
 			pids = append(pids, p.ID)
 		}
-		l.text.Indexed[id] = indexedDoc{Digest: t.Digest, IDs: pids, Year: years[id]}
+		l.text.Indexed[id] = indexedDoc{Digest: t.Digest, IDs: pids}
 		ch.TextsIndexed++
 		changed = true
-		if batches[i].Size() >= reindexBatch/shards {
-			if err := flush(i); err != nil {
-				return changed, err
-			}
-		}
 	}
-	for i := range batches {
-		if err := flush(i); err != nil {
-			return changed, err
-		}
-	}
-	return changed, nil
+	return changed, b.flush()
 }
+
+// passageBatch is how many passages go into the index at once: passages are short, and
+// larger batches make fewer segments for bleve to merge.
+const passageBatch = 20000
 
 // pruneTexts removes the stored texts no file has any more.
 func (l *Library) pruneTexts() {
@@ -325,7 +233,7 @@ func (l *Library) pruneTexts() {
 	}
 	entries, _ := os.ReadDir(l.textsDir())
 	for _, e := range entries {
-		if d, ok := strings.CutSuffix(e.Name(), ".json.gz"); ok && !keep[d] {
+		if d, ok := strings.CutSuffix(e.Name(), ".txt"); ok && !keep[d] {
 			os.Remove(filepath.Join(l.textsDir(), e.Name()))
 		}
 	}
