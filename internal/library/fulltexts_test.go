@@ -70,6 +70,12 @@ func TestFixtureFullTexts(t *testing.T) {
 			t.Errorf("%d passages of %s", per[p.ID], p.ID)
 		}
 	}
+	// A word no passage holds does not empty the results: the passages holding every word
+	// come first, then those holding some.
+	res, err = l.Search(context.Background(), Query{Text: "exosome inhibition seeding dentate gyrus quokka"})
+	if err != nil || len(res.Passages) == 0 || res.Passages[0].Passage.ID != "10.5555/cosci.tau.001#p1.13" {
+		t.Errorf("a query with a word no passage holds: %+v, %v", res.Passages, err)
+	}
 	// Years bound passages as they bound references.
 	res, err = l.Search(context.Background(), Query{Text: "exosome inhibition GW4869", YearTo: 2020})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
@@ -43,9 +44,12 @@ func SplitPassageID(id string) (source, passage string, ok bool) {
 	return id[:i], id[i+1:], true
 }
 
+// searchPassages finds the best passages: first those that hold every word of the query
+// (ranked by BM25), then, when they are too few, those that hold some. Most queries name
+// what a passage must hold, and the first search is also the cheap one: the words' postings
+// intersected, where a passage holding any word of a query of common words would make
+// bleve score most of the library.
 func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]PassageHit, error) {
-	m := bleve.NewMatchQuery(text)
-	m.SetField("text")
 	l.mu.RLock()
 	n := 0
 	for _, t := range l.texts {
@@ -62,13 +66,29 @@ func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]P
 	if q.YearFrom > 0 || q.YearTo > 0 {
 		want = q.Passages * 20 // filtered by year below
 	}
-	res, err := l.pidx.SearchInContext(ctx, bleve.NewSearchRequestOptions(m, want, 0, false))
-	if err != nil {
-		return nil, fmt.Errorf("search the full texts: %w", err)
+	var hits bsearch.DocumentMatchCollection
+	seen := map[string]bool{}
+	for _, op := range []query.MatchQueryOperator{query.MatchQueryOperatorAnd, query.MatchQueryOperatorOr} {
+		m := bleve.NewMatchQuery(text)
+		m.SetField("text")
+		m.SetOperator(op)
+		res, err := l.pidx.SearchInContext(ctx, bleve.NewSearchRequestOptions(m, want, 0, false))
+		if err != nil {
+			return nil, fmt.Errorf("search the full texts: %w", err)
+		}
+		for _, h := range res.Hits {
+			if !seen[h.ID] {
+				seen[h.ID] = true
+				hits = append(hits, h)
+			}
+		}
+		if len(hits) >= want {
+			break
+		}
 	}
 	var out []PassageHit
 	per := map[string]int{}
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		if len(out) == q.Passages {
 			break
 		}
