@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -305,8 +306,9 @@ func TestGroundedEndToEnd(t *testing.T) {
 		t.Errorf("no call's summary reads \"search literature: ...\": %v", summaries)
 	}
 
-	// The hypotheses cite the library, with its details; the report lists them.
-	grounded := 0
+	// The hypotheses cite the library, with its details, some at a page of its full texts;
+	// the report lists them, and shows the page beside the quote.
+	grounded, atPage := 0, 0
 	for hid, h := range storedHypotheses(t, storeDir, id) {
 		for _, r := range h.References {
 			if r.Source != "" && !r.Fabricated {
@@ -314,11 +316,20 @@ func TestGroundedEndToEnd(t *testing.T) {
 				if r.Title == "" || r.Year == 0 {
 					t.Errorf("%s cites %s without the library's details: %+v", hid, r.ID, r)
 				}
+				if r.Passage != "" && r.Page > 0 {
+					atPage++
+					if !strings.HasPrefix(r.Passage, r.ID+"#p") || r.Section == "" || r.File == "" {
+						t.Errorf("%s cites %s at a passage without its place: %+v", hid, r.ID, r)
+					}
+				}
 			}
 		}
 	}
 	if grounded == 0 {
 		t.Fatal("no hypothesis cites the library")
+	}
+	if atPage == 0 {
+		t.Error("no hypothesis cites a passage of the library's full texts with its page")
 	}
 	st, err := store.Open(context.Background(), storeDir)
 	if err != nil {
@@ -328,6 +339,9 @@ func TestGroundedEndToEnd(t *testing.T) {
 	report, err := st.Report(context.Background(), id)
 	if err != nil || !strings.Contains(string(report), "10.5555/cosci.") {
 		t.Errorf("the report does not list the references (%v)", err)
+	}
+	if atPage > 0 && !regexp.MustCompile(`\n  > .* — \[p\. \d+, [A-Z][a-z]+\]\(https://doi\.org/10\.5555/cosci\.`).Match(report) {
+		t.Error("the report shows no quote with its page and section beside it")
 	}
 	// The literature server the second worker started was started again after it died.
 	if n := literatureConnections(t, second); n < 2 {
