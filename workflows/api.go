@@ -97,14 +97,20 @@ const (
 // AskRequest is the scientist's message (at most session.MaxAskLength characters) and who
 // writes it.
 type AskRequest struct {
-	Text string `json:"text"`
-	By   string `json:"by,omitempty"`
+	Text  string `json:"text"`
+	By    string `json:"by,omitempty"`
+	BySig string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
 }
 
 // ConfirmRequest names the proposal to apply ("m-0004.1") and who confirms it.
 type ConfirmRequest struct {
 	Proposal string `json:"proposal"`
 	By       string `json:"by,omitempty"`
+	BySig    string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
+	// Digest, if set, is the digest of the command the scientist was shown
+	// (research.ProposedCommand.Digest): a proposal whose command is not that one is
+	// refused, so that nothing is applied but what was read.
+	Digest string `json:"digest,omitempty"`
 }
 
 // ConversationEntry is one message of the conversation: its id, role, who wrote it and

@@ -294,7 +294,7 @@ func (s *supervisor) move(ctx workflow.Context, command string, change func(*ses
 
 // logCommand records a command, accepted or not, with who sent it.
 func (s *supervisor) logCommand(cmd session.Command, via string, accepted bool, detail string) {
-	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Accepted: &accepted, Detail: detail})
+	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Signed: cmd.BySig, Accepted: &accepted, Detail: detail})
 }
 
 func (s *supervisor) note(detail string) {

@@ -323,3 +323,67 @@ func TestConversationAcrossContinueAsNew(t *testing.T) {
 		t.Errorf("%d runs; the first run's proposal confirmed in the next: %v", runs, confirmed)
 	}
 }
+
+// TestConfirmWhatWasShown: a confirmation that names a command other than the proposal's
+// (by its digest) applies nothing and leaves the proposal open; one that names it applies
+// it. Who confirmed is recorded with the desk's signature of them, as the question is.
+func TestConfirmWhatWasShown(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	var wrong, right error
+	var confirmed ConfirmAnswer
+	h.at(40*time.Second, func() {
+		talk(h, Ask, AskRequest{Text: "Please focus on microglia.", By: "ada", BySig: "v1.100.question"}, func(ans AskAnswer, err error) {
+			if err != nil || len(ans.Answer.Proposals) != 1 {
+				t.Fatalf("ask: %+v %v", ans, err)
+			}
+			p := ans.Answer.Proposals[0]
+			stored, err := h.store.Message(t.Context(), query[Status](h, QueryStatus).SessionID, ans.Answer.ID)
+			if err != nil || len(stored.Proposals) != 1 {
+				t.Fatalf("the answer in the store: %+v %v", stored, err)
+			}
+			shown := stored.Proposals[0]
+			other := shown
+			other.Args = []byte(`{"focus": "microglia", "goal": "something else entirely"}`)
+			talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", Digest: other.Digest()}, func(_ ConfirmAnswer, err error) {
+				wrong = err
+				talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", BySig: "v1.101.confirm", Digest: shown.Digest()}, func(c ConfirmAnswer, err error) {
+					confirmed, right = c, err
+				})
+			})
+		})
+	})
+	h.at(60*time.Second, func() { talk(h, Terminate, nil, func(Status, error) {}) })
+	res := h.run(goal(200))
+	if wrong == nil || !strings.Contains(wrong.Error(), "not the one proposed") {
+		t.Errorf("a confirmation of another command: %v; want refused", wrong)
+	}
+	if right != nil || confirmed.Proposal.Status != session.ProposalConfirmed || confirmed.Proposal.Signed != "v1.101.confirm" {
+		t.Errorf("the confirmation of what was shown: %+v, %v; want confirmed, its signature kept", confirmed, right)
+	}
+	events, err := h.store.Events(t.Context(), res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked, applied int
+	for _, e := range events {
+		switch {
+		case e.Kind == session.EventAsk && e.By == "ada":
+			asked++
+			if e.Signed != "v1.100.question" {
+				t.Errorf("the question's event: signed %q", e.Signed)
+			}
+		case e.Kind == session.EventCommand && e.Via == "conversation" && *e.Accepted:
+			applied++
+			if e.Command != RefineGoal || e.Signed != "v1.101.confirm" {
+				t.Errorf("the applied command's event: %+v", e)
+			}
+		}
+	}
+	if asked != 1 || applied != 1 {
+		t.Errorf("events: %d questions by ada, %d commands applied via the conversation; want 1 and 1", asked, applied)
+	}
+	conv := query[ConversationView](h, QueryConversation, Page{Limit: 10})
+	if len(conv.Messages) == 0 || conv.Messages[0].Signed != "v1.100.question" {
+		t.Errorf("the question as the session keeps it: %+v", conv.Messages)
+	}
+}

@@ -24,6 +24,9 @@ type Command struct {
 	// identity, the starter from --as or $USER. The session's event log records it with
 	// the command. Any command takes it; CleanBy bounds it and strips control characters.
 	By string `json:"by,omitempty"`
+	// BySig is the desk's signature of By (auth.Key.SignBy), which the event log records
+	// beside it: a page marks a By no desk signed. Any command takes it; CleanSig bounds it.
+	BySig string `json:"by_sig,omitempty"`
 	// suspend, terminate
 	Reason string `json:"reason,omitempty"`
 	// refine-goal
@@ -52,6 +55,21 @@ type Command struct {
 	Call     string `json:"call,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Result   string `json:"result,omitempty"`
+}
+
+// MaxSigLength bounds the signature of a By (BySig), in bytes.
+const MaxSigLength = 128
+
+// CleanSig is a signature of By as the session records it: as given when it is at most
+// MaxSigLength bytes of the characters a signature is made of, else "" (not signed). The
+// session cannot check it (it has no key); a page that shows the By does.
+func CleanSig(sig string) string {
+	if len(sig) > MaxSigLength || strings.ContainsFunc(sig, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_')
+	}) {
+		return ""
+	}
+	return sig
 }
 
 // MaxByLength bounds the identity a command names (By), in characters.
@@ -191,7 +209,7 @@ func ParseCommand(name string, payload []byte) (Command, error) {
 	}
 	// Sorted, so the same bad payload always gets the same answer (this runs in workflow code).
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		if k != "by" && !slices.Contains(allowed, k) {
+		if k != "by" && k != "by_sig" && !slices.Contains(allowed, k) {
 			return cmd, fmt.Errorf("%s does not take %q; it takes %s", name, k, example(name))
 		}
 	}
@@ -227,7 +245,7 @@ func kindOf(field string) string {
 }
 
 func (c *Command) trim() {
-	c.By = CleanBy(c.By)
+	c.By, c.BySig = CleanBy(c.By), CleanSig(c.BySig)
 	for _, s := range []*string{&c.Reason, &c.Goal, &c.Focus, &c.Title, &c.Statement, &c.Rationale,
 		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away, &c.Call, &c.Decision, &c.Result} {
 		*s = strings.TrimSpace(*s)

@@ -34,7 +34,10 @@ type Event struct {
 	Via     string `json:"via,omitempty"` // "signal", "update" or "conversation"
 	// By is who issued the command (Command.By), or who spoke in the conversation; ""
 	// when the sender named no one.
-	By       string `json:"by,omitempty"`
+	By string `json:"by,omitempty"`
+	// Signed is the desk's signature of By (Command.BySig), "" when no desk sent it:
+	// a By any client of the namespace may have written.
+	Signed   string `json:"signed,omitempty"`
 	Accepted *bool  `json:"accepted,omitempty"`
 	// For turns: the turn and the hypothesis it concerned.
 	Turn       string `json:"turn,omitempty"`
