@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -36,6 +38,7 @@ type fake struct {
 	queries  int // progress queries
 	pages    int // page queries
 	statuses int // status queries
+	owners   int // Owner calls (not queries: Temporal's visibility)
 	// conversation is a session's conversation, as its page query answers it.
 	conversation map[string]workflows.ConversationView
 	// from is where a session started from (List's Parent and Relation).
@@ -51,6 +54,17 @@ func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
 	defer f.mu.Unlock()
 	f.status[id] = workflows.Status{SessionID: id, State: session.Active, ScientistID: scientist, Goal: goal}
 	f.state[id] = workflows.StateView{SessionID: id, State: session.Active, Goal: goal, ScientistID: scientist, Hypotheses: entries, Total: len(entries)}
+}
+
+func (f *fake) Owner(_ context.Context, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.owners++
+	s, ok := f.status[id]
+	if !ok {
+		return "", errNoSession
+	}
+	return s.ScientistID, nil
 }
 
 func (f *fake) Status(_ context.Context, id string) (workflows.Status, error) {
@@ -159,6 +173,10 @@ type testDesk struct {
 	fake *fake
 	key  *auth.Key
 	h    http.Handler
+	// cookies are each person's sign-in at the desk (through the proxy), tokens their
+	// CSRF tokens, read from a page as a browser does.
+	cookies map[string][]*http.Cookie
+	tokens  map[string]string
 }
 
 var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []string{"ada@lab", "bob@lab"}}
@@ -166,22 +184,41 @@ var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []strin
 func newTestDesk(t testing.TB) *testDesk {
 	t.Helper()
 	key := auth.RandomKey()
-	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles})
-	if err != nil {
-		t.Fatal(err)
-	}
 	st, err := store.Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
+	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles, Revocations: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := newFake()
 	d, err := newDesk(a, f, st, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.now = func() time.Time { return time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC) }
-	return &testDesk{desk: d, fake: f, key: key, h: d.handler()}
+	d.hosts = []string{"example.com"} // httptest's requests' Host
+	return &testDesk{desk: d, fake: f, key: key, h: d.handler(), cookies: map[string][]*http.Cookie{}, tokens: map[string]string{}}
+}
+
+// csrfInput is a form's CSRF token as a page carries it.
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is who's CSRF token, read from their sessions page (which signs them in).
+func (td *testDesk) csrf(t testing.TB, who string) string {
+	t.Helper()
+	if tok, ok := td.tokens[who]; ok {
+		return tok
+	}
+	_, body := td.do(t, who, "GET", "/sessions", nil)
+	m := csrfInput.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("%s's sessions page has no CSRF token:\n%.400s", who, body)
+	}
+	td.tokens[who] = html.UnescapeString(m[1])
+	return td.tokens[who]
 }
 
 // do sends a request as who ("" for nobody); a form gets who's CSRF token unless it has one.
@@ -190,7 +227,7 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 	var body io.Reader
 	if form != nil {
 		if _, ok := form["csrf"]; !ok && who != "" {
-			form.Set("csrf", td.key.CSRF(who, ""))
+			form.Set("csrf", td.csrf(t, who))
 		}
 		body = strings.NewReader(form.Encode())
 	}
@@ -201,9 +238,15 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
 	if who != "" {
 		r.Header.Set("X-Forwarded-Email", who)
+		for _, c := range td.cookies[who] {
+			r.AddCookie(c)
+		}
 	}
 	w := httptest.NewRecorder()
 	td.h.ServeHTTP(w, r)
+	if set := w.Result().Cookies(); who != "" && len(set) > 0 {
+		td.cookies[who] = set
+	}
 	return w.Code, w.Body.String()
 }
 
@@ -221,11 +264,16 @@ func TestWhoMayDoWhat(t *testing.T) {
 	}{
 		{"owner reads", "ada@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
 		{"owner steers", "ada@lab", "POST", "/s/s-1/command/suspend", url.Values{"reason": {"lunch"}}, 303, "", "s-1 suspend reason=lunch by=ada@lab"},
-		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 403, "read access to session s-1", ""},
-		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 403, "read access", ""},
-		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 403, "read access", ""},
-		{"nor steer it", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 403, "steer access", ""},
-		{"nor share it", "bob@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"steer"}}, 403, "ownership", ""},
+		// A session another may not read is, to them, one that does not exist: the same
+		// 404, naming no one.
+		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 404, "No such session", ""},
+		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 404, "No such session", ""},
+		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 404, "No such session", ""},
+		{"nor a hypothesis", "bob@lab", "GET", "/s/s-1/h/h-0001", nil, 404, "No such session", ""},
+		{"nor its tree", "bob@lab", "GET", "/s/s-1/tree", nil, 404, "No such session", ""},
+		{"nor steer it", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 404, "No such session", ""},
+		{"nor ask it", "bob@lab", "POST", "/s/s-1/conversation", url.Values{"message": {"hi"}}, 404, "No such session", ""},
+		{"nor share it", "bob@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"steer"}}, 404, "No such session", ""},
 		{"nor see it listed", "bob@lab", "GET", "/sessions", nil, 200, "No sessions to show", ""},
 		{"owner shares for reading", "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}}, 303, "", ""},
 		{"reader reads", "bob@lab", "GET", "/s/s-1", nil, 200, "You may read this session", ""},
@@ -235,13 +283,16 @@ func TestWhoMayDoWhat(t *testing.T) {
 		{"admin steers", "root@lab", "POST", "/s/s-1/command/feedback", url.Values{"toward": {"microglia"}}, 303, "", "s-1 feedback toward=microglia by=root@lab"},
 		{"admin reads", "root@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
 		{"no role, nothing", "eve@lab", "GET", "/sessions", nil, 403, "the scientist role", ""},
-		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "not signed in", ""},
+		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "Not signed in", ""},
 		{"unknown session", "ada@lab", "GET", "/s/nope", nil, 404, "No such session", ""},
 	}
 	for _, s := range steps {
 		code, body := td.do(t, s.who, s.method, s.target, s.form)
 		if code != s.code || !strings.Contains(body, s.body) {
 			t.Errorf("%s: %d, want %d with %q; body:\n%.600s", s.name, code, s.code, s.body, body)
+		}
+		if code == http.StatusNotFound && s.who != "ada@lab" && strings.Contains(body, "ada@lab") {
+			t.Errorf("%s: the 404 names the owner:\n%.600s", s.name, body)
 		}
 		if s.lastCommand != "" {
 			if got := td.fake.commands[len(td.fake.commands)-1]; got != s.lastCommand {
@@ -299,16 +350,23 @@ func TestStartIsTheSignedInScientist(t *testing.T) {
 func TestCSRF(t *testing.T) {
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "g")
+	// Another browser of ada's: a sign-in of its own, with its own token.
+	other := newTestDesk(t)
+	other.desk.auth, other.h = td.desk.auth, td.h
+	otherSignIn := other.csrf(t, "ada@lab")
 	send := func(mod func(r *http.Request), form url.Values) int {
 		r := httptest.NewRequest("POST", "/s/s-1/command/suspend", strings.NewReader(form.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("X-Forwarded-Email", "ada@lab")
+		for _, c := range td.cookies["ada@lab"] {
+			r.AddCookie(c)
+		}
 		mod(r)
 		w := httptest.NewRecorder()
 		td.h.ServeHTTP(w, r)
 		return w.Code
 	}
-	good := url.Values{"csrf": {td.key.CSRF("ada@lab", "")}}
+	good := url.Values{"csrf": {td.csrf(t, "ada@lab")}}
 	tests := []struct {
 		name string
 		mod  func(r *http.Request)
@@ -317,7 +375,8 @@ func TestCSRF(t *testing.T) {
 	}{
 		{"same origin, token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, good, 303},
 		{"no token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{}, 403},
-		{"another person's token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {td.key.CSRF("bob@lab", "")}}, 403},
+		{"another person's token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {td.csrf(t, "bob@lab")}}, 403},
+		{"a token of another sign-in of hers", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {otherSignIn}}, 403},
 		{"cross-site, even with the token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, good, 403},
 		{"another origin", func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }, good, 403},
 	}
@@ -330,7 +389,7 @@ func TestCSRF(t *testing.T) {
 		t.Errorf("%d commands reached the session, want 1", n)
 	}
 	// State changes never ride on GET.
-	if code, _ := td.do(t, "ada@lab", "GET", "/s/s-1/command/suspend?csrf="+url.QueryEscape(td.key.CSRF("ada@lab", "")), nil); code != http.StatusMethodNotAllowed {
+	if code, _ := td.do(t, "ada@lab", "GET", "/s/s-1/command/suspend?csrf="+url.QueryEscape(td.csrf(t, "ada@lab")), nil); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET of a command: %d, want 405", code)
 	}
 	// Bodies are bounded.
@@ -437,6 +496,8 @@ func TestOneWatcherPerSession(t *testing.T) {
 func TestEvents(t *testing.T) {
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "g")
+	td.hosts = httpguard.LoopbackHosts // the test server's
+	td.h = td.handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.RemoteAddr = "192.0.2.1:1"
 		td.h.ServeHTTP(w, r)
@@ -477,12 +538,15 @@ func TestCommandPayload(t *testing.T) {
 	for _, tt := range tests {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.form.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		p, err := commandPayload(tt.name, r, "ada@lab")
+		p, err := commandPayload(tt.name, r, signedBy{ID: "ada@lab", Sig: "v1.1.sig"})
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s %v: err %v, want %q", tt.name, tt.form, err, tt.err)
 		}
 		if by, _ := p["by"].(string); err == nil && by != "ada@lab" {
 			t.Errorf("%s: by in payload = %q, want the signed-in identity", tt.name, by)
+		}
+		if sig, _ := p["by_sig"].(string); err == nil && sig != "v1.1.sig" {
+			t.Errorf("%s: by_sig in payload = %q, want the desk's signature", tt.name, sig)
 		}
 	}
 }

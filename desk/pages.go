@@ -91,8 +91,13 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 	}
 	id := newSessionID(req.ResearchGoal, d.sealed)
 	// The owner is recorded before the session starts, so that no moment exists in which
-	// the session is anyone's but the person's who started it.
-	if err := d.st.PutAccess(r.Context(), id, access.Record{SessionID: id, Owner: who.ID}); err != nil {
+	// the session is anyone's but the person's who started it; and only where no record
+	// is, so that a start never takes over another session's grants.
+	created, err := d.st.CreateAccess(r.Context(), id, access.Record{SessionID: id, Owner: who.ID})
+	if err == nil && !created {
+		err = &refused{fmt.Sprintf("session %s already exists", id)}
+	}
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -193,17 +198,17 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	if c, err := strconv.Atoi(r.URL.Query().Get("c")); err == nil && c >= 0 {
 		convAt.Offset = c
 	}
-	// One query answers the whole page (the access check's status, the live line, the
-	// ranking's page, the conversation); nothing of it is shown before the check passes.
+	// Access first, from the store or Temporal's visibility; then one query answers the
+	// whole page (the live line, the ranking's page, the conversation).
+	who, rec, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
+		return
+	}
 	ctx := r.Context()
 	v, err := d.be.Page(ctx, id, workflows.PageRequest{
 		Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: convAt})
 	if err != nil {
 		d.fail(w, r, err)
-		return
-	}
-	who, rec, ok := d.decide(w, r, id, v.Status, access.ActRead)
-	if !ok {
 		return
 	}
 	status, state, line := v.Status, v.State, progressLine(v.Progress)
@@ -229,7 +234,22 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total, "ConversationNote": errText(convErr), "Converses": d.conv.Available(),
 		"Verdicts": research.Verdicts, "Levels": access.Levels, "Ended": status.State.Terminal(),
 	}
+	d.vouch(id, conv.Turns)
 	d.render(w, r, http.StatusOK, "session", data)
+}
+
+// vouch marks in turns each "by" that no desk with this desk's key signed: a message or
+// a confirmation any client of the Temporal namespace may have written in anyone's name.
+func (d *desk) vouch(id string, turns []ConversationTurn) {
+	for i := range turns {
+		t := &turns[i]
+		t.Unsigned = t.By != "" && !d.vouched(id, t.By, t.Sig, t.Time)
+		for j := range t.Proposals {
+			p := &t.Proposals[j]
+			_, signed := d.auth.Key().SignedBy(id, p.By, p.Sig)
+			p.Unsigned = p.By != "" && !signed
+		}
+	}
 }
 
 func errText(err error) string {
@@ -284,7 +304,7 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, &refused{fmt.Sprintf("no command %q", name)})
 		return
 	}
-	payload, err := commandPayload(name, r, who.ID)
+	payload, err := commandPayload(name, r, d.sign(id, who.ID))
 	if err != nil {
 		d.fail(w, r, &refused{err.Error()})
 		return
@@ -298,7 +318,7 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 }
 
 // commandPayload reads a command's form into its payload, checked as the session checks it.
-func commandPayload(name string, r *http.Request, by string) (map[string]any, error) {
+func commandPayload(name string, r *http.Request, by signedBy) (map[string]any, error) {
 	spec, _ := session.LookupCommand(name)
 	arg := map[string]any{}
 	for _, field := range spec.Fields {
@@ -331,7 +351,7 @@ func commandPayload(name string, r *http.Request, by string) (map[string]any, er
 			arg[field] = v
 		}
 	}
-	arg["by"] = by // the session records who sent every command
+	arg["by"], arg["by_sig"] = by.ID, by.Sig // the session records who sent every command, and that this desk vouches for it
 	b, err := json.Marshal(arg)
 	if err != nil {
 		return nil, err
@@ -410,9 +430,16 @@ func contentType(name string) string {
 // events streams the session's live line (Server-Sent Events) from the hub's one watcher.
 func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
+	who, _, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
 		return
 	}
+	release, ok := d.streams.take(who.ID)
+	if !ok {
+		tooMany(w, 0, fmt.Sprintf("at most %d live pages at once for one person; close one (the page still reads without its live line)", maxStreams))
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
 	w.Header().Set("Content-Type", "text/event-stream")
