@@ -39,6 +39,8 @@ const (
 	Feedback      = "feedback"
 	SetBudget     = "set-budget"
 	AnswerTool    = "answer-tool" // approve or refuse a tool call that waits, or give its result
+	TrustTool     = "trust-tool"   // a tool's calls stop waiting for approval in this session
+	UntrustTool   = "untrust-tool" // undoes trust-tool
 )
 
 // ToolQueue is the task queue of a tool server's calls: the workers that connect to the
@@ -256,6 +258,8 @@ type Status struct {
 	Waiting []session.WaitingCall `json:"waiting,omitempty"`
 	// Batch is the provider batch the session waits for, if any.
 	Batch *session.BatchWait `json:"batch,omitempty"`
+	// Trusted are the tools trusted for the session (trust-tool), which untrust-tool undoes.
+	Trusted []session.Trust `json:"trusted,omitempty"`
 }
 
 // AgentStat counts one agent's turns.

@@ -308,6 +308,9 @@ type Carried struct {
 	// scientist, as the workers' tools file said at the session's start (an external
 	// server, unless it says approve: false).
 	ApproveServers []string `json:"approve_servers,omitempty"`
+	// Trusted are the tools the scientist trusted for the session (trust-tool): their
+	// calls do not wait for approval, whatever approve_tools and the servers say.
+	Trusted []session.Trust `json:"trusted,omitempty"`
 	// ClusterAt is the cluster threshold of the measure the proximity agent compares by
 	// (0: the lexical one).
 	ClusterAt float64 `json:"cluster_at,omitempty"`

@@ -327,7 +327,51 @@ func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c act
 // name it, or its server's configuration asks for every call (ApproveServers).
 func (s *supervisor) needsApproval(name string) bool {
 	server, _, _ := strings.Cut(name, ".")
-	return s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)
+	return (s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)) && s.trusted(name) < 0
+}
+
+// trusted is the index of a tool in the session's trusted tools, or -1.
+func (s *supervisor) trusted(tool string) int {
+	return slices.IndexFunc(s.Trusted, func(t session.Trust) bool { return t.Tool == tool })
+}
+
+// checkTrust refuses a trust-tool of a tool that is not the session's, is trusted already
+// or whose calls do not wait, and an untrust-tool of a tool that is not trusted.
+func (s *supervisor) checkTrust(cmd session.Command) error {
+	label := toolLabel(cmd.Tool)
+	switch {
+	case cmd.Name == UntrustTool && s.trusted(cmd.Tool) < 0:
+		return fmt.Errorf("cannot untrust-tool: %s is not trusted in this session", label)
+	case cmd.Name == UntrustTool:
+		return nil
+	case !s.req.Config.Allows(cmd.Tool):
+		return fmt.Errorf("cannot trust-tool: %s is not among the session's tools", label)
+	case s.trusted(cmd.Tool) >= 0:
+		return fmt.Errorf("cannot trust-tool: %s is trusted already", label)
+	case !s.needsApproval(cmd.Tool):
+		return fmt.Errorf("cannot trust-tool: the calls of %s do not wait for approval", label)
+	}
+	return nil
+}
+
+// trust applies trust-tool and untrust-tool (checked by checkTrust). Trusting a tool
+// approves its calls that wait now, as the scientist would one by one; untrusting makes
+// its next calls wait again.
+func (s *supervisor) trust(cmd session.Command, now time.Time) string {
+	label := toolLabel(cmd.Tool)
+	if cmd.Name == UntrustTool {
+		s.Trusted = slices.Delete(s.Trusted, s.trusted(cmd.Tool), s.trusted(cmd.Tool)+1)
+		return label + ": its calls wait for the scientist's approval again"
+	}
+	s.Trusted = append(s.Trusted, session.Trust{Tool: cmd.Tool, By: cmd.By, Time: session.Stamp(now)})
+	approved := 0
+	for i := range s.Waiting {
+		if w := &s.Waiting[i]; w.Tool == cmd.Tool && w.Decision == "" {
+			w.Decision, w.Reason = "approve", "the scientist trusted "+label+" for the session"
+			approved++
+		}
+	}
+	return fmt.Sprintf("%s: its calls no longer wait for approval (%d waiting approved)", label, approved)
 }
 
 // approving is the servers among the session's tools whose every call waits for the

@@ -49,6 +49,14 @@ type Event struct {
 	At      int    `json:"at,omitempty"`
 }
 
+// Trust is a tool the scientist trusted for the session (trust-tool): its calls do not
+// wait for approval. By trusted it, at Time (RFC 3339, UTC).
+type Trust struct {
+	Tool string `json:"tool"`
+	By   string `json:"by,omitempty"`
+	Time string `json:"time"`
+}
+
 // Refinement is one change the scientist made to the goal.
 type Refinement struct {
 	Time  string `json:"time"`
