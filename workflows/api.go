@@ -38,7 +38,7 @@ const (
 	Review        = "review"
 	Feedback      = "feedback"
 	SetBudget     = "set-budget"
-	AnswerTool    = "answer-tool" // approve or refuse a tool call that waits, or give its result
+	AnswerTool    = "answer-tool"  // approve or refuse a tool call that waits, or give its result
 	TrustTool     = "trust-tool"   // a tool's calls stop waiting for approval in this session
 	UntrustTool   = "untrust-tool" // undoes trust-tool
 )
