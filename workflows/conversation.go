@@ -103,6 +103,7 @@ func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error
 		return AskAnswer{Question: s.entry(*s.messageOf(q.ID))}, rejected(fmt.Errorf("the session could not answer %s: %s", q.ID, errorText(err)))
 	}
 	s.keepAnswer(answerID, now, out)
+	s.showNeeds(ctx) // a proposal now waits for a confirmation
 	return AskAnswer{Question: s.entry(*s.messageOf(q.ID)), Answer: s.entry(*s.messageOf(answerID)), References: out.References, Flagged: out.Flagged}, nil
 }
 
@@ -179,6 +180,7 @@ func (s *supervisor) confirm(ctx workflow.Context, req ConfirmRequest) (ConfirmA
 		err = s.apply(ctx, cmd, "conversation")
 	}
 	p.By, p.Signed = by, sig
+	defer s.showNeeds(ctx) // the proposal no longer waits
 	if err != nil {
 		p.Status, p.Reason = session.ProposalRefused, err.Error()
 		return ConfirmAnswer{Proposal: *p, Status: s.status()}, rejected(fmt.Errorf("confirm %s: %w", p.ID, err))

@@ -54,6 +54,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.notifies = since(ctx, versionNotify)
 	s.compute = since(ctx, versionCompute)
 	s.remarking = since(ctx, versionConversation)
+	s.needsMemo = since(ctx, versionNeedsMemo)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -166,6 +167,8 @@ type supervisor struct {
 	exactCap bool
 	making   int
 	notifies bool // the session tells the worker's webhook when it needs a person or ends (notify.go)
+	// needsMemo: the session keeps what it waits for its scientist for in its memo (needs.go).
+	needsMemo bool
 	compute  bool // fits and the report run on ComputeQueue (compute.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
@@ -277,6 +280,10 @@ type Carried struct {
 	EventBase int             `json:"event_base,omitempty"`
 
 	Shown searchAttrs `json:"shown"` // what visibility last saw
+	// NeedsShown is what the needs memo last said (needs.go); OwnSuspension why the
+	// session suspended itself, until it resumes.
+	NeedsShown    session.Needs `json:"needs_shown,omitzero"`
+	OwnSuspension string        `json:"own_suspension,omitempty"`
 	// Runs counts the runs before this one (continue-as-new generations).
 	Runs int `json:"runs,omitempty"`
 	// Fresh says the latest checkpoint holds the whole state carried over, so the next
