@@ -169,7 +169,7 @@ type supervisor struct {
 	notifies bool // the session tells the worker's webhook when it needs a person or ends (notify.go)
 	// needsMemo: the session keeps what it waits for its scientist for in its memo (needs.go).
 	needsMemo bool
-	compute  bool // fits and the report run on ComputeQueue (compute.go)
+	compute   bool // fits and the report run on ComputeQueue (compute.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
