@@ -61,6 +61,8 @@ type Row struct {
 	Hypotheses                  int64
 	Parent                      string
 	Relation                    lineage.Relation
+	// Needs is what the session waits for its scientist for (its memo, MemoNeeds).
+	Needs session.Needs
 }
 
 // refused is a command the session refused, with its reason.
@@ -267,6 +269,9 @@ func (b *temporalBackend) List(ctx context.Context, limit int) ([]Row, error) {
 		var from lineage.Descriptor
 		if p := e.GetMemo().GetFields()[workflows.MemoLineage]; p != nil && b.memos.FromPayload(p, &from) == nil {
 			r.Parent, r.Relation = from.Parent, from.Relation
+		}
+		if p := e.GetMemo().GetFields()[workflows.MemoNeeds]; p != nil && e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			_ = b.memos.FromPayload(p, &r.Needs) // nothing when it cannot be read (no key)
 		}
 		known[r.ID] = true
 		rows = append(rows, r)

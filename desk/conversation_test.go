@@ -214,7 +214,7 @@ func TestEndedConversationFromTheStore(t *testing.T) {
 		}
 	}
 	code, body := td.do(t, "ada@lab", "GET", "/s/s-1", nil)
-	for _, w := range []string{"What about microglia?", "Microglia clear tau &amp; more.", "And after the end?", "From the final state: h-0003.", "refused: the session has ended", "it has ended: it answers from its final state"} {
+	for _, w := range []string{"What about microglia?", "Microglia clear tau &amp; more.", "And after the end?", `From the final state: <a href="/s/s-1/h/h-0003">h-0003</a>.`, "refused: the session has ended", "it has ended: it answers from its final state"} {
 		if code != 200 || !strings.Contains(body, w) {
 			t.Errorf("ended session's page (%d) lacks %q", code, w)
 		}

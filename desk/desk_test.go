@@ -30,15 +30,16 @@ import (
 
 // fake is a Backend without Temporal: sessions by id, the commands and starts it got.
 type fake struct {
-	mu       sync.Mutex
-	status   map[string]workflows.Status
-	state    map[string]workflows.StateView
-	commands []string // "id name payload"
-	started  []research.Request
-	queries  int // progress queries
-	pages    int // page queries
-	statuses int // status queries
-	owners   int // Owner calls (not queries: Temporal's visibility)
+	mu                sync.Mutex
+	status            map[string]workflows.Status
+	state             map[string]workflows.StateView
+	commands          []string // "id name payload"
+	started           []research.Request
+	queries           int // progress queries
+	pages             int // page queries
+	statuses          int // status queries
+	owners            int // Owner calls (not queries: Temporal's visibility)
+	states, histories int // state and history queries
 	// conversation is a session's conversation, as its page query answers it.
 	conversation map[string]workflows.ConversationView
 	// from is where a session started from (List's Parent and Relation).
@@ -111,6 +112,7 @@ func (f *fake) progress(id string) session.Progress {
 func (f *fake) State(_ context.Context, id string, p workflows.Page) (workflows.StateView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.states++
 	return paged(f.state[id], p), nil
 }
 
@@ -126,7 +128,17 @@ func paged(v workflows.StateView, p workflows.Page) workflows.StateView {
 }
 
 func (f *fake) History(context.Context, string, workflows.Page) (workflows.HistoryView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.histories++
 	return workflows.HistoryView{}, nil
+}
+
+// counts are the queries the fake answered: page, status, progress, state and history.
+func (f *fake) counts() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return []int{f.pages, f.statuses, f.queries, f.states, f.histories}
 }
 
 func (f *fake) Command(_ context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
@@ -159,7 +171,7 @@ func (f *fake) List(context.Context, int) ([]Row, error) {
 	defer f.mu.Unlock()
 	var rows []Row
 	for id, s := range f.status {
-		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation})
+		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation, Needs: f.from[id].Needs})
 	}
 	return rows, nil
 }
@@ -446,26 +458,26 @@ func TestHeaders(t *testing.T) {
 	}
 }
 
-// countingSource counts the progress queries and says when one was made.
+// countingSource counts the readings of each session and says when one was made.
 type countingSource struct {
 	mu    sync.Mutex
 	calls map[string]int
 	asked chan string
 }
 
-func (c *countingSource) Progress(_ context.Context, id string) (session.Progress, error) {
+func (c *countingSource) read(_ context.Context, id string, _ *snapshot) *snapshot {
 	c.mu.Lock()
 	c.calls[id]++
 	c.mu.Unlock()
 	c.asked <- id
-	return session.Progress{State: session.Active}, nil
+	return &snapshot{View: workflows.PageView{Progress: session.Progress{State: session.Active}}}
 }
 
 func TestOneWatcherPerSession(t *testing.T) {
 	src := &countingSource{calls: map[string]int{}, asked: make(chan string, 1000)}
-	h := newHub(src, time.Hour) // one query when a watcher starts, then one an hour
+	h := newHub(src, time.Hour) // one reading when a watcher starts, then one an hour
 	var stops []func()
-	var chans []<-chan string
+	var chans []<-chan *snapshot
 	for i := range 200 {
 		ch, stop := h.subscribe([]string{"s-1", "s-2"}[i%2])
 		stops, chans = append(stops, stop), append(chans, ch)
@@ -475,14 +487,20 @@ func TestOneWatcherPerSession(t *testing.T) {
 	if n := h.watching(); n != 2 {
 		t.Errorf("200 pages on 2 sessions: %d watchers, want 2", n)
 	}
+	h.mu.Lock()
+	var exited []chan struct{}
+	for _, w := range h.watchers {
+		exited = append(exited, w.exited)
+	}
+	h.mu.Unlock()
 	for _, ch := range chans {
-		if line := <-ch; !strings.HasPrefix(line, "active") {
-			t.Fatalf("a page got %q", line)
+		if snap := <-ch; snap.View.Progress.State != session.Active {
+			t.Fatalf("a page got %+v", snap)
 		}
 	}
 	src.mu.Lock()
 	if src.calls["s-1"] != 1 || src.calls["s-2"] != 1 {
-		t.Errorf("queries %v: want one per session for 200 pages", src.calls)
+		t.Errorf("readings %v: want one per session for 200 pages", src.calls)
 	}
 	src.mu.Unlock()
 	for _, stop := range stops {
@@ -490,6 +508,15 @@ func TestOneWatcherPerSession(t *testing.T) {
 	}
 	if n := h.watching(); n != 0 {
 		t.Errorf("every page gone: %d watchers left", n)
+	}
+	// Each watcher's goroutine ends: one left running would read its session forever.
+	deadline := time.After(10 * time.Second)
+	for _, e := range exited {
+		select {
+		case <-e:
+		case <-deadline:
+			t.Fatal("a watcher goes on after its last page left")
+		}
 	}
 }
 
@@ -536,9 +563,7 @@ func TestCommandPayload(t *testing.T) {
 		{"answer-tool", url.Values{"call": {"call-1"}, "decision": {"maybe"}}, "decision"},
 	}
 	for _, tt := range tests {
-		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.form.Encode()))
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		p, err := commandPayload(tt.name, r, signedBy{ID: "ada@lab", Sig: "v1.1.sig"})
+		p, err := commandPayload(tt.name, tt.form, signedBy{ID: "ada@lab", Sig: "v1.1.sig"})
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s %v: err %v, want %q", tt.name, tt.form, err, tt.err)
 		}
@@ -556,22 +581,22 @@ func TestCommandPayload(t *testing.T) {
 // or not a watcher follows the session.
 func TestSessionPageIsOneQuery(t *testing.T) {
 	td := newTestDesk(t)
-	td.hub = newHub(td.fake, time.Hour) // one query when the watcher starts, no tick during the test
+	td.hub = newHub(watched{td.desk}, time.Hour) // one reading when the watcher starts, no tick during the test
 	td.fake.add("s-1", "ada@lab", "g", session.Entry{ID: "h-1", Title: "one"})
 	td.fake.add("s-2", "ada@lab", "g")
-	lines, done := td.hub.subscribe("s-1")
+	readings, done := td.hub.subscribe("s-1")
 	defer done()
-	<-lines // the watcher's first query is made
+	<-readings // the watcher's first query is made
 	for _, id := range []string{"s-1", "s-2"} {
-		td.fake.mu.Lock()
-		pages, statuses, progress := td.fake.pages, td.fake.statuses, td.fake.queries
-		td.fake.mu.Unlock()
+		before := td.fake.counts()
 		code, body := td.do(t, "ada@lab", "GET", "/s/"+id, nil)
-		td.fake.mu.Lock()
-		got := []int{td.fake.pages - pages, td.fake.statuses - statuses, td.fake.queries - progress}
-		td.fake.mu.Unlock()
-		if code != http.StatusOK || !slices.Equal(got, []int{1, 0, 0}) {
-			t.Errorf("%s: %d, %v page, status and progress queries; want 200 and [1 0 0]", id, code, got)
+		after := td.fake.counts()
+		var got []int
+		for i := range after {
+			got = append(got, after[i]-before[i])
+		}
+		if code != http.StatusOK || !slices.Equal(got, []int{1, 0, 0, 0, 0}) {
+			t.Errorf("%s: %d, %v page, status, progress, state and history queries; want 200 and [1 0 0 0 0]", id, code, got)
 		}
 		if want := html.EscapeString(progressLine(td.fake.progress(id))); !strings.Contains(body, want) {
 			t.Errorf("%s: the page does not show the live line %q", id, want)
@@ -605,13 +630,13 @@ func BenchmarkSessionPage(b *testing.B) {
 // TestProgressLine: the live line says what the session is at, and what waits for the
 // scientist or for a provider.
 func TestProgressLine(t *testing.T) {
-	base := session.Progress{State: session.Active, HypothesesGenerated: 12, MaxHypotheses: 40, Counted: 12, ReviewsCompleted: 9, MatchesPlayed: 30, Rounds: 2, Elapsed: "3m0s", TokensUsed: 12345}
+	base := session.Progress{State: session.Active, HypothesesGenerated: 12, MaxHypotheses: 40, Counted: 12, ReviewsCompleted: 9, MatchesPlayed: 30, Rounds: 2, Elapsed: "2h14m3s", ElapsedSeconds: 8043, TokensUsed: 12345}
 	tests := []struct {
 		name      string
 		change    func(*session.Progress)
 		want, not []string
 	}{
-		{"running", func(*session.Progress) {}, []string{"active · hypotheses 12/40", "reviews 9", "matches 30", "rounds 2", "3m0s", "12,345 tokens"}, []string{"wait"}},
+		{"running", func(*session.Progress) {}, []string{"active · hypotheses 12/40", "reviews 9", "matches 30", "rounds 2", "2 h 14 min", "12,345 tokens"}, []string{"wait"}},
 		{"a call waits", func(p *session.Progress) { p.Waiting = []session.WaitingCall{{ID: "call-1"}} }, []string{"1 tool call waits for your answer"}, []string{"batch"}},
 		{"two calls wait", func(p *session.Progress) { p.Waiting = make([]session.WaitingCall, 2) }, []string{"2 tool calls wait for your answer"}, nil},
 		{"a batch", func(p *session.Progress) { p.Batch = &session.BatchWait{What: "reviews", Requests: 24} }, []string{"waiting for a provider batch of 24 reviews"}, []string{"tool call"}},

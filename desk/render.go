@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
@@ -19,7 +20,10 @@ func progressLine(p session.Progress) string {
 	parts := []string{string(p.State), "hypotheses " + p.HypothesesText(),
 		fmt.Sprintf("reviews %d", p.ReviewsCompleted), fmt.Sprintf("matches %d", p.MatchesPlayed),
 		fmt.Sprintf("rounds %d", p.Rounds)}
-	if p.Elapsed != "" {
+	switch {
+	case p.ElapsedSeconds > 0:
+		parts = append(parts, duration(time.Duration(p.ElapsedSeconds*float64(time.Second))))
+	case p.Elapsed != "":
 		parts = append(parts, p.Elapsed)
 	}
 	if p.CostUSD > 0 {
@@ -118,6 +122,8 @@ var funcs = template.FuncMap{
 	"shorten": func(s string, n int) string { return research.Shorten(s, n) },
 	"join":    strings.Join,
 	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
+	"prose":   prose,
+	"when":    timeTag,
 }
 
 // pageNames are the pages, each a template file with the shared layout.

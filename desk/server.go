@@ -61,6 +61,8 @@ type desk struct {
 	// streams counts each person's live streams; questions their questions a minute.
 	streams   *perPerson
 	questions *perMinute
+	// listed is Temporal's list of sessions, read at most once every needsTTL (needs.go).
+	listed listCache
 }
 
 // maxStreams bounds one person's live streams (pages open on sessions) at once.
@@ -70,9 +72,10 @@ const maxStreams = 8
 const defaultQuestions = 6
 
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
-	d := &desk{auth: a, be: be, st: st, hub: newHub(be, time.Second), conv: noConversation{}, log: log, now: time.Now,
+	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
 		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams)}
 	d.questions = newPerMinute(defaultQuestions, func() time.Time { return d.now() })
+	d.hub = newHub(watched{d}, time.Second)
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -90,6 +93,7 @@ func (d *desk) handler() http.Handler {
 	signed := http.NewServeMux()
 	signed.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sessions", http.StatusFound) })
 	signed.HandleFunc("GET /sessions", d.list)
+	signed.HandleFunc("GET /needs", d.needs)
 	signed.HandleFunc("POST /sessions", d.start)
 	signed.HandleFunc("GET /s/{id}", d.session)
 	signed.HandleFunc("GET /s/{id}/events", d.events)
@@ -97,6 +101,7 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("GET /s/{id}/tree", d.tree)
 	signed.HandleFunc("GET /s/{id}/files/{name}", d.file)
 	signed.HandleFunc("POST /s/{id}/command/{name}", d.command)
+	signed.HandleFunc("POST /s/{id}/calls", d.answerCalls)
 	signed.HandleFunc("POST /s/{id}/share", d.share)
 	signed.HandleFunc("POST /s/{id}/conversation", d.ask)
 	signed.HandleFunc("POST /auth/logout", d.signOut)

@@ -64,6 +64,22 @@ type Needs struct {
 // Any says whether the session waits for its scientist at all.
 func (n Needs) Any() bool { return n.Calls > 0 || n.Proposals > 0 || n.Suspended != "" }
 
+// Rank orders sessions by how much they wait for their scientist: calls first (a turn
+// waits on each), then a suspension, then proposals; 0 for none.
+func (n Needs) Rank() int {
+	r := 0
+	if n.Calls > 0 {
+		r += 4
+	}
+	if n.Suspended != "" {
+		r += 2
+	}
+	if n.Proposals > 0 {
+		r++
+	}
+	return r
+}
+
 // Why says in a few words what the session waits for.
 func (n Needs) Why() string {
 	var parts []string
