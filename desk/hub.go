@@ -21,7 +21,8 @@ type snapshot struct {
 	View    workflows.PageView
 	Conv    ConversationPage
 	ConvErr string
-	Err     error // the session did not answer
+	Err     error     // the session did not answer
+	At      time.Time // when it was asked for: it shows the session at this moment or later
 }
 
 // same says whether two readings show the same thing.

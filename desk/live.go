@@ -10,9 +10,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,11 +46,12 @@ var liveParts = []string{"status", "waiting", "turns", "ranking-rows"}
 // offset and the conversation's at convAt, and the conversation with its texts (kept from
 // before when the session's conversation did not change).
 func (d *desk) read(ctx context.Context, id string, offset int, convAt workflows.Page, before *snapshot) *snapshot {
+	at := time.Now()
 	v, err := d.be.Page(ctx, id, workflows.PageRequest{Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: convAt})
 	if err != nil {
-		return &snapshot{Err: err}
+		return &snapshot{Err: err, At: at}
 	}
-	snap := &snapshot{View: v}
+	snap := &snapshot{View: v, At: at}
 	if before != nil && before.Err == nil && before.ConvErr == "" && sameConversation(before.View, v) {
 		snap.Conv = before.Conv
 		return snap
@@ -107,15 +111,35 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	data["Levels"] = access.Levels
 	// What the stream keeps up to date: the ranking on its first page, the conversation
 	// at its latest messages.
-	var parts []string
+	// Each with a digest of what the page shows of it, so the stream sends only what
+	// differs from that, not the page over again the moment it opens.
+	q := url.Values{}
 	for _, p := range liveParts {
 		if p == "ranking-rows" && offset > 0 || p == "turns" && r.URL.Query().Has("c") {
 			continue
 		}
-		parts = append(parts, p)
+		q.Add("parts", p)
+		if html, err := d.part(p, data); err == nil {
+			q.Add("shown", p+":"+digest(html))
+		}
 	}
-	data["Events"] = "/s/" + id + "/events?parts=" + strings.Join(parts, ",")
+	// A reading older than the page's would take the page back in time.
+	q.Set("since", strconv.FormatInt(snap.At.UnixNano(), 10))
+	data["Events"] = "/s/" + id + "/events?" + q.Encode()
 	d.render(w, r, http.StatusOK, "session", data)
+}
+
+// part renders one live part of the session page.
+func (d *desk) part(name string, data map[string]any) (string, error) {
+	var b bytes.Buffer
+	err := d.pages["session"].ExecuteTemplate(&b, name, data)
+	return b.String(), err
+}
+
+// digest names a rendering of a part.
+func digest(html string) string {
+	sum := sha256.Sum256([]byte(html))
+	return hex.EncodeToString(sum[:8])
 }
 
 // pageOffsets are the ranking's offset and the conversation's page a request asks for.
@@ -182,10 +206,20 @@ func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	// The parts this page keeps up to date, and what it shows of each (their digests).
 	var parts []string
-	for _, p := range strings.Split(r.URL.Query().Get("parts"), ",") {
-		if slices.Contains(liveParts, p) {
-			parts = append(parts, p)
+	for _, p := range r.URL.Query()["parts"] {
+		for _, p := range strings.Split(p, ",") {
+			if slices.Contains(liveParts, p) && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	since, _ := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64)
+	sent := map[string]string{}
+	for _, s := range r.URL.Query()["shown"] {
+		if p, h, ok := strings.Cut(s, ":"); ok && slices.Contains(parts, p) {
+			sent[p] = h
 		}
 	}
 	rc := http.NewResponseController(w)
@@ -198,7 +232,6 @@ func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	end := time.NewTimer(streamLength)
 	defer end.Stop()
-	sent := map[string]string{}
 	for {
 		select {
 		case <-r.Context().Done():
@@ -206,6 +239,9 @@ func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 		case <-end.C:
 			return
 		case snap := <-readings:
+			if snap.At.UnixNano() < since {
+				continue // the page shows a later moment already
+			}
 			if err := d.send(w, who, rec, id, snap, parts, sent); err != nil {
 				return
 			}
@@ -214,8 +250,8 @@ func (d *desk) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// send writes a reading's live line and each part that differs from what this stream sent
-// before (sent, updated).
+// send writes a reading's live line and each part that differs from what the page shows
+// (sent: the digest of each part as the page has it, updated).
 func (d *desk) send(w http.ResponseWriter, who auth.Who, rec access.Record, id string, snap *snapshot, parts []string, sent map[string]string) error {
 	line := "not answering: " + errText(snap.Err)
 	if snap.Err == nil {
@@ -232,16 +268,16 @@ func (d *desk) send(w http.ResponseWriter, who auth.Who, rec access.Record, id s
 	}
 	data := d.sessionData(who, rec, id, snap, 0)
 	for _, p := range parts {
-		var b bytes.Buffer
-		if err := d.pages["session"].ExecuteTemplate(&b, p, data); err != nil {
+		html, err := d.part(p, data)
+		if err != nil {
 			d.log.Warn("desk: rendering a live part", "part", p, "err", err)
 			continue
 		}
-		if b.String() == sent[p] {
+		if digest(html) == sent[p] {
 			continue
 		}
-		sent[p] = b.String()
-		msg, _ := json.Marshal(map[string]string{"id": p, "html": b.String()}) // one line: JSON escapes newlines
+		sent[p] = digest(html)
+		msg, _ := json.Marshal(map[string]string{"id": p, "html": html}) // one line: JSON escapes newlines
 		if _, err := fmt.Fprintf(w, "event: part\ndata: %s\n\n", msg); err != nil {
 			return err
 		}

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +30,15 @@ func stream(t *testing.T, td *testDesk, who, id, parts string) func() (event, da
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/s/"+id+"/events?parts="+parts, nil)
+	target := srv.URL + "/s/" + id + "/events?parts=" + parts
+	if strings.HasPrefix(parts, "/") {
+		target = srv.URL + parts // the page's own address of its stream
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", target, nil)
 	req.Header.Set("X-Forwarded-Email", who)
+	for _, c := range td.cookies[who] { // the same browser as the page's: the same sign-in
+		req.AddCookie(c)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -194,5 +203,30 @@ func TestWhatNeedsYou(t *testing.T) {
 	}
 	if _, body := td.do(t, "bob@lab", "GET", "/needs", nil); !strings.Contains(body, `"count":1`) || !strings.Contains(body, "s-bob") {
 		t.Errorf("bob's /needs: %s", body)
+	}
+}
+
+// TestStreamSendsOnlyWhatChanged: a page's stream, opened with the digests of what the
+// page shows, sends no part again until the session changes it.
+func TestStreamSendsOnlyWhatChanged(t *testing.T) {
+	td, _ := newConversingDesk(t)
+	td.hub = newHub(watched{td.desk}, 20*time.Millisecond)
+	_, page := td.do(t, "ada@lab", "GET", "/s/s-1", nil)
+	m := regexp.MustCompile(`data-events="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil || !strings.Contains(m[1], "shown=") {
+		t.Fatalf("the page's stream address: %v", m)
+	}
+	next := stream(t, td, "ada@lab", "s-1", html.UnescapeString(m[1]))
+	if event, _ := next(); event != "progress" {
+		t.Fatalf("the first event is %q, want the live line", event)
+	}
+	td.fake.mu.Lock()
+	st := td.fake.status["s-1"]
+	st.State = session.Suspended
+	td.fake.status["s-1"] = st
+	td.fake.mu.Unlock()
+	event, data := next()
+	if event != "part" || !strings.Contains(data, `"id":"status"`) || !strings.Contains(data, "suspended") {
+		t.Errorf("after the session changed: %s %.300s; want the status part, and nothing before it", event, data)
 	}
 }

@@ -13,8 +13,9 @@
   var clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
   var weekday = new Intl.DateTimeFormat(undefined, { weekday: "short" });
   var dayMonth = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
-  var full = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium", timeZoneName: "short" });
-  var date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+  var full = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric",
+    hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+  var date = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
 
   function startOfDay(d) { return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime(); }
 
