@@ -202,6 +202,9 @@ func (p *person) phoneScreenshot(name string) {
 		return
 	}
 	p.do("a phone's window", chromedp.EmulateViewport(375, 800))
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
+		p.t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	defer cancel()
 	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
