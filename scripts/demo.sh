@@ -41,8 +41,8 @@ servers:
     command: [bin/literature, --library, testdata/library, --index, .data/literature-index]
     rate: 20
 YAML
-echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulated latency per turn, tools in .data/tools.yaml; log .data/worker.log)..."
-bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
+echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-300ms} simulated latency per turn, tools in .data/tools.yaml; log .data/worker.log)..."
+bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-300ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
 started+=($!)
 
 # The desk, the scientist's way in: local mode, this machine only, signed in as $USER by
