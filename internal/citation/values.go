@@ -46,14 +46,49 @@ func firstString(v any) string {
 	return ""
 }
 
-// firstKey is the value of the first of the keys the object has.
+// firstKey is the value of the first of the keys the object has (get).
 func firstKey(o map[string]any, keys ...string) any {
 	for _, k := range keys {
-		if v, ok := o[k]; ok {
+		if v, ok := lookup(o, k); ok {
 			return v
 		}
 	}
 	return nil
+}
+
+// get is the value of a key of an object, written as the key is or in any case and with
+// any separators ("abstract" finds "Abstract" and "ABSTRACT", "abstractText" finds
+// "abstract_text"): APIs and tools name one field in many ways.
+func get(o map[string]any, key string) any {
+	v, _ := lookup(o, key)
+	return v
+}
+
+func lookup(o map[string]any, key string) (any, bool) {
+	if v, ok := o[key]; ok {
+		return v, true
+	}
+	want := foldKey(key)
+	for _, k := range sortedMapKeys(o) {
+		if foldKey(k) == want {
+			return o[k], true
+		}
+	}
+	return nil, false
+}
+
+// foldKey is a key in lower case without separators.
+func foldKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + 'a' - 'A')
+		}
+	}
+	return b.String()
 }
 
 // dig follows a path of object keys.
@@ -63,7 +98,7 @@ func dig(v any, path ...string) any {
 		if !ok {
 			return nil
 		}
-		v = m[k]
+		v = get(m, k)
 	}
 	return v
 }
