@@ -40,25 +40,45 @@ func (e edit) words() (r, q string) {
 
 // align finds the passage of the record closest to the quote: an edit distance over words
 // in which the passage may start and end anywhere in the record (the quote is aligned
-// whole, the record in part).
+// whole, the record in part). Of alignments as close, it takes the one that matches most
+// words: "Colchicine lowers" against "Colchicine may lower" leaves out "may", rather than
+// putting "Colchicine" for it.
 func align(rec, q []token) alignment {
 	m, n := len(q), len(rec)
 	if m == 0 || n == 0 {
 		return alignment{cost: m}
 	}
-	// d[i][j]: the fewest edits turning some passage of rec ending at j into q[:i].
+	// d[i][j]: the fewest edits turning some passage of rec ending at j into q[:i], and of
+	// those the most matches (a cell's score is cost<<16 - matches); from[i][j] the step.
+	const (
+		fromMatch = iota
+		fromSub
+		fromQuote // the quote adds a word
+		fromRec   // the quote leaves a word out
+	)
+	score := func(cost, matches int32) int32 { return cost<<16 - matches }
 	d := make([][]int32, m+1)
+	from := make([][]uint8, m+1)
 	for i := range d {
 		d[i] = make([]int32, n+1)
-		d[i][0] = int32(i)
+		from[i] = make([]uint8, n+1)
+		d[i][0] = score(int32(i), 0)
+		from[i][0] = fromQuote
 	}
 	for i := 1; i <= m; i++ {
 		for j := 1; j <= n; j++ {
-			c := d[i-1][j-1]
-			if q[i-1].stem != rec[j-1].stem {
-				c++
+			best, step := d[i-1][j]+score(1, 0), uint8(fromQuote)
+			if c := d[i][j-1] + score(1, 0); c < best {
+				best, step = c, fromRec
 			}
-			d[i][j] = min(c, d[i-1][j]+1, d[i][j-1]+1)
+			if q[i-1].stem == rec[j-1].stem {
+				if c := d[i-1][j-1] - 1; c <= best {
+					best, step = c, fromMatch
+				}
+			} else if c := d[i-1][j-1] + score(1, 0); c < best {
+				best, step = c, fromSub
+			}
+			d[i][j], from[i][j] = best, step
 		}
 	}
 	end := 0
@@ -67,19 +87,20 @@ func align(rec, q []token) alignment {
 			end = j
 		}
 	}
-	a := alignment{cost: int(d[m][end]), end: end}
+	cost := (d[m][end] + 0xFFFF) >> 16 // the cost, the matches taken off
+	a := alignment{cost: int(cost), end: end}
 	i, j := m, end
 	for i > 0 {
 		switch {
-		case j > 0 && d[i][j] == d[i-1][j-1] && q[i-1].stem == rec[j-1].stem:
+		case j > 0 && from[i][j] == fromMatch:
 			if q[i-1].word != rec[j-1].word {
-				a.forms = append(a.forms, edit{rec: &rec[j-1], quote: &q[i-1]})
+				a.forms = append(a.forms, edit{rec: &rec[j-1], quote: &q[i-1], ri: j - 1})
 			}
 			i, j = i-1, j-1
-		case j > 0 && d[i][j] == d[i-1][j-1]+1:
+		case j > 0 && from[i][j] == fromSub:
 			a.edits = append(a.edits, edit{rec: &rec[j-1], quote: &q[i-1], ri: j - 1})
 			i, j = i-1, j-1
-		case d[i][j] == d[i-1][j]+1:
+		case j == 0 || from[i][j] == fromQuote:
 			a.edits = append(a.edits, edit{quote: &q[i-1], ri: -1})
 			i--
 		default:

@@ -75,6 +75,30 @@ func TestTheDocsExample(t *testing.T) {
 	}
 }
 
+// TestTheDocsExamplesOfTheNewVerdicts: docs/grounding.md's examples of an overstated quote
+// and one out of context read as the check reports them.
+func TestTheDocsExamplesOfTheNewVerdicts(t *testing.T) {
+	for _, tt := range []struct {
+		record, quote string
+		want          Finding
+	}{
+		{"Colchicine may lower the risk of ischaemic events after myocardial infarction.", "Colchicine lowers the risk of ischemic events after myocardial infarction",
+			Finding{Verdict: research.CitationOverstated, Note: `the quote claims more than the record: it leaves out the record's "may"`,
+				Passage: "Colchicine may lower the risk of ischaemic events after myocardial infarction"}},
+		{"It has been proposed that microglia drive the spread of tau between brain regions, but depleting microglia did not slow spreading in PS19 mice.",
+			"microglia drive the spread of tau between brain regions",
+			Finding{Verdict: research.CitationOutOfContext, Note: `the quote leaves out what governs it: "It has been proposed that" before it hedges it`,
+				Passage: "It has been proposed that microglia drive the spread of tau between brain regions, but depleting microglia did not slow spreading in PS19 mice"}},
+		{"There was no evidence that colchicine prolonged survival.", "colchicine prolonged survival",
+			Finding{Verdict: research.CitationContradicted, Note: `the quote leaves out what governs it: "There was no evidence that" before it negates it`,
+				Passage: "There was no evidence that colchicine prolonged survival"}},
+	} {
+		if f := Compare(tt.record, tt.quote); f != tt.want {
+			t.Errorf("Compare(%q) = %+v, want %+v", tt.quote, f, tt.want)
+		}
+	}
+}
+
 // TestCompareBounded: a huge record and a huge quote cost bounded work.
 func TestCompareBounded(t *testing.T) {
 	record := strings.Repeat("tau spreads between neurons through synapses and exosomes. ", 10000)
