@@ -39,7 +39,7 @@ var (
 	negationsFor = []string{"did not ", "does not ", "not ", "no ", "may ", "might ", "could ", "failed to "}
 	// governing are the simulator's words of what governs a clause: an honest fragment or
 	// elision leaves none of them out.
-	governing = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|without|cannot|failed|unable|may|might|could|suggests?|appears?|likely|possibly|potentially|proposed|thought|believed|hypothesi[sz]ed|whether|only|except|unless|although|though|but|however|whereas|while|yet|despite|unchanged|unaffected|preliminary|small|modest|partly|partially)\b`)
+	governing = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|without|cannot|failed|unable|may|might|could|can|would|should|must|suggests?|appears?|likely|possibly|potentially|proposed|thought|believed|hypothesi[sz]ed|whether|only|except|unless|although|though|but|however|whereas|while|yet|despite|unchanged|unaffected|preliminary|small|modest|partly|partially)\b`)
 )
 
 // spliceWords makes a change of one of the swaps whose words a passage holds.
