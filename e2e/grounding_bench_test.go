@@ -44,6 +44,7 @@ type kindStats struct {
 	flagged   int            // flagged by the check or by a review's support judgement
 	judged    int            // given a support judgement by some review
 	verdicts  map[string]int // the worst verdict any review's check gave it
+	accused   []string       // honest references the check found contradicted or out of context, with why
 }
 
 func measureHistory(tb testing.TB, id string) historyStats {
@@ -134,7 +135,7 @@ func BenchmarkGrounding(b *testing.B) {
 			case dishonestKind(kind) && kind != research.PlantedIrrelevant && float64(k.penalised) < 0.95*float64(k.n):
 				b.Errorf("%s: %d of %d penalised by the check", kind, k.penalised, k.n)
 			case !dishonestKind(kind) && k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext] > 0:
-				b.Errorf("%s: %d honest citations contradicted or out of context", kind, k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext])
+				b.Errorf("%s: %d honest citations contradicted or out of context: %s", kind, k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext], strings.Join(k.accused, "; "))
 			}
 		}
 		if grounded.bytes > 2*plain.bytes {
@@ -214,6 +215,14 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 				}
 			}
 			k.verdicts[cmp.Or(worst, "unchecked")]++
+			if !dishonestKind(kind) && (worst == research.CitationContradicted || worst == research.CitationOutOfContext) {
+				for _, r := range reviews {
+					if i := slices.IndexFunc(r.Citations, func(c research.CitationCheck) bool { return c.ID == ref.ID }); i >= 0 {
+						k.accused = append(k.accused, fmt.Sprintf("%q: %s (%s)", ref.Quote, r.Citations[i].Verdict, r.Citations[i].Note))
+						break
+					}
+				}
+			}
 			if checked {
 				k.checked++
 			}

@@ -65,7 +65,7 @@ var hedges = setOf("may", "might", "could", "can", "would", "possibly", "possibl
 	"seem", "seems", "seemed", "suggest", "suggests", "suggested", "suggesting",
 	"suggestive", "hypothesis", "hypotheses", "hypothesize", "hypothesized", "hypothetical", "speculate",
 	"speculated", "speculative", "propose", "proposed", "thought", "believed", "preliminary", "tentative",
-	"tentatively", "uncertain", "unclear", "unknown", "whether", "assumed", "expected", "predicted")
+	"tentatively", "uncertain", "unclear", "unknown", "whether", "assumed")
 
 // limitations are the words that narrow a finding: how much, for whom, how sure. A quote
 // that leaves one out claims more than its source.

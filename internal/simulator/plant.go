@@ -260,7 +260,7 @@ func elide(rng *rand.Rand, ss []string) string {
 			head := 4 + rng.IntN(len(ws)-11)
 			skip := 2 + rng.IntN(len(ws)-head-5)
 			gap := ws[head : head+skip]
-			if last := gap[len(gap)-1]; governing.MatchString(strings.Join(gap, " ")) || strings.HasSuffix(strings.Join(gap, " "), "ly") ||
+			if last := gap[len(gap)-1]; governing.MatchString(strings.Join(gap, " ")) || slices.ContainsFunc(gap, qualifying) ||
 				last == "to" || last == "that" || last == "of" || last == "as" {
 				continue
 			}
@@ -273,6 +273,10 @@ func elide(rng *rand.Rand, ss []string) string {
 	}
 	return ""
 }
+
+// qualifying says whether a word qualifies what it modifies ("partly", "modestly"): an
+// honest elision does not leave one out.
+func qualifying(w string) bool { return strings.HasSuffix(strings.TrimRight(w, ".,;:"), "ly") }
 
 // nearMiss is an id cut short or with one character changed, as a careless model copies
 // it: "…tau.01" for "…tau.010", "kim2021" for "kim2021bin1".
