@@ -114,12 +114,21 @@ func describe(r *research.Reference, d Details) {
 // what comparing the quote with the record of its id found (Compare).
 func Check(refs []research.Reference, records map[string]string) []research.CitationCheck {
 	checks := make([]research.CitationCheck, 0, len(refs))
+	read := map[string][]Record{} // each result read once, however many references cite it
+	recordsOf := func(source string) []Record {
+		if recs, ok := read[source]; ok {
+			return recs
+		}
+		recs := Records(records[source])
+		read[source] = recs
+		return recs
+	}
 	for _, ref := range refs {
 		c := research.CitationCheck{ID: ref.ID}
-		text, ok := records[ref.Source]
+		_, ok := records[ref.Source]
 		var rec Record
 		if ok {
-			rec, ok = FindRecord(text, ref.ID)
+			rec, ok = findRecord(recordsOf(ref.Source), ref.ID)
 		}
 		if ref.Source == "" || !ok {
 			c.Verdict, c.Note = research.CitationInvented, "no tool result the citing turn read returned this source"
@@ -129,7 +138,7 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 		f := compareRecord(rec, ref.Quote)
 		c.Verdict, c.Note, c.Passage = f.Verdict, f.Note, f.Passage
 		if f.Verdict == research.CitationUnsupported {
-			if other := quotedFrom(text, ref); other != "" {
+			if other := quotedFrom(recordsOf(ref.Source), ref); other != "" {
 				c.Note = fmt.Sprintf("the quote is from another source of the same result, %s, not from %s", other, ref.ID)
 			}
 		}
@@ -140,8 +149,8 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 
 // quotedFrom names the other record of a result that holds a reference's quote, if one
 // does: a model that mixed up two search hits.
-func quotedFrom(text string, ref research.Reference) string {
-	for _, o := range Records(text) {
+func quotedFrom(recs []Record, ref research.Reference) string {
+	for _, o := range recs {
 		if !o.Has(ref.ID) && !o.Unsplit && Compare(o.Text, ref.Quote).Verdict == research.CitationVerified && len(o.IDs) > 0 {
 			return o.IDs[0].String()
 		}

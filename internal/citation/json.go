@@ -211,19 +211,32 @@ var proseWords = []string{"abstract", "summary", "snippet", "description", "cont
 // otherProse is the text of an object's string fields whose names hold a prose word and
 // that proseKeys do not name.
 func otherProse(o map[string]any) []string {
-	var out []string
-	for _, k := range sortedMapKeys(o) {
-		f := foldKey(k)
-		if slices.ContainsFunc(proseKeys, func(p string) bool { return foldKey(p) == f }) ||
-			!slices.ContainsFunc(proseWords, func(w string) bool { return strings.Contains(f, w) }) {
+	var keys []string
+	for k, v := range o {
+		if s, ok := v.(string); !ok || strings.TrimSpace(s) == "" {
 			continue
 		}
-		if s, ok := o[k].(string); ok && strings.TrimSpace(s) != "" {
-			out = append(out, stripMarkup(s))
+		f := foldKey(k)
+		if !foldedProseKeys[f] && slices.ContainsFunc(proseWords, func(w string) bool { return strings.Contains(f, w) }) {
+			keys = append(keys, k)
 		}
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, stripMarkup(o[k].(string)))
 	}
 	return out
 }
+
+// foldedProseKeys are proseKeys folded (foldKey).
+var foldedProseKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range proseKeys {
+		m[foldKey(k)] = true
+	}
+	return m
+}()
 
 func hasValue(v any) bool {
 	switch v := v.(type) {

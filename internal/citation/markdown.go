@@ -163,16 +163,38 @@ func (m *mdReader) section(s *mdSection) {
 // "Title: ..."): a field its block already has, or a separator line ("---"), starts the
 // next block. It reads them so only if two blocks or more are records.
 func blockRecords(s *mdSection) ([]Record, bool) {
-	var blocks [][]string
-	var cur []string
-	seen := map[string]bool{}
+	if len(s.lines) < 2 {
+		return nil, false
+	}
+	var (
+		recs  []Record
+		cur   []string
+		seen  = map[string]bool{}
+		fails bool
+	)
+	// next closes the block read so far: every block is a record with prose of its own,
+	// but for a preamble that names no source ("Found 2 papers:"); blocks that are only
+	// ids ("DOI: a", "DOI: b", then the text) do not say whose the text is. A result that
+	// fails is given up at its first block that is not one.
 	next := func() {
-		if len(cur) > 0 {
-			blocks = append(blocks, cur)
+		if len(cur) == 0 || fails {
+			cur, seen = nil, map[string]bool{}
+			return
+		}
+		r, ok := mdRecord(&mdSection{level: s.level, lines: cur})
+		switch {
+		case !ok && len(recs) == 0 && preamble(cur):
+		case !ok || r.Text == "":
+			fails = true
+		default:
+			recs = append(recs, r)
 		}
 		cur, seen = nil, map[string]bool{}
 	}
 	for _, line := range s.lines {
+		if fails {
+			return nil, false
+		}
 		if separatorRE.MatchString(line) {
 			next()
 			continue
@@ -194,24 +216,14 @@ func blockRecords(s *mdSection) ([]Record, bool) {
 		cur = append(cur, line)
 	}
 	next()
-	if len(blocks) < 2 {
-		return nil, false
-	}
-	// Every block is a record with prose of its own, but for a preamble that names no
-	// source ("Found 2 papers:"): blocks that are only ids ("DOI: a", "DOI: b", then the
-	// text) do not say whose the text is.
-	var recs []Record
-	for n, b := range blocks {
-		r, ok := mdRecord(&mdSection{level: s.level, lines: b})
-		switch {
-		case !ok && n == 0 && len(textIDs(strings.Join(b, "\n"))) == 0:
-			continue
-		case !ok || r.Text == "":
-			return nil, false
-		}
-		recs = append(recs, r)
-	}
-	return recs, len(recs) >= 2
+	return recs, !fails && len(recs) >= 2
+}
+
+// preamble says whether lines are a short note before a plain-text list of sources that
+// names none of them.
+func preamble(lines []string) bool {
+	text := strings.Join(lines, "\n")
+	return len(text) <= 300 && len(textIDs(text)) == 0
 }
 
 // separatorRE is a line that separates the blocks of a plain-text result.

@@ -10,7 +10,8 @@ import (
 
 var (
 	doiTextRE   = regexp.MustCompile(`(?i)(?:^|[^\w./-])(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/[^\s"'<>\[\]{}|\\^` + "`" + `]+)`)
-	pmidTextRE  = regexp.MustCompile(`(?i)\b(?:PMID|PubMed\s*ID|PubMed\s*:)[\]*:\s]*([0-9]{1,9})\b`)
+	pmidTextRE  = regexp.MustCompile(`(?i)\bPMID\b[\]*:\s]*([0-9]{1,9})\b`)
+	pubmedIDRE  = regexp.MustCompile(`(?i)\bPubMed(?:\s*ID\b|\s*:)[\]*:\s]*([0-9]{1,9})\b`)
 	pmidsTextRE = regexp.MustCompile(`(?i)\bPMIDs\b[*:\s]+([0-9]{1,9}(?:\s*,\s*[0-9]{1,9})*)\b`)
 	pmidLinkRE  = regexp.MustCompile(`(?i)\b(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)([0-9]{1,9})\b`)
 	pmcTextRE   = regexp.MustCompile(`\b(PMC[0-9]{3,10})\b`)
@@ -67,8 +68,15 @@ func textIDs(text string) []ID {
 		for _, m := range pmidTextRE.FindAllStringSubmatch(line, -1) {
 			add(SchemePMID, m[1])
 		}
-		for _, m := range pmcSpaceRE.FindAllStringSubmatch(line, -1) { // "PMC 9876543", "PMCID: 9876543"
-			add(SchemePMCID, "PMC"+m[1])
+		if strings.Contains(line, "PubMed") || strings.Contains(line, "PUBMED") || strings.Contains(line, "pubmed") {
+			for _, m := range pubmedIDRE.FindAllStringSubmatch(line, -1) { // "PubMed ID: 36509999"
+				add(SchemePMID, m[1])
+			}
+		}
+		if strings.Contains(line, "PMC") {
+			for _, m := range pmcSpaceRE.FindAllStringSubmatch(line, -1) { // "PMC 9876543", "PMCID: 9876543"
+				add(SchemePMCID, "PMC"+m[1])
+			}
 		}
 	}
 	text = kept.String()

@@ -87,13 +87,16 @@ func (r Record) Has(id string) bool {
 // FindRecord is the record a tool result gives for id: the records naming it whole,
 // merged (a result may give one source twice: a list of PMIDs and a summary), with their
 // texts joined and the richest details, filled in from the others.
-func FindRecord(content, id string) (Record, bool) {
+func FindRecord(content, id string) (Record, bool) { return findRecord(Records(content), id) }
+
+// findRecord is FindRecord over a result's records, read already.
+func findRecord(recs []Record, id string) (Record, bool) {
 	want := ParseID(id)
 	if want.Value == "" {
 		return Record{}, false
 	}
 	var found []Record
-	for _, r := range Records(content) {
+	for _, r := range recs {
 		if slices.ContainsFunc(r.IDs, want.Matches) {
 			found = append(found, r)
 		}

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -409,9 +411,30 @@ func (c checker) canon(w string) string {
 	return canon(w)
 }
 
+// canons caches canon: a text's words repeat, and records are read again for each
+// citation. It holds at most maxCanons words.
+var (
+	canons     sync.Map
+	canonsHeld atomic.Int64
+)
+
+const maxCanons = 1 << 16
+
 // canon is a lower-case word's canonical form: a unit in one spelling, Greek letters
 // named, American spelling.
 func canon(w string) string {
+	if c, ok := canons.Load(w); ok {
+		return c.(string)
+	}
+	c := canonOf(w)
+	if canonsHeld.Load() < maxCanons {
+		canons.Store(w, c)
+		canonsHeld.Add(1)
+	}
+	return c
+}
+
+func canonOf(w string) string {
 	if u, ok := unitAliases[w]; ok {
 		return u
 	}

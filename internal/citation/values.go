@@ -68,27 +68,59 @@ func lookup(o map[string]any, key string) (any, bool) {
 	if v, ok := o[key]; ok {
 		return v, true
 	}
-	want := foldKey(key)
-	for _, k := range sortedMapKeys(o) {
-		if foldKey(k) == want {
-			return o[k], true
+	best, found := "", false
+	for k := range o {
+		if sameKey(k, key) && (!found || k < best) { // of two keys that fold alike, the first in order
+			best, found = k, true
 		}
 	}
-	return nil, false
+	if !found {
+		return nil, false
+	}
+	return o[best], true
+}
+
+// sameKey says whether two keys are the same in lower case without separators
+// (foldKey), without building either's fold.
+func sameKey(a, b string) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && keySkip(a[i]) {
+			i++
+		}
+		for j < len(b) && keySkip(b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if keyLower(a[i]) != keyLower(b[j]) {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+}
+
+func keySkip(c byte) bool {
+	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+}
+
+func keyLower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // foldKey is a key in lower case without separators.
 func foldKey(k string) string {
-	var b strings.Builder
-	for _, r := range k {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r >= 'A' && r <= 'Z':
-			b.WriteRune(r + 'a' - 'A')
+	b := make([]byte, 0, len(k))
+	for j := 0; j < len(k); j++ {
+		if c := k[j]; !keySkip(c) {
+			b = append(b, keyLower(c))
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // dig follows a path of object keys.
