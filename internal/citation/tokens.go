@@ -263,14 +263,7 @@ func (t *tokenizer) number(i, sign int) int {
 	// letters against the number: a unit ("25mg", "12h") is a word of its own; anything
 	// else makes one word of it all ("5xFAD", "3D", "2nd").
 	if r, _ := t.at(i); unicode.IsLetter(r) {
-		j := i
-		for j < len(t.text) {
-			r, w := t.at(j)
-			if !isWordRune(r) {
-				break
-			}
-			j += w
-		}
+		j := t.runEnd(i)
 		suffix := strings.ToLower(t.text[i:j])
 		if u := canon(suffix); !units[u] {
 			t.emit(wordToken, t.canon(strings.ToLower(t.text[start:j])), start, j) // "-5xFAD": no sign
@@ -317,16 +310,21 @@ func numberWord(v float64) string {
 	return "#" + strconv.FormatFloat(v, 'g', -1, 64) + "#"
 }
 
-// word reads a run of letters and digits.
-func (t *tokenizer) word(i int) int {
-	j := i
-	for j < len(t.text) {
-		r, w := t.at(j)
+// runEnd is the end of the run of letters and digits at i.
+func (t *tokenizer) runEnd(i int) int {
+	for i < len(t.text) {
+		r, w := t.at(i)
 		if !isWordRune(r) {
 			break
 		}
-		j += w
+		i += w
 	}
+	return i
+}
+
+// word reads a run of letters and digits.
+func (t *tokenizer) word(i int) int {
+	j := t.runEnd(i)
 	w := strings.ToLower(t.text[i:j])
 	if !t.near {
 		t.emit(wordToken, w, i, j)

@@ -146,32 +146,8 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		if holds(s.text, c.Quote) {
 			return c, false
 		}
-	case research.PlantedSpelling:
-		c.Quote = changeOne(rng, ss, spliceWords(britishWords))
-	case research.PlantedGreek:
-		c.Quote = changeOne(rng, ss, spellGreek)
-	case research.PlantedNumberWords:
-		c.Quote = changeOne(rng, ss, wordNumbers)
-	case research.PlantedNotation:
-		c.Quote = changeOne(rng, ss, renotate)
 	case research.PlantedFragment:
 		c.Quote = fragment(rng, ss)
-	case research.PlantedHedgeDropped:
-		c.Quote = changeOne(rng, ss, spliceWords(hedgeDrops))
-	case research.PlantedCausal:
-		c.Quote = changeOne(rng, ss, spliceWords(causalSwaps))
-	case research.PlantedQuantifier:
-		c.Quote = changeOne(rng, ss, spliceWords(quantSwaps))
-	case research.PlantedEntity:
-		c.Quote = changeOne(rng, ss, spliceWords(entitySwaps))
-	case research.PlantedSpecies:
-		c.Quote = changeOne(rng, ss, spliceWords(speciesSwaps))
-	case research.PlantedUnit:
-		c.Quote = changeOne(rng, ss, spliceWords(unitSwaps))
-	case research.PlantedSign:
-		c.Quote = changeOne(rng, ss, resign)
-	case research.PlantedDecimal:
-		c.Quote = changeOne(rng, ss, dropPoint)
 	case research.PlantedContextDropped:
 		c.Quote = contextDropped(rng, ss)
 	case research.PlantedElidedNegation:
@@ -179,7 +155,11 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 	case research.PlantedElidedDistant:
 		c.Quote = distant(rng, ss)
 	default:
-		return c, false
+		change, ok := rewrites[kind]
+		if !ok {
+			return c, false
+		}
+		c.Quote = changeOne(rng, ss, change)
 	}
 	n := utf8.RuneCountInString(c.Quote)
 	return c, n >= minQuote && n <= prompt.MaxQuoteLength && len(wordsOf(c.Quote)) >= prompt.MinQuoteWords

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // plantedWords are the swaps of the simulator's own kinds: the record's words, and the
@@ -41,6 +43,22 @@ var (
 	// elision leaves none of them out.
 	governing = regexp.MustCompile(`(?i)\b(not|no|never|none|neither|nor|without|cannot|failed|unable|may|might|could|can|would|should|must|suggests?|appears?|likely|possibly|potentially|proposed|thought|believed|hypothesi[sz]ed|whether|only|except|unless|although|though|but|however|whereas|while|yet|despite|unchanged|unaffected|preliminary|small|modest|partly|partially)\b`)
 )
+
+// rewrites are the kinds made by one change of a sentence of the source.
+var rewrites = map[string]func(string) string{
+	research.PlantedSpelling:     spliceWords(britishWords),
+	research.PlantedGreek:        spellGreek,
+	research.PlantedNumberWords:  wordNumbers,
+	research.PlantedNotation:     renotate,
+	research.PlantedHedgeDropped: spliceWords(hedgeDrops),
+	research.PlantedCausal:       spliceWords(causalSwaps),
+	research.PlantedQuantifier:   spliceWords(quantSwaps),
+	research.PlantedEntity:       spliceWords(entitySwaps),
+	research.PlantedSpecies:      spliceWords(speciesSwaps),
+	research.PlantedUnit:         spliceWords(unitSwaps),
+	research.PlantedSign:         resign,
+	research.PlantedDecimal:      dropPoint,
+}
 
 // spliceWords makes a change of one of the swaps whose words a passage holds.
 func spliceWords(table map[string]string) func(string) string {
