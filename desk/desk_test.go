@@ -688,3 +688,46 @@ func TestTreeBeforeTheFirstCheckpoint(t *testing.T) {
 		t.Errorf("ada's tree (%d) shows bob's fork beyond its id:\n%s", code, body)
 	}
 }
+
+// TestHypothesisPageShowsVerdicts: the hypothesis page shows each review's citation
+// verdicts, overstated and out of context too, each with its quote and, where the quote is
+// not the source's words, the source's words beside it.
+func TestHypothesisPageShowsVerdicts(t *testing.T) {
+	td := newTestDesk(t)
+	ctx := t.Context()
+	td.fake.add("s-1", "ada@lab", "tau", session.Entry{ID: "h-0001", Title: "t", Origin: "generation"})
+	h := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Rationale: "r", Predictions: []string{"p"}, Origin: "generation",
+		References: []research.Reference{
+			{ID: "10.1/a", Quote: "microglia drive tau spread", Claim: "Microglia drive tau spread."},
+			{ID: "10.1/b", Quote: "exercise slowed decline in all adults", Claim: "Exercise slows decline."},
+			{ID: "10.1/c", Quote: "tau spreads along connected regions", Claim: "Tau spreads."}}}
+	if err := td.st.PutHypothesis(ctx, "s-1", h); err != nil {
+		t.Fatal(err)
+	}
+	review := research.Review{HypothesisID: "h-0001", Type: research.ReviewFull, Verdict: "revise", Critique: "c", Citations: []research.CitationCheck{
+		{ID: "10.1/a", Verdict: research.CitationOutOfContext, Note: `"It has been proposed that" before it attributes it to others`,
+			Passage: "It has been proposed that microglia drive tau spread."},
+		{ID: "10.1/b", Verdict: research.CitationOverstated, Note: `it generalises the record's "some"`, Passage: "exercise slowed decline in some adults",
+			Support: research.SupportOverstates, SupportNote: "the passage speaks of some adults"},
+		{ID: "10.1/c", Verdict: research.CitationVerified, Passage: "In mice, tau spreads along connected regions."}}}
+	if err := td.st.PutReview(ctx, "s-1", 0, review); err != nil {
+		t.Fatal(err)
+	}
+	code, body := td.do(t, "ada@lab", "GET", "/s/s-1/h/h-0001", nil)
+	if code != 200 {
+		t.Fatalf("%d %.300s", code, body)
+	}
+	for _, want := range []string{
+		`class="verdict-out-of-context"`, "<td>out of context</td>", "microglia drive tau spread",
+		"the source says: It has been proposed that microglia drive tau spread.",
+		`class="verdict-overstated"`, "<td>overstated</td>", "<td>overstates</td>", "the source says: exercise slowed decline in some adults",
+		`class="verdict-verified"`, "tau spreads along connected regions",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the hypothesis page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "In mice, tau spreads along connected regions.") {
+		t.Error("the page shows a verified quote's passage: the quote is the source's words")
+	}
+}

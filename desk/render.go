@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -124,6 +125,20 @@ var funcs = template.FuncMap{
 	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
 	"prose":   prose,
 	"when":    timeTag,
+	// verdictClass is a citation verdict as a class name ("out of context" has spaces).
+	"verdictClass": func(v string) string { return "verdict-" + strings.ReplaceAll(v, " ", "-") },
+	// sourceWords says whether a check's passage is worth showing: for a quote that is not
+	// the source's words, the words it was read against.
+	"sourceWords": func(c research.CitationCheck) bool { return c.Passage != "" && c.Verdict != research.CitationVerified },
+	// quoteOf is the quote of the reference a check is of.
+	"quoteOf": func(refs []research.Reference, id string) string {
+		for _, r := range refs {
+			if citation.SameID(r.ID, id) {
+				return r.Quote
+			}
+		}
+		return ""
+	},
 }
 
 // pageNames are the pages, each a template file with the shared layout.
