@@ -401,11 +401,9 @@ func TestRecordsBounds(t *testing.T) {
 		if len(recs) > maxRecords {
 			t.Errorf("%s: %d records, more than %d", tt.name, len(recs), maxRecords)
 		}
-		d := time.Since(start)
-		if d > 10*time.Second {
-			t.Errorf("%s: took %v", tt.name, d)
-		}
-		t.Logf("%s: %d records in %v", tt.name, len(recs), d)
+		// No time limit here (a loaded machine is no slower reader): what runs away, a
+		// reading quadratic in these sizes, runs into the suite's own timeout.
+		t.Logf("%s: %d records in %v", tt.name, len(recs), time.Since(start))
 	}
 	if n := len(Records(many.String())); n != maxRecords {
 		t.Errorf("many records: %d, want the first %d", n, maxRecords)
