@@ -1,8 +1,78 @@
 package workflows
 
+// How a session ends: finish (the scientist's last contributions, the overview, the final
+// checkpoint and the report), and, for a session whose last run grew long, the closing run.
+
 import (
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cosci-dev/cosci/activities"
+	"github.com/cosci-dev/cosci/internal/session"
 )
+
+// finish ends the session: the scientist's last contributions, the research overview, a
+// final checkpoint, the report, and the completed state.
+func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
+	s.Reason = s.StopReason
+	if s.hasSubagents() {
+		s.awaitSubagents(ctx)
+	}
+	// Turns still waiting for the scientist are refused their calls, and finish.
+	s.closingTools = true
+	s.wait(ctx, func() bool { return s.toolTurns == 0 })
+	s.storeAdded(ctx)
+	s.storeImports(ctx)
+	s.storeManualReviews(ctx)
+	s.overview(ctx)
+	// The final checkpoint and the report wait out a store fault like any work: the
+	// session suspends, and they are written once it resumes.
+	if err := s.untilStored(ctx, s.resumed, func() error { return s.checkpoint(ctx, "final") }); err != nil {
+		s.note("no report: the final checkpoint failed: " + err.Error())
+	} else {
+		var path string
+		rctx := workflow.WithActivityOptions(ctx, s.computeOptions("write the research report"))
+		report := func() error {
+			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path)
+		}
+		if err := s.untilStored(ctx, s.resumed, report); err != nil {
+			s.note("report failed: " + errorText(err))
+		} else {
+			s.ReportPath = path
+			s.note("report written to " + path)
+		}
+	}
+	s.tellSuccessor(ctx)
+	s.tellForeground(ctx)
+	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.StopReason)
+	s.publish(ctx)
+	if s.notifies {
+		_ = s.notify(ctx, "completed", s.StopReason).Get(ctx, nil) // a webhook that is down loses its word
+	}
+	if since(ctx, versionFinalLog) {
+		s.logTail(ctx)
+	}
+	// Let any update still in its handler answer before the run closes.
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	if s.closeInNewRun(ctx) {
+		return Result{}, s.closingRun(ctx)
+	}
+	return s.result(), nil
+}
+
+// result is what the session returns when it ends.
+func (s *supervisor) result() Result {
+	return Result{
+		SessionID:   s.id,
+		State:       s.Life.State,
+		StopReason:  s.StopReason,
+		Hypotheses:  len(s.Entries),
+		Top:         s.top(10),
+		ReportPath:  s.ReportPath,
+		Checkpoint:  s.CheckpointPath,
+		Usage:       s.Usage,
+		ContinuedAs: s.Successor,
+	}
+}
 
 // A finished session is still asked questions: status, progress, a page of its ranking.
 // Temporal answers a query on a closed workflow by replaying its last run on a worker,
