@@ -44,6 +44,7 @@ func benchPageUnderLoad(b *testing.B, d benchDesk, id string, w *workerProc) {
 		_ = spin.Wait()
 	}()
 	droppedBefore := logCount(b, w.log, droppedAnswer)
+	queriesBefore := settledServerQueries(b)
 	var lat []time.Duration
 	var failed, slow []string
 	for i := range b.N * *deskLoadPages {
@@ -67,13 +68,15 @@ func benchPageUnderLoad(b *testing.B, d benchDesk, id string, w *workerProc) {
 		}
 	}
 	dropped := logCount(b, w.log, droppedAnswer) - droppedBefore
+	queries := settledServerQueries(b) - queriesBefore // a page's second ask counts here
 	b.ReportMetric(ms(median(lat)), "p50-ms")
 	b.ReportMetric(ms(percentile(lat, 0.95)), "p95-ms")
 	b.ReportMetric(ms(percentile(lat, 0.99)), "p99-ms")
 	b.ReportMetric(ms(slices.Max(lat)), "max-ms")
 	b.ReportMetric(float64(dropped), "dropped-answers")
-	b.Logf("%d pages beside a spin loop: p50 %s, p95 %s, p99 %s, slowest %s (bound %s); %d failed, %d over the bound %v; answers the server dropped: %d",
-		len(lat), median(lat), percentile(lat, 0.95), percentile(lat, 0.99), slices.Max(lat), slowestPage, len(failed), len(slow), slow, dropped)
+	b.ReportMetric(queries/float64(len(lat)), "queries/page")
+	b.Logf("%d pages beside a spin loop: p50 %s, p95 %s, p99 %s, slowest %s (bound %s); %d failed, %d over the bound %v; answers the server dropped: %d; %.0f Temporal queries, %.3f a page",
+		len(lat), median(lat), percentile(lat, 0.95), percentile(lat, 0.99), slices.Max(lat), slowestPage, len(failed), len(slow), slow, dropped, queries, queries/float64(len(lat)))
 	if len(failed) > 0 || len(slow) > 0 {
 		b.Errorf("%d of %d pages failed %v, %d took over %s %v", len(failed), len(lat), failed, len(slow), slowestPage, slow)
 	}

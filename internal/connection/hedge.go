@@ -18,11 +18,13 @@ import (
 	"go.temporal.io/sdk/interceptor"
 )
 
-// hedgeAfter is how long a query waits for its answer before it is asked again: well
-// over a query's time on a loaded machine (p99 about 120 ms at a load of 4 on 2 cores),
-// so that only a lost answer is asked for twice, and short enough that a page whose query
-// was lost still shows within a second.
-const hedgeAfter = 400 * time.Millisecond
+// hedgeAfter is how long a query waits for its answer before it is asked again: over a
+// query's time on a loaded machine (p99 80 to 180 ms beside a spin loop on 2 cores), so
+// that few are asked twice, and short enough that a page whose query was lost still shows
+// within a second when the second ask is slow too: after a lost answer the server takes
+// the session's worker off it, and queries replay the session's run until its next
+// workflow task (a second ask took 540 ms so, at a load of 5).
+const hedgeAfter = 250 * time.Millisecond
 
 // queryHedge asks a query again once after its delay, and returns the first answer.
 type queryHedge struct {
