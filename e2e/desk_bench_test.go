@@ -64,6 +64,7 @@ func BenchmarkDesk(b *testing.B) {
 	desk := startBenchDesk(b, storeDir)
 
 	b.Run("page", func(b *testing.B) { benchPage(b, desk, big) })
+	b.Run("under-load", func(b *testing.B) { benchPageUnderLoad(b, desk, big, w) })
 	b.Run("event", func(b *testing.B) { benchEvent(b, desk, big) })
 	b.Run("watchers", func(b *testing.B) { benchWatchers(b, desk, big) })
 	// The live page needs turns that end: the hour-long worker goes, a quick one comes.

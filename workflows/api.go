@@ -96,6 +96,17 @@ const (
 	QueryConversation = "conversation" // takes an optional Page -> ConversationView
 )
 
+// What a session that has ended answers to the conversation's updates. A closed workflow
+// takes no update (the server says "already completed"), but a session's run stays open a
+// moment after it has ended (its last log, the handlers still running; its closing run),
+// and then it refuses a question with EndedAskRefusal. internal/converse knows an ended
+// session by these words, and takes the question to the EndedConversation workflow
+// instead; that workflow refuses every confirmation with EndedConfirmRefusal.
+const (
+	EndedAskRefusal     = "ask: " + activities.EndedReason + "; ask its final state with starter ask, which answers from the store"
+	EndedConfirmRefusal = "confirm: " + activities.EndedReason + "; nothing can change it now"
+)
+
 // AskRequest is the scientist's message (at most session.MaxAskLength characters) and who
 // writes it.
 type AskRequest struct {

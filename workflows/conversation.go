@@ -9,6 +9,7 @@ package workflows
 // the latest in memory for the conversation query.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func (s *supervisor) checkAsk(req AskRequest) error {
 		return err
 	}
 	if s.Life.State.Terminal() {
-		return fmt.Errorf("ask: %s; ask its final state with starter ask, which answers from the store", activities.EndedReason)
+		return errors.New(EndedAskRefusal)
 	}
 	if s.budgets {
 		if why := s.budget().Refuses(activities.AgentConverse, s.Usage, s.inFlight, s.expected(activities.AgentConverse)); why != "" {

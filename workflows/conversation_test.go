@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -215,9 +216,10 @@ func (h *harness) generatedWithRemarks() bool {
 	return slices.ContainsFunc(h.starts, func(s started) bool { return s.activity == "Generate" && len(s.input.Context.Remarks) > 0 })
 }
 
-// TestConversationAfterTheEnd asks a session that has ended: a workflow of its own answers
-// from the final state in the store, appends to the same conversation, and refuses every
-// proposal.
+// TestConversationAfterTheEnd asks a session that has ended. Its own run, still open
+// while it logs its last events, refuses the question with the words clients know an
+// ended session by (EndedAskRefusal); then a workflow of its own answers from the final
+// state in the store, appends to the same conversation, and refuses every proposal.
 func TestConversationAfterTheEnd(t *testing.T) {
 	h := newHarness(t, time.Second, nil)
 	h.at(3*time.Second, func() {
@@ -227,15 +229,33 @@ func TestConversationAfterTheEnd(t *testing.T) {
 			}
 		})
 	})
+	// A closed workflow takes no update at all (the test environment drops it), so the
+	// question comes while the run is still open: the store takes a minute over the
+	// session's last events, which are logged after it has completed, and the question is
+	// sent as soon as the status says completed.
+	h.env.OnActivity(h.acts.Log, mock.Anything, mock.Anything).After(time.Minute).Return(h.acts.Log)
+	refused := false
+	var askOnceEnded func()
+	askOnceEnded = func() {
+		if query[Status](h, QueryStatus).State != session.Completed {
+			h.env.RegisterDelayedCallback(askOnceEnded, 10*time.Second)
+			return
+		}
+		talk(h, Ask, AskRequest{Text: "what is the best hypothesis?"}, func(_ AskAnswer, err error) {
+			refused = true
+			if err == nil || !strings.Contains(err.Error(), EndedAskRefusal) {
+				t.Errorf("the ended session's run answered a question (error %v); want it refused with %q", err, EndedAskRefusal)
+			}
+		})
+	}
+	h.at(10*time.Second, askOnceEnded)
 	res := h.run(goal(6))
 	if res.State != session.Completed {
 		t.Fatalf("result %s", res.State)
 	}
-	talk(h, Ask, AskRequest{Text: "what is the best hypothesis?"}, func(_ AskAnswer, err error) {
-		if err == nil {
-			t.Error("the closed session's run took a question")
-		}
-	})
+	if !refused {
+		t.Fatal("no question reached the ended session's run")
+	}
 
 	h.newEnv()
 	type step struct {

@@ -59,6 +59,10 @@ import (
 // needs memo upserted as calls wait and are answered; literature.fetch trusted, then
 // untrusted; a refinement asked for and confirmed; its waiting calls answered until it
 // ended. It fails to replay when the needs memo is taken away.
+// testdata/session-packed.json and session-packed-closing.json: 12 hypotheses of the
+// closing-run-sooner and packed-ranking versions (scripts/record-packed.sh), a feedback
+// signal: its research run passed 100 events, so it closed in a run of its own, which
+// read the ranking back in one packed page.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
