@@ -21,6 +21,10 @@ WORKFLOWCHECK    := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING         := bin/npm/node_modules/.bin/mcp-server-everything
 
+# axe-core, the accessibility checker the desk's browser test injects into each page.
+AXE_VERSION := 4.14.1
+AXE         := bin/npm/node_modules/axe-core/axe.min.js
+
 # Debian's chromium, which the desk's browser test drives (e2e/desk_test.go, chromedp).
 CHROMIUM         := /usr/bin/chromium
 # Debian's poppler-utils: pdftotext, which the literature server reads PDFs with
@@ -66,7 +70,11 @@ server: $(TEMPORAL)
 	@mkdir -p .data
 	$(TEMPORAL) server start-dev --db-filename .data/temporal.db --ui-port 8233 $(SEARCH_ATTRS)
 
-npm-tools: $(EVERYTHING)
+npm-tools: $(EVERYTHING) $(AXE)
+$(AXE):
+	@echo "Installing axe-core@$(AXE_VERSION) into bin/npm (the desk's accessibility checks)..."
+	npm install --no-audit --no-fund --loglevel=error --prefix bin/npm axe-core@$(AXE_VERSION)
+
 $(EVERYTHING):
 	@echo "Installing @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) into bin/npm (for the end-to-end tests)..."
 	npm install --no-audit --no-fund --loglevel=error --prefix bin/npm @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
@@ -97,13 +105,13 @@ demo: $(TEMPORAL) $(PDFTOTEXT) build
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
-test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) $(CHROMIUM) $(PDFTOTEXT) check
+test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) $(AXE) $(CHROMIUM) $(PDFTOTEXT) check
 	go test -count=1 -timeout 30m ./...
 	@# The rolling-upgrade test's build B (a changed workflow) replays every recorded history too.
 	go test -count=1 -tags cosci_build_b -run Replay ./workflows
 
 # The pictures of docs/desk.md and the README, taken by the desk's browser test.
-desk-screenshots: $(TEMPORAL) $(CHROMIUM)
+desk-screenshots: $(TEMPORAL) $(AXE) $(CHROMIUM)
 	COSCI_DESK_SCREENSHOTS=$(CURDIR)/docs/images go test -count=1 -run TestDeskInABrowser ./e2e
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs

@@ -7,7 +7,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -45,6 +44,13 @@ func prepareReview(ctx context.Context, a *Activities, in ReviewInput, turnID st
 		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: calls, Usage: u}
 	}
 	req := research.ReviewRequest{TurnID: turnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
+	if prompt.JudgesSupport(in.Type) {
+		// The review judges each citation's support on its source's passage, beside
+		// the quote and the check's verdict, not on the quote alone.
+		if req.Citations, err = a.citationChecks(ctx, in.SessionID, h.References); err != nil {
+			return reviewTurn{}, err
+		}
+	}
 	return reviewTurn{req: req, keep: keep, asked: asked}, nil
 }
 
@@ -83,84 +89,46 @@ func (a *Activities) keepReview(ctx context.Context, in ReviewInput, h research.
 		switch {
 		case c.Verdict == research.CitationInvented:
 			res.Invented++
-		case c.Verdict == research.CitationContradicted, c.Verdict == research.CitationUnsupported,
-			c.Support == research.SupportContradicts, c.Support == research.SupportIrrelevant:
+		case c.Penalised():
 			res.Unsupported++
 		}
 	}
 	return res, nil
 }
 
-// citationCost is what a flagged citation costs a review, as a reader weighs it: an
-// altered quote is a warning (named in the critique, no mark lost); a quote its source
-// does not hold, or that does not bear on its claim, weakens the hypothesis; an invented
-// source, a quote its source contradicts, or one that contradicts its own claim discredits
-// it (the verdict becomes "reject").
-type citationCost struct {
-	plausibility, testability float64
-	discredits, warns         bool
-	why                       string
-}
-
-var (
-	verdictCosts = map[string]citationCost{
-		research.CitationInvented:     {plausibility: 3, testability: 1, discredits: true, why: "no tool returned it"},
-		research.CitationContradicted: {plausibility: 3, discredits: true, why: "its source says otherwise"},
-		research.CitationUnsupported:  {plausibility: 1.5, why: "its source does not say what is quoted"},
-		research.CitationAltered:      {warns: true, why: "quoted inexactly"},
-	}
-	supportCosts = map[string]citationCost{
-		research.SupportContradicts: {plausibility: 3, discredits: true, why: "its quote contradicts the claim it is cited for"},
-		research.SupportIrrelevant:  {plausibility: 1, why: "its quote does not bear on the claim it is cited for"},
-	}
-)
-
 // checkCitations checks the hypothesis' references against the session's audit trail,
-// takes in the review's own judgement of whether each quote that passed supports its
-// claim, records both in the review, and weighs each flagged citation in its marks and
-// verdict (citationCost): a hypothesis that cites what no tool returned, or claims what
-// its source does not say, is worth less, whatever the reviewer thought of it. The check
-// is cosci's, not the model's, so it is the same for every review and every provider.
+// takes in the review's own judgement of whether each source's passage supports the claim
+// it is cited for, records both in the review, and weighs each flagged citation in its
+// marks and verdict (research.CitationCosts, SupportCosts): a hypothesis that cites what
+// no tool returned, or quotes its source otherwise than it says (altered, overstated, out
+// of context, unsupported, contradicted), is worth less, whatever the reviewer thought of
+// it. The check is cosci's, not the model's, so it is the same for every review and every
+// provider.
 func (a *Activities) checkCitations(ctx context.Context, sessionID string, h research.Hypothesis, r *research.Review) error {
 	if len(h.References) == 0 {
 		return nil
 	}
-	records := map[string]string{}
-	for _, ref := range h.References {
-		if ref.Source == "" {
-			continue
-		}
-		if _, done := records[ref.Source]; done {
-			continue
-		}
-		tr, err := a.Store.ToolRecord(ctx, sessionID, ref.Source)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // not in the trail: the check finds the reference invented
-		}
-		if err != nil {
-			return err
-		}
-		records[ref.Source] = tr.Content
+	checks, err := a.citationChecks(ctx, sessionID, h.References)
+	if err != nil {
+		return err
 	}
-	r.Citations = citation.Check(h.References, records)
-	var flagged, warned []string
+	r.Citations = checks
+	var flagged []string
 	discredited := false
 	for i, c := range r.Citations {
-		if c.Verdict == research.CitationVerified || c.Verdict == research.CitationAltered {
+		if readsPassage(c.Verdict) {
 			if j := slices.IndexFunc(r.Support, func(s research.SupportJudgement) bool { return citation.SameID(s.ID, c.ID) }); j >= 0 {
 				r.Citations[i].Support, r.Citations[i].SupportNote = r.Support[j].Judgement, r.Support[j].Note
 			}
 		}
-		for _, cost := range []citationCost{verdictCosts[c.Verdict], supportCosts[r.Citations[i].Support]} {
-			switch {
-			case cost.warns:
-				warned = append(warned, c.ID+" ("+cost.why+")")
-			case cost.why != "":
-				r.Scores.Plausibility = max(0, r.Scores.Plausibility-cost.plausibility)
-				r.Scores.Testability = max(0, r.Scores.Testability-cost.testability)
-				flagged = append(flagged, c.ID+" ("+cost.why+")")
-				discredited = discredited || cost.discredits
+		for _, cost := range []research.CitationCost{research.CitationCosts[c.Verdict], research.SupportCosts[r.Citations[i].Support]} {
+			if !cost.Weakens() {
+				continue
 			}
+			r.Scores.Plausibility = max(0, r.Scores.Plausibility-cost.Plausibility)
+			r.Scores.Testability = max(0, r.Scores.Testability-cost.Testability)
+			flagged = append(flagged, c.ID+" ("+cost.Why+")")
+			discredited = discredited || cost.Discredits
 		}
 	}
 	if len(flagged) > 0 {
@@ -172,8 +140,16 @@ func (a *Activities) checkCitations(ctx context.Context, sessionID string, h res
 			r.Verdict = "revise"
 		}
 	}
-	if len(warned) > 0 {
-		r.Critique = strings.TrimSpace(r.Critique + " Citation warning: " + strings.Join(warned, "; ") + ".")
-	}
 	return nil
+}
+
+// readsPassage says whether a verdict found the record's passage of a quote, so that a
+// review's judgement of the passage's support is kept: not for an invented source, nor
+// a quote its record does not hold, nor one it contradicts.
+func readsPassage(verdict string) bool {
+	switch verdict {
+	case research.CitationVerified, research.CitationAltered, research.CitationOverstated, research.CitationOutOfContext:
+		return true
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -121,9 +122,42 @@ func TestFlaggedCitationCostsScore(t *testing.T) {
 }
 
 // TestCitationsWeighAsAReaderWould: each kind of flagged citation costs the review what a
-// careful reader would take off: an altered quote only warns; an unsupported one, or one
-// that does not bear on its claim, weakens; an invented or contradicted one, or one that
-// contradicts its claim, discredits the hypothesis.
+// careful reader would take off: a quote altered, overstated, out of context or
+// unsupported, or a source that does not bear on its claim or that the claim overstates,
+// weakens; an invented or contradicted one, or one that contradicts its claim, discredits
+// the hypothesis.
+// TestReviewReadsTheSourcesPassage: a review that judges support is given each citation's
+// check, and its prompt puts the source's passage (the whole sentence, with the hedge a
+// fragment left out) beside the quote; a review that does not judge support is not.
+func TestReviewReadsTheSourcesPassage(t *testing.T) {
+	_, a := newActivities(t, &simulator.Offline{})
+	ctx := t.Context()
+	const record = `{"results": [{"id": "10.5555/cosci.hedge", "title": "Microglia and tau",
+		"snippet": "Depleting microglia halved tau spread in PS19 mice. These data suggest that microglia may drive tau spread in humans."}]}`
+	digest, err := a.Store.PutToolRecord(ctx, "s-1", store.ToolRecord{Tool: "literature.search", Content: record})
+	must(t, err)
+	h := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Predictions: []string{"p"}, Goal: "g", Origin: "generation",
+		References: []research.Reference{{ID: "10.5555/cosci.hedge", Source: digest, Quote: "microglia may drive tau spread in humans", Claim: "Microglia drive tau spread in people."}}}
+	must(t, a.Store.PutHypothesis(ctx, "s-1", h))
+	for _, typ := range []string{research.ReviewFull, research.ReviewInitial} {
+		turn, err := prepareReview(ctx, a, ReviewInput{Turn: Turn{SessionID: "s-1", Goal: "g"}, HypothesisID: "h-0001", Type: typ}, "review-1")
+		must(t, err)
+		text := prompt.Review(turn.req).Prompt
+		if typ == research.ReviewInitial {
+			if len(turn.req.Citations) != 0 {
+				t.Errorf("an initial review was given checks: %+v", turn.req.Citations)
+			}
+			continue
+		}
+		if len(turn.req.Citations) != 1 || turn.req.Citations[0].Verdict != research.CitationOutOfContext {
+			t.Fatalf("checks = %+v, want one out of context", turn.req.Citations)
+		}
+		if !strings.Contains(text, "These data suggest that microglia may drive tau spread in humans") || !strings.Contains(text, research.CitationOutOfContext) {
+			t.Errorf("the prompt lacks the source's passage and the check's verdict:\n%s", text)
+		}
+	}
+}
+
 func TestCitationsWeighAsAReaderWould(t *testing.T) {
 	_, a := newActivities(t, &simulator.Offline{})
 	ctx := t.Context()
@@ -139,7 +173,10 @@ func TestCitationsWeighAsAReaderWould(t *testing.T) {
 		critique                     string
 	}{
 		{"verified and supporting", digest, "Microglial depletion reduced tau propagation by 40%", research.SupportSupports, research.CitationVerified, "accept", 8, ""},
-		{"altered", digest, "Microglial depletion lessened tau propagation by 40% in PS19 mice", "", research.CitationAltered, "accept", 8, "Citation warning: " + id + " (quoted inexactly)"},
+		{"altered", digest, "Microglial depletion lessened tau propagation by 40% in PS19 mice", "", research.CitationAltered, "revise", 6.5, id + " (its quote changes its source's words)"},
+		{"overstated", digest, "Microglial depletion reduced tau propagation by 40% in all PS19 mice", "", research.CitationOverstated, "revise", 6.5, "its quote claims more than its source"},
+		{"a fragment that keeps its context", digest, "depletion reduced tau propagation by 40% in PS19 mice", "", research.CitationVerified, "accept", 8, ""},
+		{"overstating its claim", digest, "Microglial depletion reduced tau propagation by 40%", research.SupportOverstates, research.CitationVerified, "revise", 6.5, "the claim it is cited for says more than its source"},
 		{"unsupported", digest, "Astrocytes clear extracellular tau in PS19 mice", "", research.CitationUnsupported, "revise", 6.5, "its source does not say what is quoted"},
 		{"contradicted", digest, "Microglial depletion increased tau propagation by 40%", "", research.CitationContradicted, "reject", 5, "its source says otherwise"},
 		{"invented", "", "Microglial depletion reduced tau propagation by 40%", "", research.CitationInvented, "reject", 5, "no tool returned it"},

@@ -68,8 +68,9 @@ type ReviewResult struct {
 	// FailedAssumptions counts the assumptions a deep verification found to fail.
 	FailedAssumptions int `json:"failed_assumptions,omitempty"`
 	// Invented counts the hypothesis' citations of sources no tool returned; Unsupported
-	// the others flagged: unsupported or contradicted quotes, and quotes the review found
-	// contradicting or irrelevant to their claims (an altered quote is only a warning).
+	// the others that cost the hypothesis something (research.CitationCheck.Penalised):
+	// quotes altered, overstated, out of context, unsupported or contradicted, and
+	// sources the review found overstated by, contradicting or irrelevant to their claims.
 	// Their sum is what the workflow shows as flagged.
 	Invented    int            `json:"invented,omitempty"`
 	Unsupported int            `json:"unsupported,omitempty"`

@@ -33,6 +33,10 @@ import (
 
 // Backend is the sessions as the desk reads and steers them.
 type Backend interface {
+	// Owner is the session's scientist as Temporal's visibility (its ScientistId) or the
+	// store has it, asked without running anything of the session: the access check of a
+	// session nobody has shared. errNoSession when neither knows it.
+	Owner(ctx context.Context, id string) (string, error)
 	Status(ctx context.Context, id string) (workflows.Status, error)
 	Progress(ctx context.Context, id string) (session.Progress, error)
 	State(ctx context.Context, id string, p workflows.Page) (workflows.StateView, error)
@@ -57,6 +61,8 @@ type Row struct {
 	Hypotheses                  int64
 	Parent                      string
 	Relation                    lineage.Relation
+	// Needs is what the session waits for its scientist for (its memo, MemoNeeds).
+	Needs session.Needs
 }
 
 // refused is a command the session refused, with its reason.
@@ -107,6 +113,25 @@ func stored[T any](ctx context.Context, b *temporalBackend, id string, err error
 		return zero, serr
 	}
 	return answer(snap), nil
+}
+
+func (b *temporalBackend) Owner(ctx context.Context, id string) (string, error) {
+	dctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	resp, err := b.c.DescribeWorkflowExecution(dctx, id, "")
+	if err := explain(err, id); !errors.Is(err, errNoSession) {
+		if err != nil {
+			return "", err
+		}
+		var owner string
+		decode(resp.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[workflows.AttrScientistID], &owner)
+		return owner, nil
+	}
+	snap, err := b.st.LatestCheckpoint(ctx, id) // Temporal's retention deleted it
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errNoSession
+	}
+	return snap.ScientistID, err
 }
 
 func (b *temporalBackend) Status(ctx context.Context, id string) (workflows.Status, error) {
@@ -244,6 +269,9 @@ func (b *temporalBackend) List(ctx context.Context, limit int) ([]Row, error) {
 		var from lineage.Descriptor
 		if p := e.GetMemo().GetFields()[workflows.MemoLineage]; p != nil && b.memos.FromPayload(p, &from) == nil {
 			r.Parent, r.Relation = from.Parent, from.Relation
+		}
+		if p := e.GetMemo().GetFields()[workflows.MemoNeeds]; p != nil && e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			_ = b.memos.FromPayload(p, &r.Needs) // nothing when it cannot be read (no key)
 		}
 		known[r.ID] = true
 		rows = append(rows, r)

@@ -9,11 +9,18 @@ package main
 // store, as the rest of an ended session's page does.
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -35,9 +42,10 @@ type Conversation interface {
 	// conversation (with what was asked since it ended) is read from the store.
 	Page(ctx context.Context, id string, live *workflows.ConversationView, p workflows.Page) (ConversationPage, error)
 	// Ask sends the scientist's message; the answer arrives in the conversation.
-	Ask(ctx context.Context, id, by, message string) error
-	// Confirm confirms one of the answer's proposed commands, by its id.
-	Confirm(ctx context.Context, id, by, proposal string) error
+	Ask(ctx context.Context, id string, by signedBy, message string) error
+	// Confirm confirms one of the answer's proposed commands, by its id and the digest of
+	// the command the scientist was shown (research.ProposedCommand.Digest).
+	Confirm(ctx context.Context, id string, by signedBy, proposal, digest string) error
 }
 
 // ConversationPage is one page of a conversation: its turns, the first's place in the
@@ -54,6 +62,10 @@ type ConversationTurn struct {
 	ID, From, By, Text, Time, Failed string
 	Proposals                        []Proposal
 	Citations                        []Citation
+	// Sig is the signature the session recorded beside By; Unsigned says no desk with
+	// this desk's key made it (the page marks the By "not signed").
+	Sig      string
+	Unsigned bool
 }
 
 // Citation is a source an answer cites, with what cosci's check found of its quote.
@@ -75,10 +87,72 @@ func (t ConversationTurn) Flagged() int {
 	return n
 }
 
-// Proposal is a command an answer proposes, with its exact effect; nothing changes until
-// the scientist confirms it. Status is proposed, confirmed or refused (with Reason).
+// Proposal is a command an answer proposes, with its exact effect and every argument it
+// will be applied with; nothing changes until the scientist confirms it, and the
+// confirmation carries the Digest of what was shown. Status is proposed, confirmed or
+// refused (with Reason); By confirmed it, with Sig (Unsigned when no desk signed it).
 type Proposal struct {
 	ID, Command, Effect, Status, Reason, By string
+	Args                                    []Argument
+	Digest, Sig                             string
+	Unsigned                                bool
+}
+
+// Argument is one argument of a proposed command, whole; Long ones show folded.
+type Argument struct {
+	Name, Value string
+	Long        bool
+}
+
+// longArgument is where an argument starts to show folded (expandable, never cut).
+const longArgument = 160
+
+// arguments are a proposed command's arguments as it will be applied, in the order of
+// the command's fields, each whole.
+func arguments(p research.ProposedCommand) []Argument {
+	var args map[string]any
+	if len(p.Args) == 0 || json.Unmarshal(p.Args, &args) != nil {
+		if len(p.Args) > 0 {
+			return []Argument{{Name: "arguments", Value: string(p.Args), Long: len(p.Args) > longArgument}}
+		}
+		return nil
+	}
+	spec, _ := session.LookupCommand(p.Command)
+	names := slices.Collect(maps.Keys(args))
+	slices.SortFunc(names, func(a, b string) int {
+		ia, ib := slices.Index(spec.Fields, a), slices.Index(spec.Fields, b)
+		if ia < 0 {
+			ia = len(spec.Fields)
+		}
+		if ib < 0 {
+			ib = len(spec.Fields)
+		}
+		return cmp.Or(cmp.Compare(ia, ib), cmp.Compare(a, b))
+	})
+	var out []Argument
+	for _, n := range names {
+		v := argumentText(args[n])
+		out = append(out, Argument{Name: n, Value: v, Long: utf8.RuneCountInString(v) > longArgument || strings.Contains(v, "\n")})
+	}
+	return out
+}
+
+// argumentText is an argument's value as a person reads it.
+func argumentText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var lines []string
+		for _, e := range v {
+			lines = append(lines, argumentText(e))
+		}
+		return strings.Join(lines, "\n")
+	case nil:
+		return "null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // Open says the proposal waits for a confirmation.
@@ -153,9 +227,13 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 		default:
 			text = "(not in the session store)"
 		}
-		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Text: text, Time: m.Time, Failed: m.Failed, Citations: cited(s)}
-		for _, pr := range m.Proposals {
-			turn.Proposals = append(turn.Proposals, Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By})
+		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Sig: m.Signed, Text: text, Time: m.Time, Failed: m.Failed, Citations: cited(s)}
+		for i, pr := range m.Proposals {
+			p := Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By, Sig: pr.Signed}
+			if found && i < len(s.Proposals) && s.Proposals[i].Command == pr.Command {
+				p.Args, p.Digest = arguments(s.Proposals[i]), s.Proposals[i].Digest()
+			}
+			turn.Proposals = append(turn.Proposals, p)
 		}
 		page.Turns = append(page.Turns, turn)
 	}
@@ -192,20 +270,20 @@ func (t temporalConversation) stored(ctx context.Context, id string, p workflows
 	return workflows.StoredConversation(snap, msgs, p, reason), nil
 }
 
-func (t temporalConversation) Ask(ctx context.Context, id, by, message string) error {
+func (t temporalConversation) Ask(ctx context.Context, id string, by signedBy, message string) error {
 	if err := session.CheckAsk(message); err != nil {
 		return &refused{err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
-	_, err := t.talk.Ask(ctx, id, workflows.AskRequest{Text: message, By: by})
+	_, err := t.talk.Ask(ctx, id, workflows.AskRequest{Text: message, By: by.ID, BySig: by.Sig})
 	return updated(err, id)
 }
 
-func (t temporalConversation) Confirm(ctx context.Context, id, by, proposal string) error {
+func (t temporalConversation) Confirm(ctx context.Context, id string, by signedBy, proposal, digest string) error {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	_, err := t.talk.Confirm(ctx, id, workflows.ConfirmRequest{Proposal: proposal, By: by})
+	_, err := t.talk.Confirm(ctx, id, workflows.ConfirmRequest{Proposal: proposal, By: by.ID, BySig: by.Sig, Digest: digest})
 	if errors.Is(err, converse.ErrEnded) {
 		return &refused{err.Error()}
 	}
@@ -231,8 +309,8 @@ func (noConversation) Available() bool { return false }
 func (noConversation) Page(context.Context, string, *workflows.ConversationView, workflows.Page) (ConversationPage, error) {
 	return ConversationPage{}, errNoConversation
 }
-func (noConversation) Ask(context.Context, string, string, string) error { return errNoConversation }
-func (noConversation) Confirm(context.Context, string, string, string) error {
+func (noConversation) Ask(context.Context, string, signedBy, string) error { return errNoConversation }
+func (noConversation) Confirm(context.Context, string, signedBy, string, string) error {
 	return errNoConversation
 }
 
@@ -245,10 +323,23 @@ func (d *desk) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var err error
+	by := d.sign(id, who.ID)
 	if p := r.PostFormValue("confirm"); p != "" {
-		err = d.conv.Confirm(r.Context(), id, who.ID, p)
+		// A confirmation at the desk names what it was shown: the session applies the
+		// proposal only if it is that command (the starter, which prints it whole, may
+		// leave the digest out).
+		digest := strings.TrimSpace(r.PostFormValue("digest"))
+		if digest == "" {
+			d.fail(w, r, &refused{"confirm " + p + ": the form names no command (its digest); reload the page, read the proposal, and confirm it there"})
+			return
+		}
+		err = d.conv.Confirm(r.Context(), id, by, p, digest)
 	} else {
-		err = d.conv.Ask(r.Context(), id, who.ID, r.PostFormValue("message"))
+		if wait, ok := d.questions.allow(who.ID); !ok {
+			tooMany(w, wait, fmt.Sprintf("at most %d questions a minute for one person (each is a model turn)", d.questions.limit))
+			return
+		}
+		err = d.conv.Ask(r.Context(), id, by, r.PostFormValue("message"))
 	}
 	if err != nil {
 		d.fail(w, r, err)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -28,14 +30,16 @@ import (
 
 // fake is a Backend without Temporal: sessions by id, the commands and starts it got.
 type fake struct {
-	mu       sync.Mutex
-	status   map[string]workflows.Status
-	state    map[string]workflows.StateView
-	commands []string // "id name payload"
-	started  []research.Request
-	queries  int // progress queries
-	pages    int // page queries
-	statuses int // status queries
+	mu                sync.Mutex
+	status            map[string]workflows.Status
+	state             map[string]workflows.StateView
+	commands          []string // "id name payload"
+	started           []research.Request
+	queries           int // progress queries
+	pages             int // page queries
+	statuses          int // status queries
+	owners            int // Owner calls (not queries: Temporal's visibility)
+	states, histories int // state and history queries
 	// conversation is a session's conversation, as its page query answers it.
 	conversation map[string]workflows.ConversationView
 	// from is where a session started from (List's Parent and Relation).
@@ -51,6 +55,17 @@ func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
 	defer f.mu.Unlock()
 	f.status[id] = workflows.Status{SessionID: id, State: session.Active, ScientistID: scientist, Goal: goal}
 	f.state[id] = workflows.StateView{SessionID: id, State: session.Active, Goal: goal, ScientistID: scientist, Hypotheses: entries, Total: len(entries)}
+}
+
+func (f *fake) Owner(_ context.Context, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.owners++
+	s, ok := f.status[id]
+	if !ok {
+		return "", errNoSession
+	}
+	return s.ScientistID, nil
 }
 
 func (f *fake) Status(_ context.Context, id string) (workflows.Status, error) {
@@ -97,6 +112,7 @@ func (f *fake) progress(id string) session.Progress {
 func (f *fake) State(_ context.Context, id string, p workflows.Page) (workflows.StateView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.states++
 	return paged(f.state[id], p), nil
 }
 
@@ -112,7 +128,17 @@ func paged(v workflows.StateView, p workflows.Page) workflows.StateView {
 }
 
 func (f *fake) History(context.Context, string, workflows.Page) (workflows.HistoryView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.histories++
 	return workflows.HistoryView{}, nil
+}
+
+// counts are the queries the fake answered: page, status, progress, state and history.
+func (f *fake) counts() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return []int{f.pages, f.statuses, f.queries, f.states, f.histories}
 }
 
 func (f *fake) Command(_ context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
@@ -145,7 +171,7 @@ func (f *fake) List(context.Context, int) ([]Row, error) {
 	defer f.mu.Unlock()
 	var rows []Row
 	for id, s := range f.status {
-		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation})
+		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation, Needs: f.from[id].Needs})
 	}
 	return rows, nil
 }
@@ -159,6 +185,10 @@ type testDesk struct {
 	fake *fake
 	key  *auth.Key
 	h    http.Handler
+	// cookies are each person's sign-in at the desk (through the proxy), tokens their
+	// CSRF tokens, read from a page as a browser does.
+	cookies map[string][]*http.Cookie
+	tokens  map[string]string
 }
 
 var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []string{"ada@lab", "bob@lab"}}
@@ -166,22 +196,41 @@ var testPolicy = access.Policy{Admins: []string{"root@lab"}, Scientists: []strin
 func newTestDesk(t testing.TB) *testDesk {
 	t.Helper()
 	key := auth.RandomKey()
-	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles})
-	if err != nil {
-		t.Fatal(err)
-	}
 	st, err := store.Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
+	a, err := auth.New(auth.Config{Mode: auth.ModeProxy, Key: key, Proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}, Roles: testPolicy.Roles, Revocations: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := newFake()
 	d, err := newDesk(a, f, st, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.now = func() time.Time { return time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC) }
-	return &testDesk{desk: d, fake: f, key: key, h: d.handler()}
+	d.hosts = []string{"example.com"} // httptest's requests' Host
+	return &testDesk{desk: d, fake: f, key: key, h: d.handler(), cookies: map[string][]*http.Cookie{}, tokens: map[string]string{}}
+}
+
+// csrfInput is a form's CSRF token as a page carries it.
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is who's CSRF token, read from their sessions page (which signs them in).
+func (td *testDesk) csrf(t testing.TB, who string) string {
+	t.Helper()
+	if tok, ok := td.tokens[who]; ok {
+		return tok
+	}
+	_, body := td.do(t, who, "GET", "/sessions", nil)
+	m := csrfInput.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("%s's sessions page has no CSRF token:\n%.400s", who, body)
+	}
+	td.tokens[who] = html.UnescapeString(m[1])
+	return td.tokens[who]
 }
 
 // do sends a request as who ("" for nobody); a form gets who's CSRF token unless it has one.
@@ -190,7 +239,7 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 	var body io.Reader
 	if form != nil {
 		if _, ok := form["csrf"]; !ok && who != "" {
-			form.Set("csrf", td.key.CSRF(who, ""))
+			form.Set("csrf", td.csrf(t, who))
 		}
 		body = strings.NewReader(form.Encode())
 	}
@@ -201,9 +250,15 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
 	if who != "" {
 		r.Header.Set("X-Forwarded-Email", who)
+		for _, c := range td.cookies[who] {
+			r.AddCookie(c)
+		}
 	}
 	w := httptest.NewRecorder()
 	td.h.ServeHTTP(w, r)
+	if set := w.Result().Cookies(); who != "" && len(set) > 0 {
+		td.cookies[who] = set
+	}
 	return w.Code, w.Body.String()
 }
 
@@ -221,11 +276,16 @@ func TestWhoMayDoWhat(t *testing.T) {
 	}{
 		{"owner reads", "ada@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
 		{"owner steers", "ada@lab", "POST", "/s/s-1/command/suspend", url.Values{"reason": {"lunch"}}, 303, "", "s-1 suspend reason=lunch by=ada@lab"},
-		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 403, "read access to session s-1", ""},
-		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 403, "read access", ""},
-		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 403, "read access", ""},
-		{"nor steer it", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 403, "steer access", ""},
-		{"nor share it", "bob@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"steer"}}, 403, "ownership", ""},
+		// A session another may not read is, to them, one that does not exist: the same
+		// 404, naming no one.
+		{"another scientist cannot read", "bob@lab", "GET", "/s/s-1", nil, 404, "No such session", ""},
+		{"nor its live line", "bob@lab", "GET", "/s/s-1/events", nil, 404, "No such session", ""},
+		{"nor its report", "bob@lab", "GET", "/s/s-1/files/report.md", nil, 404, "No such session", ""},
+		{"nor a hypothesis", "bob@lab", "GET", "/s/s-1/h/h-0001", nil, 404, "No such session", ""},
+		{"nor its tree", "bob@lab", "GET", "/s/s-1/tree", nil, 404, "No such session", ""},
+		{"nor steer it", "bob@lab", "POST", "/s/s-1/command/resume", url.Values{}, 404, "No such session", ""},
+		{"nor ask it", "bob@lab", "POST", "/s/s-1/conversation", url.Values{"message": {"hi"}}, 404, "No such session", ""},
+		{"nor share it", "bob@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"steer"}}, 404, "No such session", ""},
 		{"nor see it listed", "bob@lab", "GET", "/sessions", nil, 200, "No sessions to show", ""},
 		{"owner shares for reading", "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}}, 303, "", ""},
 		{"reader reads", "bob@lab", "GET", "/s/s-1", nil, 200, "You may read this session", ""},
@@ -235,13 +295,16 @@ func TestWhoMayDoWhat(t *testing.T) {
 		{"admin steers", "root@lab", "POST", "/s/s-1/command/feedback", url.Values{"toward": {"microglia"}}, 303, "", "s-1 feedback toward=microglia by=root@lab"},
 		{"admin reads", "root@lab", "GET", "/s/s-1", nil, 200, "tau propagation", ""},
 		{"no role, nothing", "eve@lab", "GET", "/sessions", nil, 403, "the scientist role", ""},
-		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "not signed in", ""},
+		{"nobody, nothing", "", "GET", "/sessions", nil, 401, "Not signed in", ""},
 		{"unknown session", "ada@lab", "GET", "/s/nope", nil, 404, "No such session", ""},
 	}
 	for _, s := range steps {
 		code, body := td.do(t, s.who, s.method, s.target, s.form)
 		if code != s.code || !strings.Contains(body, s.body) {
 			t.Errorf("%s: %d, want %d with %q; body:\n%.600s", s.name, code, s.code, s.body, body)
+		}
+		if code == http.StatusNotFound && s.who != "ada@lab" && strings.Contains(body, "ada@lab") {
+			t.Errorf("%s: the 404 names the owner:\n%.600s", s.name, body)
 		}
 		if s.lastCommand != "" {
 			if got := td.fake.commands[len(td.fake.commands)-1]; got != s.lastCommand {
@@ -299,16 +362,23 @@ func TestStartIsTheSignedInScientist(t *testing.T) {
 func TestCSRF(t *testing.T) {
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "g")
+	// Another browser of ada's: a sign-in of its own, with its own token.
+	other := newTestDesk(t)
+	other.desk.auth, other.h = td.desk.auth, td.h
+	otherSignIn := other.csrf(t, "ada@lab")
 	send := func(mod func(r *http.Request), form url.Values) int {
 		r := httptest.NewRequest("POST", "/s/s-1/command/suspend", strings.NewReader(form.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("X-Forwarded-Email", "ada@lab")
+		for _, c := range td.cookies["ada@lab"] {
+			r.AddCookie(c)
+		}
 		mod(r)
 		w := httptest.NewRecorder()
 		td.h.ServeHTTP(w, r)
 		return w.Code
 	}
-	good := url.Values{"csrf": {td.key.CSRF("ada@lab", "")}}
+	good := url.Values{"csrf": {td.csrf(t, "ada@lab")}}
 	tests := []struct {
 		name string
 		mod  func(r *http.Request)
@@ -317,7 +387,8 @@ func TestCSRF(t *testing.T) {
 	}{
 		{"same origin, token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, good, 303},
 		{"no token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{}, 403},
-		{"another person's token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {td.key.CSRF("bob@lab", "")}}, 403},
+		{"another person's token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {td.csrf(t, "bob@lab")}}, 403},
+		{"a token of another sign-in of hers", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, url.Values{"csrf": {otherSignIn}}, 403},
 		{"cross-site, even with the token", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, good, 403},
 		{"another origin", func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }, good, 403},
 	}
@@ -330,7 +401,7 @@ func TestCSRF(t *testing.T) {
 		t.Errorf("%d commands reached the session, want 1", n)
 	}
 	// State changes never ride on GET.
-	if code, _ := td.do(t, "ada@lab", "GET", "/s/s-1/command/suspend?csrf="+url.QueryEscape(td.key.CSRF("ada@lab", "")), nil); code != http.StatusMethodNotAllowed {
+	if code, _ := td.do(t, "ada@lab", "GET", "/s/s-1/command/suspend?csrf="+url.QueryEscape(td.csrf(t, "ada@lab")), nil); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET of a command: %d, want 405", code)
 	}
 	// Bodies are bounded.
@@ -387,26 +458,26 @@ func TestHeaders(t *testing.T) {
 	}
 }
 
-// countingSource counts the progress queries and says when one was made.
+// countingSource counts the readings of each session and says when one was made.
 type countingSource struct {
 	mu    sync.Mutex
 	calls map[string]int
 	asked chan string
 }
 
-func (c *countingSource) Progress(_ context.Context, id string) (session.Progress, error) {
+func (c *countingSource) read(_ context.Context, id string, _ *snapshot) *snapshot {
 	c.mu.Lock()
 	c.calls[id]++
 	c.mu.Unlock()
 	c.asked <- id
-	return session.Progress{State: session.Active}, nil
+	return &snapshot{View: workflows.PageView{Progress: session.Progress{State: session.Active}}}
 }
 
 func TestOneWatcherPerSession(t *testing.T) {
 	src := &countingSource{calls: map[string]int{}, asked: make(chan string, 1000)}
-	h := newHub(src, time.Hour) // one query when a watcher starts, then one an hour
+	h := newHub(src, time.Hour) // one reading when a watcher starts, then one an hour
 	var stops []func()
-	var chans []<-chan string
+	var chans []<-chan *snapshot
 	for i := range 200 {
 		ch, stop := h.subscribe([]string{"s-1", "s-2"}[i%2])
 		stops, chans = append(stops, stop), append(chans, ch)
@@ -416,14 +487,20 @@ func TestOneWatcherPerSession(t *testing.T) {
 	if n := h.watching(); n != 2 {
 		t.Errorf("200 pages on 2 sessions: %d watchers, want 2", n)
 	}
+	h.mu.Lock()
+	var exited []chan struct{}
+	for _, w := range h.watchers {
+		exited = append(exited, w.exited)
+	}
+	h.mu.Unlock()
 	for _, ch := range chans {
-		if line := <-ch; !strings.HasPrefix(line, "active") {
-			t.Fatalf("a page got %q", line)
+		if snap := <-ch; snap.View.Progress.State != session.Active {
+			t.Fatalf("a page got %+v", snap)
 		}
 	}
 	src.mu.Lock()
 	if src.calls["s-1"] != 1 || src.calls["s-2"] != 1 {
-		t.Errorf("queries %v: want one per session for 200 pages", src.calls)
+		t.Errorf("readings %v: want one per session for 200 pages", src.calls)
 	}
 	src.mu.Unlock()
 	for _, stop := range stops {
@@ -432,11 +509,22 @@ func TestOneWatcherPerSession(t *testing.T) {
 	if n := h.watching(); n != 0 {
 		t.Errorf("every page gone: %d watchers left", n)
 	}
+	// Each watcher's goroutine ends: one left running would read its session forever.
+	deadline := time.After(10 * time.Second)
+	for _, e := range exited {
+		select {
+		case <-e:
+		case <-deadline:
+			t.Fatal("a watcher goes on after its last page left")
+		}
+	}
 }
 
 func TestEvents(t *testing.T) {
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "g")
+	td.hosts = httpguard.LoopbackHosts // the test server's
+	td.h = td.handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.RemoteAddr = "192.0.2.1:1"
 		td.h.ServeHTTP(w, r)
@@ -475,14 +563,15 @@ func TestCommandPayload(t *testing.T) {
 		{"answer-tool", url.Values{"call": {"call-1"}, "decision": {"maybe"}}, "decision"},
 	}
 	for _, tt := range tests {
-		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.form.Encode()))
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		p, err := commandPayload(tt.name, r, "ada@lab")
+		p, err := commandPayload(tt.name, tt.form, signedBy{ID: "ada@lab", Sig: "v1.1.sig"})
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s %v: err %v, want %q", tt.name, tt.form, err, tt.err)
 		}
 		if by, _ := p["by"].(string); err == nil && by != "ada@lab" {
 			t.Errorf("%s: by in payload = %q, want the signed-in identity", tt.name, by)
+		}
+		if sig, _ := p["by_sig"].(string); err == nil && sig != "v1.1.sig" {
+			t.Errorf("%s: by_sig in payload = %q, want the desk's signature", tt.name, sig)
 		}
 	}
 }
@@ -492,22 +581,22 @@ func TestCommandPayload(t *testing.T) {
 // or not a watcher follows the session.
 func TestSessionPageIsOneQuery(t *testing.T) {
 	td := newTestDesk(t)
-	td.hub = newHub(td.fake, time.Hour) // one query when the watcher starts, no tick during the test
+	td.hub = newHub(watched{td.desk}, time.Hour) // one reading when the watcher starts, no tick during the test
 	td.fake.add("s-1", "ada@lab", "g", session.Entry{ID: "h-1", Title: "one"})
 	td.fake.add("s-2", "ada@lab", "g")
-	lines, done := td.hub.subscribe("s-1")
+	readings, done := td.hub.subscribe("s-1")
 	defer done()
-	<-lines // the watcher's first query is made
+	<-readings // the watcher's first query is made
 	for _, id := range []string{"s-1", "s-2"} {
-		td.fake.mu.Lock()
-		pages, statuses, progress := td.fake.pages, td.fake.statuses, td.fake.queries
-		td.fake.mu.Unlock()
+		before := td.fake.counts()
 		code, body := td.do(t, "ada@lab", "GET", "/s/"+id, nil)
-		td.fake.mu.Lock()
-		got := []int{td.fake.pages - pages, td.fake.statuses - statuses, td.fake.queries - progress}
-		td.fake.mu.Unlock()
-		if code != http.StatusOK || !slices.Equal(got, []int{1, 0, 0}) {
-			t.Errorf("%s: %d, %v page, status and progress queries; want 200 and [1 0 0]", id, code, got)
+		after := td.fake.counts()
+		var got []int
+		for i := range after {
+			got = append(got, after[i]-before[i])
+		}
+		if code != http.StatusOK || !slices.Equal(got, []int{1, 0, 0, 0, 0}) {
+			t.Errorf("%s: %d, %v page, status, progress, state and history queries; want 200 and [1 0 0 0 0]", id, code, got)
 		}
 		if want := html.EscapeString(progressLine(td.fake.progress(id))); !strings.Contains(body, want) {
 			t.Errorf("%s: the page does not show the live line %q", id, want)
@@ -541,13 +630,13 @@ func BenchmarkSessionPage(b *testing.B) {
 // TestProgressLine: the live line says what the session is at, and what waits for the
 // scientist or for a provider.
 func TestProgressLine(t *testing.T) {
-	base := session.Progress{State: session.Active, HypothesesGenerated: 12, MaxHypotheses: 40, Counted: 12, ReviewsCompleted: 9, MatchesPlayed: 30, Rounds: 2, Elapsed: "3m0s", TokensUsed: 12345}
+	base := session.Progress{State: session.Active, HypothesesGenerated: 12, MaxHypotheses: 40, Counted: 12, ReviewsCompleted: 9, MatchesPlayed: 30, Rounds: 2, Elapsed: "2h14m3s", ElapsedSeconds: 8043, TokensUsed: 12345}
 	tests := []struct {
 		name      string
 		change    func(*session.Progress)
 		want, not []string
 	}{
-		{"running", func(*session.Progress) {}, []string{"active · hypotheses 12/40", "reviews 9", "matches 30", "rounds 2", "3m0s", "12,345 tokens"}, []string{"wait"}},
+		{"running", func(*session.Progress) {}, []string{"active · hypotheses 12/40", "reviews 9", "matches 30", "rounds 2", "2 h 14 min", "12,345 tokens"}, []string{"wait"}},
 		{"a call waits", func(p *session.Progress) { p.Waiting = []session.WaitingCall{{ID: "call-1"}} }, []string{"1 tool call waits for your answer"}, []string{"batch"}},
 		{"two calls wait", func(p *session.Progress) { p.Waiting = make([]session.WaitingCall, 2) }, []string{"2 tool calls wait for your answer"}, nil},
 		{"a batch", func(p *session.Progress) { p.Batch = &session.BatchWait{What: "reviews", Requests: 24} }, []string{"waiting for a provider batch of 24 reviews"}, []string{"tool call"}},
@@ -597,5 +686,48 @@ func TestTreeBeforeTheFirstCheckpoint(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "s-bob <span class=\"tag\">fork</span> · <span class=\"hint\">not shared with you</span>") ||
 		strings.Contains(body, "secret angle") || strings.Contains(body, `href="/s/s-bob"`) {
 		t.Errorf("ada's tree (%d) shows bob's fork beyond its id:\n%s", code, body)
+	}
+}
+
+// TestHypothesisPageShowsVerdicts: the hypothesis page shows each review's citation
+// verdicts, overstated and out of context too, each with its quote and, where the quote is
+// not the source's words, the source's words beside it.
+func TestHypothesisPageShowsVerdicts(t *testing.T) {
+	td := newTestDesk(t)
+	ctx := t.Context()
+	td.fake.add("s-1", "ada@lab", "tau", session.Entry{ID: "h-0001", Title: "t", Origin: "generation"})
+	h := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Rationale: "r", Predictions: []string{"p"}, Origin: "generation",
+		References: []research.Reference{
+			{ID: "10.1/a", Quote: "microglia drive tau spread", Claim: "Microglia drive tau spread."},
+			{ID: "10.1/b", Quote: "exercise slowed decline in all adults", Claim: "Exercise slows decline."},
+			{ID: "10.1/c", Quote: "tau spreads along connected regions", Claim: "Tau spreads."}}}
+	if err := td.st.PutHypothesis(ctx, "s-1", h); err != nil {
+		t.Fatal(err)
+	}
+	review := research.Review{HypothesisID: "h-0001", Type: research.ReviewFull, Verdict: "revise", Critique: "c", Citations: []research.CitationCheck{
+		{ID: "10.1/a", Verdict: research.CitationOutOfContext, Note: `"It has been proposed that" before it attributes it to others`,
+			Passage: "It has been proposed that microglia drive tau spread."},
+		{ID: "10.1/b", Verdict: research.CitationOverstated, Note: `it generalises the record's "some"`, Passage: "exercise slowed decline in some adults",
+			Support: research.SupportOverstates, SupportNote: "the passage speaks of some adults"},
+		{ID: "10.1/c", Verdict: research.CitationVerified, Passage: "In mice, tau spreads along connected regions."}}}
+	if err := td.st.PutReview(ctx, "s-1", 0, review); err != nil {
+		t.Fatal(err)
+	}
+	code, body := td.do(t, "ada@lab", "GET", "/s/s-1/h/h-0001", nil)
+	if code != 200 {
+		t.Fatalf("%d %.300s", code, body)
+	}
+	for _, want := range []string{
+		`class="verdict-out-of-context"`, "<td>out of context</td>", "microglia drive tau spread",
+		"the source says: It has been proposed that microglia drive tau spread.",
+		`class="verdict-overstated"`, "<td>overstated</td>", "<td>overstates</td>", "the source says: exercise slowed decline in some adults",
+		`class="verdict-verified"`, "tau spreads along connected regions",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the hypothesis page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "In mice, tau spreads along connected regions.") {
+		t.Error("the page shows a verified quote's passage: the quote is the source's words")
 	}
 }

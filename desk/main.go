@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/cosci-dev/cosci/codec"
-	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/connection"
 	"github.com/cosci-dev/cosci/internal/converse"
@@ -50,7 +49,9 @@ type options struct {
 	issuer, clientID, scopes, groups   string
 	policy, adminGroup, scientistGroup string
 	localUser                          string
-	proxies                            list
+	proxies, allowedHosts              list
+	wideProxies                        bool
+	questions                          int
 	library                            string
 }
 
@@ -75,6 +76,9 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.StringVar(&o.scientistGroup, "scientist-group", "", "a group whose members are scientists (besides --policy)")
 	fs.Var(&o.proxies, "trusted-proxy", "an address or CIDR prefix of the authenticating proxy, whose headers are believed (auth proxy); repeat for several")
 	fs.StringVar(&o.library, "library", "", "the lab's library folder, as the literature server reads it: the PDFs sessions cite are served from it at their page to those who may read the session (default: quotes link to their DOIs)")
+	fs.BoolVar(&o.wideProxies, "trusted-proxy-wide", false, "accept a --trusted-proxy prefix wider than /24 (IPv4) or /64 (IPv6): every address in it may claim to be anyone")
+	fs.Var(&o.allowedHosts, "allowed-host", "another host name browsers reach the desk by (its Host header), besides --public-url's and the listen address'; repeat for several")
+	fs.IntVar(&o.questions, "questions-per-minute", defaultQuestions, "how many questions one person may ask the sessions a minute (each is a model turn); 0 for no limit")
 	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
@@ -110,8 +114,9 @@ func loopbackAddr(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// authenticator builds the sign-in from the options and the environment.
-func authenticator(ctx context.Context, o options, getenv func(string) string) (*auth.Authenticator, error) {
+// authenticator builds the sign-in from the options and the environment; revocations
+// keeps its sign-outs (the session store).
+func authenticator(ctx context.Context, o options, getenv func(string) string, revocations auth.Revocations) (*auth.Authenticator, error) {
 	key, found, err := auth.KeyFromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -122,35 +127,22 @@ func authenticator(ctx context.Context, o options, getenv func(string) string) (
 		}
 		key = auth.RandomKey()
 	}
-	var pol access.Policy
-	if o.policy != "" {
-		b, err := os.ReadFile(o.policy)
-		if err != nil {
-			return nil, fmt.Errorf("--policy: %w", err)
-		}
-		if pol, err = access.ParsePolicy(b); err != nil {
-			return nil, fmt.Errorf("--policy %s: %w", o.policy, err)
-		}
+	pol, err := newPolicy(o.policy, o.adminGroup, o.scientistGroup, slog.Default())
+	if err != nil {
+		return nil, err
 	}
-	if o.adminGroup != "" {
-		pol.Groups.Admin = append(pol.Groups.Admin, o.adminGroup)
+	pu, err := publicURL(o)
+	if err != nil {
+		return nil, err
 	}
-	if o.scientistGroup != "" {
-		pol.Groups.Scientist = append(pol.Groups.Scientist, o.scientistGroup)
-	}
-	public := o.publicURL
-	if public == "" {
-		public = "http://" + o.listen
-	}
-	pu, err := url.Parse(public)
-	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
-		return nil, fmt.Errorf("--public-url %q is not an http(s) URL", o.publicURL)
-	}
-	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser}
+	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser, Revocations: revocations}
 	switch o.mode {
 	case auth.ModeLocal:
 		if !loopbackAddr(o.listen) {
 			return nil, fmt.Errorf("--auth local serves one user on this machine only: --listen %s is not a loopback address (use 127.0.0.1:PORT, or sign in with --auth oidc or proxy)", o.listen)
+		}
+		if c.LocalToken, err = httpguard.Token(getenv, "COSCI_DESK_TOKEN"); err != nil {
+			return nil, err
 		}
 	case auth.ModeProxy:
 		for _, p := range o.proxies {
@@ -162,7 +154,10 @@ func authenticator(ctx context.Context, o options, getenv func(string) string) (
 				}
 				pre = netip.PrefixFrom(a, a.BitLen())
 			}
-			c.Proxies = append(c.Proxies, pre)
+			if wide := map[bool]int{true: 24, false: 64}[pre.Addr().Unmap().Is4()]; pre.Bits() < wide && !o.wideProxies {
+				return nil, fmt.Errorf("--trusted-proxy %s is wider than /%d: every address in it could claim to be anyone; name the proxy's own addresses, or add --trusted-proxy-wide if the whole range is the proxy's", p, wide)
+			}
+			c.Proxies = append(c.Proxies, pre.Masked())
 		}
 	case auth.ModeOIDC:
 		secret, err := clientSecret(getenv)
@@ -180,16 +175,26 @@ func authenticator(ctx context.Context, o options, getenv func(string) string) (
 	return auth.New(c)
 }
 
+// publicURL is the desk's address as browsers reach it: --public-url, else the listen
+// address over http.
+func publicURL(o options) (*url.URL, error) {
+	public := o.publicURL
+	if public == "" {
+		public = "http://" + o.listen
+	}
+	pu, err := url.Parse(public)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return nil, fmt.Errorf("--public-url %q is not an http(s) URL", o.publicURL)
+	}
+	return pu, nil
+}
+
 func run(ctx context.Context, args []string, getenv func(string) string) error {
 	o, err := parseOptions(args, getenv)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	a, err := authenticator(ctx, o, getenv)
-	if err != nil {
-		return err
-	}
 	keys, err := keyring.FromEnv(getenv)
 	if err != nil {
 		return err
@@ -205,6 +210,10 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 	defer st.Close()
 	st.Encrypt(keys)
 	st.Migrating(migrate)
+	a, err := authenticator(ctx, o, getenv, st)
+	if err != nil {
+		return err
+	}
 	c, err := connection.Dial(log, codec.ClientOptions(keys))
 	if err != nil {
 		return err
@@ -219,10 +228,15 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
-	l, err := net.Listen("tcp", o.listen)
+	d.questions.limit = o.questions
+	pu, _ := publicURL(o) // checked by authenticator
+	// The desk's own sign-in is its door, so httpguard's token rule is not its: it works
+	// out the names the desk answers to, the only ones a browser may name as Host.
+	l, hosts, err := httpguard.Listen(o.listen, true, append([]string{pu.Host}, o.allowedHosts...), "")
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
+	d.hosts, d.origins = hosts, []string{pu.Scheme + "://" + pu.Host}
 	srv := httpguard.Server(d.handler())
 	go func() {
 		<-ctx.Done()
@@ -230,8 +244,15 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
 	}()
-	log.Info("desk: serving", "url", "http://"+l.Addr().String(), "auth", o.mode, "store", st.Location())
+	log.Info("desk: serving", "url", "http://"+l.Addr().String(), "auth", o.mode, "store", st.Location(), "hosts", strings.Join(hosts, ","))
 	fmt.Fprintf(os.Stdout, "desk on http://%s (sign-in: %s)\n", l.Addr(), o.mode)
+	if o.mode == auth.ModeLocal {
+		base := "http://" + l.Addr().String()
+		if o.publicURL != "" {
+			base = strings.TrimRight(o.publicURL, "/")
+		}
+		fmt.Fprintf(os.Stdout, "sign in on this machine: %s\n", a.SignInLink(base))
+	}
 	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

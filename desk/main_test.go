@@ -28,20 +28,35 @@ func TestRefusesToStart(t *testing.T) {
 		{"an unknown mode", []string{"--auth", "guest"}, map[string]string{"COSCI_DESK_KEY": key}, `"oidc", "proxy" or "local"`},
 		{"a bad key", []string{"--auth", "proxy", "--trusted-proxy", "10.0.0.1"}, map[string]string{"COSCI_DESK_KEY": "abc"}, "32 bytes"},
 		{"a missing policy", []string{"--policy", "/nonexistent.yaml"}, nil, "--policy"},
+		{"a proxy range that is anyone", []string{"--auth", "proxy", "--trusted-proxy", "0.0.0.0/0"}, map[string]string{"COSCI_DESK_KEY": key}, "--trusted-proxy-wide"},
+		{"a proxy range wider than /24", []string{"--auth", "proxy", "--trusted-proxy", "10.0.0.0/16"}, map[string]string{"COSCI_DESK_KEY": key}, "wider than /24"},
+		{"an IPv6 range wider than /64", []string{"--auth", "proxy", "--trusted-proxy", "fd00::/48"}, map[string]string{"COSCI_DESK_KEY": key}, "wider than /64"},
+		{"a short local token", []string{"--auth", "local"}, map[string]string{"COSCI_DESK_TOKEN": "short"}, "COSCI_DESK_TOKEN"},
 	}
 	for _, tt := range tests {
 		getenv := func(k string) string { return tt.env[k] }
 		o, err := parseOptions(tt.args, getenv)
 		if err == nil {
-			_, err = authenticator(context.Background(), o, getenv)
+			_, err = authenticator(context.Background(), o, getenv, nil)
 		}
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s: err %v, want %q", tt.name, err, tt.err)
 		}
 	}
+	for _, args := range [][]string{
+		{"--auth", "proxy", "--trusted-proxy", "10.0.0.0/24"},
+		{"--auth", "proxy", "--trusted-proxy", "fd00::/64"},
+		{"--auth", "proxy", "--trusted-proxy", "10.0.0.0/16", "--trusted-proxy-wide"},
+	} {
+		getenv := func(k string) string { return map[string]string{"COSCI_DESK_KEY": key}[k] }
+		o, _ := parseOptions(args, getenv)
+		if _, err := authenticator(context.Background(), o, getenv, nil); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
 	for _, addr := range []string{"127.0.0.1:8090", "[::1]:8090", "localhost:8090"} {
 		o, _ := parseOptions([]string{"--listen", addr, "--local-user", "me"}, func(string) string { return "" })
-		if _, err := authenticator(context.Background(), o, func(string) string { return "" }); err != nil {
+		if _, err := authenticator(context.Background(), o, func(string) string { return "" }, nil); err != nil {
 			t.Errorf("local on %s: %v", addr, err)
 		}
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,10 +24,11 @@ import (
 // listLimit is how many sessions the list asks Temporal for.
 const listLimit = 200
 
-// list is "my sessions": those the signed-in person may read, with filters.
+// list is "my sessions": those the signed-in person may read, with filters; those that
+// wait for them first, each with why.
 func (d *desk) list(w http.ResponseWriter, r *http.Request) {
 	who, _ := auth.WhoFrom(r.Context())
-	rows, err := d.be.List(r.Context(), listLimit)
+	rows, err := d.sessions(r.Context())
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -47,13 +50,23 @@ func (d *desk) list(w http.ResponseWriter, r *http.Request) {
 		case text != "" && !strings.Contains(strings.ToLower(row.Goal+" "+row.ID), text):
 			continue
 		}
+		if !d.waitsFor(who, rec, row) {
+			row.Needs = session.Needs{} // it waits for someone else
+		}
 		shown = append(shown, row)
+	}
+	slices.SortStableFunc(shown, func(a, b Row) int { return cmp.Compare(b.Needs.Rank(), a.Needs.Rank()) })
+	waiting := 0
+	for _, row := range shown {
+		if row.Needs.Any() {
+			waiting++
+		}
 	}
 	var states []string
 	for _, s := range session.States {
 		states = append(states, string(s))
 	}
-	d.render(w, r, http.StatusOK, "list", map[string]any{"Rows": shown, "Whose": whose, "Status": status, "Q": q.Get("q"),
+	d.render(w, r, http.StatusOK, "list", map[string]any{"Rows": shown, "Waiting": waiting, "Whose": whose, "Status": status, "Q": q.Get("q"),
 		"States": states, "Form": startForm{}, "Reviews": research.ReviewTypes, "Safety": research.SafetyLevels, "Providers": research.Providers})
 }
 
@@ -91,8 +104,13 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 	}
 	id := newSessionID(req.ResearchGoal, d.sealed)
 	// The owner is recorded before the session starts, so that no moment exists in which
-	// the session is anyone's but the person's who started it.
-	if err := d.st.PutAccess(r.Context(), id, access.Record{SessionID: id, Owner: who.ID}); err != nil {
+	// the session is anyone's but the person's who started it; and only where no record
+	// is, so that a start never takes over another session's grants.
+	created, err := d.st.CreateAccess(r.Context(), id, access.Record{SessionID: id, Owner: who.ID})
+	if err == nil && !created {
+		err = &refused{fmt.Sprintf("session %s already exists", id)}
+	}
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -101,6 +119,9 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.log.Info("desk: session started", "session", id, "by", who.ID)
+	d.listed.mu.Lock()
+	d.listed.rows = nil // the list shows it at once
+	d.listed.mu.Unlock()
 	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
 }
 
@@ -176,74 +197,6 @@ func (f startForm) request(scientist string) (research.Request, error) {
 	return req, nil
 }
 
-// pageSize is the ranking's page on the session page; convPageSize the conversation's,
-// which shows the latest messages unless the page asks for earlier ones (?c=offset).
-const (
-	pageSize     = 25
-	convPageSize = 50
-)
-
-// session is a session's page: the live line, the ranking (paged), the tool calls that
-// wait, the commands, the conversation, the report and the artefacts, the sharing.
-func (d *desk) session(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	offset = max(offset, 0)
-	convAt := workflows.Page{Offset: -convPageSize, Limit: convPageSize}
-	if c, err := strconv.Atoi(r.URL.Query().Get("c")); err == nil && c >= 0 {
-		convAt.Offset = c
-	}
-	// One query answers the whole page (the access check's status, the live line, the
-	// ranking's page, the conversation); nothing of it is shown before the check passes.
-	ctx := r.Context()
-	v, err := d.be.Page(ctx, id, workflows.PageRequest{
-		Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: convAt})
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	who, rec, ok := d.decide(w, r, id, v.Status, access.ActRead)
-	if !ok {
-		return
-	}
-	status, state, line := v.Status, v.State, progressLine(v.Progress)
-	live := &v.Conversation
-	if status.State.Terminal() {
-		live = nil
-	}
-	var files []string
-	for _, name := range report.Artefacts {
-		if _, err := d.st.File(ctx, id, name); err == nil {
-			files = append(files, name)
-		}
-	}
-	conv, convErr := d.conv.Page(ctx, id, live, convAt)
-	for _, turn := range conv.Turns {
-		for i := range turn.Citations {
-			turn.Citations[i].Cite = d.citeOf(id, "m/"+turn.ID, i, turn.Citations[i].Reference)
-		}
-	}
-	convEnd := conv.Offset + len(conv.Turns)
-	data := map[string]any{
-		"ID": id, "Status": status, "State": state, "Line": line, "Record": rec,
-		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
-		"CanShare": access.Decide(who.Identity, rec, access.ActShare).Allowed,
-		"Files":    files, "HasReport": slices.Contains(files, report.HTMLFile),
-		"Prev": max(offset-pageSize, 0), "Next": offset + pageSize, "HasPrev": offset > 0, "HasNext": offset+pageSize < state.Total,
-		"Offset": offset, "Conversation": conv, "ConvFirst": conv.Offset + 1, "ConvLast": convEnd,
-		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total, "ConversationNote": errText(convErr), "Converses": d.conv.Available(),
-		"Verdicts": research.Verdicts, "Levels": access.Levels, "Ended": status.State.Terminal(),
-	}
-	d.render(w, r, http.StatusOK, "session", data)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 // hypothesis is one hypothesis in full: statement, rationale, predictions, reviews with
 // their citations' verdicts, lineage, and its entry in the ranking.
 func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
@@ -293,7 +246,7 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, &refused{fmt.Sprintf("no command %q", name)})
 		return
 	}
-	payload, err := commandPayload(name, r, who.ID)
+	payload, err := commandPayload(name, r.PostForm, d.sign(id, who.ID))
 	if err != nil {
 		d.fail(w, r, &refused{err.Error()})
 		return
@@ -307,11 +260,11 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 }
 
 // commandPayload reads a command's form into its payload, checked as the session checks it.
-func commandPayload(name string, r *http.Request, by string) (map[string]any, error) {
+func commandPayload(name string, form url.Values, by signedBy) (map[string]any, error) {
 	spec, _ := session.LookupCommand(name)
 	arg := map[string]any{}
 	for _, field := range spec.Fields {
-		v := strings.TrimSpace(r.PostFormValue(field))
+		v := strings.TrimSpace(form.Get(field))
 		if v == "" {
 			continue
 		}
@@ -340,7 +293,7 @@ func commandPayload(name string, r *http.Request, by string) (map[string]any, er
 			arg[field] = v
 		}
 	}
-	arg["by"] = by // the session records who sent every command
+	arg["by"], arg["by_sig"] = by.ID, by.Sig // the session records who sent every command, and that this desk vouches for it
 	b, err := json.Marshal(arg)
 	if err != nil {
 		return nil, err
@@ -416,38 +369,6 @@ func contentType(name string) string {
 	return "text/plain; charset=utf-8"
 }
 
-// events streams the session's live line (Server-Sent Events) from the hub's one watcher.
-func (d *desk) events(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
-		return
-	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
-	lines, done := d.hub.subscribe(id)
-	defer done()
-	// A stream ends after a while; the browser's EventSource reconnects by itself.
-	end := time.NewTimer(5 * time.Minute)
-	defer end.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-end.C:
-			return
-		case line := <-lines:
-			if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", strings.ReplaceAll(line, "\n", " ")); err != nil {
-				return
-			}
-			_ = rc.Flush()
-		}
-	}
-}
-
 // tree is the session's lineage: its root and every session started from it (continued,
 // forked, subagents); of those the signed-in person may not read, only the id.
 func (d *desk) tree(w http.ResponseWriter, r *http.Request) {
@@ -463,3 +384,52 @@ func (d *desk) tree(w http.ResponseWriter, r *http.Request) {
 	}
 	d.render(w, r, http.StatusOK, "tree", map[string]any{"ID": id, "Root": root})
 }
+
+// answerCalls answers tool calls that wait: several at once ("Approve selected"), or one
+// (its own button), each as its own answer-tool command, recorded with who sent it.
+func (d *desk) answerCalls(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	who, _, ok := d.allowed(w, r, id, access.ActSteer)
+	if !ok {
+		return
+	}
+	decision, calls := r.PostFormValue("decision"), r.PostForm["calls"]
+	if one := strings.Fields(r.PostFormValue("one")); len(one) == 2 {
+		decision, calls = one[0], one[1:]
+	}
+	if decision != "approve" && decision != "reject" {
+		d.fail(w, r, &refused{"answer the calls with approve or reject"})
+		return
+	}
+	if len(calls) == 0 {
+		d.fail(w, r, &refused{"no call selected: tick the calls to " + decision})
+		return
+	}
+	if len(calls) > maxCallsAnswered {
+		d.fail(w, r, &refused{fmt.Sprintf("at most %d calls at once", maxCallsAnswered)})
+		return
+	}
+	var problems []string
+	for _, call := range calls {
+		form := url.Values{"call": {call}, "decision": {decision}}
+		if reason := strings.TrimSpace(r.PostFormValue("reason")); reason != "" && decision == "reject" {
+			form.Set("reason", reason)
+		}
+		payload, err := commandPayload("answer-tool", form, d.sign(id, who.ID))
+		if err == nil {
+			_, err = d.be.Command(r.Context(), id, "answer-tool", payload)
+		}
+		if err != nil {
+			problems = append(problems, call+": "+err.Error())
+		}
+	}
+	d.log.Info("desk: calls answered", "session", id, "decision", decision, "calls", len(calls), "refused", len(problems), "by", who.ID)
+	if len(problems) > 0 {
+		d.fail(w, r, &refused{fmt.Sprintf("%d of %d calls answered; not: %s", len(calls)-len(problems), len(calls), strings.Join(problems, "; "))})
+		return
+	}
+	http.Redirect(w, r, "/s/"+id+"#waiting", http.StatusSeeOther)
+}
+
+// maxCallsAnswered bounds the calls one form answers.
+const maxCallsAnswered = 100

@@ -5,9 +5,11 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -19,7 +21,10 @@ func progressLine(p session.Progress) string {
 	parts := []string{string(p.State), "hypotheses " + p.HypothesesText(),
 		fmt.Sprintf("reviews %d", p.ReviewsCompleted), fmt.Sprintf("matches %d", p.MatchesPlayed),
 		fmt.Sprintf("rounds %d", p.Rounds)}
-	if p.Elapsed != "" {
+	switch {
+	case p.ElapsedSeconds > 0:
+		parts = append(parts, duration(time.Duration(p.ElapsedSeconds*float64(time.Second))))
+	case p.Elapsed != "":
 		parts = append(parts, p.Elapsed)
 	}
 	if p.CostUSD > 0 {
@@ -118,6 +123,22 @@ var funcs = template.FuncMap{
 	"shorten": func(s string, n int) string { return research.Shorten(s, n) },
 	"join":    strings.Join,
 	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
+	"prose":   prose,
+	"when":    timeTag,
+	// verdictClass is a citation verdict as a class name ("out of context" has spaces).
+	"verdictClass": func(v string) string { return "verdict-" + strings.ReplaceAll(v, " ", "-") },
+	// sourceWords says whether a check's passage is worth showing: for a quote that is not
+	// the source's words, the words it was read against.
+	"sourceWords": func(c research.CitationCheck) bool { return c.Passage != "" && c.Verdict != research.CitationVerified },
+	// quoteOf is the quote of the reference a check is of.
+	"quoteOf": func(refs []research.Reference, id string) string {
+		for _, r := range refs {
+			if citation.SameID(r.ID, id) {
+				return r.Quote
+			}
+		}
+		return ""
+	},
 }
 
 // pageNames are the pages, each a template file with the shared layout.

@@ -1,9 +1,11 @@
 package main
 
 // The desk's HTTP server: its routes and the doors every request passes, in order:
-// security headers (a Content-Security-Policy without inline scripts), a bounded body,
-// Go's cross-origin protection for every request that changes something, sign-in, the
-// CSRF token of every form, and then the handler, which asks internal/access.
+// security headers (a Content-Security-Policy without inline scripts), the Host and
+// Origin checks against DNS rebinding (internal/httpguard), a bounded body, Go's
+// cross-origin protection for every request that changes something, sign-in (and its
+// revocations), the CSRF token of every form, and then the handler, which asks
+// internal/access before it asks Temporal anything.
 
 import (
 	"context"
@@ -15,12 +17,14 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/httpguard"
+	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
-	"github.com/cosci-dev/cosci/workflows"
 )
 
 //go:embed templates/*.html
@@ -55,10 +59,27 @@ type desk struct {
 	// library is the lab's library folder (--library), from which the files sessions
 	// cite are served at their page; nil: quotes link to their DOIs (sources.go).
 	library *os.Root
+	// hosts are the names the desk answers to (its Host header), origins its public
+	// origin behind a proxy: anything else is a page of another site (httpguard.Pages).
+	hosts, origins []string
+	// streams counts each person's live streams; questions their questions a minute.
+	streams   *perPerson
+	questions *perMinute
+	// listed is Temporal's list of sessions, read at most once every needsTTL (needs.go).
+	listed listCache
 }
 
+// maxStreams bounds one person's live streams (pages open on sessions) at once.
+const maxStreams = 8
+
+// defaultQuestions is how many questions a person may ask a minute: each is a model turn.
+const defaultQuestions = 6
+
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
-	d := &desk{auth: a, be: be, st: st, hub: newHub(be, time.Second), conv: noConversation{}, log: log, now: time.Now}
+	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
+		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams)}
+	d.questions = newPerMinute(defaultQuestions, func() time.Time { return d.now() })
+	d.hub = newHub(watched{d}, time.Second)
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -76,6 +97,7 @@ func (d *desk) handler() http.Handler {
 	signed := http.NewServeMux()
 	signed.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/sessions", http.StatusFound) })
 	signed.HandleFunc("GET /sessions", d.list)
+	signed.HandleFunc("GET /needs", d.needs)
 	signed.HandleFunc("POST /sessions", d.start)
 	signed.HandleFunc("GET /s/{id}", d.session)
 	signed.HandleFunc("GET /s/{id}/events", d.events)
@@ -85,12 +107,11 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("GET /s/{id}/h/{hid}/ref/{n}", d.hypothesisSource)
 	signed.HandleFunc("GET /s/{id}/m/{mid}/ref/{n}", d.answerSource)
 	signed.HandleFunc("POST /s/{id}/command/{name}", d.command)
+	signed.HandleFunc("POST /s/{id}/calls", d.answerCalls)
 	signed.HandleFunc("POST /s/{id}/share", d.share)
 	signed.HandleFunc("POST /s/{id}/conversation", d.ask)
-	signed.HandleFunc("POST /auth/logout", func(w http.ResponseWriter, r *http.Request) {
-		d.auth.SignOut(w)
-		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
-	})
+	signed.HandleFunc("POST /auth/logout", d.signOut)
+	signed.HandleFunc("POST /auth/signout-everywhere", d.signOutEverywhere)
 	mux.HandleFunc("GET /signed-out", func(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusOK, "signedout", map[string]any{"SignIn": d.auth.SignInURL("/sessions")})
 	})
@@ -99,7 +120,7 @@ func (d *desk) handler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refused: a request from another site may not change anything here (cross-origin)", http.StatusForbidden)
 	}))
-	return headers(http.MaxBytesHandler(cop.Handler(mux), maxBody))
+	return headers(httpguard.Pages(http.MaxBytesHandler(cop.Handler(mux), maxBody), d.hosts, d.origins, "--allowed-host"))
 }
 
 // headers sets what every answer carries.
@@ -119,13 +140,24 @@ func headers(next http.Handler) http.Handler {
 // changes something, the right CSRF token; it sends anyone else to sign in, or refuses.
 func (d *desk) signedIn(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		who, ok := d.auth.Identify(r)
-		if !ok {
+		if d.auth.TokenSignIn(w, r) {
+			return
+		}
+		who, err := d.auth.Identify(w, r)
+		switch {
+		case errors.Is(err, auth.ErrRepeatedHeader):
+			http.Error(w, "refused: the request repeats an identity header ("+strings.Join(auth.ProxyHeaders, ", ")+"); the authenticating proxy must overwrite them, never pass a client's on", http.StatusBadRequest)
+			return
+		case err != nil:
 			if u := d.auth.SignInURL(r.URL.RequestURI()); u != "" && r.Method == http.MethodGet {
 				http.Redirect(w, r, u, http.StatusFound)
 				return
 			}
-			http.Error(w, "not signed in: "+notSignedIn[d.auth.Mode()], http.StatusUnauthorized)
+			if errors.Is(err, auth.ErrNotSignedIn) {
+				d.render(w, r, http.StatusUnauthorized, "error", map[string]any{"Who": auth.Who{}, "Title": "Not signed in", "Message": "Not signed in: " + notSignedIn[d.auth.Mode()]})
+			} else {
+				d.fail(w, r, err)
+			}
 			return
 		}
 		if dec := access.Decide(who.Identity, access.Record{}, access.ActStart); !dec.Allowed {
@@ -153,7 +185,43 @@ func (d *desk) signedIn(next http.Handler) http.Handler {
 var notSignedIn = map[string]string{
 	auth.ModeOIDC:  "sign in at /auth/login",
 	auth.ModeProxy: "the authenticating proxy sent no identity (X-Forwarded-Email or X-Forwarded-User), or the request did not come through it",
-	auth.ModeLocal: "the local desk answers this machine only",
+	auth.ModeLocal: "open the link the desk printed when it started (in its terminal, or its log: it ends in ?token=...); it signs you in on this machine",
+}
+
+// signOut ends this sign-in, at every desk (a copy of the cookie stops working too).
+func (d *desk) signOut(w http.ResponseWriter, r *http.Request) {
+	who, _ := auth.WhoFrom(r.Context())
+	if err := d.auth.SignOut(r.Context(), w, who); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.log.Info("desk: signed out", "who", who.ID)
+	http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
+}
+
+// signOutEverywhere ends every sign-in of a person: one's own, or, for an admin, anyone's
+// (a lost laptop, someone who left the lab).
+func (d *desk) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
+	who, _ := auth.WhoFrom(r.Context())
+	person := strings.TrimSpace(r.PostFormValue("who"))
+	if person == "" {
+		person = who.ID
+	}
+	if person != who.ID && !who.Has(access.Admin) {
+		d.forbid(w, r, who, "the admin role, to sign someone else out")
+		return
+	}
+	if err := d.auth.SignOutEverywhere(r.Context(), person, who.ID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.log.Info("desk: signed out everywhere", "who", person, "by", who.ID)
+	if person == who.ID {
+		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, http.StatusOK, "error", map[string]any{"Title": "Signed out everywhere",
+		"Message": fmt.Sprintf("Every sign-in of %s begun before now ends, at every desk within %v.", person, auth.RevocationTTL)})
 }
 
 // forbid is a 403 that says what is missing.
@@ -204,29 +272,32 @@ func (d *desk) record(ctx context.Context, id, scientist string) (access.Record,
 	return rec, nil
 }
 
-// allowed checks who may act on session id, reading its owner; on a refusal or error it
-// has answered, and returns false.
-func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, bool) {
-	who, rec, _, ok := d.check(w, r, id, act)
-	return who, rec, ok
-}
-
-// check is allowed, which also returns the session's status it read.
-func (d *desk) check(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, workflows.Status, bool) {
-	s, err := d.be.Status(r.Context(), id)
-	if err != nil {
-		d.fail(w, r, err)
-		who, _ := auth.WhoFrom(r.Context())
-		return who, access.Record{}, s, false
+// accessOf is session id's access record, read without asking the session anything: the
+// store's, else its scientist's as Temporal's visibility or the store name them
+// (Backend.Owner). errNoSession when neither knows the session.
+func (d *desk) accessOf(ctx context.Context, id string) (access.Record, error) {
+	rec, found, err := d.st.Access(ctx, id)
+	if err != nil || found {
+		return rec, err
 	}
-	who, rec, ok := d.decide(w, r, id, s, act)
-	return who, rec, s, ok
+	owner, err := d.be.Owner(ctx, id)
+	if err != nil {
+		return rec, err
+	}
+	return access.Record{SessionID: id, Owner: owner}, nil
 }
 
-// decide is check with the session's status already read.
-func (d *desk) decide(w http.ResponseWriter, r *http.Request, id string, s workflows.Status, act access.Action) (auth.Who, access.Record, bool) {
+// allowed checks, before anything of the session is asked for, who may act on session id.
+// A session the person may not read answers as one that does not exist (404, naming no
+// one), so that nobody learns which ids exist or whose they are; one they read but may not
+// steer or share is refused with what is missing (403). On a refusal or an error it has
+// answered, and returns false.
+func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act access.Action) (auth.Who, access.Record, bool) {
 	who, _ := auth.WhoFrom(r.Context())
-	rec, err := d.record(r.Context(), id, s.ScientistID)
+	rec, err := d.accessOf(r.Context(), id)
+	if err == nil && !access.Decide(who.Identity, rec, access.ActRead).Allowed {
+		err = errNoSession
+	}
 	if err != nil {
 		d.fail(w, r, err)
 		return who, rec, false
@@ -236,4 +307,21 @@ func (d *desk) decide(w http.ResponseWriter, r *http.Request, id string, s workf
 		return who, rec, false
 	}
 	return who, rec, true
+}
+
+// signedBy is who sends a command, a question or a confirmation, and this desk's
+// signature of it (auth.Key.SignBy), which the session records beside it.
+type signedBy struct{ ID, Sig string }
+
+// sign vouches that person acts on session id now.
+func (d *desk) sign(id, person string) signedBy {
+	by := session.CleanBy(person)
+	return signedBy{ID: by, Sig: d.auth.Key().SignBy(id, by, d.now())}
+}
+
+// vouched says whether a desk with this key signed by acting on session id at when (an
+// RFC 3339 time the session recorded); pages mark what no desk vouched for.
+func (d *desk) vouched(id, by, sig, when string) bool {
+	at, err := time.Parse(time.RFC3339Nano, when)
+	return err == nil && d.auth.Key().VerifyBy(id, by, sig, at)
 }

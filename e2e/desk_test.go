@@ -10,15 +10,20 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cosci-dev/cosci/internal/auth/idptest"
@@ -133,6 +138,85 @@ func (p *person) screenshot(name string) {
 	}
 }
 
+// zone sets the person's time zone, as their own machine's would be.
+func (p *person) zone(id string) {
+	p.t.Helper()
+	p.do("live in "+id, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: id})
+		return err
+	}))
+}
+
+// axeScript is axe-core's script (npm axe-core, which make test installs), read once.
+var axeScript = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile(filepath.Join("..", "bin", "npm", "node_modules", "axe-core", "axe.min.js"))
+	return string(b), err
+})
+
+// widths are the window widths each page is checked at: a laptop's and a phone's.
+var widths = []int64{1280, 375}
+
+// accessible checks the page the person is on with axe-core at each width, and fails the
+// test on any violation it finds, with what and where. At a phone's width the page must
+// not scroll sideways either.
+func (p *person) accessible(what string) {
+	p.t.Helper()
+	script, err := axeScript()
+	if err != nil {
+		p.t.Fatalf("axe-core is not installed (make test installs it into bin/npm): %v", err)
+	}
+	defer p.do("a laptop's window again", chromedp.EmulateViewport(1200, 900))
+	for _, w := range widths {
+		p.do(fmt.Sprintf("%s at %d px", what, w), chromedp.EmulateViewport(w, 900))
+		ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](script+";true")); err != nil {
+			cancel()
+			p.t.Fatalf("injecting axe-core into %s: %v", what, err)
+		}
+		found, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+			JSON.stringify(r.violations.map(v => v.impact + " " + v.id + ": " + v.help + " at " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", "))))`,
+			chromedp.EvalAwaitPromise))
+		wide, werr := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+		cancel()
+		if err != nil || werr != nil {
+			p.t.Fatalf("axe-core on %s at %d px: %v %v", what, w, err, werr)
+		}
+		var violations []string
+		if err := json.Unmarshal([]byte(found), &violations); err != nil {
+			p.t.Fatalf("axe-core's answer on %s: %q", what, found)
+		}
+		for _, v := range violations {
+			p.t.Errorf("%s at %d px: %s", what, w, v)
+		}
+		if wide > 0 {
+			p.t.Errorf("%s at %d px scrolls sideways by %d px", what, w, wide)
+		}
+	}
+}
+
+// phoneScreenshot keeps a picture of the page at a phone's width for docs/desk.md, when
+// COSCI_DESK_SCREENSHOTS names a folder.
+func (p *person) phoneScreenshot(name string) {
+	p.t.Helper()
+	if os.Getenv("COSCI_DESK_SCREENSHOTS") == "" {
+		return
+	}
+	p.do("a phone's window", chromedp.EmulateViewport(375, 800))
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`)); err != nil {
+		p.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(os.Getenv("COSCI_DESK_SCREENSHOTS"), name), b, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.do("a laptop's window again", chromedp.EmulateViewport(1200, 900))
+}
+
 // signIn opens the desk, which sends the browser to the provider, where the person
 // chooses themselves; the provider sends them back, signed in.
 func signIn(t *testing.T, root context.Context, desk, name, subject string) *person {
@@ -194,6 +278,7 @@ func TestDeskInABrowser(t *testing.T) {
 
 	root := browser(t)
 	ada := signIn(t, root, desk, "ada@lab.example", "ada")
+	ada.zone("Asia/Tokyo") // her times are read in her zone, whatever the machine's
 
 	// Ada starts a session: it is hers, whatever the form says.
 	ada.do("start a session",
@@ -228,8 +313,8 @@ func TestDeskInABrowser(t *testing.T) {
 	// Bob, another scientist, is refused her session and its commands' page.
 	bob := signIn(t, root, desk, "bob@lab.example", "bob")
 	bob.do("open ada's session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#message")))
-	if msg := bob.text("#message"); !strings.Contains(msg, "read access to session "+id) {
-		t.Errorf("bob sees %q; want a refusal that says he lacks read access", msg)
+	if msg := bob.text("#message"); !strings.Contains(msg, "No such session") || strings.Contains(bob.page(), "ada@lab.example") {
+		t.Errorf("bob sees %q; want the answer to a session that does not exist, naming no one", msg)
 	}
 
 	// Ada shares it with him for reading.
@@ -266,10 +351,36 @@ func TestDeskInABrowser(t *testing.T) {
 			t.Fatalf("ada's question %q: %d\n%s", message, code, ada.page())
 		}
 	}
-	ask("Which hypothesis leads, and why?")
+	// Her first question from the keyboard alone: into the box, Tab to the button, Enter.
+	// Bob, who reads the session, has its page open: the answer comes to it by itself.
+	ada.do("type the question", chromedp.Focus(chromedp.CSS(`#ask textarea`)),
+		chromedp.SendKeys(chromedp.CSS(`#ask textarea`), "Which hypothesis leads, and why?"), chromedp.KeyEvent("\t"))
+	if focused, _ := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`document.activeElement.id`)); focused != "ask-button" {
+		t.Fatalf("Tab from the question goes to %q, not the Ask button", focused)
+	}
+	kctx, kcancel := context.WithTimeout(ada.ctx, 60*time.Second)
+	resp, err := chromedp.RunResponse(kctx, chromedp.KeyEvent("\r"))
+	kcancel()
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("ada's question by the keyboard: %v %v\n%s", resp, err, ada.page())
+	}
+	answered := time.Now()
+	bob.do("see the answer come, without a reload", chromedp.Poll[chromedp.Void](`document.querySelector("#m-0002 .prose") !== null`,
+		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(10*time.Second)))
+	t.Logf("the answer reached bob's open page %s after ada's page had it", time.Since(answered).Round(time.Millisecond))
 	turns, err := chromedp.Run(ada.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#conversation .turn")).map(d => d.innerText)`))
 	if err != nil || len(turns) != 2 || !strings.Contains(turns[0], "Which hypothesis leads") || !strings.Contains(turns[1], "session") || len(ada.text("#m-0002 .text")) < 10 {
 		t.Fatalf("after ada's question the conversation reads %q (%v); want her question and the session's answer", turns, err)
+	}
+	// The answer is prose, naming the leading hypothesis with a link to its page; her
+	// question's time reads as people say it, in Tokyo's zone.
+	links, err := chromedp.Run(ada.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll("#m-0002 .prose p a[href^='/s/%s/h/h-']").length`, id)))
+	if err != nil || links == 0 {
+		t.Errorf("the answer links no hypothesis (%v):\n%s", err, ada.page())
+	}
+	when, err := chromedp.Run(ada.ctx, chromedp.Evaluate[[]string](`[document.querySelector("#m-0001 time").textContent, document.querySelector("#m-0001 time").title]`))
+	if err != nil || len(when) != 2 || !regexp.MustCompile(`^(just now|\d+ min ago)$`).MatchString(when[0]) || !strings.Contains(when[1], "GMT+9") {
+		t.Errorf("ada's question's time reads %q (%v); want 'just now' or 'N min ago', the exact time in Tokyo's zone on hover", when, err)
 	}
 	ask("Please focus on microglia.")
 	proposal := ada.text(`#m-0004 .proposal`)
@@ -280,8 +391,12 @@ func TestDeskInABrowser(t *testing.T) {
 	if code := ada.submit("confirm the refinement", `#m-0004 .proposal button.confirm`); code != 200 {
 		t.Fatalf("ada's confirmation: %d\n%s", code, ada.page())
 	}
-	if p := ada.text(`#m-0004 .proposal .status`); !strings.Contains(p, "confirmed by ada@lab.example") {
-		t.Errorf("the confirmed proposal says %q", p)
+	if p := ada.text(`#m-0004 .proposal .status`); !strings.Contains(p, "confirmed by ada@lab.example") || strings.Contains(p, "not signed") {
+		h, _ := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`document.querySelector("#m-0004").outerHTML`))
+		t.Errorf("the confirmed proposal says %q; want confirmed by ada, signed by the desk\n%s", p, h)
+	}
+	if c := ada.text("#conversation"); strings.Contains(c, "not signed") {
+		t.Errorf("the conversation marks what the desk sent as not signed:\n%s", c)
 	}
 	// The page lists the refinement (the state query's, as the session now holds it).
 	if refined, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`document.querySelector("main").innerText`)); err != nil || !strings.Contains(refined, "(focus: microglia)") {
@@ -332,50 +447,121 @@ func TestDeskInABrowser(t *testing.T) {
 		t.Errorf("the hypothesis' statement reads %q", s)
 	}
 	ada.screenshot("desk-hypothesis.png")
+	ada.accessible("the hypothesis page")
+	ada.do("open the tree", chromedp.Navigate(sessionURL+"/tree"), chromedp.WaitVisible(chromedp.CSS(".tree")))
+	ada.accessible("the tree page")
+	ada.do("go back to the session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#ranking")))
 	report, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](
 		fmt.Sprintf(`fetch("/s/%s/files/report.md?download=1").then(r => r.text())`, id), chromedp.EvalAwaitPromise))
 	if err != nil || !strings.Contains(report, "Find druggable mechanisms") {
 		t.Errorf("the report ada downloads: %.200q (%v)", report, err)
 	}
 
-	// A session whose literature fetches wait for her: she sees a call with its whole
-	// arguments, and approves it.
+	// Ada asks to be told when a session starts waiting for her (the page's Notification
+	// API stood in for by a recorder: the test checks what the desk's script does, not how
+	// the browser shows a notification).
+	ada.do("record notifications", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+			window.__notes = [];
+			window.Notification = function (title, opts) { window.__notes.push(title + ": " + (opts && opts.body)); };
+			window.Notification.permission = "granted";
+			window.Notification.requestPermission = function () { return Promise.resolve("granted"); };`})
+		return err
+	}), chromedp.Navigate(desk+"/sessions"), chromedp.WaitVisible(chromedp.CSS("#notify")), chromedp.Click(chromedp.CSS("#notify")),
+		chromedp.Poll[chromedp.Void](`localStorage.getItem("cosci-notify") === "on" && document.querySelector("#notify").hidden`, chromedp.WithPollingTimeout(10*time.Second)))
+
+	// A session whose literature fetches wait for her: she sees the calls come with their
+	// whole arguments, on the page she has open, and answers them.
 	ada.do("start a grounded session", chromedp.Navigate(desk+"/sessions"),
 		chromedp.SetValue(chromedp.CSS(`textarea[name="goal"]`), "Which mechanisms slow tau propagation in early Alzheimer's disease"),
-		chromedp.SetValue(chromedp.CSS(`input[name="max_hypotheses"]`), "4"),
+		chromedp.SetValue(chromedp.CSS(`input[name="max_hypotheses"]`), "10"),
 		chromedp.SetValue(chromedp.CSS(`input[name="tools"]`), "literature.search, literature.fetch"),
 		chromedp.SetValue(chromedp.CSS(`input[name="approve_tools"]`), "literature.fetch"),
 		chromedp.Click(chromedp.CSS("#start-session")), chromedp.WaitVisible(chromedp.CSS("#session-id")))
 	grounded := ada.text("#session-id")
 	t.Cleanup(func() { terminateIfRunning(t, grounded) })
-	eventually(t, 2*time.Minute, "a tool call to wait for ada", func() (bool, error) {
-		if err := chromedp.Do(ada.ctx, chromedp.Navigate(desk+"/s/"+grounded)); err != nil {
-			return false, err
+	groundedURL := desk + "/s/" + grounded
+	waitForCall := func(what string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ada.ctx, 3*time.Minute)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#waiting .approve").length > 0`, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(3*time.Minute))); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, ada.page())
 		}
-		n, err := chromedp.Run(ada.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#waiting .approve").length`))
-		return n > 0, err
-	})
-	call := ada.text("#waiting h3")
+	}
+	waitForCall("see a call wait, without a reload")
 	if args := ada.text("#waiting pre.arguments"); !strings.Contains(args, "{") {
-		t.Errorf("the waiting call %s shows arguments %q; want its whole JSON", call, args)
+		t.Errorf("the waiting call shows arguments %q; want its whole JSON", args)
 	}
-	if code := ada.submit("approve "+call, "#waiting .approve"); code != 200 {
-		t.Fatalf("ada's approval of %s: %d\n%s", call, code, ada.page())
+	// Her page tells her, as the call starts waiting (its script asks every 15 s).
+	nctx, ncancel := context.WithTimeout(ada.ctx, 90*time.Second)
+	_, err = chromedp.Run(nctx, chromedp.Poll[bool](`window.__notes.length > 0`, chromedp.WithPollingInterval(500*time.Millisecond)))
+	ncancel()
+	if err != nil {
+		qctx, qcancel := context.WithTimeout(ada.ctx, 10*time.Second)
+		needs, _ := chromedp.Run(qctx, chromedp.Evaluate[string](`fetch("/needs").then(r => r.text())`, chromedp.EvalAwaitPromise))
+		qcancel()
+		t.Fatalf("ada was not told the session waits (%v); /needs says %s", err, needs)
 	}
-	callID, _, _ := strings.Cut(call, ":")
-	eventually(t, time.Minute, call+" to be answered", func() (bool, error) {
-		if err := chromedp.Do(ada.ctx, chromedp.Navigate(desk+"/s/"+grounded)); err != nil {
-			return false, err
-		}
-		waiting, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#waiting h3")).map(h => h.textContent).join("|")`))
-		return !strings.Contains("|"+waiting+"|", "|"+callID+":"), err
-	})
+	if notes, _ := chromedp.Run(ada.ctx, chromedp.Evaluate[[]string](`window.__notes`)); len(notes) == 0 || !strings.Contains(notes[0], grounded) || !strings.Contains(notes[0], "to approve") {
+		t.Errorf("the notification says %q", notes)
+	}
+	if title, _ := chromedp.Run(ada.ctx, chromedp.Title()); !strings.HasPrefix(title, "(1) ") {
+		t.Errorf("the session page's title is %q; want it to count the session that waits", title)
+	}
+
+	// Her sessions say which waits for her, and why.
+	ada.do("open the list", chromedp.Navigate(desk+"/sessions"), chromedp.WaitVisible(chromedp.CSS(".needs")))
+	if title, _ := chromedp.Run(ada.ctx, chromedp.Title()); !strings.HasPrefix(title, "(1) Sessions") {
+		t.Errorf("the sessions page's title is %q; want (1) first", title)
+	}
+	if why := ada.text(".needs-you .needs"); !strings.Contains(why, "to approve") {
+		t.Errorf("the waiting session is marked %q", why)
+	}
+	ada.accessible("the sessions page")
+	ada.phoneScreenshot("desk-phone-sessions.png")
 
 	// She asks it about the literature: it searches (a fetch, which would wait for her, is
 	// not made in a conversation), and its answer's citations show what the check found.
+	ada.do("open the grounded session", chromedp.Navigate(groundedURL), chromedp.WaitVisible(chromedp.CSS("#ask")))
 	ask("What does the literature say about microglia?")
+	waitForCall("see the calls wait")
+	ada.accessible("a session page with calls waiting and a conversation")
+	ada.phoneScreenshot("desk-phone-session.png")
+
+	// She approves the calls that wait, but one, together; then she trusts the tool for
+	// this session, which approves that one too, and undoes it.
+	wctx, wcancel := context.WithTimeout(ada.ctx, 3*time.Minute)
+	_, err = chromedp.Run(wctx, chromedp.Poll[bool](`document.querySelectorAll("#waiting input[name=calls]").length >= 2`,
+		chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(3*time.Minute)))
+	wcancel()
+	if err != nil {
+		t.Fatalf("two calls to wait: %v\n%s", err, ada.page())
+	}
+	n, err := chromedp.Run(ada.ctx, chromedp.Evaluate[int](`const boxes = Array.from(document.querySelectorAll("#waiting input[name=calls]"));
+		boxes.slice(0, boxes.length - 1).forEach(c => c.checked = true); document.querySelectorAll("#waiting input[name=calls]:checked").length`))
+	if err != nil || n == 0 {
+		t.Fatalf("no call to select (%v)", err)
+	}
+	if code := ada.submit("approve the selected calls", "#approve-selected"); code != 200 {
+		t.Fatalf("ada's approval of %d calls: %d\n%s", n, code, ada.page())
+	}
+	t.Logf("ada approved %d calls at once", n)
+	waitForCall("see the call she left wait still")
+	if code := ada.submit("trust the tool", "#waiting button.trust"); code != 200 {
+		t.Fatalf("ada's trust: %d\n%s", code, ada.page())
+	}
+	if tr := ada.text("#trusted"); !strings.Contains(tr, "literature.fetch") || !strings.Contains(tr, "ada@lab.example") {
+		t.Errorf("the trusted tools read %q", tr)
+	}
+	if code := ada.submit("undo the trust", "#trusted button.untrust"); code != 200 {
+		t.Fatalf("ada's undo: %d\n%s", code, ada.page())
+	}
+	if n, _ := chromedp.Run(ada.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#trusted").length`)); n != 0 {
+		t.Error("the tool is still trusted after the undo")
+	}
 	cited, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#conversation details.cited")).map(d => d.textContent).join("|")`))
-	if err != nil || !strings.Contains(cited, "cited") || !regexp.MustCompile(`\b(verified|altered|contradicted|unsupported|invented)\b`).MatchString(cited) {
+	if err != nil || !strings.Contains(cited, "cited") || !regexp.MustCompile(`\b(verified|altered|overstated|out of context|contradicted|unsupported|invented)\b`).MatchString(cited) {
 		t.Errorf("the answer about the literature shows its citations as %q (%v); want them with their verdicts\n%s", cited, err, ada.page())
 	}
 	if os.Getenv("COSCI_DESK_SCREENSHOTS") != "" {
@@ -405,8 +591,8 @@ func refinedIn(t *testing.T, id, storeDir, focus string) {
 		for _, e := range h.Events {
 			switch {
 			case e.Kind == session.EventCommand && e.Command == workflows.RefineGoal:
-				if e.Via != "conversation" || e.By != "ada@lab.example" || e.Accepted == nil || !*e.Accepted {
-					t.Fatalf("the history records the refinement as %+v; want it accepted, from the conversation, by ada", e)
+				if e.Via != "conversation" || e.By != "ada@lab.example" || e.Signed == "" || e.Accepted == nil || !*e.Accepted {
+					t.Fatalf("the history records the refinement as %+v; want it accepted, from the conversation, by ada, with the desk's signature", e)
 				}
 				refined = true
 			case !refined && e.Kind == session.EventTurn && strings.HasPrefix(e.Turn, "generate-"):

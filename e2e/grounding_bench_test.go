@@ -49,11 +49,13 @@ type pageStats struct {
 
 // kindStats is what the reviews made of the references of one planted kind.
 type kindStats struct {
-	n        int
-	checked  int            // flagged by the citation check (a verdict other than verified)
-	flagged  int            // flagged by the check or by a review's support judgement
-	judged   int            // given a support judgement by some review
-	verdicts map[string]int // the worst verdict any review's check gave it
+	n         int
+	checked   int            // flagged by the citation check (a verdict other than verified)
+	penalised int            // costing the hypothesis something by the check's verdict (research.CitationCosts)
+	flagged   int            // flagged by the check or by a review's support judgement
+	judged    int            // given a support judgement by some review
+	verdicts  map[string]int // the worst verdict any review's check gave it
+	accused   []string       // honest references the check found contradicted or out of context, with why
 }
 
 func measureHistory(tb testing.TB, id string) historyStats {
@@ -129,7 +131,8 @@ func BenchmarkGrounding(b *testing.B) {
 			b.Logf("%s: %d hypotheses in %s; %d runs, %d events, %d history bytes (%.0f per hypothesis); largest payload %d bytes (%s); %d tool calls",
 				c.name, c.s.hypotheses, c.s.wall.Round(time.Second), c.s.runs, c.s.events, c.s.bytes, float64(c.s.bytes)/float64(c.s.hypotheses), c.s.largest, c.s.largestKind, c.s.toolCalls)
 		}
-		b.Logf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
+		// On stdout, not in the log: the testing package keeps ten lines of a benchmark's log.
+		fmt.Printf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
 			grounded.unreviewed, citationTable(grounded.kinds))
 		ap := grounded.atPage
 		b.Logf("cited at the page of a full text: %d of %d reviewed references (%d pages of %s); honest ones flagged by the check %d of %d; wrong-page ones caught %d of %d",
@@ -154,7 +157,19 @@ func BenchmarkGrounding(b *testing.B) {
 		b.ReportMetric(grounded.wall.Seconds()/plain.wall.Seconds(), "wall-ratio")
 		b.ReportMetric(float64(max(plain.largest, grounded.largest)), "largest-payload-bytes")
 		b.ReportMetric(pct(dishonest.flagged, dishonest.n), "caught-%")
+		b.ReportMetric(pct(dishonest.penalised, dishonest.n), "penalised-by-check-%")
 		b.ReportMetric(pct(honest.flagged, honest.n), "wrongly-flagged-%")
+		// The targets of the citation benchmark (internal/citation): every dishonest kind
+		// but the irrelevant quote (verbatim: the support judgement's to catch) penalised by
+		// the check, no honest one accused.
+		for kind, k := range grounded.kinds {
+			switch {
+			case dishonestKind(kind) && kind != research.PlantedIrrelevant && float64(k.penalised) < 0.95*float64(k.n):
+				b.Errorf("%s: %d of %d penalised by the check", kind, k.penalised, k.n)
+			case !dishonestKind(kind) && k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext] > 0:
+				b.Errorf("%s: %d honest citations contradicted or out of context: %s", kind, k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext], strings.Join(k.accused, "; "))
+			}
+		}
 		if grounded.bytes > 2*plain.bytes {
 			b.Errorf("the grounded history is %d bytes, more than twice the ungrounded one's %d", grounded.bytes, plain.bytes)
 		}
@@ -217,13 +232,14 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 				s.kinds[kind] = k
 			}
 			k.n++
-			checked, flagged, judged, worst := false, false, false, ""
+			checked, penalised, flagged, judged, worst := false, false, false, false, ""
 			for _, r := range reviews {
 				for _, c := range r.Citations {
 					if c.ID != ref.ID {
 						continue
 					}
 					checked = checked || c.Verdict != research.CitationVerified
+					penalised = penalised || research.CitationCosts[c.Verdict].Weakens()
 					flagged = flagged || c.Flagged()
 					judged = judged || c.Support != ""
 					if worst == "" || verdictRank(c.Verdict) > verdictRank(worst) {
@@ -249,8 +265,19 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 					}
 				}
 			}
+			if !dishonestKind(kind) && (worst == research.CitationContradicted || worst == research.CitationOutOfContext) {
+				for _, r := range reviews {
+					if i := slices.IndexFunc(r.Citations, func(c research.CitationCheck) bool { return c.ID == ref.ID }); i >= 0 {
+						k.accused = append(k.accused, fmt.Sprintf("%q: %s (%s)", ref.Quote, r.Citations[i].Verdict, r.Citations[i].Note))
+						break
+					}
+				}
+			}
 			if checked {
 				k.checked++
+			}
+			if penalised {
+				k.penalised++
 			}
 			if flagged {
 				k.flagged++
@@ -278,9 +305,7 @@ func plantedKind(ref research.Reference) string {
 func dishonestKind(kind string) bool { return !research.PlantedHonest(kind) }
 
 // verdictRank orders the verdicts from verified to invented.
-func verdictRank(v string) int {
-	return slices.Index([]string{research.CitationVerified, research.CitationAltered, research.CitationUnsupported, research.CitationContradicted, research.CitationInvented}, v)
-}
+func verdictRank(v string) int { return slices.Index(research.CitationVerdicts, v) }
 
 // tally sums the honest kinds and the dishonest ones.
 func tally(kinds map[string]*kindStats) (honest, dishonest kindStats) {
@@ -289,7 +314,7 @@ func tally(kinds map[string]*kindStats) (honest, dishonest kindStats) {
 		if dishonestKind(kind) {
 			t = &dishonest
 		}
-		t.n, t.checked, t.flagged, t.judged = t.n+k.n, t.checked+k.checked, t.flagged+k.flagged, t.judged+k.judged
+		t.n, t.checked, t.penalised, t.flagged, t.judged = t.n+k.n, t.checked+k.checked, t.penalised+k.penalised, t.flagged+k.flagged, t.judged+k.judged
 	}
 	return honest, dishonest
 }
@@ -307,9 +332,9 @@ func citationTable(kinds map[string]*kindStats) string {
 		return len(simulator.PlantKinds())
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b)) })
-	verdicts := []string{research.CitationVerified, research.CitationAltered, research.CitationContradicted, research.CitationUnsupported, research.CitationInvented, "unchecked"}
+	verdicts := append(slices.Clone(research.CitationVerdicts), "unchecked")
 	var b strings.Builder
-	fmt.Fprintf(&b, "| kind | n | flagged by the check | flagged by the check or the support judgement | support judged | %s |\n|---|---:|---:|---:|---:|%s\n",
+	fmt.Fprintf(&b, "| kind | n | flagged by the check | penalised by the check | flagged by the check or the support judgement | support judged | %s |\n|---|---:|---:|---:|---:|---:|%s\n",
 		strings.Join(verdicts, " | "), strings.Repeat("---:|", len(verdicts)))
 	for _, kind := range names {
 		k := kinds[kind]
@@ -317,7 +342,8 @@ func citationTable(kinds map[string]*kindStats) string {
 		for i, v := range verdicts {
 			cells[i] = fmt.Sprint(k.verdicts[v])
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d (%.0f%%) | %d (%.0f%%) | %d | %s |\n", kind, k.n, k.checked, pct(k.checked, k.n), k.flagged, pct(k.flagged, k.n), k.judged, strings.Join(cells, " | "))
+		fmt.Fprintf(&b, "| %s | %d | %d (%.0f%%) | %d (%.0f%%) | %d (%.0f%%) | %d | %s |\n", kind, k.n, k.checked, pct(k.checked, k.n),
+			k.penalised, pct(k.penalised, k.n), k.flagged, pct(k.flagged, k.n), k.judged, strings.Join(cells, " | "))
 	}
 	return b.String()
 }

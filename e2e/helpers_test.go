@@ -290,6 +290,12 @@ func progressOf(id string) (session.Progress, error) {
 // update sends a command as an update and waits for its answer.
 func update(id, name, updateID string, arg any) (workflows.Status, error) {
 	var st workflows.Status
+	err := updateInto(id, name, updateID, arg, &st)
+	return st, err
+}
+
+// updateInto sends an update and waits for its answer, into out.
+func updateInto(id, name, updateID string, arg, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	h, err := temporalClient.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
@@ -300,10 +306,9 @@ func update(id, name, updateID string, arg any) (workflows.Status, error) {
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return st, err
+		return err
 	}
-	err = h.Get(ctx, &st)
-	return st, err
+	return h.Get(ctx, out)
 }
 
 func signal(t *testing.T, id, name string, arg any) {

@@ -42,19 +42,21 @@ servers:
     command: [bin/literature, --library, testdata/library, --index, .data/literature-index]
     rate: 20
 YAML
-echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-400ms} simulated latency per turn, tools in .data/tools.yaml; log .data/worker.log)..."
-bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-400ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
+echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-300ms} simulated latency per turn, tools in .data/tools.yaml; log .data/worker.log)..."
+bin/cosci-worker --offline-latency "${COSCI_DEMO_LATENCY:-300ms}" --tools .data/tools.yaml >.data/worker.log 2>&1 &
 started+=($!)
 
-# The desk, the scientist's way in: local mode, this machine only, signed in as $USER.
+# The desk, the scientist's way in: local mode, this machine only, signed in as $USER by
+# the link below, whose token is new for each demo (a page of another site has none).
 desk_addr="${COSCI_DEMO_DESK:-127.0.0.1:8090}"
+desk_token="$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')"
 echo "Starting the desk on http://$desk_addr (local mode; log .data/desk.log)..."
-bin/desk --listen "$desk_addr" --library testdata/library >.data/desk.log 2>&1 &
+COSCI_DESK_TOKEN="$desk_token" bin/desk --listen "$desk_addr" --library testdata/library >.data/desk.log 2>&1 &
 started+=($!)
 
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
 id="demo-$(date +%s)"
-echo "Follow it at the desk too: http://$desk_addr/s/$id"
+echo "Follow it at the desk too (this link signs you in): http://$desk_addr/s/$id?token=$desk_token"
 bin/starter start --watch --id "$id" \
   --goal "${COSCI_DEMO_GOAL:-$default_goal}" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
@@ -79,6 +81,6 @@ bin/starter tree "$id"
 # final state. In a terminal, keep the desk up until the scientist is done.
 if [ -t 0 ]; then
   echo
-  echo "The desk stays up: http://$desk_addr/s/$id (ask the session about its results there)."
+  echo "The desk stays up: http://$desk_addr/s/$id?token=$desk_token (ask the session about its results there)."
   read -r -p "Press Enter to stop the demo. " _ || true
 fi

@@ -39,7 +39,7 @@ YAML
 # start_worker FLAGS...: the worker built as $R/cw, with FLAGS, its store in $R/sessions and
 # its log in $R/worker.log; the starter's commands then use the same server and store.
 start_worker() {
-  (cd "$R" && TEMPORAL_ADDRESS=$A COSCI_STORE=$R/sessions ./cw "$@" > worker.log 2>&1) &
+  (cd "$R" && TEMPORAL_ADDRESS=$A COSCI_STORE=$R/sessions exec ./cw "$@" > worker.log 2>&1) &
   WORKER=$!
   export TEMPORAL_ADDRESS=$A COSCI_STORE=$R/sessions
 }

@@ -166,7 +166,7 @@ func printAnswer(w io.Writer, id string, m workflows.ConversationEntry) {
 func printEntry(w io.Writer, m workflows.ConversationEntry) {
 	who := m.Role
 	if m.By != "" {
-		who += " (" + m.By + ")"
+		who += " (" + m.By + unsigned(m.Signed) + ")"
 	}
 	text := m.Text
 	switch {

@@ -51,7 +51,7 @@ func TestChat(t *testing.T) {
 		wantConfirmed []string
 		wantOut       []string
 	}{
-		{"yes", "focus on microglia\ny\n", []string{"m-0004.1"}, []string{"m-0001 scientist (ada)", "earlier", "m-0004 session:", "1. [m-0004.1] refine-goal: does refine-goal (proposed)", "m-0004.1 confirmed"}},
+		{"yes", "focus on microglia\ny\n", []string{"m-0004.1"}, []string{"m-0001 scientist (ada, not signed)", "earlier", "m-0004 session:", "1. [m-0004.1] refine-goal: does refine-goal (proposed)", "m-0004.1 confirmed"}},
 		{"no", "focus on microglia\nn\n", nil, []string{"m-0004.1 not confirmed; nothing changed."}},
 		{"end of input at the question", "focus on microglia\n", nil, []string{"Confirm m-0004.1 (refine-goal)? [y/N]"}},
 		{"a question", "what is best?\n\n", nil, []string{`h-0003 \x1b[2J is best`}},

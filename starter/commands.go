@@ -35,6 +35,8 @@ var commandArgs = map[string]string{
 	workflows.Feedback:      "<id> [--toward T] [--away A]",
 	workflows.SetBudget:     "<id> [--tokens N] [--usd D] [--max-hypotheses N]",
 	workflows.AnswerTool:    "<id> --call C (--approve | --reject [--reason R] | --result TEXT | --result-file F)",
+	workflows.TrustTool:     "<id> --tool server.tool",
+	workflows.UntrustTool:   "<id> --tool server.tool",
 }
 
 // flagOfField names the flag that sets each payload field, for messages.
@@ -79,6 +81,7 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		tokenBudget, maxHypotheses    optInt
 		score, budgetUSD              optFloat
 		call, result, resultFile      string
+		tool                          string
 		approve, reject               bool
 		as                            string
 	)
@@ -115,6 +118,8 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		fs.StringVar(&reason, "reason", "", "why you refuse it, for the model and the history")
 		fs.StringVar(&result, "result", "", "give the call's result yourself, in place of the tool's")
 		fs.StringVar(&resultFile, "result-file", "", "read the result from this `file` (- for stdin)")
+	case workflows.TrustTool, workflows.UntrustTool:
+		fs.StringVar(&tool, "tool", "", "the tool, e.g. literature.fetch (required)")
 	}
 	id, err := sessionArg(fs, args)
 	if err != nil {
@@ -141,7 +146,8 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 	arg := map[string]any{}
 	for k, v := range map[string]string{"reason": reason, "goal": goal, "focus": focus, "title": title,
 		"statement": statement, "rationale": rationale, "hypothesis_id": hypothesis, "verdict": verdict,
-		"critique": critique, "toward": toward, "away": away, "call": call, "result": result, "decision": decision(approve, reject)} {
+		"critique": critique, "toward": toward, "away": away, "call": call, "result": result, "decision": decision(approve, reject),
+		"tool": tool} {
 		if v = strings.TrimSpace(v); v != "" {
 			arg[k] = v
 		}

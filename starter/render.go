@@ -352,6 +352,9 @@ func eventText(e session.Event) string {
 		}
 		if e.By != "" {
 			s += " by " + e.By
+			if e.Signed == "" {
+				s += " (not signed)" // unsigned says why
+			}
 		}
 		switch {
 		case e.Accepted != nil && !*e.Accepted:
@@ -438,4 +441,13 @@ func renderList(w io.Writer, rows []listRow) error {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, or(oneLine(r.Status), "-"), count, elo, cost, or(oneLine(r.Scientist), "-"), started, or(research.Shorten(r.Goal, 60), "-"))
 	}
 	return t.Flush()
+}
+
+// unsigned marks a "by" that came with no desk's signature: any client of the namespace
+// may have written it. (The starter has no desk key to check a signature; the desk does.)
+func unsigned(sig string) string {
+	if sig == "" {
+		return ", not signed"
+	}
+	return ""
 }

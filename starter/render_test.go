@@ -255,8 +255,8 @@ func TestRenderHistory(t *testing.T) {
 	h := workflows.HistoryView{Total: 7, Offset: 0, Limit: 50, Events: []session.Event{
 		{Seq: 1, Time: "2026-01-02T03:04:05Z", Kind: session.EventTransition, From: "initializing", To: "active", Command: "start", Detail: "session started"},
 		{Seq: 2, Time: "2026-01-02T03:04:06Z", Kind: session.EventTurn, Turn: "generate-h-0001", Hypothesis: "h-0001", Detail: "generate hypothesis 1/6 (h-0001)"},
-		{Seq: 3, Time: "2026-01-02T03:04:07Z", Kind: session.EventCommand, Command: "resume", Via: "signal", Accepted: &no, Detail: "cannot resume: session is active"},
-		{Seq: 4, Time: "2026-01-02T03:04:08Z", Kind: session.EventCommand, Command: "suspend", Via: "update", Accepted: &yes, Detail: "lunch"},
+		{Seq: 3, Time: "2026-01-02T03:04:07Z", Kind: session.EventCommand, Command: "resume", Via: "signal", By: "root", Accepted: &no, Detail: "cannot resume: session is active"},
+		{Seq: 4, Time: "2026-01-02T03:04:08Z", Kind: session.EventCommand, Command: "suspend", Via: "update", By: "ada", Signed: "v1.1.x", Accepted: &yes, Detail: "lunch"},
 		{Seq: 5, Time: "2026-01-02T03:04:09Z", Kind: session.EventCheckpoint, Detail: "checkpoint 1 (requested) written"},
 		{Seq: 6, Time: "2026-01-02T03:04:10Z", Kind: session.EventNote, Detail: "report written to r.md"},
 		{Seq: 7, Time: "2026-01-02T03:04:11Z", Kind: session.EventTurn, Turn: "review-h-0001-full", Hypothesis: "h-0001"},
@@ -264,8 +264,8 @@ func TestRenderHistory(t *testing.T) {
 	got := render(t, func(w *bytes.Buffer) error { return renderHistory(w, h) })
 	want := `1  2026-01-02 03:04:05Z  transition  initializing -> active (start): session started
 2  2026-01-02 03:04:06Z  turn        generate hypothesis 1/6 (h-0001)
-3  2026-01-02 03:04:07Z  command     resume via signal: REJECTED: cannot resume: session is active
-4  2026-01-02 03:04:08Z  command     suspend via update: lunch
+3  2026-01-02 03:04:07Z  command     resume via signal by root (not signed): REJECTED: cannot resume: session is active
+4  2026-01-02 03:04:08Z  command     suspend via update by ada: lunch
 5  2026-01-02 03:04:09Z  checkpoint  checkpoint 1 (requested) written
 6  2026-01-02 03:04:10Z  note        report written to r.md
 7  2026-01-02 03:04:11Z  turn        review-h-0001-full h-0001

@@ -33,11 +33,15 @@ type composeService struct {
 	Restart  string   `yaml:"restart"`
 	Volumes  []string `yaml:"volumes"`
 	Profiles []string `yaml:"profiles"`
+	Secrets  []string `yaml:"secrets"`
 }
 
 type composeFile struct {
 	Services map[string]composeService `yaml:"services"`
 	Volumes  map[string]any            `yaml:"volumes"`
+	Secrets  map[string]struct {
+		File string `yaml:"file"`
+	} `yaml:"secrets"`
 }
 
 func readCompose(t *testing.T) composeFile {
@@ -582,5 +586,38 @@ func TestComposeObservability(t *testing.T) {
 	if len(provider.Providers) != 1 || !slices.Contains(g.Volumes, "./deploy/grafana/dashboards:"+provider.Providers[0].Options.Path+":ro") ||
 		!slices.Contains(g.Volumes, "./deploy/grafana/provisioning:/etc/grafana/provisioning:ro") {
 		t.Errorf("%s mounts %v; want deploy/grafana/provisioning and the dashboards where the provider reads them (%+v)", svcGrafana, g.Volumes, provider)
+	}
+}
+
+// TestComposePublishesTheDeskAlone: every port compose publishes but the desk's is bound to
+// the Docker host's loopback: Prometheus has no sign-in, Grafana not the lab's, and the Web
+// UI steers any session. Grafana's admin password comes from a secret file, never the
+// environment (which docker inspect shows).
+func TestComposePublishesTheDeskAlone(t *testing.T) {
+	compose := readCompose(t)
+	published := 0
+	for name, svc := range compose.Services {
+		for _, p := range svc.Ports {
+			if name == svcDesk {
+				continue
+			}
+			published++
+			if !strings.HasPrefix(p, "127.0.0.1:") {
+				t.Errorf("%s publishes %q on every interface; want 127.0.0.1:HOST:CONTAINER", name, p)
+			}
+		}
+	}
+	if published < 3 {
+		t.Errorf("%d ports besides the desk's; want the Web UI's, Prometheus' and Grafana's", published)
+	}
+	g := compose.Services[svcGrafana]
+	if g.Environment["GF_SECURITY_ADMIN_PASSWORD__FILE"] != "/run/secrets/grafana_admin_password" || !slices.Contains(g.Secrets, "grafana_admin_password") {
+		t.Errorf("%s: environment %v, secrets %v; want the admin password from the grafana_admin_password secret's file", svcGrafana, g.Environment, g.Secrets)
+	}
+	if _, ok := g.Environment["GF_SECURITY_ADMIN_PASSWORD"]; ok {
+		t.Errorf("%s takes its admin password from the environment", svcGrafana)
+	}
+	if f := compose.Secrets["grafana_admin_password"].File; !strings.HasPrefix(f, "${GRAFANA_ADMIN_PASSWORD_FILE:?") {
+		t.Errorf("the secret's file is %q; want ${GRAFANA_ADMIN_PASSWORD_FILE:?...}, which compose refuses to run without", f)
 	}
 }

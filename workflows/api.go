@@ -38,7 +38,9 @@ const (
 	Review        = "review"
 	Feedback      = "feedback"
 	SetBudget     = "set-budget"
-	AnswerTool    = "answer-tool" // approve or refuse a tool call that waits, or give its result
+	AnswerTool    = "answer-tool"  // approve or refuse a tool call that waits, or give its result
+	TrustTool     = "trust-tool"   // a tool's calls stop waiting for approval in this session
+	UntrustTool   = "untrust-tool" // undoes trust-tool
 )
 
 // ToolQueue is the task queue of a tool server's calls: the workers that connect to the
@@ -94,17 +96,34 @@ const (
 	QueryConversation = "conversation" // takes an optional Page -> ConversationView
 )
 
+// What a session that has ended answers to the conversation's updates. A closed workflow
+// takes no update (the server says "already completed"), but a session's run stays open a
+// moment after it has ended (its last log, the handlers still running; its closing run),
+// and then it refuses a question with EndedAskRefusal. internal/converse knows an ended
+// session by these words, and takes the question to the EndedConversation workflow
+// instead; that workflow refuses every confirmation with EndedConfirmRefusal.
+const (
+	EndedAskRefusal     = "ask: " + activities.EndedReason + "; ask its final state with starter ask, which answers from the store"
+	EndedConfirmRefusal = "confirm: " + activities.EndedReason + "; nothing can change it now"
+)
+
 // AskRequest is the scientist's message (at most session.MaxAskLength characters) and who
 // writes it.
 type AskRequest struct {
-	Text string `json:"text"`
-	By   string `json:"by,omitempty"`
+	Text  string `json:"text"`
+	By    string `json:"by,omitempty"`
+	BySig string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
 }
 
 // ConfirmRequest names the proposal to apply ("m-0004.1") and who confirms it.
 type ConfirmRequest struct {
 	Proposal string `json:"proposal"`
 	By       string `json:"by,omitempty"`
+	BySig    string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
+	// Digest, if set, is the digest of the command the scientist was shown
+	// (research.ProposedCommand.Digest): a proposal whose command is not that one is
+	// refused, so that nothing is applied but what was read.
+	Digest string `json:"digest,omitempty"`
 }
 
 // ConversationEntry is one message of the conversation: its id, role, who wrote it and
@@ -250,6 +269,8 @@ type Status struct {
 	Waiting []session.WaitingCall `json:"waiting,omitempty"`
 	// Batch is the provider batch the session waits for, if any.
 	Batch *session.BatchWait `json:"batch,omitempty"`
+	// Trusted are the tools trusted for the session (trust-tool), which untrust-tool undoes.
+	Trusted []session.Trust `json:"trusted,omitempty"`
 }
 
 // AgentStat counts one agent's turns.

@@ -26,7 +26,7 @@ func TestEveryCommandIsDescribedAndParsed(t *testing.T) {
 // TestCommandsAreTheTable: the exported command names are session.Commands' names, each
 // once, and each has a description with its payload for the Web UI.
 func TestCommandsAreTheTable(t *testing.T) {
-	consts := []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget, AnswerTool}
+	consts := []string{Suspend, Resume, RefineGoal, Checkpoint, Terminate, AddHypothesis, Review, Feedback, SetBudget, AnswerTool, TrustTool, UntrustTool}
 	if !slices.Equal(Commands, consts) {
 		t.Errorf("Commands = %v, want the constants %v in the table's order", Commands, consts)
 	}

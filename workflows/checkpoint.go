@@ -40,8 +40,18 @@ func (s *supervisor) logTail(ctx workflow.Context) {
 	s.Persisted = upTo
 }
 
-// checkpoint writes a snapshot of the session to the store.
+// versionSerialCheckpoints gates the wait of a checkpoint for one that is being written.
+// Before it, a round's checkpoint that met one the scientist asked for (a confirmed
+// refine-goal, written by a turn that finished after its step moved on) failed with
+// "session is checkpointing", and the session suspended as if the store had failed.
+const versionSerialCheckpoints = "serial-checkpoints"
+
+// checkpoint writes a snapshot of the session to the store, after the one being written,
+// if another coroutine is writing one.
 func (s *supervisor) checkpoint(ctx workflow.Context, why string) error {
+	if s.Life.State == session.Checkpointing && since(ctx, versionSerialCheckpoints) {
+		_ = workflow.Await(ctx, func() bool { return s.Life.State != session.Checkpointing })
+	}
 	s.CheckpointWanted = false
 	if err := s.Life.BeginCheckpoint(); err != nil {
 		return err

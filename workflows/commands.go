@@ -167,11 +167,15 @@ func (s *supervisor) check(cmd session.Command) error {
 	case Terminate:
 		return l.Terminate()
 	}
-	if cmd.Name == AnswerTool && !l.State.Terminal() {
+	toolCommand := cmd.Name == AnswerTool || cmd.Name == TrustTool || cmd.Name == UntrustTool
+	if toolCommand && !l.State.Terminal() {
 		// A call waits while its turn runs: while the session is active, suspended or
 		// ending alike.
 	} else if err := l.CanSteer(cmd.Name); err != nil {
 		return err
+	}
+	if cmd.Name == TrustTool || cmd.Name == UntrustTool {
+		return s.checkTrust(cmd)
 	}
 	if cmd.Name == RefineGoal && cmd.Goal != "" {
 		if err := research.ScreenGoal(cmd.Goal, s.req.Config.SafetyLevel); err != nil {
@@ -262,6 +266,9 @@ func (s *supervisor) apply(ctx workflow.Context, cmd session.Command, via string
 			s.Feedback = append(s.Feedback, "away from: "+cmd.Away)
 		}
 		detail = strings.Join(s.Feedback[max(0, len(s.Feedback)-2):], "; ")
+	case TrustTool, UntrustTool:
+		detail = s.trust(cmd, now)
+		s.lastDetail = detail
 	case AnswerTool:
 		d, err := s.answerTool(cmd)
 		if err != nil {
@@ -294,7 +301,7 @@ func (s *supervisor) move(ctx workflow.Context, command string, change func(*ses
 
 // logCommand records a command, accepted or not, with who sent it.
 func (s *supervisor) logCommand(cmd session.Command, via string, accepted bool, detail string) {
-	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Accepted: &accepted, Detail: detail})
+	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Signed: cmd.BySig, Accepted: &accepted, Detail: detail})
 }
 
 func (s *supervisor) note(detail string) {

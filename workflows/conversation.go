@@ -9,6 +9,7 @@ package workflows
 // the latest in memory for the conversation query.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func (s *supervisor) checkAsk(req AskRequest) error {
 		return err
 	}
 	if s.Life.State.Terminal() {
-		return fmt.Errorf("ask: %s; ask its final state with starter ask, which answers from the store", activities.EndedReason)
+		return errors.New(EndedAskRefusal)
 	}
 	if s.budgets {
 		if why := s.budget().Refuses(activities.AgentConverse, s.Usage, s.inFlight, s.expected(activities.AgentConverse)); why != "" {
@@ -83,13 +84,14 @@ func (s *supervisor) checkAsk(req AskRequest) error {
 
 // ask keeps the scientist's message and answers it with a converse turn.
 func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error) {
-	by, text := session.CleanBy(req.By), strings.TrimSpace(req.Text)
+	by, sig, text := session.CleanBy(req.By), session.CleanSig(req.BySig), strings.TrimSpace(req.Text)
 	now := session.Stamp(workflow.Now(ctx))
 	history := s.history12()
 	q := s.newMessage(session.RoleScientist, by, now, text)
+	q.Signed = sig
 	answerID := session.MessageID(s.Messages + 1)
 	s.Messages++ // the answer's id is taken now, so a message sent meanwhile gets the next
-	s.log(session.Event{Kind: session.EventAsk, By: by, Detail: q.ID + ": " + research.Shorten(text, 200)})
+	s.log(session.Event{Kind: session.EventAsk, By: by, Signed: sig, Detail: q.ID + ": " + research.Shorten(text, 200)})
 	in := activities.ConverseInput{
 		Turn: s.turnInput("converse-" + q.ID), Message: q.ID, Text: text, By: by, Time: now, Answer: answerID,
 		History: history, Earlier: s.Earlier, State: s.stateLine(ctx), Refinements: s.Refinements,
@@ -102,6 +104,7 @@ func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error
 		return AskAnswer{Question: s.entry(*s.messageOf(q.ID))}, rejected(fmt.Errorf("the session could not answer %s: %s", q.ID, errorText(err)))
 	}
 	s.keepAnswer(answerID, now, out)
+	s.showNeeds(ctx) // a proposal now waits for a confirmation
 	return AskAnswer{Question: s.entry(*s.messageOf(q.ID)), Answer: s.entry(*s.messageOf(answerID)), References: out.References, Flagged: out.Flagged}, nil
 }
 
@@ -165,12 +168,20 @@ func (s *supervisor) confirm(ctx workflow.Context, req ConfirmRequest) (ConfirmA
 		p.Status = session.ProposalProposed // the store failed, not the proposal: it can be confirmed again
 		return ConfirmAnswer{Proposal: *p}, rejected(fmt.Errorf("confirm %s: cannot read the proposal: %s", p.ID, errorText(err)))
 	}
+	if req.Digest != "" && req.Digest != digestOf(proposed) {
+		// What the scientist read is not what would be applied: nothing is, and the
+		// proposal stays open for a confirmation of what it really says.
+		p.Status = session.ProposalProposed
+		return ConfirmAnswer{Proposal: *p}, rejected(fmt.Errorf("confirm %s: the command shown is not the one proposed; read the proposal again, then confirm it", p.ID))
+	}
+	sig := session.CleanSig(req.BySig)
 	cmd, err := decodeProposal(proposed)
 	if err == nil {
-		cmd.By = by
+		cmd.By, cmd.BySig = by, sig
 		err = s.apply(ctx, cmd, "conversation")
 	}
-	p.By = by
+	p.By, p.Signed = by, sig
+	defer s.showNeeds(ctx) // the proposal no longer waits
 	if err != nil {
 		p.Status, p.Reason = session.ProposalRefused, err.Error()
 		return ConfirmAnswer{Proposal: *p, Status: s.status()}, rejected(fmt.Errorf("confirm %s: %w", p.ID, err))
@@ -191,6 +202,12 @@ func decodeProposal(p research.ProposedCommand) (session.Command, error) {
 	}
 	return session.ParseCommand(p.Command, p.Args)
 }
+
+// digestOf is the digest of a proposal's command (research.ProposedCommand.Digest): JSON
+// and a hash, deterministic.
+//
+//workflowcheck:ignore
+func digestOf(p research.ProposedCommand) string { return p.Digest() }
 
 // pending is the proposal of that id, if it waits for confirmation.
 func (s *supervisor) pending(id string) (*session.Proposal, error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -215,9 +216,10 @@ func (h *harness) generatedWithRemarks() bool {
 	return slices.ContainsFunc(h.starts, func(s started) bool { return s.activity == "Generate" && len(s.input.Context.Remarks) > 0 })
 }
 
-// TestConversationAfterTheEnd asks a session that has ended: a workflow of its own answers
-// from the final state in the store, appends to the same conversation, and refuses every
-// proposal.
+// TestConversationAfterTheEnd asks a session that has ended. Its own run, still open
+// while it logs its last events, refuses the question with the words clients know an
+// ended session by (EndedAskRefusal); then a workflow of its own answers from the final
+// state in the store, appends to the same conversation, and refuses every proposal.
 func TestConversationAfterTheEnd(t *testing.T) {
 	h := newHarness(t, time.Second, nil)
 	h.at(3*time.Second, func() {
@@ -227,15 +229,33 @@ func TestConversationAfterTheEnd(t *testing.T) {
 			}
 		})
 	})
+	// A closed workflow takes no update at all (the test environment drops it), so the
+	// question comes while the run is still open: the store takes a minute over the
+	// session's last events, which are logged after it has completed, and the question is
+	// sent as soon as the status says completed.
+	h.env.OnActivity(h.acts.Log, mock.Anything, mock.Anything).After(time.Minute).Return(h.acts.Log)
+	refused := false
+	var askOnceEnded func()
+	askOnceEnded = func() {
+		if query[Status](h, QueryStatus).State != session.Completed {
+			h.env.RegisterDelayedCallback(askOnceEnded, 10*time.Second)
+			return
+		}
+		talk(h, Ask, AskRequest{Text: "what is the best hypothesis?"}, func(_ AskAnswer, err error) {
+			refused = true
+			if err == nil || !strings.Contains(err.Error(), EndedAskRefusal) {
+				t.Errorf("the ended session's run answered a question (error %v); want it refused with %q", err, EndedAskRefusal)
+			}
+		})
+	}
+	h.at(10*time.Second, askOnceEnded)
 	res := h.run(goal(6))
 	if res.State != session.Completed {
 		t.Fatalf("result %s", res.State)
 	}
-	talk(h, Ask, AskRequest{Text: "what is the best hypothesis?"}, func(_ AskAnswer, err error) {
-		if err == nil {
-			t.Error("the closed session's run took a question")
-		}
-	})
+	if !refused {
+		t.Fatal("no question reached the ended session's run")
+	}
 
 	h.newEnv()
 	type step struct {
@@ -321,5 +341,69 @@ func TestConversationAcrossContinueAsNew(t *testing.T) {
 	})
 	if runs < 2 || !confirmed {
 		t.Errorf("%d runs; the first run's proposal confirmed in the next: %v", runs, confirmed)
+	}
+}
+
+// TestConfirmWhatWasShown: a confirmation that names a command other than the proposal's
+// (by its digest) applies nothing and leaves the proposal open; one that names it applies
+// it. Who confirmed is recorded with the desk's signature of them, as the question is.
+func TestConfirmWhatWasShown(t *testing.T) {
+	h := newHarness(t, time.Second, nil)
+	var wrong, right error
+	var confirmed ConfirmAnswer
+	h.at(40*time.Second, func() {
+		talk(h, Ask, AskRequest{Text: "Please focus on microglia.", By: "ada", BySig: "v1.100.question"}, func(ans AskAnswer, err error) {
+			if err != nil || len(ans.Answer.Proposals) != 1 {
+				t.Fatalf("ask: %+v %v", ans, err)
+			}
+			p := ans.Answer.Proposals[0]
+			stored, err := h.store.Message(t.Context(), query[Status](h, QueryStatus).SessionID, ans.Answer.ID)
+			if err != nil || len(stored.Proposals) != 1 {
+				t.Fatalf("the answer in the store: %+v %v", stored, err)
+			}
+			shown := stored.Proposals[0]
+			other := shown
+			other.Args = []byte(`{"focus": "microglia", "goal": "something else entirely"}`)
+			talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", Digest: other.Digest()}, func(_ ConfirmAnswer, err error) {
+				wrong = err
+				talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", BySig: "v1.101.confirm", Digest: shown.Digest()}, func(c ConfirmAnswer, err error) {
+					confirmed, right = c, err
+				})
+			})
+		})
+	})
+	h.at(60*time.Second, func() { talk(h, Terminate, nil, func(Status, error) {}) })
+	res := h.run(goal(200))
+	if wrong == nil || !strings.Contains(wrong.Error(), "not the one proposed") {
+		t.Errorf("a confirmation of another command: %v; want refused", wrong)
+	}
+	if right != nil || confirmed.Proposal.Status != session.ProposalConfirmed || confirmed.Proposal.Signed != "v1.101.confirm" {
+		t.Errorf("the confirmation of what was shown: %+v, %v; want confirmed, its signature kept", confirmed, right)
+	}
+	events, err := h.store.Events(t.Context(), res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked, applied int
+	for _, e := range events {
+		switch {
+		case e.Kind == session.EventAsk && e.By == "ada":
+			asked++
+			if e.Signed != "v1.100.question" {
+				t.Errorf("the question's event: signed %q", e.Signed)
+			}
+		case e.Kind == session.EventCommand && e.Via == "conversation" && *e.Accepted:
+			applied++
+			if e.Command != RefineGoal || e.Signed != "v1.101.confirm" {
+				t.Errorf("the applied command's event: %+v", e)
+			}
+		}
+	}
+	if asked != 1 || applied != 1 {
+		t.Errorf("events: %d questions by ada, %d commands applied via the conversation; want 1 and 1", asked, applied)
+	}
+	conv := query[ConversationView](h, QueryConversation, Page{Limit: 10})
+	if len(conv.Messages) == 0 || conv.Messages[0].Signed != "v1.100.question" {
+		t.Errorf("the question as the session keeps it: %+v", conv.Messages)
 	}
 }

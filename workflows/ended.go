@@ -9,6 +9,7 @@ package workflows
 // refused, "the session has ended".
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,7 +61,7 @@ func EndedConversation(ctx workflow.Context, in EndedConversationInput) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, Confirm, func(workflow.Context, ConfirmRequest) (ConfirmAnswer, error) {
-		return ConfirmAnswer{}, rejected(fmt.Errorf("confirm: %s; nothing can change it now", activities.EndedReason))
+		return ConfirmAnswer{}, rejected(errors.New(EndedConfirmRefusal))
 	}, workflow.UpdateHandlerOptions{Description: Descriptions[Confirm]}); err != nil {
 		return err
 	}

@@ -58,12 +58,6 @@ func (s *supervisor) similarity(x, y string) float64 { return s.sim[activities.P
 // ranked returns every hypothesis by Elo, highest first, ties by id; excluded ones last.
 func (s *supervisor) ranked() []session.Entry { return session.Rank(s.Entries) }
 
-// top returns the n best competing hypotheses.
-func (s *supervisor) top(n int) []session.Entry {
-	r := s.ranked()
-	k := 0
-	for k < len(r) && k < n && r[k].Excluded == "" {
-		k++
-	}
-	return r[:k]
-}
+// top returns the n best competing hypotheses: the first n of ranked's, without sorting
+// them all (it is asked after every turn).
+func (s *supervisor) top(n int) []session.Entry { return session.Top(s.Entries, n) }

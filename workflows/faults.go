@@ -140,5 +140,6 @@ func (s *supervisor) resume(ctx workflow.Context, reason string) {
 		s.stopWatch = nil
 	}
 	s.PausedFor += workflow.Now(ctx).Sub(s.SuspendedAt)
+	s.OwnSuspension = ""
 	s.move(ctx, Resume, (*session.Lifecycle).Resume, reason)
 }

@@ -129,6 +129,12 @@ func (s *supervisor) carryOver() *Carried {
 	return &c
 }
 
+// versionPackedRanking gates packed pages of the ranking read back (RankingPage.Packed):
+// a run's history holds its hypotheses in about a tenth of the bytes, so a query on a
+// finished session, which replays its last run, fetches and decodes that much less.
+// Before it, the pages were plain JSON, 500 records each.
+const versionPackedRanking = "packed-ranking"
+
 // readRanking reads the hypotheses of checkpoint at, a page at a time (the next run of a
 // session that continued as new, or a session restored from another's checkpoint). The
 // store must answer: without its hypotheses the session cannot go on, so the read retries
@@ -139,15 +145,24 @@ func (s *supervisor) readRanking(ctx workflow.Context, at activities.CheckpointR
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
+	packed, limit := since(ctx, versionPackedRanking), activities.RankingPageLimit
+	if packed {
+		limit = activities.PackedPageLimit
+	}
 	var entries []session.Entry
 	for {
 		var page activities.RankingPage
-		in := activities.RankingInput{Checkpoint: at, Offset: len(entries), Limit: activities.RankingPageLimit}
+		in := activities.RankingInput{Checkpoint: at, Offset: len(entries), Limit: limit, Packed: packed}
 		if err := workflow.ExecuteActivity(actx, a.Ranking, in).Get(ctx, &page); err != nil {
 			return nil, err
 		}
-		entries = append(entries, page.Hypotheses...)
-		if len(page.Hypotheses) == 0 || len(entries) >= page.Total {
+		// A worker from before versionPackedRanking answers unpacked: Entries reads either.
+		got, err := page.Entries()
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, got...)
+		if len(got) == 0 || len(entries) >= page.Total {
 			return entries, nil
 		}
 	}

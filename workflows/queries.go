@@ -42,6 +42,7 @@ func (s *supervisor) status() Status {
 		UpdatedAt:   session.Stamp(s.UpdatedAt),
 		Waiting:     s.waiting(),
 		Batch:       s.Batch,
+		Trusted:     s.Trusted,
 	}
 }
 

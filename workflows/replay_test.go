@@ -54,6 +54,15 @@ import (
 // asked "What does the literature say about microglia?" (a search, then a fetch that is not
 // made since it would wait, then the answer citing the search's hits) and a question about
 // the session (one step, no call), then its waiting calls answered until it ended.
+// testdata/session-needs.json: 8 hypotheses of the needs-memo, serial-checkpoints and
+// trust-tool versions (scripts/record-needs.sh): a grounded session whose fetches wait, its
+// needs memo upserted as calls wait and are answered; literature.fetch trusted, then
+// untrusted; a refinement asked for and confirmed; its waiting calls answered until it
+// ended. It fails to replay when the needs memo is taken away.
+// testdata/session-packed.json and session-packed-closing.json: 12 hypotheses of the
+// closing-run-sooner and packed-ranking versions (scripts/record-packed.sh), a feedback
+// signal: its research run passed 100 events, so it closed in a run of its own, which
+// read the ranking back in one packed page.
 // Recorded with `temporal workflow show --workflow-id <id> [--run-id <run>] -o json`.
 func TestReplay(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")

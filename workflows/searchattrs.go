@@ -32,6 +32,7 @@ func (s *supervisor) show(ctx workflow.Context) {
 	if string(s.Life.Effective()) != s.Shown.Status {
 		s.publish(ctx)
 	}
+	s.showNeeds(ctx)
 }
 
 // publish updates every search attribute that changed. Counters move with every turn, so

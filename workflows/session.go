@@ -54,6 +54,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.notifies = since(ctx, versionNotify)
 	s.compute = since(ctx, versionCompute)
 	s.remarking = since(ctx, versionConversation)
+	s.needsMemo = since(ctx, versionNeedsMemo)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -166,7 +167,9 @@ type supervisor struct {
 	exactCap bool
 	making   int
 	notifies bool // the session tells the worker's webhook when it needs a person or ends (notify.go)
-	compute  bool // fits and the report run on ComputeQueue (compute.go)
+	// needsMemo: the session keeps what it waits for its scientist for in its memo (needs.go).
+	needsMemo bool
+	compute   bool // fits and the report run on ComputeQueue (compute.go)
 
 	index map[string]int     // hypothesis id -> position in Entries
 	sim   map[string]float64 // activities.PairKey -> similarity, from the proximity agent's Edges
@@ -277,6 +280,10 @@ type Carried struct {
 	EventBase int             `json:"event_base,omitempty"`
 
 	Shown searchAttrs `json:"shown"` // what visibility last saw
+	// NeedsShown is what the needs memo last said (needs.go); OwnSuspension why the
+	// session suspended itself, until it resumes.
+	NeedsShown    session.Needs `json:"needs_shown,omitzero"`
+	OwnSuspension string        `json:"own_suspension,omitempty"`
 	// Runs counts the runs before this one (continue-as-new generations).
 	Runs int `json:"runs,omitempty"`
 	// Fresh says the latest checkpoint holds the whole state carried over, so the next
@@ -308,6 +315,9 @@ type Carried struct {
 	// scientist, as the workers' tools file said at the session's start (an external
 	// server, unless it says approve: false).
 	ApproveServers []string `json:"approve_servers,omitempty"`
+	// Trusted are the tools the scientist trusted for the session (trust-tool): their
+	// calls do not wait for approval, whatever approve_tools and the servers say.
+	Trusted []session.Trust `json:"trusted,omitempty"`
 	// ClusterAt is the cluster threshold of the measure the proximity agent compares by
 	// (0: the lexical one).
 	ClusterAt float64 `json:"cluster_at,omitempty"`
@@ -443,68 +453,4 @@ func (s *supervisor) stats() policy.Stats {
 		}
 	}
 	return st
-}
-
-// finish ends the session: the scientist's last contributions, the research overview, a
-// final checkpoint, the report, and the completed state.
-func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
-	s.Reason = s.StopReason
-	if s.hasSubagents() {
-		s.awaitSubagents(ctx)
-	}
-	// Turns still waiting for the scientist are refused their calls, and finish.
-	s.closingTools = true
-	s.wait(ctx, func() bool { return s.toolTurns == 0 })
-	s.storeAdded(ctx)
-	s.storeImports(ctx)
-	s.storeManualReviews(ctx)
-	s.overview(ctx)
-	// The final checkpoint and the report wait out a store fault like any work: the
-	// session suspends, and they are written once it resumes.
-	if err := s.untilStored(ctx, s.resumed, func() error { return s.checkpoint(ctx, "final") }); err != nil {
-		s.note("no report: the final checkpoint failed: " + err.Error())
-	} else {
-		var path string
-		rctx := workflow.WithActivityOptions(ctx, s.computeOptions("write the research report"))
-		report := func() error {
-			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path)
-		}
-		if err := s.untilStored(ctx, s.resumed, report); err != nil {
-			s.note("report failed: " + errorText(err))
-		} else {
-			s.ReportPath = path
-			s.note("report written to " + path)
-		}
-	}
-	s.tellSuccessor(ctx)
-	s.tellForeground(ctx)
-	s.move(ctx, "complete", (*session.Lifecycle).Complete, s.StopReason)
-	s.publish(ctx)
-	if s.notifies {
-		_ = s.notify(ctx, "completed", s.StopReason).Get(ctx, nil) // a webhook that is down loses its word
-	}
-	if since(ctx, versionFinalLog) {
-		s.logTail(ctx)
-	}
-	// Let any update still in its handler answer before the run closes.
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-	if s.closeInNewRun(ctx) {
-		return Result{}, s.closingRun(ctx)
-	}
-	return s.result(), nil
-}
-
-// result is what the session returns when it ends.
-func (s *supervisor) result() Result {
-	return Result{
-		SessionID:   s.id,
-		State:       s.Life.State,
-		StopReason:  s.StopReason,
-		Hypotheses:  len(s.Entries),
-		Top:         s.top(10),
-		ReportPath:  s.ReportPath,
-		Checkpoint:  s.CheckpointPath,
-		Usage:       s.Usage,
-		ContinuedAs: s.Successor,
-	}
 }

@@ -327,20 +327,51 @@ func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c act
 // name it, or its server's configuration asks for every call (ApproveServers).
 func (s *supervisor) needsApproval(name string) bool {
 	server, _, _ := strings.Cut(name, ".")
-	return s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)
+	return (s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)) && s.trusted(name) < 0
 }
 
-// approving is the servers among the session's tools whose every call waits for the
-// scientist, as the catalog says (the tools file: an external server, unless it says
-// approve: false), in the catalog's order.
-func approving(c research.Config, cat activities.Catalog) []string {
-	var out []string
-	for _, srv := range cat.Servers {
-		if srv.Approve && slices.ContainsFunc(c.Tools, func(name string) bool { return strings.HasPrefix(name, srv.Server+".") }) {
-			out = append(out, srv.Server)
+// trusted is the index of a tool in the session's trusted tools, or -1.
+func (s *supervisor) trusted(tool string) int {
+	return slices.IndexFunc(s.Trusted, func(t session.Trust) bool { return t.Tool == tool })
+}
+
+// checkTrust refuses a trust-tool of a tool that is not the session's, is trusted already
+// or whose calls do not wait, and an untrust-tool of a tool that is not trusted.
+func (s *supervisor) checkTrust(cmd session.Command) error {
+	label := toolLabel(cmd.Tool)
+	switch {
+	case cmd.Name == UntrustTool && s.trusted(cmd.Tool) < 0:
+		return fmt.Errorf("cannot untrust-tool: %s is not trusted in this session", label)
+	case cmd.Name == UntrustTool:
+		return nil
+	case !s.req.Config.Allows(cmd.Tool):
+		return fmt.Errorf("cannot trust-tool: %s is not among the session's tools", label)
+	case s.trusted(cmd.Tool) >= 0:
+		return fmt.Errorf("cannot trust-tool: %s is trusted already", label)
+	case !s.needsApproval(cmd.Tool):
+		return fmt.Errorf("cannot trust-tool: the calls of %s do not wait for approval", label)
+	}
+	return nil
+}
+
+// trust applies trust-tool and untrust-tool (checked by checkTrust). Trusting a tool
+// approves its calls that wait now, as the scientist would one by one; untrusting makes
+// its next calls wait again.
+func (s *supervisor) trust(cmd session.Command, now time.Time) string {
+	label := toolLabel(cmd.Tool)
+	if cmd.Name == UntrustTool {
+		s.Trusted = slices.Delete(s.Trusted, s.trusted(cmd.Tool), s.trusted(cmd.Tool)+1)
+		return label + ": its calls wait for the scientist's approval again"
+	}
+	s.Trusted = append(s.Trusted, session.Trust{Tool: cmd.Tool, By: cmd.By, Time: session.Stamp(now)})
+	approved := 0
+	for i := range s.Waiting {
+		if w := &s.Waiting[i]; w.Tool == cmd.Tool && w.Decision == "" {
+			w.Decision, w.Reason = "approve", "the scientist trusted "+label+" for the session"
+			approved++
 		}
 	}
-	return out
+	return fmt.Sprintf("%s: its calls no longer wait for approval (%d waiting approved)", label, approved)
 }
 
 // answerTool applies the scientist's answer to a waiting call.
@@ -377,79 +408,6 @@ func (s *supervisor) waiting() []session.WaitingCall {
 		}
 	}
 	return out
-}
-
-// checkTools refuses a session whose tools the workers do not offer, at its start rather
-// than at a failed turn an hour later: it asks a worker for its catalog.
-func (s *supervisor) checkTools(ctx workflow.Context) error {
-	if len(s.req.Config.Tools) == 0 {
-		return nil
-	}
-	var cat activities.Catalog
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		Summary:             "check the session's tools against the workers' catalog",
-		StartToCloseTimeout: 2 * time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
-	})
-	if err := workflow.ExecuteActivity(actx, a.ToolCatalog).Get(ctx, &cat); err != nil {
-		return fmt.Errorf("config.tools: the workers' tool catalog could not be read: %s", errorText(err))
-	}
-	if err := CheckTools(s.req.Config, cat); err != nil {
-		return err
-	}
-	if since(ctx, versionToolTrust) {
-		s.ApproveServers = approving(s.req.Config, cat)
-		for _, srv := range s.ApproveServers {
-			s.note(fmt.Sprintf("every call to the %s server waits for the scientist's approval (the workers' tools file asks for it)", srv))
-		}
-	}
-	return nil
-}
-
-// CheckTools says whether a catalog offers every tool a configuration names; the starter
-// runs it before it starts a session, the session again at its start.
-func CheckTools(c research.Config, cat activities.Catalog) error {
-	offered := map[string]bool{}
-	servers := map[string]string{} // server -> why it has no tools ("" if it has)
-	var names []string
-	for _, srv := range cat.Servers {
-		servers[srv.Server] = srv.Error
-		for _, t := range srv.Tools {
-			offered[t.Name] = true
-			names = append(names, t.Name)
-		}
-	}
-	for _, name := range c.Tools {
-		server, tool, err := research.SplitTool(name)
-		if err != nil {
-			return &research.FieldError{Field: "config.tools", Problem: err.Error()}
-		}
-		why, ok := servers[server]
-		switch {
-		case !ok && len(cat.Servers) == 0:
-			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: the workers have no tool servers; start them with --tools FILE", name)}
-		case !ok:
-			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: the workers have no tool server %q; they offer %s", name, server, strings.Join(names, ", "))}
-		case why != "":
-			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q: tool server %q does not answer: %s", name, server, why)}
-		case tool != "*" && !offered[name]:
-			return &research.FieldError{Field: "config.tools", Problem: fmt.Sprintf("%q is not a tool the workers offer; they offer %s", name, strings.Join(names, ", "))}
-		}
-	}
-	return nil
-}
-
-// ToolCatalog is a short workflow that asks a worker for its tool catalog: `starter
-// tools`, and `starter start --tools`, which checks the names before it starts a session.
-func ToolCatalog(ctx workflow.Context) (activities.Catalog, error) {
-	var cat activities.Catalog
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		Summary:             "list the workers' tools",
-		StartToCloseTimeout: 2 * time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
-	})
-	err := workflow.ExecuteActivity(actx, a.ToolCatalog).Get(ctx, &cat)
-	return cat, err
 }
 
 // group is one parallel step of a round: its coroutines, those done, and those parked

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -373,5 +375,86 @@ func TestAnswerWithoutWaitingCall(t *testing.T) {
 	})
 	if res := h.run(goal(4)); res.State != session.Completed {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestTrustTool: trusting a tool for the session approves its waiting calls and lets its
+// next ones run without waiting; untrusting makes them wait again; both are recorded with
+// who sent them, and refused when they would change nothing.
+func TestTrustTool(t *testing.T) {
+	var calls toolstest.Calls
+	h := libraryHarness(t, time.Second, &simulator.Offline{}, &calls)
+	req := grounded(24)
+	req.Config.ApproveTools = []string{"literature.fetch"}
+	var trustedAt, untrustedAt time.Time
+	var waitedWhileTrusted, waitedAfter bool
+	var refusals []string
+	var trusted []session.Trust
+	var poll func()
+	poll = func() {
+		if h.env.IsWorkflowCompleted() {
+			return
+		}
+		st := query[Status](h, QueryStatus)
+		now := h.env.Now()
+		switch {
+		case trustedAt.IsZero() && len(st.Waiting) > 0:
+			for _, bad := range []map[string]any{{"tool": "literature.search"}, {"tool": "nowhere.fetch"}, {"tool": "literature.*"}} {
+				h.update(TrustTool, bad, func(_ Status, err error) {
+					if err == nil {
+						t.Errorf("trust-tool %v was accepted", bad)
+					} else {
+						refusals = append(refusals, err.Error())
+					}
+				})
+			}
+			h.update(TrustTool, map[string]any{"tool": "literature.fetch", "by": "ada", "by_sig": "v1.1.x"}, func(s Status, err error) {
+				if err != nil {
+					t.Fatalf("trust-tool: %v", err)
+				}
+				trusted = slices.Clone(s.Trusted)
+			})
+			trustedAt = now
+		case !trustedAt.IsZero() && untrustedAt.IsZero() && len(st.Waiting) > 0:
+			waitedWhileTrusted = true
+		case !trustedAt.IsZero() && untrustedAt.IsZero() && now.Sub(trustedAt) > 5*time.Second:
+			h.mustUpdate(UntrustTool, map[string]any{"tool": "literature.fetch", "by": "ada"})
+			untrustedAt = now
+		case !untrustedAt.IsZero() && len(st.Waiting) > 0:
+			waitedAfter = true
+			for _, w := range st.Waiting {
+				h.mustUpdate(AnswerTool, map[string]any{"call": w.ID, "decision": "approve"})
+			}
+		}
+		h.at(time.Second, poll)
+	}
+	h.at(time.Second, poll)
+	res := h.run(req)
+	if res.State != session.Completed || trustedAt.IsZero() || untrustedAt.IsZero() {
+		t.Fatalf("result %s; trusted at %v, untrusted at %v", res.State, trustedAt, untrustedAt)
+	}
+	if len(trusted) != 1 || trusted[0].Tool != "literature.fetch" || trusted[0].By != "ada" {
+		t.Errorf("status after trust-tool: trusted %+v", trusted)
+	}
+	if waitedWhileTrusted {
+		t.Error("a call of the trusted tool waited for approval")
+	}
+	if !waitedAfter {
+		t.Error("no call waited after untrust-tool")
+	}
+	if len(refusals) != 3 || !strings.Contains(refusals[0], "do not wait for approval") || !strings.Contains(refusals[1], "not among the session's tools") {
+		t.Errorf("refusals %q", refusals)
+	}
+	var trustEvent bool
+	for _, ev := range h.history() {
+		if ev.Kind == session.EventCommand && ev.Command == TrustTool && ev.Accepted != nil && *ev.Accepted {
+			trustEvent = ev.By == "ada" && ev.Signed == "v1.1.x" && regexp.MustCompile(`\(\d+ waiting approved\)`).MatchString(ev.Detail) && !strings.Contains(ev.Detail, "(0 waiting")
+		}
+	}
+	if !trustEvent {
+		t.Error("the history has no trust-tool by ada, signed, saying it approved the call that waited")
+	}
+	if calls.Of("fetch") == 0 {
+		t.Error("no fetch was made")
 	}
 }

@@ -25,6 +25,7 @@ var a *activities.Activities
 // suspendBecause suspends the session on its own account (a spent budget, a failing
 // provider or store), with the reason the scientist will see.
 func (s *supervisor) suspendBecause(ctx workflow.Context, reason string) {
+	s.OwnSuspension = reason
 	s.move(ctx, "suspend", (*session.Lifecycle).Suspend, reason)
 	s.SuspendedAt = workflow.Now(ctx)
 	if s.notifies {

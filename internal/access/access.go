@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // Role is what a person may do at the desk at all.
@@ -110,12 +112,12 @@ func Decide(who Identity, rec Record, act Action) Decision {
 	if act == ActStart {
 		return ok
 	}
-	if rec.Owner != "" && rec.Owner == who.ID {
+	if Owned(rec) && rec.Owner == who.ID {
 		return ok
 	}
 	owner := rec.Owner
-	if owner == "" {
-		owner = "its scientist"
+	if !Owned(rec) {
+		owner = "no one (an admin shares it)"
 	}
 	level := rec.Level(who.ID)
 	switch act {
@@ -138,6 +140,13 @@ func Decide(who Identity, rec Record, act Action) Decision {
 	return no("a known action (asked for %q)", act)
 }
 
+// Owned says whether a session has an owner to be its scientist at the desk: a session
+// started without one (research.DefaultScientistID, "anonymous") belongs to no one who
+// signs in under that name; it is an admin's to share.
+func Owned(rec Record) bool {
+	return rec.Owner != "" && rec.Owner != research.DefaultScientistID
+}
+
 // Share returns rec with who granted level by by at t, replacing any earlier grant of who;
 // level "" revokes it. The owner needs no grant, and an identity is one line of text.
 func Share(rec Record, who string, level Level, by string, t time.Time) (Record, error) {
@@ -147,7 +156,7 @@ func Share(rec Record, who string, level Level, by string, t time.Time) (Record,
 		return rec, errors.New("share with whom? give an identity (an e-mail address as the desk shows it)")
 	case len(who) > 320 || strings.ContainsAny(who, "\r\n\t"):
 		return rec, errors.New("an identity is one line of at most 320 characters")
-	case who == rec.Owner:
+	case Owned(rec) && who == rec.Owner:
 		return rec, fmt.Errorf("%s owns session %s and needs no grant", who, rec.SessionID)
 	case level != "" && !slices.Contains(Levels, level):
 		return rec, fmt.Errorf("level %q is not one of read, steer", level)

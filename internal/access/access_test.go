@@ -12,6 +12,7 @@ func TestDecide(t *testing.T) {
 	cat := Identity{ID: "cat@lab", Roles: []Role{Scientist}}
 	root := Identity{ID: "root@lab", Roles: []Role{Admin}}
 	nobody := Identity{ID: "eve@lab"}
+	anon := Identity{ID: "anonymous", Roles: []Role{Scientist}}
 	rec := Record{SessionID: "s-1", Owner: "ada@lab", Grants: []Grant{
 		{Who: "bob@lab", Level: Read, By: "ada@lab"},
 		{Who: "cat@lab", Level: Steer, By: "ada@lab"},
@@ -43,7 +44,14 @@ func TestDecide(t *testing.T) {
 		{"no role, no start", nobody, Record{}, ActStart, false, "the scientist role"},
 		{"no role, no read even if granted", nobody, Record{SessionID: "s", Owner: "x", Grants: []Grant{{Who: "eve@lab", Level: Steer}}}, ActRead, false, "scientist role"},
 		{"nobody signed in", Identity{}, rec, ActRead, false, "signed-in identity"},
-		{"unowned session is nobody's", ada, unowned, ActRead, false, "its scientist"},
+		{"unowned session is nobody's", ada, unowned, ActRead, false, "no one"},
+		// A session started without a scientist is "anonymous"'s in Temporal: nobody who
+		// signs in by that name owns it; an admin shares it.
+		{"anonymous owns nothing", anon, Record{SessionID: "s-4", Owner: "anonymous"}, ActRead, false, "no one"},
+		{"nor steers it", anon, Record{SessionID: "s-4", Owner: "anonymous"}, ActSteer, false, "steer access"},
+		{"nor shares it", anon, Record{SessionID: "s-4", Owner: "anonymous"}, ActShare, false, "an admin"},
+		{"an admin shares it", root, Record{SessionID: "s-4", Owner: "anonymous"}, ActShare, true, ""},
+		{"a grant on it holds", anon, Record{SessionID: "s-4", Owner: "anonymous", Grants: []Grant{{Who: "anonymous", Level: Read}}}, ActRead, true, ""},
 		{"unknown action", ada, Record{SessionID: "s", Owner: "bob@lab"}, Action("delete"), false, "known action"},
 	}
 	for _, tt := range tests {

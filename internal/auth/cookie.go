@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +26,7 @@ const KeyLen = 32
 type Key struct {
 	seal cipher.AEAD
 	csrf []byte
+	by   []byte // signs who sent a command (SignBy)
 }
 
 // KeyFromEnv reads the key from COSCI_DESK_KEY_FILE (a file holding it) or COSCI_DESK_KEY:
@@ -81,7 +83,7 @@ func NewKey(secret []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Key{seal: aead, csrf: derive("csrf")}, nil
+	return &Key{seal: aead, csrf: derive("csrf"), by: derive("by")}, nil
 }
 
 // Seal encrypts v for the cookie name until exp: the name is authenticated with it, so a
@@ -137,7 +139,52 @@ func (k *Key) CSRF(id, nonce string) string {
 
 // CheckCSRF says whether token is the CSRF token of id and nonce.
 func (k *Key) CheckCSRF(id, nonce, token string) bool {
-	return hmac.Equal([]byte(k.CSRF(id, nonce)), []byte(token))
+	return equal(k.CSRF(id, nonce), token)
+}
+
+// equal compares two secrets in constant time.
+func equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+
+// SignBy vouches that by acted on session at t: the signature the desk sends beside the
+// "by" of every command, question and confirmation, which the session records with it.
+// Any Temporal client can name anyone as "by"; only a desk, with its key, signs it, so a
+// page can mark what no desk vouched for (VerifyBy).
+func (k *Key) SignBy(session, by string, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "v1." + ts + "." + k.byMAC(session, by, ts)
+}
+
+// BySkew is how far from the signature's time a recorded act may be and still be the
+// signed one: an update is recorded when the session takes it, within the desk's wait.
+const BySkew = 10 * time.Minute
+
+// VerifyBy says whether sig is this desk key's signature of by acting on session, made
+// within BySkew of at (when the session recorded the act).
+func (k *Key) VerifyBy(session, by, sig string, at time.Time) bool {
+	t, ok := k.SignedBy(session, by, sig)
+	d := at.Sub(t)
+	return ok && d <= BySkew && d >= -BySkew
+}
+
+// SignedBy says whether sig is this desk key's signature of by acting on session, and
+// when it was made: for an act whose time the session did not record.
+func (k *Key) SignedBy(session, by, sig string) (time.Time, bool) {
+	v, rest, ok := strings.Cut(sig, ".")
+	ts, mac, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 || v != "v1" {
+		return time.Time{}, false
+	}
+	unix, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || !equal(k.byMAC(session, by, ts), mac) {
+		return time.Time{}, false
+	}
+	return time.Unix(unix, 0), true
+}
+
+func (k *Key) byMAC(session, by, ts string) string {
+	m := hmac.New(sha256.New, k.by)
+	m.Write([]byte(session + "\x00" + by + "\x00" + ts))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // random is n random bytes, URL-safe.

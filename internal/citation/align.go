@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // An alignment of a quote with the record's passage closest to it: the fewest word edits
@@ -13,134 +15,239 @@ type alignment struct {
 	cost       int
 	start, end int    // the passage: record tokens [start, end)
 	edits      []edit // in the quote's order
-	// forms counts the words that differ only in form ("reduce" for "reduced"): they
-	// cost nothing, but the quote is not the record's words.
-	forms int
+	// forms are the words that differ only in form ("reduce" for "reduced"): they cost
+	// nothing in the alignment, but the quote is not the record's words.
+	forms []edit
 }
 
-// edit is one word edit: rec is the record's word ("" when the quote adds one), quote the
-// quote's ("" when the quote leaves one out).
-type edit struct{ rec, quote string }
+// edit is one word edit: rec is the record's word (nil when the quote adds one), quote
+// the quote's (nil when the quote leaves one out); ri is rec's index in the record.
+type edit struct {
+	rec, quote *token
+	ri         int
+}
+
+// words are the edit's canonical words ("" for none).
+func (e edit) words() (r, q string) {
+	if e.rec != nil {
+		r = e.rec.word
+	}
+	if e.quote != nil {
+		q = e.quote.word
+	}
+	return r, q
+}
 
 // align finds the passage of the record closest to the quote: an edit distance over words
 // in which the passage may start and end anywhere in the record (the quote is aligned
-// whole, the record in part).
+// whole, the record in part). Of alignments as close, it takes the one that matches most
+// words: "Colchicine lowers" against "Colchicine may lower" leaves out "may", rather than
+// putting "Colchicine" for it.
 func align(rec, q []token) alignment {
 	m, n := len(q), len(rec)
 	if m == 0 || n == 0 {
 		return alignment{cost: m}
 	}
-	// d[i][j]: the fewest edits turning some passage of rec ending at j into q[:i].
+	// d[i][j]: the fewest edits turning some passage of rec ending at j into q[:i], and of
+	// those the most matches (a cell's score is cost<<16 - matches); from[i][j] the step.
+	const (
+		fromMatch = iota
+		fromSub
+		fromQuote // the quote adds a word
+		fromRec   // the quote leaves a word out
+	)
+	score := func(cost, matches int32) int32 { return cost<<16 - matches }
 	d := make([][]int32, m+1)
+	from := make([][]uint8, m+1)
 	for i := range d {
 		d[i] = make([]int32, n+1)
-		d[i][0] = int32(i)
+		from[i] = make([]uint8, n+1)
+		d[i][0] = score(int32(i), 0)
+		from[i][0] = fromQuote
 	}
 	for i := 1; i <= m; i++ {
 		for j := 1; j <= n; j++ {
-			c := d[i-1][j-1]
-			if q[i-1].stem != rec[j-1].stem {
-				c++
+			best, step := d[i-1][j]+score(1, 0), uint8(fromQuote)
+			if c := d[i][j-1] + score(1, 0); c < best {
+				best, step = c, fromRec
 			}
-			d[i][j] = min(c, d[i-1][j]+1, d[i][j-1]+1)
+			if q[i-1].stem == rec[j-1].stem {
+				if c := d[i-1][j-1] - 1; c <= best {
+					best, step = c, fromMatch
+				}
+			} else if c := d[i-1][j-1] + score(1, 0); c < best {
+				best, step = c, fromSub
+			}
+			d[i][j], from[i][j] = best, step
 		}
 	}
 	end := 0
 	for j := 1; j <= n; j++ {
-		if d[m][j] < d[m][end] {
+		if d[m][j] <= d[m][end] { // of passages as close, the longest: it matches more of the quote
 			end = j
 		}
 	}
-	a := alignment{cost: int(d[m][end]), end: end}
+	cost := (d[m][end] + 0xFFFF) >> 16 // the cost, the matches taken off
+	a := alignment{cost: int(cost), end: end}
 	i, j := m, end
 	for i > 0 {
 		switch {
-		case j > 0 && d[i][j] == d[i-1][j-1] && q[i-1].stem == rec[j-1].stem:
+		case j > 0 && from[i][j] == fromMatch:
 			if q[i-1].word != rec[j-1].word {
-				a.forms++
+				a.forms = append(a.forms, edit{rec: &rec[j-1], quote: &q[i-1], ri: j - 1})
 			}
 			i, j = i-1, j-1
-		case j > 0 && d[i][j] == d[i-1][j-1]+1:
-			a.edits = append(a.edits, edit{rec: rec[j-1].word, quote: q[i-1].word})
+		case j > 0 && from[i][j] == fromSub:
+			a.edits = append(a.edits, edit{rec: &rec[j-1], quote: &q[i-1], ri: j - 1})
 			i, j = i-1, j-1
-		case d[i][j] == d[i-1][j]+1:
-			a.edits = append(a.edits, edit{quote: q[i-1].word})
+		case j == 0 || from[i][j] == fromQuote:
+			a.edits = append(a.edits, edit{quote: &q[i-1], ri: -1})
 			i--
 		default:
-			a.edits = append(a.edits, edit{rec: rec[j-1].word})
+			a.edits = append(a.edits, edit{rec: &rec[j-1], ri: j - 1})
 			j--
 		}
 	}
 	a.start = j
 	slices.Reverse(a.edits)
+	slices.Reverse(a.forms)
 	return a
 }
 
-// passage is the record's text that the quote was aligned with.
-func (a alignment) passage(rec []token) string { return span(rec, a.start, a.end) }
+// What an edit does to what the passage says.
+const (
+	changes     = iota // another content word: the quote is altered
+	overstates         // the quote claims more than the passage
+	contradicts        // the quote says something else: a negation, a number, a direction
+)
 
-// meaningful describes the edits that change what the passage says, not only how: a
-// negation added or left out, a number changed, a direction word turned around or dropped.
-func (a alignment) meaningful() []string {
-	var out []string
+// judge gives the verdict of a quote of n words that is not the record's words, from its
+// alignment with the closest passage.
+func judge(a alignment, rec []token, n int) reading {
+	var contra, over, all []string
+	left := map[int]bool{} // the record's words the quote leaves out
 	for _, e := range a.edits {
-		if s := reverses(e); s != "" {
-			out = append(out, s)
+		if e.quote == nil {
+			left[e.ri] = true
 		}
 	}
-	return out
-}
-
-// changes describes every edit, for an altered quote's note.
-func (a alignment) changes() []string {
-	var out []string
 	for _, e := range a.edits {
-		switch {
-		case e.rec == "":
-			out = append(out, fmt.Sprintf("adds %q", e.quote))
-		case e.quote == "":
-			out = append(out, fmt.Sprintf("leaves out %q", e.rec))
-		default:
-			out = append(out, fmt.Sprintf("%q for %q", e.quote, e.rec))
+		class, what := classify(e)
+		if class == contradicts && e.quote == nil && (e.rec.word == "percent" || e.rec.word == "fold") && left[e.ri-1] {
+			class = changes // the number is left out with it: a number dropped, not changed
 		}
-		if len(out) == 5 && len(a.edits) > 5 {
-			out = append(out, fmt.Sprintf("and %d more", len(a.edits)-5))
-			break
+		switch class {
+		case contradicts:
+			contra = append(contra, what)
+		case overstates:
+			over = append(over, what)
+		}
+		if len(all) < 5 {
+			all = append(all, what)
+		} else if len(all) == 5 {
+			all = append(all, "...")
 		}
 	}
-	return out
-}
-
-// reverses says how an edit changes the passage's meaning, or "" if it does not.
-func reverses(e edit) string {
-	r, q := e.rec, e.quote
+	// Association made causal, however the words align: "were associated with" for
+	// "caused" may pair "caused" with "were".
+	var assoc, cause *token
+	for _, e := range a.edits {
+		if e.rec != nil && associations[e.rec.word] {
+			assoc = e.rec
+		}
+		if e.quote != nil && causes[e.quote.word] && (e.rec == nil || !causes[e.rec.word]) {
+			cause = e.quote
+		}
+	}
+	if assoc != nil && cause != nil && !slices.ContainsFunc(over, func(s string) bool { return strings.HasPrefix(s, "causal") }) {
+		over = append(over, fmt.Sprintf("causal %q for the record's %q", cause.surface(), assoc.surface()))
+	}
+	r := reading{start: a.start, end: a.end}
+	r.Passage = span(rec, a.start, a.end)
 	switch {
-	case r != "" && q != "" && (negates(r, q) || negates(q, r)):
-		return fmt.Sprintf("%q where the quote says %q", r, q)
-	case negations[r] != negations[q] && (negations[r] || negations[q]):
-		if r == "" {
-			return fmt.Sprintf("no %q, which the quote adds", q)
+	case len(contra) > 0 && float64(a.cost-len(contra)) <= contradictedShare*float64(n):
+		r.Verdict, r.Note = research.CitationContradicted, "the record says "+strings.Join(contra, "; ")
+	case a.cost == 0 && len(a.forms) > 0:
+		var fs []string
+		for _, f := range a.forms[:min(5, len(a.forms))] {
+			fs = append(fs, fmt.Sprintf("%q for %q", f.quote.surface(), f.rec.surface()))
 		}
-		if q == "" {
-			return fmt.Sprintf("%q, which the quote leaves out", r)
-		}
-		return fmt.Sprintf("%q where the quote says %q", r, q)
-	case numeric(q) && r == "":
-		return fmt.Sprintf("no %q, which the quote adds", q)
-	case r != "" && q != "" && (numeric(r) || numeric(q)):
-		return fmt.Sprintf("%q where the quote says %q", r, q)
+		r.Verdict, r.Note = research.CitationAltered, "the record's words in other forms: "+strings.Join(fs, "; ")
+	case len(over) > 0 && float64(a.cost-len(over)) <= contradictedShare*float64(n):
+		r.Verdict, r.Note = research.CitationOverstated, "the quote claims more than the record: "+strings.Join(over, "; ")
+	case a.cost > 0 && float64(a.cost) <= alteredShare*float64(n):
+		r.Verdict, r.Note = research.CitationAltered, "close to the record's words, not equal: "+strings.Join(all, "; ")
+	default:
+		return verdictOnly(research.CitationUnsupported, "the record does not say this")
 	}
+	return r
+}
+
+// classify says what an edit does to the passage's meaning, and how, in words.
+func classify(e edit) (int, string) {
+	r, q := e.words()
+	rs, qs := "", ""
+	if e.rec != nil {
+		rs = e.rec.surface()
+	}
+	if e.quote != nil {
+		qs = e.quote.surface()
+	}
+	instead := fmt.Sprintf("%q where the quote says %q", rs, qs)
+	leftOut := fmt.Sprintf("%q, which the quote leaves out", rs)
+	added := fmt.Sprintf("no %q, which the quote adds", qs)
+	describe := func() string {
+		switch {
+		case r == "":
+			return added
+		case q == "":
+			return leftOut
+		}
+		return instead
+	}
+	// A negation added, left out or turned around.
+	if r != "" && q != "" && (negates(r, q) || negates(q, r)) || negations[r] != negations[q] && (negations[r] || negations[q]) {
+		return contradicts, describe()
+	}
+	// A number: its value, sign or decimal point; a comparator; a unit, percent or fold.
+	switch {
+	case numeric(e.quote) && r == "", r != "" && q != "" && (numeric(e.rec) || numeric(e.quote)):
+		return contradicts, describe()
+	case comparator(r) || comparator(q):
+		return contradicts, describe()
+	case r != "" && q != "" && units[r] && units[q] && !strings.HasPrefix(r, q) && !strings.HasPrefix(q, r):
+		return contradicts, describe()
+	case (r == "percent" || r == "fold") && q == "", (q == "percent" || q == "fold") && r == "":
+		return contradicts, describe()
+	}
+	// A direction turned around, or left out.
 	ar, wr := direction(r)
 	aq, wq := direction(q)
 	switch {
 	case ar != 0 && aq != 0 && (ar != aq || wr != wq):
-		return fmt.Sprintf("%q where the quote says %q", r, q)
+		return contradicts, describe()
 	case ar != 0 && q == "":
-		return fmt.Sprintf("%q, which the quote leaves out", r)
+		return contradicts, describe()
 	case aq != 0 && r == "":
-		return fmt.Sprintf("no %q, which the quote adds", q)
+		return contradicts, describe()
 	}
-	return ""
+	// A claim made stronger than the record's.
+	weak := hedges[r] || limitations[r]
+	switch {
+	case weak && q == "":
+		return overstates, fmt.Sprintf("it leaves out the record's %q", rs)
+	case weak && !hedges[q] && !limitations[q]:
+		return overstates, fmt.Sprintf("%q for the record's %q", qs, rs)
+	case associations[r] && causes[q]:
+		return overstates, fmt.Sprintf("causal %q for the record's %q", qs, rs)
+	case quantity(r) >= 0 && !universal(r) && (q == "" || quantity(q) > quantity(r)):
+		return overstates, fmt.Sprintf("it generalises the record's %q", rs)
+	case boosters[q] && !boosters[r]:
+		return overstates, fmt.Sprintf("%q, which the record does not say", qs)
+	case qualifier(r) && (q == "" || !qualifier(q)):
+		return overstates, fmt.Sprintf("it leaves out the record's qualifier %q", rs)
+	}
+	return changes, describe()
 }
 
 // negates says whether a is b with a negating prefix: "nonsignificant", "unchanged".
@@ -153,62 +260,20 @@ func negates(a, b string) bool {
 	return false
 }
 
-// negations are the words that turn a statement into its negation (apostrophes are
-// dropped inside words before comparing, so "didn't" is "didnt"; "non" is the first half
-// of "non-carriers").
-var negations = setOf("not", "no", "non", "never", "none", "neither", "nor", "without", "cannot", "nothing", "nobody",
-	"absent", "absence", "lack", "lacks", "lacked", "lacking", "fail", "fails", "failed", "unable",
-	"didnt", "doesnt", "dont", "isnt", "wasnt", "werent", "arent", "couldnt", "wont", "wouldnt",
-	"hasnt", "havent", "hadnt", "shouldnt", "neednt")
-
-// numberWords are numbers written out.
-var numberWords = setOf("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-	"eleven", "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million",
-	"half", "twice", "thrice", "double", "doubled", "triple", "tripled", "dozen", "single", "first", "second", "third")
-
-// numeric says whether a word is a number.
-func numeric(w string) bool {
-	return numberWords[w] || strings.ContainsFunc(w, unicode.IsDigit)
+// numeric says whether a token is a number: a value, a word with a digit (IL-6's "6",
+// "p301s"), or a number word.
+func numeric(t *token) bool {
+	if t == nil {
+		return false
+	}
+	return t.kind == numberToken || numberWords[t.word] || strings.ContainsFunc(t.word, unicode.IsDigit)
 }
 
-// Direction words, on two axes: how much or how active something is (increases, promotes;
-// decreases, inhibits), and whether an outcome gets better or worse (improves, alleviates;
-// worsens, exacerbates). A word replaced by one of the same axis and way is a paraphrase;
-// by one of the other way or the other axis, it says something else. Stems of five letters
-// or more match any word they begin; shorter words match whole.
-var directions = []struct {
-	axis, way int
-	words     []string
-}{
-	{1, +1, []string{"increas", "elevat", "raise", "raising", "enhanc", "augment", "amplif", "higher", "more",
-		"greater", "gain", "gains", "rise", "rises", "rose", "risen", "boost", "up", "larger", "upregulat", "exceed",
-		"promot", "activat", "stimulat", "potentiat", "induc", "facilitat", "accelerat", "agonis", "agoniz",
-		"faster", "positiv", "strong", "major"}},
-	{1, -1, []string{"decreas", "reduc", "lower", "diminish", "less", "fewer", "smaller", "loss", "lost", "lose",
-		"declin", "drop", "dropped", "fell", "fall", "falls", "deplet", "lessen", "downregulat", "down",
-		"inhibit", "suppress", "block", "prevent", "abolish", "abrogat", "slow", "slower", "slowed", "slows",
-		"antagonis", "antagoniz", "attenuat", "negativ", "weak", "minor"}},
-	{2, +1, []string{"improv", "alleviat", "ameliorat", "rescu", "protect", "mitigat", "benefit", "restor"}},
-	{2, -1, []string{"worsen", "exacerbat", "aggravat", "impair", "harm", "damag", "deteriorat"}},
-}
-
-// direction is the axis and way a word points, or 0, 0.
-func direction(w string) (axis, way int) {
-	if w == "" {
-		return 0, 0
+// comparator says whether a word compares: "<", "≥", "=", "±", "~".
+func comparator(w string) bool {
+	switch w {
+	case "<", ">", "<=", ">=", "=", "!=", "±", "~":
+		return true
 	}
-	for _, d := range directions {
-		if slices.ContainsFunc(d.words, func(s string) bool { return w == s || (len(s) >= 5 && strings.HasPrefix(w, s)) }) {
-			return d.axis, d.way
-		}
-	}
-	return 0, 0
-}
-
-func setOf(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+	return false
 }

@@ -1,10 +1,10 @@
 package citation_test
 
 // The citation benchmark: labelled citations of real-shaped tool results, made by the
-// ways models really get citations wrong (and the ways honest ones drift), each run
-// through Check. Run it with
+// ways models really get citations wrong (and the ways honest ones are written
+// otherwise), each run through Check. Run it with
 //
-//	go test ./internal/citation -run TestCitationKinds -v
+//	go test ./internal/citation -run 'TestCitation' -v
 //
 // and, to read what it makes, -citation.sample N prints N citations of each kind.
 
@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -29,26 +30,52 @@ var sample = flag.Int("citation.sample", 0, "print this many labelled citations 
 // refuses before any check sees it.
 const kindEmpty = "empty"
 
-// benchKinds are the kinds the benchmark makes, honest ones first.
-var benchKinds = []string{
-	research.PlantedVerbatim, research.PlantedDrift, research.PlantedElided,
-	research.PlantedIrrelevant,
-	research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
-	research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
-	research.PlantedSpliced, research.PlantedOwnText, kindEmpty,
-}
+// honestKinds must not be flagged; dishonestKinds must be penalised. An irrelevant quote
+// is verbatim: the check verifies it, and the review's support judgement is what
+// catches it.
+var (
+	honestKinds = []string{
+		research.PlantedVerbatim, research.PlantedDrift, research.PlantedSpelling, research.PlantedGreek,
+		research.PlantedNumberWords, research.PlantedNotation, research.PlantedFragment, research.PlantedElided,
+		research.PlantedIrrelevant,
+	}
+	dishonestKinds = []string{
+		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
+		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedSpliced,
+		research.PlantedOwnText, research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier,
+		research.PlantedEntity, research.PlantedSpecies, research.PlantedUnit, research.PlantedSign,
+		research.PlantedDecimal, research.PlantedContextDropped, research.PlantedElidedNegation,
+		research.PlantedElidedDistant, research.PlantedUnsplit, kindEmpty,
+	}
+	benchKinds = slices.Concat(honestKinds, dishonestKinds)
+	// vocabKinds are the dishonest kinds made by an edit of words: at least half of each
+	// one's edits are of words the check's lists do not hold (TestCitationVocabulary).
+	// The others' edits are of ids, of structure (a splice, an elision's span, a result
+	// that names several sources) or of the citing text's own words.
+	vocabKinds = []string{
+		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedHedgeDropped,
+		research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies,
+		research.PlantedUnit, research.PlantedSign, research.PlantedDecimal, research.PlantedContextDropped,
+		research.PlantedElidedNegation,
+	}
+)
 
 // perKind is how many citations of each kind the benchmark makes.
 const perKind = 40
 
-// Targets: the share of each kind the check flags.
+// Targets: every dishonest kind penalised at least minPenalised of the time; every honest
+// kind flagged at most maxHonestFlagged of the time, and never contradicted or out of
+// context (a verdict that accuses an honest quote).
 const (
-	minDishonestFlagged = 0.95
-	maxHonestFlagged    = 0.02
+	minPenalised     = 0.95
+	maxHonestFlagged = 0.02
 )
 
-// valid checks a labelled citation against what its kind promises, with this file's own
-// normalisation: an honest quote is in its record; a dishonest one is not, in any spacing.
+func dishonest(kind string) bool { return slices.Contains(dishonestKinds, kind) }
+
+// valid checks a labelled citation against what its kind promises, with this benchmark's
+// own reading of the records (benchlabels_test.go): an honest quote is in its record as
+// its kind says; a dishonest one is made as its kind says.
 func (f *fixture) valid(l labelled) error {
 	var rec *record
 	for i := range f.records {
@@ -61,32 +88,28 @@ func (f *fixture) valid(l labelled) error {
 	if l.kind != kindEmpty && (utf8.RuneCountInString(strings.TrimSpace(q)) < 30 || words(q) < 5 || utf8.RuneCountInString(q) > prompt.MaxQuoteLength) {
 		return fmt.Errorf("a quote of %d characters and %d words", utf8.RuneCountInString(q), words(q))
 	}
-	named := func() error {
-		if rec == nil {
-			return fmt.Errorf("%s names no record of %s", l.id, l.file)
-		}
-		return nil
+	if rec == nil && l.kind != research.PlantedInventedID && l.kind != research.PlantedNearMissID && l.kind != kindEmpty {
+		return fmt.Errorf("%s names no record of %s", l.id, l.file)
 	}
+	if rec != nil && rec.mixed != (l.kind == research.PlantedUnsplit) {
+		return fmt.Errorf("a %s citation of a record that names several sources: %v", l.kind, rec.mixed)
+	}
+	text := func() string { return rec.text() }
 	switch l.kind {
-	case research.PlantedVerbatim, research.PlantedIrrelevant:
-		if err := named(); err != nil {
-			return err
-		}
-		if !strings.Contains(rec.text(), q) {
+	case research.PlantedVerbatim, research.PlantedIrrelevant, research.PlantedFragment, research.PlantedContextDropped, research.PlantedUnsplit:
+		if !strings.Contains(text(), q) {
 			return fmt.Errorf("not word for word in its record")
 		}
 	case research.PlantedDrift:
-		if err := named(); err != nil {
-			return err
-		}
-		if !within(rec.text(), q) || strings.Contains(rec.text(), q) {
+		if !within(text(), q) || strings.Contains(text(), q) {
 			return fmt.Errorf("not a drifted passage of its record")
 		}
-	case research.PlantedElided:
-		if err := named(); err != nil {
-			return err
+	case research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation:
+		if within(text(), q) || !within(rewritten(text()), rewritten(q)) {
+			return fmt.Errorf("not a passage of its record written otherwise")
 		}
-		if !ellipsis.MatchString(q) || !elidedWithin(rec.text(), q) {
+	case research.PlantedElided, research.PlantedElidedNegation, research.PlantedElidedDistant:
+		if !ellipsis.MatchString(q) || !elidedWithin(text(), q) {
 			return fmt.Errorf("not an elided passage of its record")
 		}
 	case research.PlantedInventedID:
@@ -99,11 +122,16 @@ func (f *fixture) valid(l labelled) error {
 		if rec != nil && !nowhere(rec.text(), q) {
 			return fmt.Errorf("%s names a record that holds the quote", l.id)
 		}
-	case research.PlantedOtherRecord, research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedSpliced, research.PlantedOwnText:
-		if err := named(); err != nil {
-			return err
+	case research.PlantedSign, research.PlantedDecimal:
+		// a sign, a comparator or a decimal point is no letter or digit: the quote
+		// differs from every passage of its record in the characters it writes
+		if strings.Contains(oneLine(text()), oneLine(q)) {
+			return fmt.Errorf("its record holds the quote")
 		}
-		if !nowhere(rec.text(), q) {
+	case research.PlantedOtherRecord, research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
+		research.PlantedSpliced, research.PlantedOwnText, research.PlantedHedgeDropped, research.PlantedCausal,
+		research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies, research.PlantedUnit:
+		if !nowhere(text(), q) {
 			return fmt.Errorf("its record holds the quote")
 		}
 		if l.kind == research.PlantedOwnText {
@@ -129,12 +157,15 @@ func (f *fixture) valid(l labelled) error {
 // generate makes perKind citations of every kind, the same every run.
 func generate(tb testing.TB, f *fixture) []labelled {
 	tb.Helper()
-	g := &generator{f: f, rng: rand.New(rand.NewPCG(27, 2026))}
+	g := &generator{f: f, rng: rand.New(rand.NewPCG(37, 2026))}
 	makers := g.makers()
+	maps.Copy(makers, g.honestMakers())
+	maps.Copy(makers, g.claimMakers())
 	var out []labelled
 	for _, kind := range benchKinds {
 		n := 0
-		for tries := 0; n < perKind && tries < 100*perKind; tries++ {
+		for tries := 0; n < perKind && tries < 200*perKind; tries++ {
+			g.rare = n%5 < 3
 			l, ok := makers[kind](g)
 			if !ok {
 				continue
@@ -187,16 +218,191 @@ func (f *fixture) reference(tb testing.TB, l labelled) research.Reference {
 	if l.file != "" {
 		ref.Source = f.digests[l.file]
 	}
-	ref.Planted, ref.Fabricated = l.kind, !research.PlantedHonest(l.kind) && l.kind != research.PlantedIrrelevant
+	ref.Planted, ref.Fabricated = l.kind, dishonest(l.kind)
 	return ref
 }
 
-// The fixture's labels hold what their kinds promise (checked again here, apart from the
-// generation), every kind has its citations, and the same seed makes the same ones.
+// tally is what the check made of one kind's citations.
+type tally struct {
+	n, flagged, penalised int
+	verdicts              map[string]int
+	misses                []string
+}
+
+// score runs every labelled citation through Check (an empty one through the parser)
+// and tallies each kind.
+func (f *fixture) score(tb testing.TB, ls []labelled) map[string]*tally {
+	trail := f.trail()
+	tallies := map[string]*tally{}
+	for _, l := range ls {
+		tl := tallies[l.kind]
+		if tl == nil {
+			tl = &tally{verdicts: map[string]int{}}
+			tallies[l.kind] = tl
+		}
+		tl.n++
+		if l.kind == kindEmpty {
+			if _, err := parse(l); err != nil {
+				tl.flagged++
+				tl.penalised++
+				tl.verdicts["refused"]++
+			} else {
+				tl.misses = append(tl.misses, fmt.Sprintf("the parser accepted %q", l.quote))
+			}
+			continue
+		}
+		ref := f.reference(tb, l)
+		c := citation.Check([]research.Reference{ref}, trail)[0]
+		tl.verdicts[c.Verdict]++
+		flagged, penalised := c.Verdict != research.CitationVerified, c.Penalised()
+		if flagged {
+			tl.flagged++
+		}
+		if penalised {
+			tl.penalised++
+		}
+		bad := dishonest(l.kind) && !penalised || !dishonest(l.kind) && flagged
+		if bad {
+			tl.misses = append(tl.misses, fmt.Sprintf("%s (%s): id %q from %s, quote %q: %s [%s]", c.Verdict, l.how, l.id, l.file, ref.Quote, c.Note, c.Passage))
+		}
+	}
+	return tallies
+}
+
+// missed are the targets a scoring misses, each with examples.
+func missed(tallies map[string]*tally) []string {
+	var out []string
+	for _, kind := range benchKinds {
+		tl := tallies[kind]
+		var miss string
+		switch {
+		case dishonest(kind) && float64(tl.penalised) < minPenalised*float64(tl.n):
+			miss = fmt.Sprintf("%s: %d of %d penalised; target ≥ %.0f%%", kind, tl.penalised, tl.n, 100*minPenalised)
+		case !dishonest(kind) && float64(tl.flagged) > maxHonestFlagged*float64(tl.n):
+			miss = fmt.Sprintf("%s: %d of %d flagged; target ≤ %.0f%%", kind, tl.flagged, tl.n, 100*maxHonestFlagged)
+		case !dishonest(kind) && tl.verdicts[research.CitationContradicted]+tl.verdicts[research.CitationOutOfContext] > 0:
+			miss = fmt.Sprintf("%s: %d contradicted or out of context; target none", kind, tl.verdicts[research.CitationContradicted]+tl.verdicts[research.CitationOutOfContext])
+		default:
+			continue
+		}
+		out = append(out, miss+". For example:\n\t"+strings.Join(tl.misses[:min(3, len(tl.misses))], "\n\t"))
+	}
+	return out
+}
+
+// table is the per-kind table BENCHMARKS.md shows.
+func table(tallies map[string]*tally) string {
+	verdicts := research.CitationVerdicts
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| kind | n | flagged | penalised | target | %s |\n|---|---:|---:|---:|---|%s\n", strings.Join(verdicts, " | "), strings.Repeat("---:|", len(verdicts)))
+	for _, kind := range benchKinds {
+		tl := tallies[kind]
+		target := fmt.Sprintf("flagged ≤ %.0f%%", 100*maxHonestFlagged)
+		if dishonest(kind) {
+			target = fmt.Sprintf("penalised ≥ %.0f%%", 100*minPenalised)
+		}
+		cells := make([]string, len(verdicts))
+		for i, v := range verdicts {
+			cells[i] = fmt.Sprint(tl.verdicts[v])
+		}
+		if kind == kindEmpty {
+			cells = append([]string{fmt.Sprintf("refused by the parser: %d of %d", tl.verdicts["refused"], tl.n)}, make([]string, len(verdicts)-1)...)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.0f%% | %.0f%% | %s | %s |\n", kind, tl.n, pct(tl.flagged, tl.n), pct(tl.penalised, tl.n), target, strings.Join(cells, " | "))
+	}
+	return b.String()
+}
+
+func pct(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+// TestCitationKinds runs every labelled citation through Check and holds each kind to
+// its target: the test fails when one is missed.
+func TestCitationKinds(t *testing.T) {
+	f := loadFixture(t)
+	ls := generate(t, f)
+	printed := map[string]int{}
+	for _, l := range ls {
+		if *sample > printed[l.kind] {
+			printed[l.kind]++
+			t.Logf("sample %s (%s): id %q, from %q\n\tquote %q\n\tclaim %q", l.kind, l.how, l.id, l.file, l.quote, l.claim)
+		}
+	}
+	tallies := f.score(t, ls)
+	for _, m := range missed(tallies) {
+		t.Error(m)
+	}
+	t.Log(table(tallies))
+}
+
+// TestCitationMutants runs the benchmark against weakened checks, each missing one thing
+// a careful reader does, and fails if any of them meets every target: a benchmark that a
+// weaker check passes measures its fixture, not the check.
+func TestCitationMutants(t *testing.T) {
+	f := loadFixture(t)
+	ls := generate(t, f)
+	for _, m := range citation.Mutants {
+		restore := citation.Weaken(m)
+		misses := missed(f.score(t, ls))
+		restore()
+		if len(misses) == 0 {
+			t.Errorf("the %s check meets every target: the benchmark does not notice it", m)
+			continue
+		}
+		var kinds []string
+		for _, miss := range misses {
+			k, _, _ := strings.Cut(miss, ":")
+			kinds = append(kinds, k)
+		}
+		t.Logf("the %s check misses %d targets: %s", m, len(misses), strings.Join(kinds, ", "))
+	}
+}
+
+// TestCitationVocabulary: at least half of each word-edit kind's citations are made with
+// words none of the check's lists hold, so the benchmark measures what the check does with
+// words it was not written for. Digits and signs count as outside the lists: the check
+// reads numbers as values, not by list.
+func TestCitationVocabulary(t *testing.T) {
+	f := loadFixture(t)
+	ls := generate(t, f)
+	for _, kind := range vocabKinds {
+		n, outside := 0, 0
+		var inList []string
+		for _, l := range ls {
+			if l.kind != kind {
+				continue
+			}
+			n++
+			if len(l.vocab) == 0 {
+				t.Errorf("a %s citation without the words of its edit: %q (%s)", kind, l.quote, l.how)
+				continue
+			}
+			listed := slices.ContainsFunc(l.vocab, citation.Listed)
+			if !listed {
+				outside++
+			} else if len(inList) < 3 {
+				inList = append(inList, strings.Join(l.vocab, " "))
+			}
+		}
+		t.Logf("%s: %d of %d edits of words outside the check's lists", kind, outside, n)
+		if 2*outside < n {
+			t.Errorf("%s: %d of %d edits outside the check's lists; want at least half (in them: %s)", kind, outside, n, strings.Join(inList, "; "))
+		}
+	}
+}
+
+// TestCitationFixture: the labels hold what their kinds promise (checked again here, apart
+// from the generation), the fixture is as large and as varied as the benchmark needs, and
+// the same seed makes the same citations.
 func TestCitationFixture(t *testing.T) {
 	f := loadFixture(t)
-	if len(f.records) < 15 || len(f.topics) < 2 {
-		t.Fatalf("%d records in %d topics", len(f.records), len(f.topics))
+	single := f.single()
+	if len(single) < 60 || len(f.topics) < 6 {
+		t.Fatalf("%d records of one source each, in %d topics; want 60 and 6", len(single), len(f.topics))
 	}
 	ls := generate(t, f)
 	count := map[string]int{}
@@ -211,7 +417,7 @@ func TestCitationFixture(t *testing.T) {
 			t.Errorf("%d citations of kind %s; want at least 30", count[kind], kind)
 		}
 	}
-	if again := generate(t, f); !slices.Equal(again, ls) {
+	if again := generate(t, f); !slices.EqualFunc(again, ls, func(a, b labelled) bool { return a.quote == b.quote && a.id == b.id && a.kind == b.kind }) {
 		t.Error("the same seed made other citations")
 	}
 	// A few labels by hand, so that the construction itself is checked.
@@ -222,97 +428,18 @@ func TestCitationFixture(t *testing.T) {
 	}{
 		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, true},
 		{labelled{kind: research.PlantedDrift, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "depletion reduced microglial density by 92 %"}, true},
-		{labelled{kind: research.PlantedDrift, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "depletion reduced micro- glial density by 92%"}, true},
 		{labelled{kind: research.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 29%"}, true},
 		{labelled{kind: research.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
-		{labelled{kind: research.PlantedNegated, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "whereas it did alter tau uptake by microglia in culture"}, true},
 		{labelled{kind: research.PlantedElided, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density … by 54%."}, true},
-		{labelled{kind: research.PlantedElided, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density … by 45%."}, false},
 		{labelled{kind: research.PlantedSpliced, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 54%."}, true},
 		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.tau.010", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
+		{labelled{kind: research.PlantedUnsplit, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, true},
+		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, false},
 	} {
 		if err := f.valid(tt.l); (err == nil) != tt.want {
 			t.Errorf("%s %q: valid = %v, want %v", tt.l.kind, tt.l.quote, err, tt.want)
 		}
 	}
-}
-
-// TestCitationKinds runs every labelled citation through Check (an empty one through
-// the parser) and holds each kind to its target.
-func TestCitationKinds(t *testing.T) {
-	f := loadFixture(t)
-	ls := generate(t, f)
-	trail := f.trail()
-	type tally struct {
-		n, flagged int
-		verdicts   map[string]int
-		misses     []string
-	}
-	tallies := map[string]*tally{}
-	printed := map[string]int{}
-	for _, l := range ls {
-		tl := tallies[l.kind]
-		if tl == nil {
-			tl = &tally{verdicts: map[string]int{}}
-			tallies[l.kind] = tl
-		}
-		tl.n++
-		if *sample > printed[l.kind] {
-			printed[l.kind]++
-			t.Logf("sample %s (%s): id %q, from %q\n\tquote %q\n\tclaim %q", l.kind, l.how, l.id, l.file, l.quote, l.claim)
-		}
-		if l.kind == kindEmpty {
-			_, err := parse(l)
-			if err != nil {
-				tl.flagged++
-				tl.verdicts["refused"]++
-			} else {
-				tl.verdicts["accepted"]++
-				tl.misses = append(tl.misses, fmt.Sprintf("the parser accepted %q", l.quote))
-			}
-			continue
-		}
-		ref := f.reference(t, l)
-		c := citation.Check([]research.Reference{ref}, trail)[0]
-		tl.verdicts[c.Verdict]++
-		flagged := c.Verdict != research.CitationVerified
-		if flagged {
-			tl.flagged++
-		}
-		if flagged != dishonest(l.kind) {
-			tl.misses = append(tl.misses, fmt.Sprintf("%s (%s): id %q from %s, quote %q: %s %s", c.Verdict, l.how, l.id, l.file, ref.Quote, c.Note, c.Passage))
-		}
-	}
-	verdicts := []string{research.CitationVerified, research.CitationAltered, research.CitationContradicted, research.CitationUnsupported, research.CitationInvented}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n| kind | n | flagged | target | %s |\n|---|---:|---:|---|%s\n", strings.Join(verdicts, " | "), strings.Repeat("---:|", len(verdicts)))
-	for _, kind := range benchKinds {
-		tl := tallies[kind]
-		share := float64(tl.flagged) / float64(tl.n)
-		target, ok := fmt.Sprintf("≤ %.0f%%", 100*maxHonestFlagged), share <= maxHonestFlagged
-		if dishonest(kind) {
-			target, ok = fmt.Sprintf("≥ %.0f%%", 100*minDishonestFlagged), share >= minDishonestFlagged
-		}
-		cells := make([]string, len(verdicts))
-		for i, v := range verdicts {
-			cells[i] = fmt.Sprint(tl.verdicts[v])
-		}
-		if kind == kindEmpty {
-			cells = []string{fmt.Sprintf("refused by the parser: %d of %d", tl.verdicts["refused"], tl.n), "", "", "", ""}
-		}
-		fmt.Fprintf(&b, "| %s | %d | %.0f%% | %s | %s |\n", kind, tl.n, 100*share, target, strings.Join(cells, " | "))
-		if !ok {
-			t.Errorf("%s: %d of %d flagged (%.0f%%); target %s. For example:\n\t%s", kind, tl.flagged, tl.n, 100*share, target, strings.Join(tl.misses[:min(3, len(tl.misses))], "\n\t"))
-		}
-	}
-	t.Log(b.String())
-}
-
-// dishonest says whether the check (or, for an empty quote, the parser) must flag a kind.
-// An irrelevant quote is verbatim: the check verifies it, and the review's support
-// judgement is what catches it.
-func dishonest(kind string) bool {
-	return !research.PlantedHonest(kind) && kind != research.PlantedIrrelevant
 }
 
 // BenchmarkCheck measures Check per citation over the benchmark's citations.

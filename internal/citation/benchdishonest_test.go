@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // The kinds of citation a model gets wrong: an invented or near-miss id, another
@@ -110,7 +113,7 @@ var yearKey = regexp.MustCompile(`^([a-z]+(?:19|20)\d\d)[a-z]\w*$`)
 func sameID(a, b string) bool {
 	strip := func(s string) string {
 		s = strings.ToLower(s)
-		for _, p := range []string{"https://doi.org/", "doi:", "pmid:"} {
+		for _, p := range []string{"https://doi.org/", "doi:", "pmid:", "pubmed id: ", "arxiv:"} {
 			s = strings.TrimPrefix(s, p)
 		}
 		return s
@@ -135,12 +138,13 @@ func (g *generator) otherRecord() (labelled, bool) {
 	return labelled{id: g.citeAs(a), quote: q, claim: g.claimFor(a.topic, q), file: a.file, how: how + " of " + b.ids[0]}, true
 }
 
-// changed quotes a passage with one change that reverses or falsifies it.
-func (g *generator) changed(change func(string) (string, string, bool), what string) (labelled, bool) {
+// changed quotes a passage with one change that reverses or falsifies it: change gives
+// the quote, how it was made and the words of the edit, or false.
+func (g *generator) changed(change func(string) (string, string, []string, bool), what string) (labelled, bool) {
 	r := g.record(1)
 	var fits []string
 	for _, s := range r.passages() {
-		if _, _, ok := change(s); ok {
+		if _, _, _, ok := change(s); ok {
 			fits = append(fits, s)
 		}
 	}
@@ -148,37 +152,100 @@ func (g *generator) changed(change func(string) (string, string, bool), what str
 		return labelled{}, false
 	}
 	s := pickOf(g, fits)
-	q, how, _ := change(s)
-	return labelled{id: g.citeAs(r), quote: q, claim: g.claimFor(r.topic, s), file: r.file, how: what + ": " + how}, true
+	q, how, vocab, ok := change(s)
+	if !ok {
+		return labelled{}, false
+	}
+	return labelled{id: g.citeAs(r), quote: q, claim: g.claimFor(r.topic, s), file: r.file, how: what + ": " + how, vocab: vocab}, true
+}
+
+// edit makes a change of a swap table: one of the swaps of one tier whose words the
+// passage holds, the tier drawn for each citation (draw).
+func (g *generator) edit(t tiers[swap]) func(string) (string, string, []string, bool) {
+	var table []swap
+	return func(s string) (string, string, []string, bool) {
+		if table == nil {
+			table = draw(g, t)
+		}
+		for _, i := range g.rng.Perm(len(table)) {
+			e := table[i]
+			if strings.Contains(s, e.from) {
+				return strings.Replace(s, e.from, e.to, 1), fmt.Sprintf("%q → %q", e.from, e.to), vocabOf(e.from, e.to), true
+			}
+		}
+		return s, "", nil, false
+	}
+}
+
+// vocabOf are the content words of an edit: the words of from and to that are not the
+// same in both, without stopwords.
+func vocabOf(from, to string) []string {
+	a, b := folded(from), folded(to)
+	var out []string
+	for _, w := range a {
+		if !slices.Contains(b, w) && !stopwords[w] {
+			out = append(out, w)
+		}
+	}
+	for _, w := range b {
+		if !slices.Contains(a, w) && !stopwords[w] {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 { // an edit of signs: "<" for ">"
+		out = []string{strings.TrimSpace(from), strings.TrimSpace(to)}
+	}
+	return out
 }
 
 // wordRE is a word, hyphenated compounds whole.
 var wordRE = regexp.MustCompile(`[\pL\pN]+(?:-[\pL\pN]+)*`)
 
-// negate adds a "not" or takes one away.
-func negate(s string) (string, string, bool) {
-	for _, r := range []struct{ from, to string }{
+// negations turn a passage around: a "not" added or taken away, a negating prefix taken
+// off ("unaffected" as "affected"), a "neither ... nor" made "both ... and".
+var negations = tiers[swap]{
+	common: []swap{
 		{" did not ", " did "}, {" does not ", " does "}, {" do not ", " do "}, {" was not ", " was "}, {" were not ", " were "},
 		{" is not ", " is "}, {" are not ", " are "}, {" has not ", " has "}, {" not significantly ", " significantly "},
 		{" but not ", " and "}, {" no significant ", " a significant "}, {" showed no ", " showed "}, {" in none of ", " in all of "},
-		{"No significant ", "A significant "}, {" had no ", " had an "}, {" without ", " with "},
-	} {
-		if strings.Contains(s, r.from) {
-			return strings.Replace(s, r.from, r.to, 1), fmt.Sprintf("%q → %q", strings.TrimSpace(r.from), strings.TrimSpace(r.to)), true
+		{"No significant ", "A significant "}, {" had no ", " had an "}, {" without ", " with "}, {" cannot ", " can "},
+		{"Neither ", "Both "}, {" no measurable ", " a measurable "}, {" no robust ", " a robust "}, {" no gain ", " a gain "},
+		{" unrelated", " related"}, {" unproven", " proven"}, {"non-response", "response"}, {" non-carriers", " carriers"},
+	},
+	// negating prefixes, which no list of negations holds
+	rare: []swap{
+		{" unaffected", " affected"}, {" insensitive", " sensitive"}, {" ineffective", " effective"},
+		{" inconsistent", " consistent"}, {" undetectable", " detectable"}, {" unchanged", " changed"},
+		{" unfavourable", " favourable"}, {" Unencapsulated", " Encapsulated"}, {" unlit", " lit"},
+	},
+}
+
+// negate adds a "not" or takes one away, or takes a negating prefix off.
+func (g *generator) negate() func(string) (string, string, []string, bool) {
+	tier := draw(g, negations)
+	swaps := g.edit(tiers[swap]{common: tier, rare: tier})
+	return func(s string) (string, string, []string, bool) {
+		if q, how, vocab, ok := swaps(s); ok || len(tier) == len(negations.rare) {
+			return q, how, vocab, ok // a negating prefix, or nothing
 		}
+		return negateVerb(s)
 	}
+}
+
+// negateVerb puts a "not" in a passage.
+func negateVerb(s string) (string, string, []string, bool) {
 	for _, aux := range []string{" may ", " could ", " is ", " are ", " was ", " were ", " can "} {
 		if strings.Contains(s, aux) {
-			return strings.Replace(s, aux, aux+"not ", 1), fmt.Sprintf("%q → %q", strings.TrimSpace(aux), strings.TrimSpace(aux)+" not"), true
+			return strings.Replace(s, aux, aux+"not ", 1), fmt.Sprintf("%q → %q", strings.TrimSpace(aux), strings.TrimSpace(aux)+" not"), []string{"not"}, true
 		}
 	}
 	for _, m := range wordRE.FindAllStringIndex(s, -1) {
 		w := s[m[0]:m[1]]
 		if base, ok := pastToBase[w]; ok {
-			return s[:m[0]] + "did not " + base + s[m[1]:], fmt.Sprintf("%q → %q", w, "did not "+base), true
+			return s[:m[0]] + "did not " + base + s[m[1]:], fmt.Sprintf("%q → %q", w, "did not "+base), []string{"not"}, true
 		}
 	}
-	return s, "", false
+	return s, "", nil, false
 }
 
 var pastToBase = map[string]string{
@@ -188,39 +255,42 @@ var pastToBase = map[string]string{
 	"explained": "explain", "accumulated": "accumulate", "degraded": "degrade",
 }
 
-// directions are words and their opposites.
-var directions = map[string]string{
-	"increase": "decrease", "increases": "decreases", "increased": "decreased", "decreased": "increased", "decrease": "increase",
-	"reduce": "increase", "reduces": "increases", "reduced": "increased", "lowered": "raised", "raised": "lowered",
-	"lower": "higher", "higher": "lower", "more": "less", "less": "more", "fewer": "more",
-	"promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "inhibits": "promotes", "inhibition": "activation",
-	"up-regulated": "down-regulated", "down-regulated": "up-regulated", "accelerated": "slowed", "accelerates": "slows",
-	"slowed": "accelerated", "slow": "accelerate", "slows": "accelerates", "faster": "slower", "improved": "impaired",
-	"impaired": "improved", "impairs": "improves", "attenuated": "exacerbated", "prevented": "promoted", "restrict": "promote",
-	"limit": "promote", "limits": "promotes", "larger": "smaller", "weaker": "stronger", "elevated": "reduced",
-	"better": "worse", "protected": "sensitised", "rescued": "worsened", "drives": "prevents", "drive": "prevent",
-	"loss": "gain", "Loss": "Gain", "Higher": "Lower", "activates": "inhibits",
+// directions are words and their opposites: the first half of the kind's pairs as a
+// reader would list them, the rest antonyms no such list is likely to hold.
+var directions = tiers[swap]{
+	common: []swap{
+		{"increase", "decrease"}, {"increases", "decreases"}, {"increased", "decreased"}, {"decreased", "increased"},
+		{"reduce", "increase"}, {"reduces", "increases"}, {"reduced", "increased"}, {"lowered", "raised"}, {"raised", "lowered"},
+		{"lower", "higher"}, {"higher", "lower"}, {"more", "less"}, {"less", "more"}, {"fewer", "more"},
+		{"promote", "inhibit"}, {"inhibits", "promotes"}, {"accelerated", "slowed"}, {"slowed", "accelerated"},
+		{"improved", "impaired"}, {"impaired", "improved"}, {"rose", "fell"}, {"fell", "rose"}, {"Higher", "Lower"},
+		{"weaker", "stronger"}, {"faster", "slower"}, {"abolished", "spared"}, {"suppressed", "unleashed"},
+		{"lost", "kept"}, {"rise", "fall"}, {"restores", "loses"}, {"larger", "smaller"},
+	},
+	// antonyms of another kind
+	rare: []swap{
+		{"advanced", "delayed"}, {"delayed", "hastened"}, {"delays", "hastens"}, {"earlier", "later"}, {"later", "sooner"},
+		{"widened", "narrowed"}, {"weakens", "strengthens"}, {"warmer", "cooler"}, {"warming", "cooling"},
+		{"cooled", "warmed"}, {"heighten", "dampen"}, {"shorter", "longer"}, {"softer", "stiffer"}, {"Stiffer", "Softer"},
+		{"stiffer", "softer"}, {"denser", "sparser"}, {"worse", "better"}, {"grew", "shrank"}, {"gained", "shed"},
+		{"expand", "contract"}, {"blunt", "sharpen"}, {"halves", "doubles"}, {"excess", "deficit"}, {"heals", "cracks"},
+		{"thickness", "thinness"},
+	},
 }
 
 // flipDirection turns one direction word into its opposite.
-func flipDirection(s string) (string, string, bool) {
-	for _, m := range wordRE.FindAllStringIndex(s, -1) {
-		w := s[m[0]:m[1]]
-		if to, ok := directions[w]; ok {
-			return s[:m[0]] + to + s[m[1]:], fmt.Sprintf("%q → %q", w, to), true
-		}
-	}
-	return s, "", false
+func (g *generator) flipDirection() func(string) (string, string, []string, bool) {
+	return g.wordEdit(draw(g, directions))
 }
 
 // number is a standalone number: not part of a name such as P301S, 5xFAD or IL-6.
 var number = regexp.MustCompile(`(^|[\s(±−=~])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)([\s%,;:)]|\.(?:\s|$)|-fold|-month|$)`)
 
 // renumber changes one number of a passage.
-func (g *generator) renumber(s string) (string, string, bool) {
+func (g *generator) renumber(s string) (string, string, []string, bool) {
 	ms := number.FindAllStringSubmatchIndex(s, -1)
 	if len(ms) == 0 {
-		return s, "", false
+		return s, "", nil, false
 	}
 	m := ms[g.pick(len(ms))]
 	old := s[m[4]:m[5]]
@@ -232,7 +302,7 @@ func (g *generator) renumber(s string) (string, string, bool) {
 		}
 	}
 	if len(at) == 0 {
-		return s, "", false
+		return s, "", nil, false
 	}
 	i := at[g.pick(len(at))]
 	d := digits[i] - '0'
@@ -242,7 +312,7 @@ func (g *generator) renumber(s string) (string, string, bool) {
 	}
 	digits[i] = '0' + nd
 	to := string(digits)
-	return s[:m[4]] + to + s[m[5]:], fmt.Sprintf("%s → %s", old, to), to != old
+	return s[:m[4]] + to + s[m[5]:], fmt.Sprintf("%s → %s", old, to), []string{old, to}, to != old
 }
 
 // spliced joins two passages that are not next to each other, with no elision mark.
@@ -278,4 +348,39 @@ func (g *generator) spliced() (labelled, bool) {
 		q, how = strings.Join(s[:head], " ")+" "+strings.Join(s[head+skip:], " "), "a sentence with its middle cut and no mark"
 	}
 	return labelled{id: g.citeAs(r), quote: q, claim: g.claimFor(r.topic, q), file: r.file, how: how}, true
+}
+
+// makers are the makers of the kinds of issue #27: ids, other records' words, a passage
+// negated, renumbered or turned around, spliced, the citing text's own words, and an
+// empty quote.
+func (g *generator) makers() map[string]maker {
+	return map[string]maker{
+		research.PlantedInventedID:  (*generator).inventedID,
+		research.PlantedNearMissID:  (*generator).nearMissID,
+		research.PlantedOtherRecord: (*generator).otherRecord,
+		research.PlantedNegated:     func(g *generator) (labelled, bool) { return g.changed(g.negate(), "negated") },
+		research.PlantedNumber:      func(g *generator) (labelled, bool) { return g.changed(g.renumber, "a number changed") },
+		research.PlantedDirection:   func(g *generator) (labelled, bool) { return g.changed(g.flipDirection(), "a direction flipped") },
+		research.PlantedSpliced:     (*generator).spliced,
+		research.PlantedOwnText: func(g *generator) (labelled, bool) {
+			r := g.record(1)
+			q := g.claim(r.topic)
+			c := q
+			if g.pick(2) == 0 {
+				c = g.claim(r.topic)
+			}
+			return labelled{id: g.citeAs(r), quote: q, claim: c, file: r.file, how: "a sentence of the citing hypothesis"}, true
+		},
+		kindEmpty: func(g *generator) (labelled, bool) {
+			r := g.record(1)
+			q := pickOf(g, []string{"", " ", "\t", "…", "...", "[1]", "ibid.", "Fig. 2B", "n = 14", "p < 0.05", "42%", "tau", "TREM2", "BIN1", "see text"})
+			if g.pick(3) == 0 {
+				// a word or two of the source
+				s := tokens(pickOf(g, r.passages()))
+				at := g.pick(len(s))
+				q = strings.Join(s[at:min(len(s), at+1+g.pick(2))], " ")
+			}
+			return labelled{id: g.citeAs(r), quote: q, claim: g.claim(r.topic), file: r.file, how: "empty or very short"}, utf8.RuneCountInString(q) <= 10
+		},
+	}
 }

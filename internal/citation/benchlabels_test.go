@@ -2,6 +2,7 @@ package citation_test
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -53,4 +54,41 @@ func elidedWithin(text, quote string) bool {
 		pieces++
 	}
 	return pieces > 0
+}
+
+var (
+	pValue       = regexp.MustCompile(`(?i)\bp ?([<=]) ?\.(\d)`)
+	dashRange    = regexp.MustCompile(`(\d)%?[–-](\d)`)
+	percentRange = regexp.MustCompile(`(\d)% to (\d)`)
+)
+
+// rewritten is a text as the benchmark reads one written otherwise: its words folded,
+// British spellings American, Greek letters named, numbers in words as digits, p-values
+// with their leading zero and ranges with "to".
+func rewritten(s string) string {
+	for _, n := range greekNames {
+		s = strings.ReplaceAll(s, n.from, n.to)
+	}
+	s = pValue.ReplaceAllString(s, "p $1 0.$2")
+	s = dashRange.ReplaceAllString(s, "$1 to $2")
+	s = percentRange.ReplaceAllString(s, "$1 to $2")
+	for n, name := range spelledNumbers { // "twenty-four" is one number
+		if strings.Contains(name, "-") {
+			s = strings.ReplaceAll(strings.ReplaceAll(s, name, strconv.Itoa(n)), strings.ToUpper(name[:1])+name[1:], strconv.Itoa(n))
+		}
+	}
+	ws := folded(s)
+	for i, w := range ws {
+		for _, p := range britishAmerican {
+			if w == strings.ToLower(p.from) {
+				ws[i] = strings.ToLower(p.to)
+			}
+		}
+		for n, name := range spelledNumbers {
+			if w == name {
+				ws[i] = strconv.Itoa(n)
+			}
+		}
+	}
+	return strings.Join(ws, " ")
 }

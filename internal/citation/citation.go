@@ -39,7 +39,8 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 		best, quoted := -1, unquoted
 		// better says whether a record that holds the quote as well as held should be the
 		// source: always, unless the source is a parent's record, which only a record
-		// holding the quote (verified or altered) replaces.
+		// holding the quote's words (verified, altered, overstated, out of context)
+		// replaces.
 		better := func(held int) bool { return held < quoted }
 		if j := slices.IndexFunc(inherited, func(p research.Reference) bool { return MatchID(p.ID, ref.ID) && p.Source != "" }); j >= 0 {
 			p := inherited[j]
@@ -56,14 +57,14 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 				quoted = 0
 			}
 			best = detailsOf(p).fields()
-			better = func(held int) bool { return held < quoted && held <= rank(research.CitationAltered) }
+			better = func(held int) bool { return held < quoted && held < rank(research.CitationUnsupported) }
 		}
 		for _, res := range results {
 			rec, ok := FindRecord(res.Content, ref.ID)
 			if !ok {
 				continue
 			}
-			held := rank(Compare(rec.Text, ref.Quote).Verdict)
+			held := rank(compareRecord(rec, ref.Quote).Verdict)
 			if r.Source == "" || better(held) {
 				r.Source, quoted = res.Source, held
 			}
@@ -86,7 +87,17 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 
 // unquoted ranks a reference no result has tied to its quote yet: below every verdict
 // Compare gives (rank).
-const unquoted = 4
+const unquoted = 7
+
+// compareRecord checks a quote against a record: its text, unless the record is a result
+// the reader could not split into its sources.
+func compareRecord(rec Record, quote string) Finding {
+	if rec.Unsplit {
+		return Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf(
+			"the tool result names %d sources in text the check could not split into one record each: it cannot tell which source the quote is from", rec.sources())}
+	}
+	return Compare(rec.Text, quote)
+}
 
 // detailsOf is what a reference says of its source, as a record's details.
 func detailsOf(r research.Reference) Details {
@@ -109,25 +120,34 @@ func describe(r *research.Reference, d Details) {
 // what comparing the quote with the record of its id found (Compare).
 func Check(refs []research.Reference, records map[string]string) []research.CitationCheck {
 	checks := make([]research.CitationCheck, 0, len(refs))
+	read := map[string][]Record{} // each result read once, however many references cite it
+	recordsOf := func(source string) []Record {
+		if recs, ok := read[source]; ok {
+			return recs
+		}
+		recs := Records(records[source])
+		read[source] = recs
+		return recs
+	}
 	for _, ref := range refs {
 		c := research.CitationCheck{ID: ref.ID}
-		text, ok := records[ref.Source]
+		_, ok := records[ref.Source]
 		var rec Record
 		if ok {
-			rec, ok = FindRecord(text, ref.ID)
+			rec, ok = findRecord(recordsOf(ref.Source), ref.ID)
 		}
 		if ref.Source == "" || !ok {
 			c.Verdict, c.Note = research.CitationInvented, "no tool result the citing turn read returned this source"
 			checks = append(checks, c)
 			continue
 		}
-		f := Compare(rec.Text, ref.Quote)
+		f := compareRecord(rec, ref.Quote)
 		if ref.Passage != "" || ref.Page > 0 {
-			f = checkAt(text, ref) // the passage or page cited, not the whole source
+			f = checkAt(records[ref.Source], ref) // the passage or page cited, not the whole source
 		}
 		c.Verdict, c.Note, c.Passage = f.Verdict, f.Note, f.Passage
 		if f.Verdict == research.CitationUnsupported {
-			if other := quotedFrom(text, ref); other != "" {
+			if other := quotedFrom(recordsOf(ref.Source), ref); other != "" {
 				c.Note = fmt.Sprintf("the quote is from another source of the same result, %s, not from %s", other, ref.ID)
 			}
 		}
@@ -138,9 +158,9 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 
 // quotedFrom names the other record of a result that holds a reference's quote, if one
 // does: a model that mixed up two search hits.
-func quotedFrom(text string, ref research.Reference) string {
-	for _, o := range Records(text) {
-		if !o.Has(ref.ID) && Compare(o.Text, ref.Quote).Verdict == research.CitationVerified && len(o.IDs) > 0 {
+func quotedFrom(recs []Record, ref research.Reference) string {
+	for _, o := range recs {
+		if !o.Has(ref.ID) && !o.Unsplit && Compare(o.Text, ref.Quote).Verdict == research.CitationVerified && len(o.IDs) > 0 {
 			return o.IDs[0].String()
 		}
 	}

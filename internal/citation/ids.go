@@ -86,7 +86,7 @@ func MatchID(a, b string) bool { return ParseID(a).Matches(ParseID(b)) }
 
 var (
 	digitsRE   = regexp.MustCompile(`^[0-9]{1,9}$`)
-	pmcRE      = regexp.MustCompile(`^(?i:pmc)([0-9]{1,10})$`)
+	pmcRE      = regexp.MustCompile(`^(?i:pmc)\s?([0-9]{1,10})$`)
 	arxivNewRE = regexp.MustCompile(`^([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(v[0-9]{1,3})?$`)
 	arxivOldRE = regexp.MustCompile(`^([a-z]+(?:-[a-z]+)*)(\.[a-z]{2})?/([0-9]{7})(v[0-9]{1,3})?$`)
 	openAlexRE = regexp.MustCompile(`^[wW]([0-9]{1,12})$`)
@@ -118,7 +118,8 @@ func ParseID(s string) ID {
 	// A scheme's prefix, as written before the id.
 	for _, p := range []struct{ prefix, scheme string }{
 		{"urn:isbn:", SchemeISBN}, {"isbn-13", SchemeISBN}, {"isbn-10", SchemeISBN}, {"isbn13", SchemeISBN}, {"isbn10", SchemeISBN}, {"isbn", SchemeISBN},
-		{"doi", SchemeDOI}, {"pmcid", SchemePMCID}, {"pmid", SchemePMID}, {"pubmed", SchemePMID},
+		{"doi", SchemeDOI}, {"pmcid", SchemePMCID}, {"pmid", SchemePMID}, {"pubmed id", SchemePMID}, {"pubmedid", SchemePMID},
+		{"pubmed", SchemePMID},
 		{"arxiv", SchemeArXiv}, {"openalex", SchemeOpenAlex},
 	} {
 		if !strings.HasPrefix(lower, p.prefix) {

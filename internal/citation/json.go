@@ -192,16 +192,51 @@ func isRecord(o map[string]any) bool {
 	for _, k := range proseKeys {
 		if k == "display_name" {
 			// OpenAlex names authors, institutions and journals too: only a work is a record.
-			if id, ok := parseLink(scalar(o["id"])); !ok || id.Scheme != SchemeOpenAlex {
+			if id, ok := parseLink(scalar(get(o, "id"))); !ok || id.Scheme != SchemeOpenAlex {
 				continue
 			}
 		}
-		if hasValue(o[k]) {
+		if hasValue(get(o, k)) {
 			return true
 		}
 	}
-	return false
+	return len(otherProse(o)) > 0
 }
+
+// proseWords are what the name of a field of prose holds, for a field no list here
+// names ("paper_abstract", "AbstractText_en", "summaryText"): an abstract under a key of
+// its own is still the record's text.
+var proseWords = []string{"abstract", "summary", "snippet", "description", "content", "text", "body", "passage"}
+
+// otherProse is the text of an object's string fields whose names hold a prose word and
+// that proseKeys do not name.
+func otherProse(o map[string]any) []string {
+	var keys []string
+	for k, v := range o {
+		if s, ok := v.(string); !ok || strings.TrimSpace(s) == "" {
+			continue
+		}
+		f := foldKey(k)
+		if !foldedProseKeys[f] && slices.ContainsFunc(proseWords, func(w string) bool { return strings.Contains(f, w) }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, stripMarkup(o[k].(string)))
+	}
+	return out
+}
+
+// foldedProseKeys are proseKeys folded (foldKey).
+var foldedProseKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range proseKeys {
+		m[foldKey(k)] = true
+	}
+	return m
+}()
 
 func hasValue(v any) bool {
 	switch v := v.(type) {
@@ -225,7 +260,7 @@ func objectIDs(o map[string]any) []ID {
 	}
 	own := func(keys []string, scheme string) {
 		for _, k := range keys {
-			for _, s := range scalars(o[k]) {
+			for _, s := range scalars(get(o, k)) {
 				if id, ok := parseAs(scheme, s); ok {
 					add(id)
 				}
@@ -238,10 +273,10 @@ func objectIDs(o map[string]any) []ID {
 	own(arxivKeys, SchemeArXiv)
 	own(openAlexKey, SchemeOpenAlex)
 	own(isbnKeys, SchemeISBN)
-	source, _ := o["source"].(string)
+	source, _ := get(o, "source").(string)
 	otherSource := slices.Contains(epmcSources, source) && source != "MED"
 	for _, k := range ownIDKeys {
-		s := scalar(o[k])
+		s := scalar(get(o, k))
 		if s == "" {
 			continue
 		}
@@ -252,25 +287,25 @@ func objectIDs(o map[string]any) []ID {
 		add(id)
 	}
 	for _, k := range linkKeys {
-		if id, ok := parseLink(scalar(o[k])); ok {
+		if id, ok := parseLink(scalar(get(o, k))); ok {
 			add(id)
 		}
 	}
 	for _, k := range []string{"ids", "externalIds"} { // OpenAlex, Semantic Scholar
-		if m, ok := o[k].(map[string]any); ok {
+		if m, ok := get(o, k).(map[string]any); ok {
 			for _, id := range objectIDs(m) {
 				add(id)
 			}
-			if id, ok := parseAs(SchemeDOI, scalar(m["DOI"])); ok {
+			if id, ok := parseAs(SchemeDOI, scalar(get(m, "DOI"))); ok {
 				add(id)
 			}
 		}
 	}
-	if list, ok := o["articleids"].([]any); ok { // PubMed esummary
+	if list, ok := get(o, "articleids").([]any); ok { // PubMed esummary
 		for _, x := range list {
 			a, _ := x.(map[string]any)
-			value := scalar(a["value"])
-			switch scalar(a["idtype"]) {
+			value := scalar(get(a, "value"))
+			switch scalar(get(a, "idtype")) {
 			case "pubmed":
 				if id, ok := parseAs(SchemePMID, value); ok {
 					add(id)
@@ -294,19 +329,19 @@ func jsonRecord(o map[string]any, ids []ID) Record {
 	r := Record{IDs: ids}
 	d := &r.Details
 	for _, k := range ownIDKeys {
-		if d.ID = scalar(o[k]); d.ID != "" {
+		if d.ID = scalar(get(o, k)); d.ID != "" {
 			break
 		}
 	}
 	for _, k := range titleKeys {
-		if d.Title = firstString(o[k]); d.Title != "" {
+		if d.Title = firstString(get(o, k)); d.Title != "" {
 			break
 		}
 	}
 	d.Title = stripMarkup(d.Title)
 	d.Venue = jsonVenue(o)
 	for _, k := range linkKeys {
-		if d.URL = scalar(o[k]); d.URL != "" {
+		if d.URL = scalar(get(o, k)); d.URL != "" {
 			break
 		}
 	}
@@ -317,10 +352,15 @@ func jsonRecord(o map[string]any, ids []ID) Record {
 	d.Authors = jsonAuthors(o)
 	var parts []string
 	for _, k := range proseKeys {
-		if k == "display_name" && hasValue(o["title"]) {
+		if k == "display_name" && hasValue(get(o, "title")) {
 			continue
 		}
-		if t := proseOf(k, o[k], 0); t != "" && !slices.Contains(parts, t) {
+		if t := proseOf(k, get(o, k), 0); t != "" && !slices.Contains(parts, t) {
+			parts = append(parts, t)
+		}
+	}
+	for _, t := range otherProse(o) {
+		if !slices.Contains(parts, t) {
 			parts = append(parts, t)
 		}
 	}

@@ -35,7 +35,7 @@ func proseOf(key string, v any, depth int) string {
 		// a section of a full text ({title, label, text, subsections}), a tldr ({text})
 		var parts []string
 		for _, k := range []string{"label", "title", "text", "subsections"} {
-			if t := proseOf(key, v[k], depth+1); t != "" {
+			if t := proseOf(key, get(v, k), depth+1); t != "" {
 				parts = append(parts, t)
 			}
 		}
@@ -77,7 +77,7 @@ func invertedAbstract(index map[string]any) string {
 
 func jsonVenue(o map[string]any) string {
 	for _, k := range []string{"venue", "container-title", "journalTitle", "fulljournalname", "journal", "booktitle", "journal_ref"} {
-		switch v := o[k].(type) {
+		switch v := get(o, k).(type) {
 		case string, []any:
 			if s := firstString(v); s != "" {
 				return s
@@ -99,7 +99,7 @@ func jsonVenue(o map[string]any) string {
 		}
 	}
 	// PubMed's source is the journal's abbreviation; Europe PMC's is a database code.
-	if s := scalar(o["source"]); s != "" && !slices.Contains(epmcSources, s) {
+	if s := scalar(get(o, "source")); s != "" && !slices.Contains(epmcSources, s) {
 		return s
 	}
 	return ""
@@ -109,7 +109,7 @@ func jsonYear(o map[string]any) int {
 	for _, k := range []string{"year", "publication_year", "pubYear", "pubdate", "pubDate", "sortpubdate",
 		"firstPublicationDate", "issued", "published", "published-print", "published-online", "publicationDate",
 		"publication_date", "created", "date"} {
-		if y := yearOf(o[k]); y > 0 {
+		if y := yearOf(get(o, k)); y > 0 {
 			return y
 		}
 	}
@@ -136,15 +136,15 @@ func yearOf(v any) int {
 			return n
 		}
 	case map[string]any:
-		if parts, ok := v["date-parts"].([]any); ok && len(parts) > 0 {
+		if parts, ok := get(v, "date-parts").([]any); ok && len(parts) > 0 {
 			if p, ok := parts[0].([]any); ok && len(p) > 0 {
 				return yearOf(p[0])
 			}
 		}
-		if y := yearOf(v["year"]); y > 0 {
+		if y := yearOf(get(v, "year")); y > 0 {
 			return y
 		}
-		return yearOf(v["medlineDate"])
+		return yearOf(get(v, "medlineDate"))
 	}
 	return 0
 }
@@ -157,7 +157,7 @@ func jsonAuthors(o map[string]any) []string {
 			out = append(out, a)
 		}
 	}
-	if as, ok := o["authorships"].([]any); ok { // OpenAlex
+	if as, ok := get(o, "authorships").([]any); ok { // OpenAlex
 		for _, x := range as {
 			if name := scalar(dig(x, "author", "display_name")); name != "" {
 				add(givenFirst(name))
@@ -168,9 +168,9 @@ func jsonAuthors(o map[string]any) []string {
 		return out
 	}
 	for _, k := range []string{"authors", "author", "authorList", "authorString", "creators"} {
-		v := o[k]
+		v := get(o, k)
 		if m, ok := v.(map[string]any); ok { // Europe PMC core: {"author": [...]}
-			v = m["author"]
+			v = get(m, "author")
 		}
 		switch v := v.(type) {
 		case string:
@@ -208,8 +208,8 @@ func personName(a map[string]any) string {
 	if s := scalar(firstKey(a, "literal", "collectiveName", "CollectiveName")); s != "" {
 		return s
 	}
-	if _, crossref := a["sequence"]; crossref { // Crossref names an organisation so
-		return scalar(a["name"])
+	if _, crossref := lookup(a, "sequence"); crossref { // Crossref names an organisation so
+		return scalar(get(a, "name"))
 	}
 	if s := scalar(firstKey(a, "fullName", "name")); s != "" {
 		return pubmedName(s, true)

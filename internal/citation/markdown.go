@@ -32,9 +32,10 @@ var (
 // line, the other labels read as fields rather than prose.
 var (
 	idLabels = map[string]string{"pmid": SchemePMID, "pmcid": SchemePMCID, "pmc id": SchemePMCID, "doi": SchemeDOI,
+		"pubmed id": SchemePMID, "pubmed": SchemePMID, "pmc": SchemePMCID,
 		"arxiv": SchemeArXiv, "arxiv id": SchemeArXiv, "openalex": SchemeOpenAlex, "openalex id": SchemeOpenAlex,
 		"isbn": SchemeISBN, "epmc id": "", "id": "", "key": SchemeKey, "citation key": SchemeKey}
-	linkLabels  = []string{"url", "pubmed", "pmc", "link", "oa copy"}
+	linkLabels  = []string{"url", "link", "oa copy"}
 	plainLabels = []string{"title", "authors", "author", "journal", "venue", "year", "published", "source", "url", "link", "keywords", "type"}
 )
 
@@ -143,12 +144,90 @@ func (m *mdReader) section(s *mdSection) {
 		m.recs[at] = r
 		return
 	}
+	if recs, ok := blockRecords(s); ok {
+		m.recs = append(m.recs, recs...)
+		for _, k := range s.kids {
+			m.section(k)
+		}
+		return
+	}
 	m.rest.WriteString(s.heading + "\n")
 	m.items(s.lines)
 	for _, k := range s.kids {
 		m.section(k)
 	}
 }
+
+// blockRecords reads a section's lines as blocks of fields of one source each, as a plain
+// text result lists papers ("Title: ...", "DOI: ...", "Abstract: ...", then the next
+// "Title: ..."): a field its block already has, or a separator line ("---"), starts the
+// next block. It reads them so only if two blocks or more are records.
+func blockRecords(s *mdSection) ([]Record, bool) {
+	if len(s.lines) < 2 {
+		return nil, false
+	}
+	var (
+		recs  []Record
+		cur   []string
+		seen  = map[string]bool{}
+		fails bool
+	)
+	// next closes the block read so far: every block is a record with prose of its own,
+	// but for a preamble that names no source ("Found 2 papers:"); blocks that are only
+	// ids ("DOI: a", "DOI: b", then the text) do not say whose the text is. A result that
+	// fails is given up at its first block that is not one.
+	next := func() {
+		if len(cur) == 0 || fails {
+			cur, seen = nil, map[string]bool{}
+			return
+		}
+		r, ok := mdRecord(&mdSection{level: s.level, lines: cur})
+		switch {
+		case !ok && len(recs) == 0 && preamble(cur):
+		case !ok || r.Text == "":
+			fails = true
+		default:
+			recs = append(recs, r)
+		}
+		cur, seen = nil, map[string]bool{}
+	}
+	for _, line := range s.lines {
+		if fails {
+			return nil, false
+		}
+		if separatorRE.MatchString(line) {
+			next()
+			continue
+		}
+		var labels []string
+		for _, f := range mdFields(line) {
+			label := f.label
+			if scheme, ok := idLabels[label]; ok && scheme != "" {
+				label = scheme // "PMID" and "PubMed ID" are one field
+			}
+			labels = append(labels, label)
+		}
+		if slices.ContainsFunc(labels, func(l string) bool { return seen[l] }) || len(labels) > 0 && len(seen) == 0 && len(cur) > 0 {
+			next() // a field the block has, or the first field after a preamble
+		}
+		for _, l := range labels {
+			seen[l] = true
+		}
+		cur = append(cur, line)
+	}
+	next()
+	return recs, !fails && len(recs) >= 2
+}
+
+// preamble says whether lines are a short note before a plain-text list of sources that
+// names none of them.
+func preamble(lines []string) bool {
+	text := strings.Join(lines, "\n")
+	return len(text) <= 300 && len(textIDs(text)) == 0
+}
+
+// separatorRE is a line that separates the blocks of a plain-text result.
+var separatorRE = regexp.MustCompile(`^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$`)
 
 // notProse says whether a section under a record is not what the source says: its
 // reference list (other works, with their ids), its MeSH terms, its grants.
@@ -266,6 +345,11 @@ func mdRecord(s *mdSection) (Record, bool) {
 		listOf = ""
 		fields := mdFields(line)
 		if len(fields) == 0 {
+			if id := ParseID(trim); (id.Scheme == SchemePMCID || id.Scheme == SchemePMID) && len(trim) <= 24 &&
+				strings.HasPrefix(strings.ToUpper(trim), "PM") {
+				r.addID(id) // "PMC 9876543" on a line of its own
+				continue
+			}
 			text = append(text, line)
 			continue
 		}
@@ -284,6 +368,15 @@ func mdRecord(s *mdSection) (Record, bool) {
 					id = ParseID(f.value)
 				} else {
 					id, _ = parseAs(scheme, unwrap(f.value))
+				}
+				if _, link := parseLink(f.value); link {
+					if id.Value != "" {
+						r.addID(id) // "**PubMed:** https://pubmed.ncbi.nlm.nih.gov/1/"
+					}
+					if d.URL == "" {
+						d.URL = f.value
+					}
+					continue
 				}
 				if id.Value != "" {
 					r.addID(id)

@@ -11,9 +11,11 @@ import (
 var (
 	doiTextRE   = regexp.MustCompile(`(?i)(?:^|[^\w./-])(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/[^\s"'<>\[\]{}|\\^` + "`" + `]+)`)
 	pmidTextRE  = regexp.MustCompile(`(?i)\bPMID\b[\]*:\s]*([0-9]{1,9})\b`)
+	pubmedIDRE  = regexp.MustCompile(`(?i)\bPubMed(?:\s*ID\b|\s*:)[\]*:\s]*([0-9]{1,9})\b`)
 	pmidsTextRE = regexp.MustCompile(`(?i)\bPMIDs\b[*:\s]+([0-9]{1,9}(?:\s*,\s*[0-9]{1,9})*)\b`)
 	pmidLinkRE  = regexp.MustCompile(`(?i)\b(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)([0-9]{1,9})\b`)
 	pmcTextRE   = regexp.MustCompile(`\b(PMC[0-9]{3,10})\b`)
+	pmcSpaceRE  = regexp.MustCompile(`\b(?:PMC|PMCID:?)\s+(?:PMC)?([0-9]{3,10})\b`)
 	arxivTextRE = regexp.MustCompile(`(?i)(?:\barxiv:\s*|arxiv\.org/(?:abs|pdf)/)([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?|[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/[0-9]{7}(?:v[0-9]+)?)\b`)
 	openAlexTRE = regexp.MustCompile(`(?i)openalex\.org/(?:works/)?(W[0-9]{1,12})\b`)
 	isbnTextRE  = regexp.MustCompile(`(?i)\bISBN(?:-1[03])?:?\s*([0-9][0-9 -]{8,16}[0-9X])\b`)
@@ -65,6 +67,16 @@ func textIDs(text string) []ID {
 		}
 		for _, m := range pmidTextRE.FindAllStringSubmatch(line, -1) {
 			add(SchemePMID, m[1])
+		}
+		if strings.Contains(line, "PubMed") || strings.Contains(line, "PUBMED") || strings.Contains(line, "pubmed") {
+			for _, m := range pubmedIDRE.FindAllStringSubmatch(line, -1) { // "PubMed ID: 36509999"
+				add(SchemePMID, m[1])
+			}
+		}
+		if strings.Contains(line, "PMC") {
+			for _, m := range pmcSpaceRE.FindAllStringSubmatch(line, -1) { // "PMC 9876543", "PMCID: 9876543"
+				add(SchemePMCID, "PMC"+m[1])
+			}
 		}
 	}
 	text = kept.String()

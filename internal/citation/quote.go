@@ -1,21 +1,27 @@
 package citation
 
-// Checking a quote against the one record it cites, the way a careful reader does. The
-// record and the quote are first put in the same form: Unicode compatibility forms (NFKC:
-// ligatures, full-width letters, "…" as "..."), case, apostrophes inside words, and every
-// run of spacing and punctuation; and words may be joined or split where either text has a
-// hyphen, a space or a line end ("neuro- inflammation", "plaque associated"). None of that
-// changes what a passage says. Then:
+// Checking a quote against the one record it cites, the way a careful reader does. Both
+// are read as the same words (tokens.go): how a passage is written (Unicode forms, case,
+// spacing, punctuation, hyphenation, British or American spelling, Greek letters named,
+// numbers in words or digits, "P < .01" or "p < 0.01", "10–15%" or "10 to 15%") is not
+// what it says. Then:
 //
-//   - a quote whose words are a run of the record's words is verified; so is one whose
-//     pieces, between elision marks ("...", "[...]"), are runs of the record in order;
-//   - a quote that differs from its closest passage by a negation, a number or a direction
-//     word (increase/decrease, promotes/inhibits, higher/lower, ...) says something else
-//     than the record, however few words changed: it is contradicted;
-//   - a quote made of two passages joined without an elision mark is unsupported;
-//   - a quote close to a passage but not equal (a word changed, dropped or added) is
-//     altered: a warning, and the report shows the passage;
-//   - anything else is unsupported.
+//   - a quote whose words are a run of the record's, or whose pieces between elision
+//     marks ("...", "[...]") are runs of it in order, is verified, unless what it leaves
+//     out governs what it quotes (context.go): a negation left out before it or in an
+//     elided gap makes it contradicted; a hedge, an attribution, a contrast or a
+//     limitation left out makes it out of context; an elision that joins sentences that
+//     are not next to each other makes it unsupported;
+//   - a quote that differs from its closest passage by a negation, a number (a value, its
+//     sign, comparator, decimal point, unit, percent or fold) or a direction word says
+//     something else than the record, however few words changed: it is contradicted;
+//   - one that claims more than its closest passage (a hedge dropped or strengthened,
+//     association made causal, a quantifier strengthened, a qualifier dropped) is
+//     overstated;
+//   - one close to a passage but with another content word changed, dropped or added is
+//     altered;
+//   - a quote made of two passages joined without an elision mark, or anything else, is
+//     unsupported.
 //
 // Overlap measures alone (how many of a quote's words or word runs the record has) cannot
 // tell these apart: inserting "not" into a long quote keeps nine in ten of its word runs.
@@ -24,10 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cosci-dev/cosci/internal/research"
@@ -35,11 +38,35 @@ import (
 
 // Finding is what comparing a quote with its record found.
 type Finding struct {
-	Verdict string // research.CitationVerified, Altered, Contradicted or Unsupported
+	Verdict string // one of the research.Citation* verdicts but invented
 	Note    string
-	// Passage is the record's passage closest to an altered or contradicted quote.
+	// Passage is the record's words the quote was read against: the passage closest to
+	// an altered, overstated or contradicted quote, the sentences around a verified or
+	// out-of-context one (what it leaves out included); "" when none is close.
 	Passage string
 }
+
+// reading is a finding with the record's tokens [start, end) it was read against (-1
+// when none).
+type reading struct {
+	Finding
+	start, end int
+}
+
+func verdictOnly(verdict, note string) reading {
+	return reading{Finding: Finding{Verdict: verdict, Note: note}, start: -1, end: -1}
+}
+
+// checker is the check, with the parts of it a mutation test switches off to show that
+// the citation benchmark notices.
+type checker struct {
+	context bool // read what a quote leaves out around and between its pieces
+	values  bool // read numbers as values with their sign, comparator and decimal point
+	near    bool // read a quote that is not the record's words against its closest passage, and words in their canonical forms
+}
+
+// std is the check Compare runs.
+var std = checker{context: true, values: true, near: true}
 
 // Bounds on what is aligned, so that a huge record or quote costs bounded time: the
 // alignment is quadratic in their lengths. Finding a quote word for word is linear, so it
@@ -49,14 +76,12 @@ const (
 	maxQuoteTokens  = 200
 )
 
-// Thresholds of closeness, in edits per word of the quote. A quote is altered when at
-// most a quarter of its words differ from the closest passage (one word of four): "One
-// changed word in a nine-word quote" is a near-quote, not a false one. A contradiction
-// tolerates more drift besides the change of meaning ("did not reduce" for "reduced by
-// 40%" adds an auxiliary and drops a preposition), but a change of meaning in a passage
-// otherwise far from the quote is not taken for one. Words that differ only in form
-// ("reduce", "reduced") cost nothing in the alignment; a quote whose only differences are
-// such is altered.
+// Thresholds of closeness, in edits per word of the quote. A quote is altered (or
+// overstated) when at most a quarter of its words differ from the closest passage (one
+// word of four): "One changed word in a nine-word quote" is a near-quote, not a false one.
+// A contradiction tolerates more drift besides the change of meaning ("did not reduce" for
+// "reduced by 40%" adds an auxiliary and drops a preposition), but a change of meaning in a
+// passage otherwise far from the quote is not taken for one.
 const (
 	alteredShare      = 0.25
 	contradictedShare = 0.4
@@ -69,103 +94,132 @@ const (
 	minPiece = 3
 )
 
-// Compare checks a quote against the text of the record it cites.
-func Compare(record, quote string) Finding {
-	rec := tokenize(record, 0)
-	pieces := elided(quote)
+// Compare checks a quote against the text of the record it cites (a record's abstract, a
+// search hit's snippet, a passage of a full text: any text the quote claims to be from).
+func Compare(record, quote string) Finding { return std.compare(record, quote).Finding }
+
+func (c checker) compare(record, quote string) reading {
+	rec := c.tokenize(record, 0)
+	pieces := c.elided(quote)
 	if len(pieces) == 0 {
-		return Finding{Verdict: research.CitationUnsupported, Note: "the quote has no words to check"}
+		return verdictOnly(research.CitationUnsupported, "the quote has no words to check")
 	}
-	if len(pieces) > 1 {
-		return compareElided(rec, pieces)
+	var r reading
+	if spans, ok := inOrder(rec, pieces); ok {
+		r = reading{Finding: Finding{Verdict: research.CitationVerified}, start: spans[0][0], end: spans[len(spans)-1][1]}
+		if c.context {
+			r = worse(r, readContext(rec, spans))
+		}
+	} else if len(pieces) == 1 {
+		r = c.compareWhole(rec, pieces[0])
+	} else {
+		r = c.compareElided(rec, pieces)
 	}
-	return compareWhole(rec, pieces[0])
+	if r.Passage == "" && r.start >= 0 && r.end > r.start && r.Verdict != research.CitationUnsupported {
+		s, _ := sentenceOf(rec, r.start)
+		_, e := sentenceOf(rec, r.end-1)
+		r.Passage = span(rec, s, e)
+	}
+	return r
 }
 
-// compareWhole checks a quote without elision marks.
-func compareWhole(rec, q []token) Finding {
-	if i, _ := find(rec, q, 0); i >= 0 {
-		return Finding{Verdict: research.CitationVerified}
+// inOrder finds each piece word for word after the one before it, each as close to the
+// next as the record allows (a short piece may be found in many places: the one nearest
+// what follows it is the one quoted).
+func inOrder(rec []token, pieces [][]token) ([][2]int, bool) {
+	last := pieces[len(pieces)-1]
+	for at := 0; at < len(rec); {
+		i, j := find(rec, last, at)
+		if i < 0 {
+			return nil, false
+		}
+		spans := make([][2]int, len(pieces))
+		spans[len(pieces)-1] = [2]int{i, j}
+		ok := true
+		for k := len(pieces) - 2; k >= 0 && ok; k-- {
+			spans[k], ok = findBefore(rec, pieces[k], spans[k+1][0])
+		}
+		if ok {
+			return spans, true
+		}
+		at = i + 1
+	}
+	return nil, false
+}
+
+// findBefore is the last run of the record spelling q that ends at or before end.
+func findBefore(rec, q []token, end int) ([2]int, bool) {
+	best, found := [2]int{}, false
+	for at := 0; at < end; {
+		i, j := find(rec, q, at)
+		if i < 0 || j > end {
+			break
+		}
+		best, found = [2]int{i, j}, true
+		at = i + 1
+	}
+	return best, found
+}
+
+// compareWhole checks a quote without elision marks that is not a run of the record.
+func (c checker) compareWhole(rec, q []token) reading {
+	if !c.near {
+		return verdictOnly(research.CitationUnsupported, "the record does not hold these words")
 	}
 	if len(rec) > maxRecordTokens {
 		// Only the record's beginning is aligned: a passage past it that the quote
 		// paraphrases would be missed, so nothing is called contradicted or altered on
 		// the strength of the beginning alone.
-		f := compareWhole(rec[:maxRecordTokens], q)
+		f := c.compareWhole(rec[:maxRecordTokens], q)
 		if f.Verdict != research.CitationUnsupported {
-			f = Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("the record does not hold this word for word; only its first %d words were compared for a near match", maxRecordTokens)}
+			f = verdictOnly(research.CitationUnsupported, fmt.Sprintf("the record does not hold this word for word; only its first %d words were compared for a near match", maxRecordTokens))
 		}
 		return f
 	}
 	// Two passages joined are unsupported whatever else differs; words dropped inside one
 	// passage are not a splice (spliced says which is which).
 	if gap, ok := spliced(rec, q); ok {
-		return Finding{Verdict: research.CitationUnsupported, Note: "the quote joins passages of the record that do not follow each other (" + gap + ") without marking what it leaves out"}
+		return verdictOnly(research.CitationUnsupported, "the quote joins passages of the record that do not follow each other ("+gap+") without marking what it leaves out")
 	}
 	a := align(rec, q)
-	meaning := a.meaningful()
-	if len(meaning) > 0 && float64(a.cost-len(meaning)) <= contradictedShare*float64(len(q)) {
-		return Finding{Verdict: research.CitationContradicted, Passage: a.passage(rec),
-			Note: "the record says " + strings.Join(meaning, "; ")}
+	r := judge(a, rec, len(q))
+	if r.Verdict != research.CitationUnsupported && c.context {
+		r = worse(r, readContext(rec, [][2]int{{a.start, a.end}}))
 	}
-	switch {
-	case a.cost == 0 && a.forms > 0:
-		return Finding{Verdict: research.CitationAltered, Passage: a.passage(rec), Note: "the record's words in other forms"}
-	case a.cost > 0 && float64(a.cost) <= alteredShare*float64(len(q)):
-		return Finding{Verdict: research.CitationAltered, Passage: a.passage(rec),
-			Note: fmt.Sprintf("close to the record's words, not equal: %s", strings.Join(a.changes(), "; "))}
-	}
-	return Finding{Verdict: research.CitationUnsupported, Note: "the record does not say this"}
+	return r
 }
 
-// compareElided checks a quote whose pieces are separated by elision marks: each piece is
-// checked as a quote of its own, they must come in the record's order, and what a mark
-// leaves out must not be a negation that reverses the sentence ("did [not] reduce").
-func compareElided(rec []token, pieces [][]token) Finding {
-	worst := Finding{Verdict: research.CitationVerified}
-	at, prev := 0, 0
+// compareElided checks a quote whose pieces, separated by elision marks, are not all
+// runs of the record in order: each piece is read as a quote of its own, in the record's
+// order, and what the marks leave out is read too.
+func (c checker) compareElided(rec []token, pieces [][]token) reading {
+	worst := reading{Finding: Finding{Verdict: research.CitationVerified}, start: -1, end: -1}
+	var spans [][2]int
+	at := 0
 	for n, p := range pieces {
 		i, j := find(rec, p, at)
 		if i < 0 {
 			if i, _ := find(rec, p, 0); i >= 0 {
-				return Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("piece %d of the elided quote comes before the piece it follows in the record", n+1)}
+				return verdictOnly(research.CitationUnsupported, fmt.Sprintf("piece %d of the elided quote comes before the piece it follows in the record", n+1))
 			}
-			f := compareWhole(rec, p)
-			if f.Verdict != research.CitationVerified && rank(f.Verdict) > rank(worst.Verdict) {
-				f.Note = fmt.Sprintf("piece %d of the elided quote: %s", n+1, f.Note)
-				worst = f
+			f := c.compareWhole(rec, p)
+			if f.Verdict == research.CitationUnsupported || f.start < at {
+				return verdictOnly(research.CitationUnsupported, fmt.Sprintf("piece %d of the elided quote: %s", n+1, f.Note))
 			}
-			continue
+			f.Note = fmt.Sprintf("piece %d of the elided quote: %s", n+1, f.Note)
+			worst = worse(worst, f)
+			i, j = f.start, f.end
 		}
-		if n > 0 {
-			if w := reversingGap(rec[at:i]); w != "" {
-				return Finding{Verdict: research.CitationContradicted, Passage: span(rec, prev, j),
-					Note: fmt.Sprintf("the elision leaves out %q, which reverses the sentence", w)}
-			}
-		}
-		at, prev = j, i
+		spans = append(spans, [2]int{i, j})
+		at = j
+	}
+	if worst.start < 0 {
+		worst.start, worst.end = spans[0][0], spans[len(spans)-1][1]
+	}
+	if c.context {
+		worst = worse(worst, readContext(rec, spans))
 	}
 	return worst
-}
-
-// auxiliaries are the words a negation leans on ("did not", "was not", "may not").
-var auxiliaries = setOf("do", "does", "did", "is", "was", "were", "are", "be", "been", "has", "have", "had",
-	"can", "could", "may", "might", "will", "would", "should", "must")
-
-// reversingGap is the negation an elision leaves out when that is all it leaves out
-// (with its auxiliary): "X did [not] reduce Y" says the opposite of the record, while
-// "X did [not change the] number" only drops words.
-func reversingGap(gap []token) string {
-	neg := ""
-	for _, t := range gap {
-		switch {
-		case negations[t.word]:
-			neg = t.word
-		case !auxiliaries[t.word]:
-			return ""
-		}
-	}
-	return neg
 }
 
 // rank orders verdicts from the best to the worst.
@@ -175,10 +229,24 @@ func rank(verdict string) int {
 		return 0
 	case research.CitationAltered:
 		return 1
-	case research.CitationUnsupported:
+	case research.CitationOverstated:
 		return 2
+	case research.CitationOutOfContext:
+		return 3
+	case research.CitationUnsupported:
+		return 4
+	case research.CitationContradicted:
+		return 5
 	}
-	return 3
+	return 6
+}
+
+// worse is the worse of two readings.
+func worse(a, b reading) reading {
+	if rank(b.Verdict) > rank(a.Verdict) {
+		return b
+	}
+	return a
 }
 
 // spliced says whether a quote is two or more runs of the record that do not follow each
@@ -226,7 +294,8 @@ func longestPrefix(rec, q []token) (n, at int) {
 // find is the first run rec[i:j], from start on, whose words spell q's: the same letters
 // in the same order, with words broken at the same places or joined or split where one
 // text has a hyphen, a space or a line break ("plaque-associated" for "plaque associated",
-// "neuro- inflammation" for "neuroinflammation"). It is -1, -1 when there is none.
+// "neuro- inflammation" for "neuroinflammation"). A number is a word of its own ("#2.5#"),
+// so no split or join makes one of two. It is -1, -1 when there is none.
 func find(rec, q []token, start int) (i, j int) {
 	var b strings.Builder
 	for _, t := range q {
@@ -260,78 +329,17 @@ func countNegations(ws []token) int {
 	return n
 }
 
-// A token is a word of a normalised text, with where it lies in that text, so the
-// record's passage can be shown as the record wrote it.
-type token struct {
-	word, stem string
-	start, end int
-	text       *string
-}
-
-var (
-	// elision marks: "...", "…" (NFKC makes it "..."), in brackets or not.
-	elisionMark = regexp.MustCompile(`\s*[\[(]?\s*\.\.\.+\s*[\])]?\s*`)
-	// an apostrophe inside a word: "Alzheimer's", "didn't".
-	innerApostrophe = regexp.MustCompile(`(\pL)['\x{2019}\x{02BC}](\pL)`)
-)
-
-// normalise puts a text in the form quotes are compared in, keeping its case (the tokens
-// are lowered) so that a passage reads as the record wrote it.
-func normalise(s string) string {
-	s = norm.NFKC.String(s)
-	s = strings.ReplaceAll(s, "\u00AD", "") // a soft hyphen is only a place to break
-	return innerApostrophe.ReplaceAllString(s, "$1$2")
-}
-
-// tokenize is a text's words, at most limit of them (0: all).
-func tokenize(s string, limit int) []token {
-	text := normalise(s)
-	var out []token
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && (limit <= 0 || len(out) < limit) {
-			w := strings.ToLower(text[start:end])
-			out = append(out, token{word: w, stem: stem(w), start: start, end: end, text: &text})
-		}
-		start = -1
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(text))
-	return out
-}
-
-// stem is a word's English stem (Snowball's, the stemmer the library's index uses), so
-// that "reduce" and "reduced" align.
-func stem(w string) string {
-	env := snowballstem.NewEnv(w)
-	english.Stem(env)
-	return env.Current()
-}
+// elisionMark is an elision mark: "...", "…" (NFKC makes it "..."), in brackets or not.
+var elisionMark = regexp.MustCompile(`\s*[\[(]?\s*\.\.\.+\s*[\])]?\s*`)
 
 // elided splits a quote at its elision marks into the pieces it quotes, dropping pieces
 // with no words.
-func elided(quote string) [][]token {
+func (c checker) elided(quote string) [][]token {
 	var pieces [][]token
 	for _, p := range elisionMark.Split(norm.NFKC.String(quote), -1) {
-		if t := tokenize(p, maxQuoteTokens); len(t) > 0 {
+		if t := c.tokenize(p, maxQuoteTokens); len(t) > 0 {
 			pieces = append(pieces, t)
 		}
 	}
 	return pieces
-}
-
-// span is the record's text from its token i to its token j (exclusive).
-func span(rec []token, i, j int) string {
-	if i >= j || j > len(rec) {
-		return ""
-	}
-	return strings.Join(strings.Fields((*rec[i].text)[rec[i].start:rec[j-1].end]), " ")
 }

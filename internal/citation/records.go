@@ -14,9 +14,14 @@ package citation
 //   - the markdown and the structured JSON of @cyanheads/pubmed-mcp-server's tools
 //     (pubmed_search_articles, pubmed_fetch_articles, pubmed_europepmc_search,
 //     pubmed_find_related, pubmed_fetch_fulltext), and Semantic Scholar's papers;
-//   - any other JSON by its usual field names;
+//   - any other JSON by its usual field names, in any case and with any separators
+//     ("Abstract", "abstract_text"), and an abstract under a key of its own;
+//   - plain text listing sources as blocks of fields ("Title: ...", "DOI: ...",
+//     "Abstract: ..."), one record a block;
 //   - prose: one record, holding the whole text, naming the ids the text writes whole
-//     with their scheme ("doi:", a doi.org link, "PMID: n", "arXiv:", "ISBN").
+//     with their scheme ("doi:", a doi.org link, "PMID: n", "PubMed ID: n", "PMC n",
+//     "arXiv:", "ISBN"). Prose that names more than one source (Record.Unsplit) is no one
+//     source's text: a quote cited from it is unsupported, whichever id it cites.
 //
 // An id a result lists with nothing said of it (PubMed's list of PMIDs beyond the
 // summaries) is a record without text: the source was returned, and any quote of it is
@@ -47,6 +52,21 @@ type Record struct {
 	IDs     []ID    // every identifier the record gives (doi, pmid, pmcid, arxiv, openalex, its own id/key)
 	Text    string  // what the record says in prose (title, snippet, abstract, ...), of this record only
 	Details Details // bibliographic details
+	// Unsplit marks a result read as prose that names more than one source (two DOIs,
+	// two PMIDs): the reader could not split it into a record of each, so its text is no
+	// one source's, and no quote can be checked against it.
+	Unsplit bool
+}
+
+// sources is how many sources a record's ids name at least: the most ids of one scheme.
+func (r Record) sources() int {
+	n := map[string]int{}
+	most := 1
+	for _, id := range r.IDs {
+		n[id.Scheme]++
+		most = max(most, n[id.Scheme])
+	}
+	return most
 }
 
 // Details are what a record says of its source. ID is the record's own id as the tool
@@ -67,13 +87,16 @@ func (r Record) Has(id string) bool {
 // FindRecord is the record a tool result gives for id: the records naming it whole,
 // merged (a result may give one source twice: a list of PMIDs and a summary), with their
 // texts joined and the richest details, filled in from the others.
-func FindRecord(content, id string) (Record, bool) {
+func FindRecord(content, id string) (Record, bool) { return findRecord(Records(content), id) }
+
+// findRecord is FindRecord over a result's records, read already.
+func findRecord(recs []Record, id string) (Record, bool) {
 	want := ParseID(id)
 	if want.Value == "" {
 		return Record{}, false
 	}
 	var found []Record
-	for _, r := range Records(content) {
+	for _, r := range recs {
 		if slices.ContainsFunc(r.IDs, want.Matches) {
 			found = append(found, r)
 		}
@@ -95,6 +118,7 @@ func merge(rs []Record) Record {
 	out := Record{Details: rs[best].Details}
 	var texts []string
 	for _, r := range append([]Record{rs[best]}, append(slices.Clone(rs[:best]), rs[best+1:]...)...) {
+		out.Unsplit = out.Unsplit || r.Unsplit
 		for _, id := range r.IDs {
 			out.addID(id)
 		}
@@ -226,12 +250,27 @@ func Records(content string) []Record {
 }
 
 // proseRecord is a result read as prose: one record holding the whole text, naming the
-// ids the text writes whole with their scheme, and any given.
+// ids the text writes whole with their scheme, and any given. When those are the ids of
+// more than one source, the record is unsplit: the text is no one source's.
 func proseRecord(text string, ids []ID) Record {
 	r := Record{Text: text}
 	for _, id := range append(ids, textIDs(text)...) {
 		r.addID(id)
 	}
+	r.Unsplit = !oneArticle(r.IDs)
 	r.finish()
 	return r
+}
+
+// oneArticle says whether ids can be one article's as prose names it: at most one DOI,
+// one PMID and one PMCID ("PMID: 1; doi:10.1/x"). Any other ids (two DOIs, a DOI and an
+// arXiv id, an ISBN) may name several sources, and prose does not say which sentence is
+// which source's.
+func oneArticle(ids []ID) bool {
+	for _, id := range ids {
+		if id.Scheme != SchemeDOI && id.Scheme != SchemePMID && id.Scheme != SchemePMCID {
+			return len(ids) <= 1
+		}
+	}
+	return oneEach(ids)
 }

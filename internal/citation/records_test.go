@@ -2,6 +2,8 @@ package citation
 
 import (
 	"os"
+
+	"github.com/cosci-dev/cosci/internal/research"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -293,8 +295,8 @@ func TestRecordsOfUnknownShapes(t *testing.T) {
 // records without text.
 func TestRecordsOfAmbiguousProse(t *testing.T) {
 	section := "### Two works\n**DOI:** 10.1000/a\n**DOI:** 10.1000/b\nMicroglia spread tau.\n"
-	if recs := Records(section); len(recs) != 1 || recs[0].Details.Title != "" || !recs[0].Has("10.1000/a") || !recs[0].Has("10.1000/b") {
-		t.Errorf("a section naming two works: %+v; want one prose record, without a title", recs)
+	if recs := Records(section); len(recs) != 1 || recs[0].Details.Title != "" || !recs[0].Has("10.1000/a") || !recs[0].Has("10.1000/b") || !recs[0].Unsplit {
+		t.Errorf("a section naming two works: %+v; want one unsplit prose record, without a title", recs)
 	}
 	list := "Found:\n- Smith 2020, doi:10.1000/a, comments on doi:10.1000/b: microglia spread tau.\n- Lee 2021, doi:10.1000/c: astrocytes clear tau.\n"
 	a, okA := FindRecord(list, "10.1000/a")
@@ -304,6 +306,56 @@ func TestRecordsOfAmbiguousProse(t *testing.T) {
 	}
 	if !okC || !has(c.Text, "astrocytes clear tau") || has(c.Text, "microglia spread tau") || c.Details.Year != 2021 {
 		t.Errorf("an item naming one work: %+v, %v", c, okC)
+	}
+}
+
+// Every shape is read one record per source: a plain-text list of papers, JSON whatever
+// the case of its keys or the name of its abstract's field; prose that names several
+// sources and cannot be split is no one source's, and a quote of it is unsupported
+// whichever id it cites.
+func TestRecordsKeptApart(t *testing.T) {
+	plain := "Found 2 papers.\n\nTitle: Microglia carry tau\nAuthors: Ito K, Müller A\nDOI: 10.5555/split.1\nAbstract: Depleting microglia halved the spread of tau in mice.\n\n" +
+		"Title: Astrocytes and APOE\nDOI: 10.5555/split.2\nPubMed ID: 36509999\nAbstract: Astrocytic APOE4 increased tau seeding by 30% in organoids.\n"
+	capital := `[{"ID":"a1","DOI":"10.5555/cap.1","Title":"One","Abstract":"Exercise raised BDNF in older adults."},` +
+		`{"ID":"a2","DOI":"10.5555/cap.2","Title":"Two","Abstract":"Sleep loss lowered BDNF in students."}]`
+	unknownKey := `{"records":[{"id":"k1","doi":"10.5555/key.1","title":"A title","paper_abstract_text":"Nitrogen addition reduced fungal richness by 18% across 40 grassland sites."}]}`
+	forms := "See PubMed ID: 36509999 (PMC 9876543) for the cohort."
+	if r, ok := FindRecord(forms, "PMC9876543"); !ok || !r.Has("36509999") {
+		t.Errorf("PubMed ID and PMC n: %+v, %v", r, ok)
+	}
+	prose := "Two papers matter here: doi:10.5555/prose.1 found that warming advanced flowering by 4.2 days per degree, and doi:10.5555/prose.2 found no such shift in alpine species."
+	tests := []struct {
+		name, content, id, own, other string
+		records                       int
+	}{
+		{"plain text, first", plain, "10.5555/split.1", "halved the spread of tau", "Astrocytic APOE4", 2},
+		{"plain text, second", plain, "PMID:36509999", "Astrocytic APOE4 increased tau seeding", "halved the spread", 2},
+		{"capitalised keys", capital, "10.5555/cap.2", "Sleep loss lowered BDNF", "Exercise raised", 2},
+		{"an abstract under a key of its own", unknownKey, "10.5555/key.1", "reduced fungal richness by 18%", "", 1},
+	}
+	for _, tt := range tests {
+		if n := len(Records(tt.content)); n != tt.records {
+			t.Errorf("%s: %d records, want %d", tt.name, n, tt.records)
+		}
+		r, ok := FindRecord(tt.content, tt.id)
+		if !ok || r.Unsplit || !has(r.Text, tt.own) || tt.other != "" && has(r.Text, tt.other) {
+			t.Errorf("%s: %+v, %v", tt.name, r, ok)
+		}
+	}
+	refs := []research.Reference{
+		{ID: "10.5555/prose.1", Source: "p", Quote: "warming advanced flowering by 4.2 days per degree"},
+		{ID: "10.5555/prose.2", Source: "p", Quote: "warming advanced flowering by 4.2 days per degree"},
+		{ID: "10.5555/split.2", Source: "s", Quote: "Depleting microglia halved the spread of tau in mice."},
+		{ID: "PMID: 36509999", Source: "s", Quote: "Astrocytic APOE4 increased tau seeding by 30% in organoids."},
+	}
+	got := Check(refs, map[string]string{"p": prose, "s": plain})
+	for i, want := range []string{research.CitationUnsupported, research.CitationUnsupported, research.CitationUnsupported, research.CitationVerified} {
+		if got[i].Verdict != want {
+			t.Errorf("reference %d: %s (%s), want %s", i, got[i].Verdict, got[i].Note, want)
+		}
+	}
+	if !strings.Contains(got[0].Note, "cannot tell which source") {
+		t.Errorf("an unsplit result's note: %q", got[0].Note)
 	}
 }
 
@@ -349,11 +401,9 @@ func TestRecordsBounds(t *testing.T) {
 		if len(recs) > maxRecords {
 			t.Errorf("%s: %d records, more than %d", tt.name, len(recs), maxRecords)
 		}
-		d := time.Since(start)
-		if d > 10*time.Second {
-			t.Errorf("%s: took %v", tt.name, d)
-		}
-		t.Logf("%s: %d records in %v", tt.name, len(recs), d)
+		// No time limit here (a loaded machine is no slower reader): what runs away, a
+		// reading quadratic in these sizes, runs into the suite's own timeout.
+		t.Logf("%s: %d records in %v", tt.name, len(recs), time.Since(start))
 	}
 	if n := len(Records(many.String())); n != maxRecords {
 		t.Errorf("many records: %d, want the first %d", n, maxRecords)

@@ -46,14 +46,81 @@ func firstString(v any) string {
 	return ""
 }
 
-// firstKey is the value of the first of the keys the object has.
+// firstKey is the value of the first of the keys the object has (get).
 func firstKey(o map[string]any, keys ...string) any {
 	for _, k := range keys {
-		if v, ok := o[k]; ok {
+		if v, ok := lookup(o, k); ok {
 			return v
 		}
 	}
 	return nil
+}
+
+// get is the value of a key of an object, written as the key is or in any case and with
+// any separators ("abstract" finds "Abstract" and "ABSTRACT", "abstractText" finds
+// "abstract_text"): APIs and tools name one field in many ways.
+func get(o map[string]any, key string) any {
+	v, _ := lookup(o, key)
+	return v
+}
+
+func lookup(o map[string]any, key string) (any, bool) {
+	if v, ok := o[key]; ok {
+		return v, true
+	}
+	best, found := "", false
+	for k := range o {
+		if sameKey(k, key) && (!found || k < best) { // of two keys that fold alike, the first in order
+			best, found = k, true
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	return o[best], true
+}
+
+// sameKey says whether two keys are the same in lower case without separators
+// (foldKey), without building either's fold.
+func sameKey(a, b string) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && keySkip(a[i]) {
+			i++
+		}
+		for j < len(b) && keySkip(b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if keyLower(a[i]) != keyLower(b[j]) {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+}
+
+func keySkip(c byte) bool {
+	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+}
+
+func keyLower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// foldKey is a key in lower case without separators.
+func foldKey(k string) string {
+	b := make([]byte, 0, len(k))
+	for j := 0; j < len(k); j++ {
+		if c := k[j]; !keySkip(c) {
+			b = append(b, keyLower(c))
+		}
+	}
+	return string(b)
 }
 
 // dig follows a path of object keys.
@@ -63,7 +130,7 @@ func dig(v any, path ...string) any {
 		if !ok {
 			return nil
 		}
-		v = m[k]
+		v = get(m, k)
 	}
 	return v
 }

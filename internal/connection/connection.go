@@ -1,6 +1,7 @@
 // Package connection dials the Temporal server the way every cosci program does: options
 // from the environment and temporal.toml profiles (go.temporal.io/sdk/contrib/envconfig),
-// logs through log/slog, and an error that says what to do when no server answers.
+// logs through log/slog, queries asked again when their answer is late (hedge.go), and an
+// error that says what to do when no server answers.
 package connection
 
 import (
@@ -40,7 +41,7 @@ func Options(logger *slog.Logger) (client.Options, error) {
 
 // Dial connects to Temporal, or explains how to get a server running. Each of with
 // amends the options first: the worker's metrics handler, tracing interceptor and data
-// converter.
+// converter. A query whose answer is late is asked again (hedge.go).
 func Dial(logger *slog.Logger, with ...func(*client.Options)) (client.Client, error) {
 	opts, err := Options(logger)
 	if err != nil {
@@ -49,6 +50,7 @@ func Dial(logger *slog.Logger, with ...func(*client.Options)) (client.Client, er
 	for _, f := range with {
 		f(&opts)
 	}
+	opts.Interceptors = append(opts.Interceptors, &queryHedge{after: hedgeAfter})
 	c, err := client.Dial(opts)
 	if err != nil {
 		if Local(opts.HostPort) {

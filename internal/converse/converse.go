@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -44,8 +43,9 @@ func (c Client) Ask(ctx context.Context, id string, req workflows.AskRequest) (w
 	return ans, err
 }
 
-// ErrEnded is Confirm's error for a session that has ended.
-var ErrEnded = errors.New("confirm: " + activities.EndedReason + "; nothing can change it now")
+// ErrEnded is Confirm's error for a session that has ended: what the EndedConversation
+// workflow answers to every confirmation.
+var ErrEnded = errors.New(workflows.EndedConfirmRefusal)
 
 // Confirm applies one proposal of an answer as req.By's command. It returns ErrEnded if
 // the session has ended.
@@ -79,10 +79,12 @@ func (c Client) Conversation(ctx context.Context, id string, p workflows.Page) (
 	return v, err
 }
 
-// Ended says the session's workflow has closed, or refused a message because it ended.
+// Ended says the session's workflow has closed (the server's words for an update to a
+// closed workflow: "workflow execution already completed"), or its run refused a message
+// because the session has ended (workflows.EndedAskRefusal).
 func Ended(err error) bool {
 	var notFound *serviceerror.NotFound
 	var app *temporal.ApplicationError
 	return errors.As(err, &notFound) && strings.Contains(notFound.Message, "already completed") ||
-		errors.As(err, &app) && strings.Contains(app.Message(), activities.EndedReason+"; ask its final state")
+		errors.As(err, &app) && strings.Contains(app.Message(), workflows.EndedAskRefusal)
 }

@@ -159,8 +159,7 @@ func Handler(next http.Handler, o Options) http.Handler {
 		want = sha256.Sum256([]byte(o.Token))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !slices.Contains(hosts, hostname(r.Host)) {
-			http.Error(w, "this server does not answer to the host the request names (its Host header); if clients reach it by that name, its operator adds it with --allowed-host", http.StatusForbidden)
+		if !hostAllowed(w, r, hosts, "--allowed-host") {
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" {
@@ -207,6 +206,35 @@ func Handler(next http.Handler, o Options) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed says whether the request's Host names one of hosts, and answers 403 if not.
+func hostAllowed(w http.ResponseWriter, r *http.Request, hosts []string, flag string) bool {
+	if slices.Contains(hosts, hostname(r.Host)) {
+		return true
+	}
+	http.Error(w, "this server does not answer to the host the request names (its Host header); if clients reach it by that name, its operator adds it with "+flag, http.StatusForbidden)
+	return false
+}
+
+// Pages guards a server of web pages (the desk) against DNS rebinding: a request whose
+// Host names none of hosts is refused, and so is one whose Origin is neither the page's
+// own (the scheme and the Host it asked for) nor one of origins (scheme://host:port, the
+// server's public address behind a proxy). A page of another site whose name now
+// resolves to 127.0.0.1 sends its own name as Host, and its own origin: both are refused,
+// so it reads nothing, and the CSRF token of a page it never got does not help it. flag
+// names the setting that adds a host, for the refusal's message.
+func Pages(next http.Handler, hosts, origins []string, flag string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(w, r, hosts, flag) {
+			return
+		}
+		if o := strings.TrimRight(r.Header.Get("Origin"), "/"); o != "" && o != "http://"+r.Host && o != "https://"+r.Host && !slices.Contains(origins, o) {
+			http.Error(w, "pages of another origin may not call this server (its Origin header)", http.StatusForbidden)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

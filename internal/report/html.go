@@ -111,7 +111,10 @@ func (v *view) row(e session.Entry) pageRow {
 
 func source(c cited) pageSource {
 	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
-		Passage: oneLine(c.Passage), Note: oneLine(c.Note), At: Location(c.Reference)}
+		Note: oneLine(c.Note), At: Location(c.Reference)}
+	if c.Verdict != research.CitationVerified {
+		s.Passage = oneLine(c.Passage) // a verified quote is the source's words
+	}
 	if s.Link == "" {
 		s.Address = address(c.Reference)
 	}
@@ -122,7 +125,7 @@ func source(c cited) pageSource {
 		s.Line = c.ID // a record without a title (prose, a bare id): the id names it
 	}
 	if c.Verdict != "" {
-		s.Verdict, s.Class = verdicts.word(c.Verdict), c.Verdict
+		s.Verdict, s.Class = verdicts.word(c.Verdict), strings.ReplaceAll(c.Verdict, " ", "-") // "out-of-context"
 	}
 	if c.Support != "" {
 		s.Support, s.SupportClass, s.SupportNote = supports.word(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
@@ -288,7 +291,7 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .hyp { border: 1px solid var(--rule); border-radius: 6px; padding: .2rem 1.1rem 1rem; margin: 1.2rem 0; }
 .meta { color: var(--muted); font-size: .93rem; }
 .verdict { font-size: .85rem; font-weight: 600; padding: 0 .4em; border-radius: 3px; white-space: nowrap; }
-.verified, .support-supports { color: var(--ok); background: #e8f4ec; } .altered, .unsupported, .support-irrelevant { color: var(--warn); background: #fbf0e1; } .invented, .contradicted, .support-contradicts { color: var(--bad); background: #fbe9e8; } .unchecked { color: var(--muted); background: #f2f4f7; }
+.verified, .support-supports { color: var(--ok); background: #e8f4ec; } .altered, .overstated, .out-of-context, .unsupported, .support-irrelevant, .support-overstates { color: var(--warn); background: #fbf0e1; } .invented, .contradicted, .support-contradicts { color: var(--bad); background: #fbe9e8; } .unchecked { color: var(--muted); background: #f2f4f7; }
 .claim { font-size: .9rem; margin-top: .25rem; }
 ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 @media print { nav { display: none; } .hyp { break-inside: avoid; } a { color: inherit; } }

@@ -95,3 +95,12 @@ func mdAddress(r research.Reference) string {
 	}
 	return ""
 }
+
+// SourceLink is where a reader may follow a cited source: its DOI's resolver, its URL or
+// its registry page, when that is an address a page may link (an http(s) URL with a host
+// and no user name); "" otherwise.
+func SourceLink(r research.Reference) string { return link(r) }
+
+// WebURL is a, when a page may link it (webURL): an http(s) URL with a host and no user
+// name; "" otherwise.
+func WebURL(a string) string { return webURL(a) }

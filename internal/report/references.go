@@ -23,7 +23,7 @@ type cited struct {
 	research.Reference
 	Verdict string // research.Citation* or unchecked
 	Note    string
-	Passage string // the record's passage closest to an altered or contradicted quote
+	Passage string // the record's words the check read the quote against (shown when it is not verified)
 	Support string // research.Support*, or "" when no review judged it
 	// SupportNote is the judging review's reason.
 	SupportNote string
@@ -45,7 +45,9 @@ type grade struct{ value, word string }
 var verdicts = scale{
 	{unchecked, "not checked yet"},
 	{research.CitationVerified, "verified"},
-	{research.CitationAltered, "altered: close to its source, not its words"},
+	{research.CitationAltered, "flagged: altered, not its source's words"},
+	{research.CitationOverstated, "flagged: overstated, claims more than its source"},
+	{research.CitationOutOfContext, "flagged: out of context, without what governs it in its source"},
 	{research.CitationUnsupported, "flagged: its source does not say this"},
 	{research.CitationContradicted, "flagged: its source says otherwise"},
 	{research.CitationInvented, "flagged: no tool returned this source"},
@@ -57,6 +59,7 @@ var supports = scale{
 	{"", ""},
 	{research.SupportSupports, "supports the claim"},
 	{research.SupportIrrelevant, "flagged: does not bear on the claim"},
+	{research.SupportOverstates, "flagged: the claim says more than it"},
 	{research.SupportContradicts, "flagged: contradicts the claim"},
 }
 
@@ -207,7 +210,7 @@ func references(b *bytes.Buffer, cs []cited) {
 				}
 			}
 		}
-		if p := mdText(c.Passage); p != "" {
+		if p := mdText(c.Passage); p != "" && c.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  The source's words: %s", p)
 		}
 		if n := mdText(c.Note); n != "" && c.Verdict != research.CitationVerified {

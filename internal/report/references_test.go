@@ -235,6 +235,46 @@ func TestCitationVerdictsAndSupport(t *testing.T) {
 	}
 }
 
+// TestOverstatedAndOutOfContext: the report names an overstated quote and one out of
+// context, each with the source's words beside it (the governing words a fragment left
+// out included), and a verified quote without them: it is the source's words.
+func TestOverstatedAndOutOfContext(t *testing.T) {
+	in := cites()
+	h := in.Hypotheses["gen/00"]
+	h.References[0].Quote = "ppGpp drives tolerance in all persisters."
+	h.References[1].Quote = "ppGpp drives tolerance."
+	in.Hypotheses["gen/00"] = h
+	in.Reviews["gen/00"][1].Citations = []research.CitationCheck{
+		{ID: h.References[0].ID, Verdict: research.CitationOverstated, Note: `the quote claims more than the record: it generalises the record's "some"`,
+			Passage: "ppGpp drives tolerance in some persisters"},
+		{ID: h.References[1].ID, Verdict: research.CitationOutOfContext, Note: `the quote leaves out what governs it: "It has been proposed that" before it attributes it to others`,
+			Passage: "It has been proposed that ppGpp drives tolerance.", Support: research.SupportOverstates, SupportNote: "the passage only reports a proposal"},
+		{ID: h.References[2].ID, Verdict: research.CitationVerified, Passage: "a verified quote's sentence"},
+	}
+	f := render(t, in)
+	md := string(f.Markdown)
+	inOrder(t, md,
+		"— *flagged: overstated, claims more than its source*", "> ppGpp drives tolerance in all persisters.", "The source's words: ppGpp drives tolerance in some persisters",
+		"— *flagged: out of context, without what governs it in its source*; *flagged: the claim says more than it*", "> ppGpp drives tolerance.",
+		"The source's words: It has been proposed that ppGpp drives tolerance.", "Support: the passage only reports a proposal",
+	)
+	page := string(f.HTML)
+	for _, want := range []string{
+		`<span class="verdict overstated">flagged: overstated, claims more than its source</span>`,
+		`<span class="verdict out-of-context">flagged: out of context, without what governs it in its source</span>`,
+		`<span class="verdict support-overstates">flagged: the claim says more than it</span>`,
+		`The source's words: <q>It has been proposed that ppGpp drives tolerance.</q>`,
+		`.out-of-context`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the HTML report lacks %s", want)
+		}
+	}
+	if strings.Contains(md+page, "a verified quote's sentence") {
+		t.Error("the report shows a verified quote's passage")
+	}
+}
+
 // TestOtherLiteratureIDs: a source a literature service gave without a DOI or URL is
 // linked at the registry of its id, and the bibliographies carry its PubMed, PMC and
 // arXiv ids.
@@ -279,6 +319,9 @@ func TestScales(t *testing.T) {
 		{"invented over contradicted", verdicts, research.CitationInvented, research.CitationContradicted, true, "flagged: no tool returned this source"},
 		{"contradicted over unsupported", verdicts, research.CitationContradicted, research.CitationUnsupported, true, "flagged: its source says otherwise"},
 		{"unsupported over altered", verdicts, research.CitationUnsupported, research.CitationAltered, true, "flagged: its source does not say this"},
+		{"out of context over overstated", verdicts, research.CitationOutOfContext, research.CitationOverstated, true, "flagged: out of context, without what governs it in its source"},
+		{"overstated over altered", verdicts, research.CitationOverstated, research.CitationAltered, true, "flagged: overstated, claims more than its source"},
+		{"overstates over irrelevant", supports, research.SupportOverstates, research.SupportIrrelevant, true, "flagged: the claim says more than it"},
 		{"verified over unchecked", verdicts, research.CitationVerified, unchecked, true, "verified"},
 		{"verified not over altered", verdicts, research.CitationVerified, research.CitationAltered, false, "verified"},
 		{"an unknown verdict not over unchecked", verdicts, "doubtful", unchecked, false, "not checked yet"},

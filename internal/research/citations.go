@@ -56,23 +56,30 @@ type Reference struct {
 // Citation verdicts: what checking a reference against the record the tool returned for
 // its id found.
 const (
-	CitationVerified     = "verified"     // the record holds the quote (up to case, spacing, punctuation, an elision)
-	CitationAltered      = "altered"      // close to a passage of the record, but not equal: a warning
-	CitationContradicted = "contradicted" // a passage of the record with its negation, a number or a direction changed
-	CitationUnsupported  = "unsupported"  // the record does not hold the quote, or only in pieces spliced together
-	CitationInvented     = "invented"     // no tool result the citing turn read returned the id
+	CitationVerified     = "verified"       // the record holds the quote, up to how it is written (case, spacing, spelling, ...) and a marked elision that changes no meaning
+	CitationAltered      = "altered"        // close to a passage of the record, with a content word changed, dropped or added
+	CitationOverstated   = "overstated"     // a passage of the record claimed more strongly: a hedge dropped, association made causal, a quantifier strengthened
+	CitationOutOfContext = "out of context" // the record's words, without the hedge, attribution, contrast or limitation that governs them
+	CitationContradicted = "contradicted"   // a passage of the record with its negation, a number or a direction changed, or a governing negation left out
+	CitationUnsupported  = "unsupported"    // the record does not hold the quote, or only in pieces spliced together or far apart
+	CitationInvented     = "invented"       // no tool result the citing turn read returned the id
 )
 
-// Support judgements: whether a quote that passes the check supports the claim it is
-// cited for, as a deep verification or full review judged it.
+// CitationVerdicts are the verdicts, from the best to the worst.
+var CitationVerdicts = []string{CitationVerified, CitationAltered, CitationOverstated, CitationOutOfContext,
+	CitationUnsupported, CitationContradicted, CitationInvented}
+
+// Support judgements: whether the source's passage supports the claim a citation is made
+// for, as a deep verification or full review judged it with the passage beside the quote.
 const (
 	SupportSupports    = "supports"
+	SupportOverstates  = "overstates" // the quote or the claim says more than the passage
 	SupportContradicts = "contradicts"
 	SupportIrrelevant  = "irrelevant"
 )
 
 // SupportJudgements are the judgements a review may make of a citation.
-var SupportJudgements = []string{SupportSupports, SupportContradicts, SupportIrrelevant}
+var SupportJudgements = []string{SupportSupports, SupportOverstates, SupportContradicts, SupportIrrelevant}
 
 // CitationCheck is one reference checked against the audit trail.
 type CitationCheck struct {
@@ -89,9 +96,50 @@ type CitationCheck struct {
 }
 
 // Flagged says whether the check found the citation dishonest or unsound: anything but
-// a verified quote that no review found contradicting or irrelevant to its claim.
+// a verified quote that no review found contradicting, overstating or irrelevant to its
+// claim.
 func (c CitationCheck) Flagged() bool {
-	return c.Verdict != CitationVerified || c.Support == SupportContradicts || c.Support == SupportIrrelevant
+	return c.Verdict != CitationVerified || c.Support == SupportContradicts || c.Support == SupportIrrelevant ||
+		c.Support == SupportOverstates
+}
+
+// Penalised says whether the citation costs the hypothesis that makes it something
+// (CitationCosts): its verdict or the review's support judgement weakens or discredits it.
+func (c CitationCheck) Penalised() bool {
+	return CitationCosts[c.Verdict].Weakens() || SupportCosts[c.Support].Weakens()
+}
+
+// CitationCost is what a citation costs a review of the hypothesis that makes it, as a
+// reader weighs it: marks taken from plausibility and testability, and whether it
+// discredits the hypothesis (the review's verdict becomes "reject"; else a weakened
+// hypothesis' "accept" becomes "revise").
+type CitationCost struct {
+	Plausibility, Testability float64
+	Discredits                bool
+	Why                       string
+}
+
+// Weakens says whether the cost takes anything from the hypothesis.
+func (c CitationCost) Weakens() bool { return c.Plausibility > 0 || c.Testability > 0 || c.Discredits }
+
+// CitationCosts are the costs of the check's verdicts: only a verified quote is free. A
+// quote its source does not hold as written (altered), claims more strongly (overstated)
+// or without what governs it (out of context), or does not hold at all, weakens the
+// hypothesis; an invented source or a quote its source contradicts discredits it.
+var CitationCosts = map[string]CitationCost{
+	CitationInvented:     {Plausibility: 3, Testability: 1, Discredits: true, Why: "no tool returned it"},
+	CitationContradicted: {Plausibility: 3, Discredits: true, Why: "its source says otherwise"},
+	CitationUnsupported:  {Plausibility: 1.5, Why: "its source does not say what is quoted"},
+	CitationOutOfContext: {Plausibility: 1.5, Why: "its quote leaves out what governs it in its source"},
+	CitationOverstated:   {Plausibility: 1.5, Why: "its quote claims more than its source"},
+	CitationAltered:      {Plausibility: 1.5, Why: "its quote changes its source's words"},
+}
+
+// SupportCosts are the costs of a review's support judgements.
+var SupportCosts = map[string]CitationCost{
+	SupportContradicts: {Plausibility: 3, Discredits: true, Why: "its source contradicts the claim it is cited for"},
+	SupportOverstates:  {Plausibility: 1.5, Why: "the claim it is cited for says more than its source"},
+	SupportIrrelevant:  {Plausibility: 1, Why: "its source does not bear on the claim it is cited for"},
 }
 
 // SupportJudgement is a review's judgement of one citation: does its quote support the
@@ -107,7 +155,12 @@ type SupportJudgement struct {
 const (
 	PlantedVerbatim    = "verbatim"     // honest: copied word for word
 	PlantedDrift       = "drift"        // honest: case, spacing, punctuation, Unicode drift
-	PlantedElided      = "elided"       // honest: a middle left out, marked "..."
+	PlantedSpelling    = "spelling"     // honest: British spelling for American, or the other way
+	PlantedGreek       = "greek"        // honest: Greek letters spelled out ("TNF-alpha")
+	PlantedNumberWords = "number-words" // honest: numbers in words for digits, or the other way
+	PlantedNotation    = "notation"     // honest: "p < .01" for "P < 0.01", "10 to 15%" for "10–15%"
+	PlantedFragment    = "fragment"     // honest: a clause that keeps what governs it
+	PlantedElided      = "elided"       // honest: a middle of a sentence, or between two adjacent ones, left out, marked "..."
 	PlantedInventedID  = "invented-id"  // an id no tool returned
 	PlantedNearMissID  = "near-miss-id" // an id cut short or off by a character
 	PlantedOtherRecord = "other-record" // a quote from another record of the same result
@@ -118,9 +171,27 @@ const (
 	PlantedOwnText     = "own-text"     // the citing text's own words quoted as the source's
 	PlantedIrrelevant  = "irrelevant"   // verbatim, cited for a claim it does not support
 	PlantedWrongPage   = "wrong-page"   // a passage of a full text quoted word for word, cited at another page
+
+	PlantedHedgeDropped   = "hedge-dropped"   // a hedge left out or made stronger ("may reduce" as "reduces")
+	PlantedCausal         = "causal"          // an association stated as a cause
+	PlantedQuantifier     = "quantifier"      // a quantifier strengthened ("some" as "all")
+	PlantedEntity         = "entity"          // a cell, molecule, drug, material or group put for another
+	PlantedSpecies        = "species"         // a species put for another ("mice" as "humans")
+	PlantedUnit           = "unit"            // a number's unit changed ("mg" as "g")
+	PlantedSign           = "sign"            // a number's sign or a comparator changed ("−0.05" as "0.05", "<" as ">")
+	PlantedDecimal        = "decimal"         // a decimal point moved or dropped ("2.5" as "25")
+	PlantedContextDropped = "context-dropped" // a fragment without the negation, hedge or attribution that governs it
+	PlantedElidedNegation = "elided-negation" // an elision over a negation or a hedge ("did ... reduce")
+	PlantedElidedDistant  = "elided-distant"  // an elision joining sentences that are not next to each other
+	PlantedUnsplit        = "unsplit"         // a quote of a result that names several sources and cannot be split
 )
 
 // PlantedHonest says whether a planted kind is an honest citation.
 func PlantedHonest(kind string) bool {
-	return kind == "" || kind == PlantedVerbatim || kind == PlantedDrift || kind == PlantedElided
+	switch kind {
+	case "", PlantedVerbatim, PlantedDrift, PlantedSpelling, PlantedGreek, PlantedNumberWords, PlantedNotation,
+		PlantedFragment, PlantedElided:
+		return true
+	}
+	return false
 }

@@ -1,6 +1,11 @@
 package research
 
-import "encoding/json"
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
 
 // The conversation with the session: what the converse agent is given, what it answers,
 // and each message as the store keeps it.
@@ -62,6 +67,25 @@ type ProposedCommand struct {
 	Command string          `json:"command"`
 	Args    json.RawMessage `json:"args,omitempty"`
 	Effect  string          `json:"effect"`
+}
+
+// Digest names exactly the command a proposal applies: its name and its arguments, as
+// canonical JSON (keys sorted, numbers as written, the same escapes whoever wrote it: the
+// store re-encodes what it keeps). The desk sends the digest of what it showed the
+// scientist with the confirmation, and the session applies the proposal only if it is
+// that command.
+func (p ProposedCommand) Digest() string {
+	args := []byte(p.Args)
+	dec := json.NewDecoder(bytes.NewReader(p.Args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	sum := sha256.Sum256(append([]byte(p.Command+"\n"), args...))
+	return hex.EncodeToString(sum[:])
 }
 
 // Message is one message of the conversation as the store keeps it, under its id.

@@ -32,6 +32,10 @@ type ReviewRequest struct {
 	// Tooling is the tools the turn may call and its conversation so far; zero for a
 	// turn without tools.
 	Tooling Tooling
+	// Citations are the check of each of the hypothesis' references, in order, made
+	// before a review that judges their support (full, deep verification): the review
+	// reads each quote beside its source's passage (CitationCheck.Passage) and verdict.
+	Citations []CitationCheck
 }
 
 // PlanRequest asks for the research plan.

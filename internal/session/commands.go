@@ -24,6 +24,9 @@ type Command struct {
 	// identity, the starter from --as or $USER. The session's event log records it with
 	// the command. Any command takes it; CleanBy bounds it and strips control characters.
 	By string `json:"by,omitempty"`
+	// BySig is the desk's signature of By (auth.Key.SignBy), which the event log records
+	// beside it: a page marks a By no desk signed. Any command takes it; CleanSig bounds it.
+	BySig string `json:"by_sig,omitempty"`
 	// suspend, terminate
 	Reason string `json:"reason,omitempty"`
 	// refine-goal
@@ -52,6 +55,24 @@ type Command struct {
 	Call     string `json:"call,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Result   string `json:"result,omitempty"`
+	// trust-tool, untrust-tool: the tool ("server.tool") whose calls stop, or start again,
+	// waiting for the scientist's approval in this session
+	Tool string `json:"tool,omitempty"`
+}
+
+// MaxSigLength bounds the signature of a By (BySig), in bytes.
+const MaxSigLength = 128
+
+// CleanSig is a signature of By as the session records it: as given when it is at most
+// MaxSigLength bytes of the characters a signature is made of, else "" (not signed). The
+// session cannot check it (it has no key); a page that shows the By does.
+func CleanSig(sig string) string {
+	if len(sig) > MaxSigLength || strings.ContainsFunc(sig, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_')
+	}) {
+		return ""
+	}
+	return sig
 }
 
 // MaxByLength bounds the identity a command names (By), in characters.
@@ -145,6 +166,14 @@ var Commands = []Spec{
 		Summary:     "approve or refuse a tool call that waits for you, or give its result",
 		Help:        "Answer a tool call that waits for your approval (see status): approve it, reject it (with a reason), or give its result yourself (result). The turn that asked goes on.",
 		Description: `Answer a tool call waiting for approval: {"call", "decision": "approve" | "reject"} or {"call", "result": "..."}.`},
+	{Name: "trust-tool", Fields: []string{"tool"}, Example: `{"tool": "literature.fetch"}`,
+		Summary:     "let a tool's calls run without your approval, in this session",
+		Help:        "Trust a tool for this session: its calls no longer wait for your approval, and those waiting now are approved. Undo it with untrust-tool.",
+		Description: "Trust a tool for this session: its calls stop waiting for approval (those waiting are approved); untrust-tool undoes it."},
+	{Name: "untrust-tool", Fields: []string{"tool"}, Example: `{"tool": "literature.fetch"}`,
+		Summary:     "make a trusted tool's calls wait for your approval again",
+		Help:        "Undo trust-tool: the tool's calls wait for your approval again, as the session's configuration and the workers' tools file say.",
+		Description: "Undo trust-tool: the tool's calls wait for approval again."},
 }
 
 // LookupCommand returns the command of that name.
@@ -191,7 +220,7 @@ func ParseCommand(name string, payload []byte) (Command, error) {
 	}
 	// Sorted, so the same bad payload always gets the same answer (this runs in workflow code).
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		if k != "by" && !slices.Contains(allowed, k) {
+		if k != "by" && k != "by_sig" && !slices.Contains(allowed, k) {
 			return cmd, fmt.Errorf("%s does not take %q; it takes %s", name, k, example(name))
 		}
 	}
@@ -227,9 +256,9 @@ func kindOf(field string) string {
 }
 
 func (c *Command) trim() {
-	c.By = CleanBy(c.By)
+	c.By, c.BySig = CleanBy(c.By), CleanSig(c.BySig)
 	for _, s := range []*string{&c.Reason, &c.Goal, &c.Focus, &c.Title, &c.Statement, &c.Rationale,
-		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away, &c.Call, &c.Decision, &c.Result} {
+		&c.HypothesisID, &c.Verdict, &c.Critique, &c.Toward, &c.Away, &c.Call, &c.Decision, &c.Result, &c.Tool} {
 		*s = strings.TrimSpace(*s)
 	}
 	kept := c.Predictions[:0]
@@ -319,6 +348,10 @@ func (c Command) check() error {
 			return fmt.Errorf(`answer-tool needs a "decision" (approve or reject) or a "result"`)
 		case utf8.RuneCountInString(c.Result) > MaxTextLength*4:
 			return fmt.Errorf("answer-tool: result is longer than %d characters", MaxTextLength*4)
+		}
+	case "trust-tool", "untrust-tool":
+		if _, tool, err := research.SplitTool(c.Tool); err != nil || tool == "*" {
+			return fmt.Errorf(`%s needs "tool": one tool, server.tool, e.g. %s`, c.Name, example(c.Name))
 		}
 	}
 	return nil

@@ -47,7 +47,9 @@ type Message struct {
 	ID   string `json:"id"`   // "m-0003", numbered across the whole session
 	Role string `json:"role"` // RoleScientist or RoleSession
 	By   string `json:"by,omitempty"`
-	Time string `json:"time"` // RFC 3339, UTC
+	// Signed is the desk's signature of By, "" for a message no desk sent (Command.BySig).
+	Signed string `json:"signed,omitempty"`
+	Time   string `json:"time"` // RFC 3339, UTC
 	// Proposals are the commands a session's answer proposed, in order.
 	Proposals []Proposal `json:"proposals,omitempty"`
 	// Failed says why the session could not answer a scientist's message ("" otherwise).
@@ -61,7 +63,8 @@ type Proposal struct {
 	Effect  string `json:"effect"`  // what confirming it does, in plain words (Effect)
 	Status  string `json:"status"`  // ProposalProposed, ProposalConfirmed or ProposalRefused
 	Reason  string `json:"reason,omitempty"`
-	By      string `json:"by,omitempty"` // who confirmed it
+	By      string `json:"by,omitempty"`     // who confirmed it
+	Signed  string `json:"signed,omitempty"` // the desk's signature of By
 }
 
 // MessageID names the n-th message of a session's conversation.

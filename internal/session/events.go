@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/lineage"
@@ -34,7 +36,10 @@ type Event struct {
 	Via     string `json:"via,omitempty"` // "signal", "update" or "conversation"
 	// By is who issued the command (Command.By), or who spoke in the conversation; ""
 	// when the sender named no one.
-	By       string `json:"by,omitempty"`
+	By string `json:"by,omitempty"`
+	// Signed is the desk's signature of By (Command.BySig), "" when no desk sent it:
+	// a By any client of the namespace may have written.
+	Signed   string `json:"signed,omitempty"`
 	Accepted *bool  `json:"accepted,omitempty"`
 	// For turns: the turn and the hypothesis it concerned.
 	Turn       string `json:"turn,omitempty"`
@@ -44,6 +49,64 @@ type Event struct {
 	// point it merges at: the Seq of the event that forked it.
 	Session string `json:"session,omitempty"`
 	At      int    `json:"at,omitempty"`
+}
+
+// Needs is what a session waits for its scientist for: tool calls to approve, proposals
+// of its answers to confirm, a suspension of its own (a spent budget, a failing provider)
+// to resolve. The workflow keeps it in its memo, which Temporal's list returns with every
+// session, so the desk shows what waits for whom across sessions without asking any.
+type Needs struct {
+	Calls     int    `json:"calls,omitempty"`
+	Proposals int    `json:"proposals,omitempty"`
+	Suspended string `json:"suspended,omitempty"` // why the session suspended itself
+}
+
+// Any says whether the session waits for its scientist at all.
+func (n Needs) Any() bool { return n.Calls > 0 || n.Proposals > 0 || n.Suspended != "" }
+
+// Rank orders sessions by how much they wait for their scientist: calls first (a turn
+// waits on each), then a suspension, then proposals; 0 for none.
+func (n Needs) Rank() int {
+	r := 0
+	if n.Calls > 0 {
+		r += 4
+	}
+	if n.Suspended != "" {
+		r += 2
+	}
+	if n.Proposals > 0 {
+		r++
+	}
+	return r
+}
+
+// Why says in a few words what the session waits for.
+func (n Needs) Why() string {
+	var parts []string
+	plural := func(k int, one, many string) string {
+		if k == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", k, many)
+	}
+	if n.Calls > 0 {
+		parts = append(parts, plural(n.Calls, "tool call", "tool calls")+" to approve")
+	}
+	if n.Proposals > 0 {
+		parts = append(parts, plural(n.Proposals, "proposal", "proposals")+" to confirm")
+	}
+	if n.Suspended != "" {
+		parts = append(parts, "suspended: "+n.Suspended)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Trust is a tool the scientist trusted for the session (trust-tool): its calls do not
+// wait for approval. By trusted it, at Time (RFC 3339, UTC).
+type Trust struct {
+	Tool string `json:"tool"`
+	By   string `json:"by,omitempty"`
+	Time string `json:"time"`
 }
 
 // Refinement is one change the scientist made to the goal.

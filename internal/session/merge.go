@@ -8,22 +8,58 @@ import (
 // Rank orders hypotheses by Elo, highest first, ties by id; excluded ones last.
 func Rank(entries []Entry) []Entry {
 	out := slices.Clone(entries)
-	slices.SortStableFunc(out, func(x, y Entry) int {
-		if (x.Excluded == "") != (y.Excluded == "") {
-			if x.Excluded == "" {
-				return -1
-			}
-			return 1
-		}
-		if x.Elo != y.Elo {
-			if x.Elo > y.Elo {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.ID, y.ID)
-	})
+	slices.SortStableFunc(out, rankOrder)
 	return out
+}
+
+// Top is the first n competing hypotheses of Rank(entries), in that order, found without
+// sorting the whole ranking: a session asks for its top few after every turn (the Web
+// UI's details, the supervisor's policy), and sorting thousands of records each time was
+// half of what replaying a run of a large session cost.
+func Top(entries []Entry, n int) []Entry {
+	if entries == nil {
+		return nil // as Rank's
+	}
+	top := make([]Entry, 0, max(0, min(n, len(entries))))
+	if n <= 0 {
+		return top
+	}
+	for _, e := range entries {
+		if e.Excluded != "" || len(top) == n && rankOrder(e, top[n-1]) >= 0 {
+			continue
+		}
+		// After every entry it does not rank before, as a stable sort keeps them.
+		i, _ := slices.BinarySearchFunc(top, e, func(x, e Entry) int {
+			if rankOrder(e, x) < 0 {
+				return 1
+			}
+			return -1
+		})
+		if len(top) < n {
+			top = append(top, Entry{})
+		}
+		copy(top[i+1:], top[i:len(top)-1])
+		top[i] = e
+	}
+	return top
+}
+
+// rankOrder is the ranking's order: competing before excluded, then Elo, highest first,
+// then id.
+func rankOrder(x, y Entry) int {
+	if (x.Excluded == "") != (y.Excluded == "") {
+		if x.Excluded == "" {
+			return -1
+		}
+		return 1
+	}
+	if x.Elo != y.Elo {
+		if x.Elo > y.Elo {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(x.ID, y.ID)
 }
 
 // Merge completes delta, a snapshot whose Hypotheses, Played, Edges and Results hold only

@@ -25,11 +25,16 @@ import (
 var (
 	// honestKinds and dishonestKinds are the kinds the simulator plants. An irrelevant
 	// citation is dishonest: its quote is true, but it does not support its claim.
-	honestKinds    = []string{research.PlantedVerbatim, research.PlantedDrift, research.PlantedElided}
+	honestKinds = []string{research.PlantedVerbatim, research.PlantedDrift, research.PlantedElided,
+		research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation,
+		research.PlantedFragment}
 	dishonestKinds = []string{
 		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
 		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
 		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant, research.PlantedWrongPage,
+		research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity,
+		research.PlantedSpecies, research.PlantedUnit, research.PlantedSign, research.PlantedDecimal,
+		research.PlantedContextDropped, research.PlantedElidedNegation, research.PlantedElidedDistant,
 	}
 	// easyKinds are what Offline plants when Plant is nil: quotes word for word, and
 	// made-up ones any check catches (an id no tool returned, the citing text's own
@@ -158,8 +163,20 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 				return c, false
 			}
 		}
+	case research.PlantedFragment:
+		c.Quote = fragment(rng, ss)
+	case research.PlantedContextDropped:
+		c.Quote = contextDropped(rng, ss)
+	case research.PlantedElidedNegation:
+		c.Quote = elideNegation(rng, ss)
+	case research.PlantedElidedDistant:
+		c.Quote = distant(rng, ss)
 	default:
-		return c, false
+		change, ok := rewrites[kind]
+		if !ok {
+			return c, false
+		}
+		c.Quote = changeOne(rng, ss, change)
 	}
 	n := utf8.RuneCountInString(c.Quote)
 	return c, n >= minQuote && n <= prompt.MaxQuoteLength && len(wordsOf(c.Quote)) >= prompt.MinQuoteWords
@@ -230,7 +247,8 @@ func drift(rng *rand.Rand, q string) string {
 	return d
 }
 
-// elide leaves a middle out, marked: of a long sentence, or the sentences between two.
+// elide leaves a middle out, marked, that governs nothing: of a long sentence, or
+// between two sentences next to each other.
 func elide(rng *rand.Rand, ss []string) string {
 	mark := pick(rng, []string{" ... ", " … ", " [...] "})
 	for _, i := range rng.Perm(len(ss)) {
@@ -238,14 +256,24 @@ func elide(rng *rand.Rand, ss []string) string {
 		if len(ws) >= 12 {
 			head := 4 + rng.IntN(len(ws)-11)
 			skip := 2 + rng.IntN(len(ws)-head-5)
+			gap := ws[head : head+skip]
+			if last := gap[len(gap)-1]; governing.MatchString(strings.Join(gap, " ")) || slices.ContainsFunc(gap, qualifying) ||
+				last == "to" || last == "that" || last == "of" || last == "as" {
+				continue
+			}
 			return strings.Join(ws[:head], " ") + mark + strings.Join(ws[head+skip:], " ")
 		}
 	}
-	if len(ss) >= 3 {
-		return ss[0] + mark + ss[2+rng.IntN(len(ss)-2)]
+	if len(ss) >= 2 {
+		i := rng.IntN(len(ss) - 1)
+		return ss[i] + mark + ss[i+1]
 	}
 	return ""
 }
+
+// qualifying says whether a word qualifies what it modifies ("partly", "modestly"): an
+// honest elision does not leave one out.
+func qualifying(w string) bool { return strings.HasSuffix(strings.TrimRight(w, ".,;:"), "ly") }
 
 // nearMiss is an id cut short or with one character changed, as a careless model copies
 // it: "…tau.01" for "…tau.010", "kim2021" for "kim2021bin1".
@@ -428,16 +456,19 @@ func claimsOf(texts ...string) []string {
 	return cs
 }
 
-// supportTruth is whether a reference's quote supports its claim, as the simulator
+// supportTruth is whether a reference's source supports its claim, as the simulator
 // planted it: a true quote cited for another claim is irrelevant to it; a source whose
-// negation or direction the quote reversed says the opposite of the claim; every other
-// quote was written to fit its claim.
+// negation, direction or sign the quote reversed says the opposite of the claim; one
+// whose hedge, limitation or governing context the quote dropped supports only a weaker
+// claim; every other quote was written to fit its claim.
 func supportTruth(ref research.Reference) string {
 	switch ref.Planted {
 	case research.PlantedIrrelevant:
 		return research.SupportIrrelevant
-	case research.PlantedNegated, research.PlantedDirection:
+	case research.PlantedNegated, research.PlantedDirection, research.PlantedSign, research.PlantedElidedNegation:
 		return research.SupportContradicts
+	case research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier, research.PlantedContextDropped:
+		return research.SupportOverstates
 	}
 	return research.SupportSupports
 }
@@ -445,6 +476,7 @@ func supportTruth(ref research.Reference) string {
 // supportNotes are what a reviewer says of each judgement.
 var supportNotes = map[string]string{
 	research.SupportSupports:    "the passage states what the claim rests on",
+	research.SupportOverstates:  "the passage supports only a weaker claim: the quote drops what qualifies it",
 	research.SupportContradicts: "the source says the opposite of what the claim needs",
 	research.SupportIrrelevant:  "the passage is about something other than the claim",
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	citecheck "github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/testcheck"
 )
@@ -24,7 +25,7 @@ const (
  {"id":"10.5555/cosci.tau.02","passage":"10.5555/cosci.tau.02#p3.2","page":3,"section":"results","title":"Sleep and tau","text":"Sleep deprivation raised interstitial tau in mice by twofold within a day. Chronic sleep loss accelerated the spread of tau pathology from the hippocampus to connected regions."},
  {"id":"10.5555/cosci.tau.02","passage":"10.5555/cosci.tau.02#p5.1","page":5,"section":"discussion","title":"Sleep and tau","text":"Neuronal activity during wakefulness releases tau into the interstitial fluid. Improving sleep may therefore slow the propagation of tau in early disease."},
  {"id":"10.5555/cosci.tau.010","passage":"10.5555/cosci.tau.010#p4.3","page":4,"section":"results","title":"Loss of TREM2 accelerates tau seeding","text":"Microglial clustering around plaques was reduced by 68% in Trem2-deficient mice, and plaques were more diffuse than in controls."}]}`
-	plantRecordA = `{"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","abstract":"TREM2 variants increase the risk of Alzheimer's disease, yet the effect of TREM2 on tau pathology remains controversial. We injected AD-tau into 5xFAD mice with and without Trem2 (n = 14 per group). Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months. Microglial clustering around plaques was reduced by 68%, and plaques were more diffuse. Loss of TREM2 did not change the number of neurofibrillary tangles in the cortex. These data indicate that microglial barriers restrict the seeding of tau by amyloid plaques."}`
+	plantRecordA = `{"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","abstract":"TREM2 variants increase the risk of Alzheimer's disease, yet the effect of TREM2 on tau pathology remains controversial. We injected AD-tau into 5xFAD mice with and without Trem2 (n = 14 per group). Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months. Microglial clustering around plaques was reduced by 68%, and plaques were more diffuse. Loss of TREM2 did not change the number of neurofibrillary tangles in the cortex. Plasma IL-1β was associated with tau seeding in some mice (r = −0.41; P < 0.01). A dose of 2.5 mg of the TREM2 agonist restored microglial clustering within 3–7 weeks. These data indicate that microglial barriers restrict the seeding of tau by amyloid plaques."}`
 	plantRecordB = `{"id":"kim2021bin1","title":"BIN1 limits tau uptake","abstract":"BIN1 is the second most significant genetic risk locus for late-onset Alzheimer's disease. Knockdown of BIN1 in cultured neurons increased the internalisation of tau fibrils by 37% and enlarged early endosomes. Conversely, overexpression of BIN1 reduced tau seeding in the biosensor assay by 45%. BIN1 may limit the endocytic uptake of pathological tau."}`
 )
 
@@ -97,6 +98,24 @@ func TestPlantKinds(t *testing.T) {
 				if !slices.Contains(plantClaims, c.Quote) || holds(text, q) {
 					t.Errorf("%s: %q is not the citing text's own", kind, q)
 				}
+			case research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation:
+				if c.ID != s.id || strings.Contains(text, q) || !nearly(text, q) {
+					t.Errorf("%s: %q is not a passage of %s written otherwise", kind, q, s.id)
+				}
+			case research.PlantedFragment, research.PlantedContextDropped:
+				if c.ID != s.id || !strings.Contains(text, q) || slices.Contains(sentences(text), q) {
+					t.Errorf("%s: %q is not a clause of %s", kind, q, s.id)
+				}
+			case research.PlantedElidedNegation, research.PlantedElidedDistant:
+				pieces := strings.Split(q, " ... ")
+				if c.ID != s.id || len(pieces) != 2 || !strings.Contains(text, pieces[0]) || !strings.Contains(text, pieces[1]) {
+					t.Errorf("%s: %q is not a marked elision of %s", kind, q, s.id)
+				}
+			case research.PlantedSign, research.PlantedDecimal, research.PlantedUnit, research.PlantedHedgeDropped,
+				research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies:
+				if c.ID != s.id || strings.Contains(text, q) || !nearly(text, q) {
+					t.Errorf("%s: %q is not a passage of %s with one change", kind, q, s.id)
+				}
 			default: // other-record, negated, number, direction, spliced
 				if c.ID != s.id || holds(text, q) {
 					t.Errorf("%s: %s holds %q", kind, s.id, q)
@@ -110,6 +129,23 @@ func TestPlantKinds(t *testing.T) {
 }
 
 func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// nearly says whether most of a quote's words are the text's: a passage with a word or
+// two changed or written otherwise.
+func nearly(text, quote string) bool {
+	in := map[string]bool{}
+	for _, w := range wordsOf(text) {
+		in[w] = true
+	}
+	ws := wordsOf(quote)
+	n := 0
+	for _, w := range ws {
+		if in[w] {
+			n++
+		}
+	}
+	return len(ws) > 0 && float64(n) >= 0.75*float64(len(ws))
+}
 
 // Changes that turn a passage into a false one, each made and only where it can be.
 func TestPlantChanges(t *testing.T) {
@@ -162,7 +198,7 @@ func TestParseKinds(t *testing.T) {
 			}
 		})
 	}
-	if len(PlantKinds()) != 13 {
+	if len(PlantKinds()) != 29 {
 		t.Errorf("%d kinds: %q", len(PlantKinds()), PlantKinds())
 	}
 }
@@ -304,6 +340,36 @@ func TestReviewJudgesSupport(t *testing.T) {
 			if typ == research.ReviewInitial && len(got) != 0 || typ != research.ReviewInitial && !slices.Equal(got, want) {
 				t.Errorf("%s review judged %q", typ, got)
 			}
+		}
+	}
+}
+
+// The kinds the simulator plants are what the citation check reads them as: an honest one
+// verified, a dishonest one penalised (an irrelevant quote is verbatim: the check verifies
+// it, and the review's support judgement is what catches it). BenchmarkGrounding
+// measures the same in whole sessions.
+func TestPlantedAsTheCheckReadsThem(t *testing.T) {
+	r := plantReading()
+	results := []citecheck.Result{{Source: "hits", Content: plantHits}, {Source: "a", Content: plantRecordA}, {Source: "b", Content: plantRecordB}}
+	records := map[string]string{"hits": plantHits, "a": plantRecordA, "b": plantRecordB}
+	for _, kind := range PlantKinds() {
+		made, wrong := 0, []string{}
+		for seed := range int64(40) {
+			rng := newRand(seed, "t")
+			c, ok := plant(rng, kind, r.sources[rng.IntN(len(r.sources))], r, plantClaims)
+			if !ok {
+				continue
+			}
+			made++
+			ref := citecheck.Resolve([]research.Reference{{ID: c.ID, Quote: c.Quote, Claim: c.Claim}}, results, nil)[0]
+			check := citecheck.Check([]research.Reference{ref}, records)[0]
+			honest := research.PlantedHonest(kind) || kind == research.PlantedIrrelevant
+			if honest && check.Verdict != research.CitationVerified || !honest && !check.Penalised() {
+				wrong = append(wrong, fmt.Sprintf("%q: %s (%s)", c.Quote, check.Verdict, check.Note))
+			}
+		}
+		if len(wrong) > 0 {
+			t.Errorf("%s: %d of %d read otherwise than planted, as %s", kind, len(wrong), made, strings.Join(wrong[:min(3, len(wrong))], "; "))
 		}
 	}
 }

@@ -29,3 +29,20 @@ func (s *Store) Access(ctx context.Context, sessionID string) (rec access.Record
 	found, err = s.find(ctx, sessionID, AccessFile, "access record", &rec)
 	return rec, found, err
 }
+
+// CreateAccess writes a new session's access record only where none exists, so that
+// starting a session never replaces the grants of one that holds the id already; of two
+// desks that race, one writes. created says whether rec is now the record.
+func (s *Store) CreateAccess(ctx context.Context, sessionID string, rec access.Record) (created bool, err error) {
+	if rec.SessionID != sessionID {
+		return false, fmt.Errorf("store: access record of session %q written to session %q", rec.SessionID, sessionID)
+	}
+	if err := s.put(ctx, sessionID, AccessFile, rec, true); err != nil {
+		return false, err
+	}
+	got, found, err := s.Access(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	return found && got.Owner == rec.Owner && len(got.Grants) == 0 && len(rec.Grants) == 0, nil
+}

@@ -36,3 +36,26 @@ func testAccessRoundTrip(t *testing.T, s *Store) {
 		t.Error("a report artefact replaced the access record")
 	}
 }
+
+func TestCreateAccess(t *testing.T) { eachStore(t, testCreateAccess) }
+
+// testCreateAccess: a new session's record is written only where none exists; a start
+// under an id that has one leaves its grants alone.
+func testCreateAccess(t *testing.T, s *Store) {
+	mine := access.Record{SessionID: "s", Owner: "ada@lab"}
+	if created, err := s.CreateAccess(tctx(t), "s", mine); err != nil || !created {
+		t.Fatalf("CreateAccess of a new session: %v, %v", created, err)
+	}
+	shared := access.Record{SessionID: "s", Owner: "ada@lab", Grants: []access.Grant{{Who: "bob@lab", Level: access.Read, By: "ada@lab", At: "now"}}}
+	if err := s.PutAccess(tctx(t), "s", shared); err != nil {
+		t.Fatal(err)
+	}
+	for _, owner := range []string{"mallory@lab", "ada@lab"} {
+		if created, err := s.CreateAccess(tctx(t), "s", access.Record{SessionID: "s", Owner: owner}); err != nil || created {
+			t.Errorf("CreateAccess by %s over an existing record: created %v, %v", owner, created, err)
+		}
+	}
+	if got, _, _ := s.Access(tctx(t), "s"); !reflect.DeepEqual(got, shared) {
+		t.Errorf("the record is %+v after the second start; want ada's with bob's grant", got)
+	}
+}

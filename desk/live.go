@@ -1,0 +1,291 @@
+package main
+
+// A session's page, and its stream: the page is rendered whole from one reading of the
+// session (one page query, the conversation's texts from the store); the stream sends the
+// live line and, as the session changes, the parts of the page that changed (its state,
+// the tool calls that wait, the conversation, the top of the ranking), each rendered for
+// the person watching, as the page itself would be. The page reads without JavaScript;
+// with the desk's script (static/live.js) those parts update in place.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/report"
+	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/workflows"
+)
+
+// pageSize is the ranking's page on the session page; convPageSize the conversation's,
+// which shows the latest messages unless the page asks for earlier ones (?c=offset).
+const (
+	pageSize     = 25
+	convPageSize = 50
+)
+
+// latest is the conversation's page of its latest messages.
+var latest = workflows.Page{Offset: -convPageSize, Limit: convPageSize}
+
+// liveParts are the parts of a session's page its stream keeps up to date, each a
+// template of session.html rendered into the element of that id.
+var liveParts = []string{"status", "waiting", "turns", "ranking-rows"}
+
+// read is one reading of session id: the page query's answer for the ranking's page at
+// offset and the conversation's at convAt, and the conversation with its texts (kept from
+// before when the session's conversation did not change).
+func (d *desk) read(ctx context.Context, id string, offset int, convAt workflows.Page, before *snapshot) *snapshot {
+	at := time.Now()
+	v, err := d.be.Page(ctx, id, workflows.PageRequest{Ranking: workflows.Page{Offset: offset, Limit: pageSize}, Conversation: convAt})
+	if err != nil {
+		return &snapshot{Err: err, At: at}
+	}
+	snap := &snapshot{View: v, At: at}
+	if before != nil && before.Err == nil && before.ConvErr == "" && sameConversation(before.View, v) {
+		snap.Conv = before.Conv
+		return snap
+	}
+	live := &v.Conversation
+	if v.Status.State.Terminal() {
+		live = nil // an ended session's conversation is the store's
+	}
+	conv, convErr := d.conv.Page(ctx, id, live, convAt)
+	d.vouch(id, conv.Turns)
+	for _, turn := range conv.Turns {
+		for i := range turn.Citations {
+			turn.Citations[i].Cite = d.citeOf(id, "m/"+turn.ID, i, turn.Citations[i].Reference)
+		}
+	}
+	snap.Conv, snap.ConvErr = conv, errText(convErr)
+	return snap
+}
+
+// sameConversation says whether two page views hold the same conversation (and state,
+// which decides where the conversation is read from).
+func sameConversation(a, b workflows.PageView) bool {
+	x, _ := json.Marshal([]any{a.Conversation, a.Status.State})
+	y, _ := json.Marshal([]any{b.Conversation, b.Status.State})
+	return bytes.Equal(x, y)
+}
+
+// watched is the reading a session's watcher makes: the ranking's first page and the
+// conversation's latest messages, which is what a page open on the session shows.
+type watched struct{ d *desk }
+
+func (w watched) read(ctx context.Context, id string, before *snapshot) *snapshot {
+	return w.d.read(ctx, id, 0, latest, before)
+}
+
+// session is a session's page: the live line, the tool calls that wait, the
+// conversation, the commands, the ranking (paged), the report and the artefacts, the
+// sharing.
+func (d *desk) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	offset, convAt := pageOffsets(r)
+	// Access first, from the store or Temporal's visibility; then one query answers the
+	// whole page (the live line, the ranking's page, the conversation).
+	who, rec, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
+		return
+	}
+	snap := d.read(r.Context(), id, offset, convAt, nil)
+	if snap.Err != nil {
+		d.fail(w, r, snap.Err)
+		return
+	}
+	var files []string
+	for _, name := range report.Artefacts {
+		if _, err := d.st.File(r.Context(), id, name); err == nil {
+			files = append(files, name)
+		}
+	}
+	data := d.sessionData(who, rec, id, snap, offset)
+	data["Files"], data["HasReport"] = files, slices.Contains(files, report.HTMLFile)
+	data["CanShare"] = access.Decide(who.Identity, rec, access.ActShare).Allowed
+	data["Levels"] = access.Levels
+	// What the stream keeps up to date: the ranking on its first page, the conversation
+	// at its latest messages.
+	// Each with a digest of what the page shows of it, so the stream sends only what
+	// differs from that, not the page over again the moment it opens.
+	q := url.Values{}
+	for _, p := range liveParts {
+		if p == "ranking-rows" && offset > 0 || p == "turns" && r.URL.Query().Has("c") {
+			continue
+		}
+		q.Add("parts", p)
+		if html, err := d.part(p, data); err == nil {
+			q.Add("shown", p+":"+digest(html))
+		}
+	}
+	// A reading older than the page's would take the page back in time.
+	q.Set("since", strconv.FormatInt(snap.At.UnixNano(), 10))
+	data["Events"] = "/s/" + id + "/events?" + q.Encode()
+	d.render(w, r, http.StatusOK, "session", data)
+}
+
+// part renders one live part of the session page.
+func (d *desk) part(name string, data map[string]any) (string, error) {
+	var b bytes.Buffer
+	err := d.pages["session"].ExecuteTemplate(&b, name, data)
+	return b.String(), err
+}
+
+// digest names a rendering of a part.
+func digest(html string) string {
+	sum := sha256.Sum256([]byte(html))
+	return hex.EncodeToString(sum[:8])
+}
+
+// pageOffsets are the ranking's offset and the conversation's page a request asks for.
+func pageOffsets(r *http.Request) (int, workflows.Page) {
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	convAt := latest
+	if c, err := strconv.Atoi(r.URL.Query().Get("c")); err == nil && c >= 0 {
+		convAt.Offset = c
+	}
+	return max(offset, 0), convAt
+}
+
+// sessionData is what the session page and its live parts are rendered from.
+func (d *desk) sessionData(who auth.Who, rec access.Record, id string, snap *snapshot, offset int) map[string]any {
+	v, conv := snap.View, snap.Conv
+	convEnd := conv.Offset + len(conv.Turns)
+	return map[string]any{
+		"Who": who, "ID": id, "Status": v.Status, "State": v.State, "Line": progressLine(v.Progress), "Record": rec,
+		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
+		"Prev":     max(offset-pageSize, 0), "Next": offset + pageSize, "HasPrev": offset > 0, "HasNext": offset+pageSize < v.State.Total,
+		"Offset": offset, "Conversation": conv, "ConvFirst": conv.Offset + 1, "ConvLast": convEnd,
+		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total,
+		"ConversationNote": snap.ConvErr, "Converses": d.conv.Available(),
+		"Verdicts": research.Verdicts, "Ended": v.Status.State.Terminal(), "Mode": d.auth.Mode(),
+	}
+}
+
+// vouch marks in turns each "by" that no desk with this desk's key signed: a message or
+// a confirmation any client of the Temporal namespace may have written in anyone's name.
+func (d *desk) vouch(id string, turns []ConversationTurn) {
+	for i := range turns {
+		t := &turns[i]
+		t.Unsigned = t.By != "" && !d.vouched(id, t.By, t.Sig, t.Time)
+		for j := range t.Proposals {
+			p := &t.Proposals[j]
+			_, signed := d.auth.Key().SignedBy(id, p.By, p.Sig)
+			p.Unsigned = p.By != "" && !signed
+		}
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// streamLength is how long one stream lasts; the browser's EventSource then reconnects
+// by itself, and the person's access is checked again.
+const streamLength = 5 * time.Minute
+
+// events streams the session's live line and the parts of its page that change (Server-
+// Sent Events), from the hub's one watcher, each part rendered for this person.
+func (d *desk) events(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	who, rec, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
+		return
+	}
+	release, ok := d.streams.take(who.ID)
+	if !ok {
+		tooMany(w, 0, fmt.Sprintf("at most %d live pages at once for one person; close one (the page still reads without its live line)", maxStreams))
+		return
+	}
+	defer release()
+	// The parts this page keeps up to date, and what it shows of each (their digests).
+	var parts []string
+	for _, p := range r.URL.Query()["parts"] {
+		for _, p := range strings.Split(p, ",") {
+			if slices.Contains(liveParts, p) && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	since, _ := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64)
+	sent := map[string]string{}
+	for _, s := range r.URL.Query()["shown"] {
+		if p, h, ok := strings.Cut(s, ":"); ok && slices.Contains(parts, p) {
+			sent[p] = h
+		}
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	readings, done := d.hub.subscribe(id)
+	defer done()
+	end := time.NewTimer(streamLength)
+	defer end.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end.C:
+			return
+		case snap := <-readings:
+			if snap.At.UnixNano() < since {
+				continue // the page shows a later moment already
+			}
+			if err := d.send(w, who, rec, id, snap, parts, sent); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// send writes a reading's live line and each part that differs from what the page shows
+// (sent: the digest of each part as the page has it, updated).
+func (d *desk) send(w http.ResponseWriter, who auth.Who, rec access.Record, id string, snap *snapshot, parts []string, sent map[string]string) error {
+	line := "not answering: " + errText(snap.Err)
+	if snap.Err == nil {
+		line = progressLine(snap.View.Progress)
+	}
+	if line != sent["progress"] {
+		sent["progress"] = line
+		if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", strings.ReplaceAll(line, "\n", " ")); err != nil {
+			return err
+		}
+	}
+	if snap.Err != nil {
+		return nil
+	}
+	data := d.sessionData(who, rec, id, snap, 0)
+	for _, p := range parts {
+		html, err := d.part(p, data)
+		if err != nil {
+			d.log.Warn("desk: rendering a live part", "part", p, "err", err)
+			continue
+		}
+		if digest(html) == sent[p] {
+			continue
+		}
+		sent[p] = digest(html)
+		msg, _ := json.Marshal(map[string]string{"id": p, "html": html}) // one line: JSON escapes newlines
+		if _, err := fmt.Fprintf(w, "event: part\ndata: %s\n\n", msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}

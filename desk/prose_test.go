@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// TestAnswersAsProse: an answer's Markdown is shown as prose (paragraphs, lists, emphasis,
+// code, http(s) links), its hypothesis ids and cited ids linked; nothing of it becomes a
+// script, a handler, a frame or a link anywhere else.
+func TestAnswersAsProse(t *testing.T) {
+	cited := []Citation{{Reference: research.Reference{ID: "10.1000/tau.01", DOI: "10.1000/tau.01"}},
+		{Reference: research.Reference{ID: "kim2021", URL: "javascript:alert(1)"}}}
+	tests := []struct {
+		name, markdown string
+		want, not      []string
+	}{
+		{"paragraphs and a list", "First.\n\nThe leads:\n\n1. **h-0003**, *strongest*\n2. h-0012\n",
+			[]string{"<p>First.</p>", "<ol>", `<strong><a href="/s/s-1/h/h-0003">h-0003</a></strong>`, "<em>strongest</em>", `<a href="/s/s-1/h/h-0012">h-0012</a>`}, nil},
+		{"code keeps its ids", "Run `h-0003` as `x < y`.", []string{"<code>h-0003</code>", "<code>x &lt; y</code>"}, []string{`/h/h-0003"`}},
+		{"a cited id links to its source", "As 10.1000/tau.01 shows.", []string{`<a href="https://doi.org/10.1000/tau.01" rel="nofollow noopener" target="_blank">10.1000/tau.01</a>`}, nil},
+		{"a cited id with no address a page may follow", "As kim2021 shows.", []string{"As kim2021 shows."}, []string{"javascript", "<a "}},
+		{"http links", "See [the review](https://example.org/r).", []string{`href="https://example.org/r"`, `rel="nofollow noopener"`}, nil},
+		{"raw HTML", "Hi <script>alert(1)</script><img src=x onerror=alert(2)><iframe src=//evil>", []string{"Hi"}, []string{"<script", "<img", "onerror", "<iframe"}},
+		{"other schemes", "[a](javascript:alert(1)) [b](data:text/html,x) [c](vbscript:x)", nil, []string{"javascript", "data:", "vbscript"}},
+		{"a protocol-relative link", "[a](//evil.example/x)", nil, []string{"evil.example"}},
+		{"headings and tables are text", "# Big\n\n| a | b |\n|---|---|\n| 1 | 2 |", []string{"Big"}, []string{"<h1", "<table"}},
+	}
+	for _, tt := range tests {
+		got := string(prose("s-1", tt.markdown, cited))
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tt.name, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: %q has %q", tt.name, got, n)
+			}
+		}
+	}
+}
+
+// TestOnlyAnswersAreProse: the scientist's own message is shown as written, its Markdown
+// and markup escaped.
+func TestOnlyAnswersAreProse(t *testing.T) {
+	td, _ := newConversingDesk(t)
+	_, body := td.do(t, "ada@lab", "GET", "/s/s-1", nil)
+	if !strings.Contains(body, "Why &lt;script&gt;alert(1)&lt;/script&gt; tau?") {
+		t.Error("the scientist's message is not shown escaped")
+	}
+	if !strings.Contains(body, `<div class="text prose"><p>Microglia clear tau &amp; more.</p>`) {
+		t.Errorf("the answer is not shown as prose:\n%s", body)
+	}
+}
