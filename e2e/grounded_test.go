@@ -244,8 +244,11 @@ func TestGroundedEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Events after this one are of the session after the kill.
-	atKill := runHistory(t, id, "")
-	lastBeforeKill := atKill[len(atKill)-1].GetEventId()
+	// (The session's runs so far, the last the one the kill fell in: a finished session
+	// whose last run grew long closes in a run of its own.)
+	runsAtKill := sessionHistories(t, id)
+	atKill := runsAtKill[len(runsAtKill)-1]
+	killRun, lastBeforeKill := len(runsAtKill)-1, atKill[len(atKill)-1].GetEventId()
 	t.Logf("killed the literature server (pid %d) of %s", killed, second.name)
 
 	res, err := result(id, 5*time.Minute)
@@ -255,33 +258,35 @@ func TestGroundedEndToEnd(t *testing.T) {
 
 	// Every step of a tool-using turn completed once; the one in flight at the kill too,
 	// and none of the steps before it ran again.
-	events := runHistory(t, id, "")
-	steps := modelSteps(events)
 	completed := map[string]int{}
 	scheduled := map[string]int{}
 	calls := map[string]int{} // task queue -> completed calls
 	literatureAfterKill := 0  // literature calls scheduled after its server was killed
-	queues := map[int64]string{}
-	summaries := map[int64]string{}
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallTool" {
-			queues[e.GetEventId()] = a.GetTaskQueue().GetName()
-			var s string
-			_ = decodePayload(e.GetUserMetadata().GetSummary(), &s)
-			summaries[e.GetEventId()] = s
-			if e.GetEventId() > lastBeforeKill && a.GetTaskQueue().GetName() == workflows.ToolQueue("literature") {
-				literatureAfterKill++
+	var summaries []string
+	for run, events := range sessionHistories(t, id) { // event ids start again in each run
+		steps := modelSteps(events)
+		queues := map[int64]string{}
+		for _, e := range events {
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallTool" {
+				queues[e.GetEventId()] = a.GetTaskQueue().GetName()
+				var s string
+				_ = decodePayload(e.GetUserMetadata().GetSummary(), &s)
+				summaries = append(summaries, s)
+				after := run > killRun || run == killRun && e.GetEventId() > lastBeforeKill
+				if after && a.GetTaskQueue().GetName() == workflows.ToolQueue("literature") {
+					literatureAfterKill++
+				}
 			}
-		}
-		if st, ok := steps[e.GetEventId()]; ok {
-			scheduled[fmt.Sprintf("%s#%d", st.turn, st.step)]++
-		}
-		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
-			if st, ok := steps[a.GetScheduledEventId()]; ok {
-				completed[fmt.Sprintf("%s#%d", st.turn, st.step)]++
+			if st, ok := steps[e.GetEventId()]; ok {
+				scheduled[fmt.Sprintf("%s#%d", st.turn, st.step)]++
 			}
-			if q, ok := queues[a.GetScheduledEventId()]; ok {
-				calls[q]++
+			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
+				if st, ok := steps[a.GetScheduledEventId()]; ok {
+					completed[fmt.Sprintf("%s#%d", st.turn, st.step)]++
+				}
+				if q, ok := queues[a.GetScheduledEventId()]; ok {
+					calls[q]++
+				}
 			}
 		}
 	}
