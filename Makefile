@@ -27,6 +27,9 @@ AXE         := bin/npm/node_modules/axe-core/axe.min.js
 
 # Debian's chromium, which the desk's browser test drives (e2e/desk_test.go, chromedp).
 CHROMIUM         := /usr/bin/chromium
+# Debian's poppler-utils: pdftotext, which the literature server reads PDFs with
+# (internal/fulltext), run as a bounded child process.
+PDFTOTEXT        := /usr/bin/pdftotext
 
 .PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots
 
@@ -81,6 +84,11 @@ $(CHROMIUM):
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi
 
+$(PDFTOTEXT):
+	@echo "Installing Debian's poppler-utils (pdftotext) for the literature server's full texts..."
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq poppler-utils; \
+	else sudo apt-get update -qq && sudo apt-get install -y -qq poppler-utils; fi
+
 build:
 	go build -o bin/cosci-worker ./worker
 	go build -o bin/starter ./starter
@@ -88,16 +96,16 @@ build:
 	go build -o bin/desk ./desk
 
 # A worker in the foreground (the offline provider, store in .data/sessions).
-worker: build
+worker: $(PDFTOTEXT) build
 	bin/cosci-worker
 
 # One research session end to end: server (if none answers), worker, starter.
-demo: $(TEMPORAL) build
+demo: $(TEMPORAL) $(PDFTOTEXT) build
 	@scripts/demo.sh
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
-test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) $(AXE) $(CHROMIUM) check
+test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(EVERYTHING) $(AXE) $(CHROMIUM) $(PDFTOTEXT) check
 	go test -count=1 -timeout 30m ./...
 	@# The rolling-upgrade test's build B (a changed workflow) replays every recorded history too.
 	go test -count=1 -tags cosci_build_b -run Replay ./workflows

@@ -73,6 +73,7 @@ type Citation struct {
 	Reference research.Reference
 	Check     research.CitationCheck
 	Flagged   bool
+	Cite      cite // where its quote is, and the link there
 }
 
 // Flagged counts the turn's citations the check flagged.

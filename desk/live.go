@@ -62,6 +62,11 @@ func (d *desk) read(ctx context.Context, id string, offset int, convAt workflows
 	}
 	conv, convErr := d.conv.Page(ctx, id, live, convAt)
 	d.vouch(id, conv.Turns)
+	for _, turn := range conv.Turns {
+		for i := range turn.Citations {
+			turn.Citations[i].Cite = d.citeOf(id, "m/"+turn.ID, i, turn.Citations[i].Reference)
+		}
+	}
 	snap.Conv, snap.ConvErr = conv, errText(convErr)
 	return snap
 }

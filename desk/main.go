@@ -52,6 +52,7 @@ type options struct {
 	proxies, allowedHosts              list
 	wideProxies                        bool
 	questions                          int
+	library                            string
 }
 
 type list []string
@@ -74,6 +75,7 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.StringVar(&o.adminGroup, "admin-group", "", "a group whose members are admins (besides --policy)")
 	fs.StringVar(&o.scientistGroup, "scientist-group", "", "a group whose members are scientists (besides --policy)")
 	fs.Var(&o.proxies, "trusted-proxy", "an address or CIDR prefix of the authenticating proxy, whose headers are believed (auth proxy); repeat for several")
+	fs.StringVar(&o.library, "library", "", "the lab's library folder, as the literature server reads it: the PDFs sessions cite are served from it at their page to those who may read the session (default: quotes link to their DOIs)")
 	fs.BoolVar(&o.wideProxies, "trusted-proxy-wide", false, "accept a --trusted-proxy prefix wider than /24 (IPv4) or /64 (IPv6): every address in it may claim to be anyone")
 	fs.Var(&o.allowedHosts, "allowed-host", "another host name browsers reach the desk by (its Host header), besides --public-url's and the listen address'; repeat for several")
 	fs.IntVar(&o.questions, "questions-per-minute", defaultQuestions, "how many questions one person may ask the sessions a minute (each is a model turn); 0 for no limit")
@@ -222,6 +224,9 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.sealed = keys != nil
+	if d.library, err = openLibrary(o.library); err != nil {
+		return err
+	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
 	d.questions.limit = o.questions
 	pu, _ := publicURL(o) // checked by authenticator

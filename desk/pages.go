@@ -227,7 +227,11 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry})
+	cites := make([]cite, len(h.References))
+	for i, ref := range h.References {
+		cites[i] = d.citeOf(id, "h/"+hid, i, ref)
+	}
+	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry, "Cites": cites})
 }
 
 // command sends one of the scientist's commands, from its form, with the same checks as

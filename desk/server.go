@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ type desk struct {
 	// sealed says the lab's keys encrypt its research: new sessions get ids that spell
 	// nothing of the goal.
 	sealed bool
+	// library is the lab's library folder (--library), from which the files sessions
+	// cite are served at their page; nil: quotes link to their DOIs (sources.go).
+	library *os.Root
 	// hosts are the names the desk answers to (its Host header), origins its public
 	// origin behind a proxy: anything else is a page of another site (httpguard.Pages).
 	hosts, origins []string
@@ -100,6 +104,8 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("GET /s/{id}/h/{hid}", d.hypothesis)
 	signed.HandleFunc("GET /s/{id}/tree", d.tree)
 	signed.HandleFunc("GET /s/{id}/files/{name}", d.file)
+	signed.HandleFunc("GET /s/{id}/h/{hid}/ref/{n}", d.hypothesisSource)
+	signed.HandleFunc("GET /s/{id}/m/{mid}/ref/{n}", d.answerSource)
 	signed.HandleFunc("POST /s/{id}/command/{name}", d.command)
 	signed.HandleFunc("POST /s/{id}/calls", d.answerCalls)
 	signed.HandleFunc("POST /s/{id}/share", d.share)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -243,8 +244,11 @@ func TestGroundedEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Events after this one are of the session after the kill.
-	atKill := runHistory(t, id, "")
-	lastBeforeKill := atKill[len(atKill)-1].GetEventId()
+	// (The session's runs so far, the last the one the kill fell in: a finished session
+	// whose last run grew long closes in a run of its own.)
+	runsAtKill := sessionHistories(t, id)
+	atKill := runsAtKill[len(runsAtKill)-1]
+	killRun, lastBeforeKill := len(runsAtKill)-1, atKill[len(atKill)-1].GetEventId()
 	t.Logf("killed the literature server (pid %d) of %s", killed, second.name)
 
 	res, err := result(id, 5*time.Minute)
@@ -254,33 +258,35 @@ func TestGroundedEndToEnd(t *testing.T) {
 
 	// Every step of a tool-using turn completed once; the one in flight at the kill too,
 	// and none of the steps before it ran again.
-	events := runHistory(t, id, "")
-	steps := modelSteps(events)
 	completed := map[string]int{}
 	scheduled := map[string]int{}
 	calls := map[string]int{} // task queue -> completed calls
 	literatureAfterKill := 0  // literature calls scheduled after its server was killed
-	queues := map[int64]string{}
-	summaries := map[int64]string{}
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallTool" {
-			queues[e.GetEventId()] = a.GetTaskQueue().GetName()
-			var s string
-			_ = decodePayload(e.GetUserMetadata().GetSummary(), &s)
-			summaries[e.GetEventId()] = s
-			if e.GetEventId() > lastBeforeKill && a.GetTaskQueue().GetName() == workflows.ToolQueue("literature") {
-				literatureAfterKill++
+	var summaries []string
+	for run, events := range sessionHistories(t, id) { // event ids start again in each run
+		steps := modelSteps(events)
+		queues := map[int64]string{}
+		for _, e := range events {
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallTool" {
+				queues[e.GetEventId()] = a.GetTaskQueue().GetName()
+				var s string
+				_ = decodePayload(e.GetUserMetadata().GetSummary(), &s)
+				summaries = append(summaries, s)
+				after := run > killRun || run == killRun && e.GetEventId() > lastBeforeKill
+				if after && a.GetTaskQueue().GetName() == workflows.ToolQueue("literature") {
+					literatureAfterKill++
+				}
 			}
-		}
-		if st, ok := steps[e.GetEventId()]; ok {
-			scheduled[fmt.Sprintf("%s#%d", st.turn, st.step)]++
-		}
-		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
-			if st, ok := steps[a.GetScheduledEventId()]; ok {
-				completed[fmt.Sprintf("%s#%d", st.turn, st.step)]++
+			if st, ok := steps[e.GetEventId()]; ok {
+				scheduled[fmt.Sprintf("%s#%d", st.turn, st.step)]++
 			}
-			if q, ok := queues[a.GetScheduledEventId()]; ok {
-				calls[q]++
+			if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
+				if st, ok := steps[a.GetScheduledEventId()]; ok {
+					completed[fmt.Sprintf("%s#%d", st.turn, st.step)]++
+				}
+				if q, ok := queues[a.GetScheduledEventId()]; ok {
+					calls[q]++
+				}
 			}
 		}
 	}
@@ -305,8 +311,9 @@ func TestGroundedEndToEnd(t *testing.T) {
 		t.Errorf("no call's summary reads \"search literature: ...\": %v", summaries)
 	}
 
-	// The hypotheses cite the library, with its details; the report lists them.
-	grounded := 0
+	// The hypotheses cite the library, with its details, some at a page of its full texts;
+	// the report lists them, and shows the page beside the quote.
+	grounded, atPage := 0, 0
 	for hid, h := range storedHypotheses(t, storeDir, id) {
 		for _, r := range h.References {
 			if r.Source != "" && !r.Fabricated {
@@ -314,11 +321,20 @@ func TestGroundedEndToEnd(t *testing.T) {
 				if r.Title == "" || r.Year == 0 {
 					t.Errorf("%s cites %s without the library's details: %+v", hid, r.ID, r)
 				}
+				if r.Passage != "" && r.Page > 0 {
+					atPage++
+					if !strings.HasPrefix(r.Passage, r.ID+"#p") || r.Section == "" || r.File == "" {
+						t.Errorf("%s cites %s at a passage without its place: %+v", hid, r.ID, r)
+					}
+				}
 			}
 		}
 	}
 	if grounded == 0 {
 		t.Fatal("no hypothesis cites the library")
+	}
+	if atPage == 0 {
+		t.Error("no hypothesis cites a passage of the library's full texts with its page")
 	}
 	st, err := store.Open(context.Background(), storeDir)
 	if err != nil {
@@ -328,6 +344,9 @@ func TestGroundedEndToEnd(t *testing.T) {
 	report, err := st.Report(context.Background(), id)
 	if err != nil || !strings.Contains(string(report), "10.5555/cosci.") {
 		t.Errorf("the report does not list the references (%v)", err)
+	}
+	if atPage > 0 && !regexp.MustCompile(`\n  > .* — \[p\. \d+, [A-Z][a-z]+\]\(https://doi\.org/10\.5555/cosci\.`).Match(report) {
+		t.Error("the report shows no quote with its page and section beside it")
 	}
 	// The literature server the second worker started was started again after it died.
 	if n := literatureConnections(t, second); n < 2 {

@@ -34,6 +34,17 @@ type historyStats struct {
 	hypotheses   int
 	kinds        map[string]*kindStats // the reviewed hypotheses' references by the kind the simulator planted
 	unreviewed   int                   // hypotheses with references that no review checked (near-duplicates)
+	atPage       pageStats             // the references cited at a page of a full text
+}
+
+// pageStats is what the reviews' checks made of the references cited at a passage (a page)
+// of a full text: the honest ones should pass, and those cited at another page than their
+// quote's (wrong-page) should not.
+type pageStats struct {
+	references, cited          int // reviewed references; those cited at a passage
+	honest, honestFlagged      int // honest ones at a passage; flagged by the check
+	wrongPage, wrongPageCaught int // wrong-page ones; flagged by the check
+	pages                      map[string]bool
 }
 
 // kindStats is what the reviews made of the references of one planted kind.
@@ -71,7 +82,10 @@ func measureHistory(tb testing.TB, id string) historyStats {
 // seed and size: Temporal history (runs, events, bytes, the largest payload), wall time,
 // tool calls, and, by the kind of citation the simulator planted (--offline-citation-kinds
 // all, with --offline-fabricate 0.3 of them dishonest), how many reflection flagged: by
-// its citation check, and by the full reviews' support judgements. Run with
+// its citation check, and by the full reviews' support judgements; and the citations at
+// the page of the test library's full texts: honest ones flagged (at most 2%) and quotes
+// cited at the wrong page caught (at least 95%), failing when either target is missed.
+// Run with
 //
 //	go test -run '^$' -bench BenchmarkGrounding -benchtime 1x -timeout 60m ./e2e/
 func BenchmarkGrounding(b *testing.B) {
@@ -120,6 +134,23 @@ func BenchmarkGrounding(b *testing.B) {
 		// On stdout, not in the log: the testing package keeps ten lines of a benchmark's log.
 		fmt.Printf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
 			grounded.unreviewed, citationTable(grounded.kinds))
+		ap := grounded.atPage
+		b.Logf("cited at the page of a full text: %d of %d reviewed references (%d pages of %s); honest ones flagged by the check %d of %d; wrong-page ones caught %d of %d",
+			ap.cited, ap.references, len(ap.pages), "the test library's full texts", ap.honestFlagged, ap.honest, ap.wrongPageCaught, ap.wrongPage)
+		b.ReportMetric(pct(ap.cited, ap.references), "cited-at-page-%")
+		b.ReportMetric(pct(ap.wrongPageCaught, ap.wrongPage), "wrong-page-caught-%")
+		// The citation check's targets, at the page: every honest kind flagged at most 2%,
+		// every dishonest one at least 95%.
+		switch {
+		case ap.cited == 0:
+			b.Errorf("no reference cites a passage of a full text: the page-level check went unmeasured")
+		case ap.wrongPage == 0:
+			b.Errorf("no wrong-page reference was planted: the page-level check's catch went unmeasured")
+		case pct(ap.honestFlagged, ap.honest) > 2:
+			b.Errorf("the check flagged %d of %d honest citations at the page (over 2%%)", ap.honestFlagged, ap.honest)
+		case pct(ap.wrongPageCaught, ap.wrongPage) < 95:
+			b.Errorf("the check caught %d of %d quotes cited at the wrong page (under 95%%)", ap.wrongPageCaught, ap.wrongPage)
+		}
 		honest, dishonest := tally(grounded.kinds)
 		b.ReportMetric(float64(grounded.bytes)/float64(plain.bytes), "history-bytes-ratio")
 		b.ReportMetric(float64(grounded.events)/float64(plain.events), "events-ratio")
@@ -178,6 +209,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 		tb.Fatal(err)
 	}
 	s.kinds = map[string]*kindStats{}
+	s.atPage.pages = map[string]bool{}
 	for hid, h := range hs {
 		if len(h.References) == 0 {
 			continue
@@ -216,6 +248,23 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 				}
 			}
 			k.verdicts[cmp.Or(worst, "unchecked")]++
+			s.atPage.references++
+			if ref.Passage != "" && ref.Page > 0 {
+				s.atPage.cited++
+				s.atPage.pages[fmt.Sprintf("%s p. %d", ref.ID, ref.Page)] = true
+				switch {
+				case research.PlantedHonest(kind):
+					s.atPage.honest++
+					if checked {
+						s.atPage.honestFlagged++
+					}
+				case kind == research.PlantedWrongPage:
+					s.atPage.wrongPage++
+					if checked {
+						s.atPage.wrongPageCaught++
+					}
+				}
+			}
 			if !dishonestKind(kind) && (worst == research.CitationContradicted || worst == research.CitationOutOfContext) {
 				for _, r := range reviews {
 					if i := slices.IndexFunc(r.Citations, func(c research.CitationCheck) bool { return c.ID == ref.ID }); i >= 0 {

@@ -1,17 +1,23 @@
 // Command literature is an MCP server over a lab's own library of references: the
 // BibTeX, RIS and CSL-JSON files a reference manager (Zotero, Mendeley, JabRef, EndNote)
-// exports, in a folder or one file. It offers two tools:
+// exports, in a folder or one file, and the full texts they attach (PDFs, JATS XML as
+// PubMed Central gives it, HTML: through the exports' file fields, beside them named by
+// citation key or DOI, or in --fulltext folders). It offers two tools:
 //
 //   - search: ranked full-text search over titles, abstracts, authors and keywords, with
-//     the passage of each abstract that best matches the query;
-//   - fetch: the whole reference, by its id (its DOI, else its citation key).
+//     the passage of each abstract that best matches the query, and the best passages
+//     of the full texts, each with its page and section;
+//   - fetch: the whole reference, by its id (its DOI, else its citation key); a page or a
+//     section of its full text; or one passage, by its id (10.5555/x#p7.2).
 //
 // It speaks MCP over stdio (the default: a worker starts it as a child process) or over
 // streamable HTTP at /mcp (--http ADDR). Its index lives on disk (--index, by default in
 // the user's cache directory) and follows the folder: files added, changed or removed are
 // read again every --watch interval. Everything it skipped, and why, goes to stderr: an
-// export file over --max-file-mb (64 MiB) is not read, and BibTeX macros, fields and
-// name lists are read within caps (library.Limits).
+// export or full-text file over --max-file-mb (64 MiB) is not read, BibTeX macros, fields
+// and name lists are read within caps (library.Limits), and each full text is read within
+// --fulltext-timeout and, for a PDF (Debian's pdftotext, a child process),
+// --fulltext-memory-mb; an encrypted, corrupt or scanned one is named and skipped.
 //
 //	go run ./literature --library ~/Zotero/export
 //	go run ./literature --library refs.bib --http 127.0.0.1:8765
@@ -36,6 +42,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cosci-dev/cosci/internal/fulltext"
 	"github.com/cosci-dev/cosci/internal/library"
 )
 
@@ -54,7 +61,11 @@ func run() error {
 	flag.Var(&origins, "allowed-origin", "with --http: a browser origin (scheme://host:port) whose pages may call the server; repeat for several; other origins are refused")
 	httpAddr := flag.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765")
 	every := flag.Duration("watch", 2*time.Second, "how often to look for changed files (0: never)")
-	maxFileMB := flag.Int("max-file-mb", int(library.DefaultLimits().FileBytes>>20), "the largest export file read, in MiB; a larger one is skipped, named on stderr")
+	maxFileMB := flag.Int("max-file-mb", int(library.DefaultLimits().FileBytes>>20), "the largest export or full-text file read, in MiB; a larger one is skipped, named on stderr")
+	var texts repeated
+	flag.Var(&texts, "fulltext", "a folder of full texts (PDF, JATS XML, HTML), each file or its folder named by its reference's citation key or DOI (10.5555_x.pdf); repeat for several")
+	textTimeout := flag.Duration("fulltext-timeout", fulltext.DefaultLimits().Timeout, "how long reading one full text may take; a slower one is skipped, named on stderr")
+	textMemoryMB := flag.Int("fulltext-memory-mb", int(fulltext.DefaultLimits().MemoryBytes>>20), "the memory (address space) the PDF extractor may take for one file, in MiB")
 	flag.Parse()
 	// Logs go to stderr: on stdio, stdout is the protocol's.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -63,6 +74,9 @@ func run() error {
 	}
 	if *maxFileMB < 1 {
 		return fmt.Errorf("--max-file-mb %d: give 1 MiB or more", *maxFileMB)
+	}
+	if *textTimeout <= 0 || *textMemoryMB < 64 {
+		return fmt.Errorf("--fulltext-timeout %s, --fulltext-memory-mb %d: give a time over 0 and 64 MiB or more", *textTimeout, *textMemoryMB)
 	}
 	if *indexDir == "" {
 		dir, err := library.DefaultIndexDir(*libPath)
@@ -78,13 +92,14 @@ func run() error {
 		return err
 	}
 	t0 := time.Now()
-	lib, err := library.OpenWithLimits(*libPath, *indexDir, logger, library.Limits{FileBytes: int64(*maxFileMB) << 20})
+	lib, err := library.OpenWith(*libPath, *indexDir, logger, library.Options{Texts: texts, Limits: library.Limits{
+		FileBytes: int64(*maxFileMB) << 20, TextTimeout: *textTimeout, TextMemory: int64(*textMemoryMB) << 20}})
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
 	report(logger, lib.Skipped())
-	logger.Info("library ready", "references", lib.Len(), "library", *libPath, "index", *indexDir, "took", time.Since(t0).Round(time.Millisecond))
+	logger.Info("library ready", "references", lib.Len(), "full texts", lib.Texts(), "library", *libPath, "index", *indexDir, "took", time.Since(t0).Round(time.Millisecond))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,7 +109,8 @@ func run() error {
 				logger.Error("refresh failed", "error", err)
 				return
 			}
-			logger.Info("library changed", "files", ch.Files, "added", ch.Added, "updated", ch.Updated, "removed", ch.Removed, "references", ch.References)
+			logger.Info("library changed", "files", ch.Files, "added", ch.Added, "updated", ch.Updated, "removed", ch.Removed, "references", ch.References,
+				"full texts read", len(ch.Texts), "indexed", ch.TextsIndexed, "dropped", ch.TextsRemoved)
 			report(logger, ch.Skipped)
 		})
 	}

@@ -34,7 +34,8 @@ else
 fi
 
 # The agents search the literature through cosci's literature server, over the small
-# library the tests ship (testdata/library; invented references), started by the worker.
+# library the tests ship (testdata/library: invented references, and the full texts of
+# three of them, PDFs and a PMC-style JATS file), started by the worker.
 cat >.data/tools.yaml <<'YAML'
 servers:
   - name: literature
@@ -50,7 +51,7 @@ started+=($!)
 desk_addr="${COSCI_DEMO_DESK:-127.0.0.1:8090}"
 desk_token="$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')"
 echo "Starting the desk on http://$desk_addr (local mode; log .data/desk.log)..."
-COSCI_DESK_TOKEN="$desk_token" bin/desk --listen "$desk_addr" >.data/desk.log 2>&1 &
+COSCI_DESK_TOKEN="$desk_token" bin/desk --listen "$desk_addr" --library testdata/library >.data/desk.log 2>&1 &
 started+=($!)
 
 default_goal="Identify druggable mechanisms that slow tau protein propagation in early Alzheimer's disease"
@@ -61,6 +62,17 @@ bin/starter start --watch --id "$id" \
   --max-hypotheses "${COSCI_DEMO_HYPOTHESES:-20}" \
   --review-types initial,full \
   --tools literature.search,literature.fetch
+
+# Citations at the page: quotes from the full texts, with where they are in the paper.
+bin/starter report "$id" --out ".data/report-$id" >/dev/null
+at_page=$(grep -E '^  > .* — \[p\. [0-9]+' ".data/report-$id/report.md" | sort -u | head -n 3 || true)
+echo
+if [ -n "$at_page" ]; then
+  echo "Quotes cited at the page of the full text (report: .data/report-$id/report.md; at the desk, the page links the PDF):"
+  echo "$at_page"
+else
+  echo "No quote of this session came from a full text's passage (report: .data/report-$id/report.md)."
+fi
 echo
 echo "The session graph: the subagents the meta-review asked for (continue or fork it with \`go run ./starter continue|fork $id\`):"
 bin/starter tree "$id"

@@ -33,7 +33,9 @@ type Result struct {
 func Resolve(refs []research.Reference, results []Result, inherited []research.Reference) []research.Reference {
 	out := make([]research.Reference, len(refs))
 	for i, ref := range refs {
-		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Claim: ref.Claim, Fabricated: ref.Fabricated, Planted: ref.Planted}
+		ref = passageOf(ref) // "10.5555/x#p7.2" cites the source 10.5555/x, at that passage
+		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Claim: ref.Claim, Fabricated: ref.Fabricated, Planted: ref.Planted,
+			Passage: ref.Passage, Page: ref.Page}
 		best, quoted := -1, unquoted
 		// better says whether a record that holds the quote as well as held should be the
 		// source: always, unless the source is a parent's record, which only a record
@@ -44,6 +46,9 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 			p := inherited[j]
 			r = p
 			r.Quote, r.Claim, r.Fabricated, r.Planted = ref.Quote, ref.Claim, ref.Fabricated, ref.Planted
+			if ref.Passage != "" || ref.Page > 0 {
+				r.Passage, r.Page, r.Section, r.File = ref.Passage, ref.Page, "", ""
+			}
 			// The parent's source for the parent's own quote stays the source: a search
 			// hit of this turn that names the work without holding the quote must not
 			// take its place (the check would then find the quote unsupported); and the
@@ -74,6 +79,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 				}
 			}
 		}
+		place(&r, results)
 		out[i] = r
 	}
 	return out
@@ -136,6 +142,9 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 			continue
 		}
 		f := compareRecord(rec, ref.Quote)
+		if ref.Passage != "" || ref.Page > 0 {
+			f = checkAt(records[ref.Source], ref) // the passage or page cited, not the whole source
+		}
 		c.Verdict, c.Note, c.Passage = f.Verdict, f.Note, f.Passage
 		if f.Verdict == research.CitationUnsupported {
 			if other := quotedFrom(recordsOf(ref.Source), ref); other != "" {

@@ -410,6 +410,7 @@ func bibReference(kind, key string, f map[string]string, lim Limits) Reference {
 		DOI:       strings.TrimSpace(f["doi"]),
 	}
 	r.Year = year(text("year", "date"))
+	r.Attachments = bibFiles(f["file"])
 	if a := f["author"]; a != "" {
 		r.Authors = splitAuthors(a, lim)
 	} else if e := f["editor"]; e != "" {

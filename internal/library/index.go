@@ -50,10 +50,12 @@ func openShards(dir string) ([]bleve.Index, error) {
 	return out, nil
 }
 
-func createShards(dir string) ([]bleve.Index, error) {
+func createShards(dir string) ([]bleve.Index, error) { return createShardsWith(dir, indexMapping()) }
+
+func createShardsWith(dir string, m mapping.IndexMapping) ([]bleve.Index, error) {
 	var out []bleve.Index
 	for i := range shards {
-		idx, err := bleve.New(filepath.Join(dir, strconv.Itoa(i)), indexMapping())
+		idx, err := bleve.New(filepath.Join(dir, strconv.Itoa(i)), m)
 		if err != nil {
 			closeAll(out)
 			return nil, fmt.Errorf("create the index in %s: %w", dir, err)
@@ -152,28 +154,7 @@ const reindexBatch = 2000
 // reindex indexes what changed between the references indexed and refs, in batches,
 // then saves which references the index holds.
 func (l *Library) reindex(refs []Reference, ch *Changes) error {
-	batches := make([]*bleve.Batch, len(l.shards))
-	for i, s := range l.shards {
-		batches[i] = s.NewBatch()
-	}
-	flushOne := func(i int) error {
-		if batches[i].Size() == 0 {
-			return nil
-		}
-		if err := l.shards[i].Batch(batches[i]); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-		batches[i].Reset()
-		return nil
-	}
-	flush := func() error {
-		for i := range batches {
-			if err := flushOne(i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	b := newShardBatches(l.shards, reindexBatch/shards, "index")
 	now := map[string]bool{}
 	for _, r := range refs {
 		now[r.ID] = true
@@ -182,8 +163,7 @@ func (l *Library) reindex(refs []Reference, ch *Changes) error {
 		if had && old == h {
 			continue
 		}
-		i := shardOf(r.ID)
-		if err := batches[i].Index(r.ID, documentOf(r)); err != nil {
+		if err := b.index(shardOf(r.ID), r.ID, documentOf(r)); err != nil {
 			return fmt.Errorf("index %s: %w", r.ID, err)
 		}
 		l.indexed[r.ID] = h
@@ -192,26 +172,70 @@ func (l *Library) reindex(refs []Reference, ch *Changes) error {
 		} else {
 			ch.Added++
 		}
-		if batches[i].Size() >= reindexBatch/shards {
-			if err := flushOne(i); err != nil {
-				return err
-			}
-		}
 	}
 	for id := range l.indexed {
 		if !now[id] {
-			batches[shardOf(id)].Delete(id)
+			b.delete(shardOf(id), id)
 			delete(l.indexed, id)
 			ch.Removed++
 		}
 	}
-	if err := flush(); err != nil {
+	if err := b.flush(); err != nil {
 		return err
 	}
 	if ch.Added+ch.Updated+ch.Removed == 0 {
 		return nil
 	}
 	return l.saveState()
+}
+
+// shardBatches are a batch for each shard of an index, each written to its shard when
+// it holds size documents, and all of them by flush.
+type shardBatches struct {
+	shards  []bleve.Index
+	batches []*bleve.Batch
+	size    int
+	what    string // for errors: "index", "index passages"
+}
+
+func newShardBatches(shards []bleve.Index, size int, what string) *shardBatches {
+	b := &shardBatches{shards: shards, size: size, what: what}
+	for _, s := range shards {
+		b.batches = append(b.batches, s.NewBatch())
+	}
+	return b
+}
+
+func (b *shardBatches) index(shard int, id string, doc any) error {
+	if err := b.batches[shard].Index(id, doc); err != nil {
+		return err
+	}
+	if b.batches[shard].Size() >= b.size {
+		return b.flushOne(shard)
+	}
+	return nil
+}
+
+func (b *shardBatches) delete(shard int, id string) { b.batches[shard].Delete(id) }
+
+func (b *shardBatches) flushOne(i int) error {
+	if b.batches[i].Size() == 0 {
+		return nil
+	}
+	if err := b.shards[i].Batch(b.batches[i]); err != nil {
+		return fmt.Errorf("%s: %w", b.what, err)
+	}
+	b.batches[i].Reset()
+	return nil
+}
+
+func (b *shardBatches) flush() error {
+	for i := range b.batches {
+		if err := b.flushOne(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func hashOf(r Reference) string {

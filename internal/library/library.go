@@ -3,6 +3,7 @@ package library
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // A Library is a folder (or one file) of reference exports and the full-text index of
@@ -44,8 +47,31 @@ type Library struct {
 
 	mu      sync.RWMutex // guards what searches read
 	refs    map[string]Reference
+	list    []Reference       // the references, in id order
 	byKey   map[string]string // lower-case citation key -> id
 	skipped []Skipped
+
+	// Full texts (fulltexts.go, textindex.go).
+	reader      fulltext.Reader
+	textDirs    []string // --fulltext folders, absolute
+	text        textState
+	pshards     []bleve.Index
+	pidx        bleve.IndexAlias // searches every passage shard
+	texts       map[string]Text  // by reference id; guarded by mu
+	textSkipped []Skipped        // guarded by mu
+	cacheMu     sync.Mutex
+	headers     map[string]cachedHeader // stored texts' headers, by digest
+}
+
+// Options are how a library is opened: the caps on what it reads, and where else its
+// full texts are.
+type Options struct {
+	Limits Limits
+	// Texts are folders of full texts besides the library's own, each file (or folder)
+	// named by its reference's citation key or DOI.
+	Texts []string
+	// PDFText is the pdftotext to run ("": the one on PATH).
+	PDFText string
 }
 
 // fileState is what the library knows of one export file.
@@ -86,6 +112,12 @@ func Open(path, indexDir string, logger *slog.Logger) (*Library, error) {
 
 // OpenWithLimits is Open, reading the exports within lim (its zero fields: the defaults).
 func OpenWithLimits(path, indexDir string, logger *slog.Logger, lim Limits) (*Library, error) {
+	return OpenWith(path, indexDir, logger, Options{Limits: lim})
+}
+
+// OpenWith is Open with options.
+func OpenWith(path, indexDir string, logger *slog.Logger, opts Options) (*Library, error) {
+	lim := opts.Limits
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -101,7 +133,20 @@ func OpenWithLimits(path, indexDir string, logger *slog.Logger, lim Limits) (*Li
 	if err := os.Chmod(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("index directory: %w", err)
 	}
-	l := &Library{path: path, indexDir: indexDir, logger: logger, limits: lim.orDefaults(), files: map[string]*fileState{}, indexed: map[string]string{}}
+	l := &Library{path: path, indexDir: indexDir, logger: logger, limits: lim.orDefaults(), files: map[string]*fileState{}, indexed: map[string]string{},
+		headers: map[string]cachedHeader{}}
+	l.reader = fulltext.Reader{PDFTextPath: opts.PDFText, Limits: fulltext.Limits{
+		FileBytes: l.limits.FileBytes, Timeout: l.limits.TextTimeout, MemoryBytes: l.limits.TextMemory}}
+	for _, d := range opts.Texts {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("full texts %s: not a folder", d)
+		}
+		l.textDirs = append(l.textDirs, abs)
+	}
 	st, err := l.loadState()
 	if err != nil {
 		return nil, err
@@ -128,6 +173,10 @@ func OpenWithLimits(path, indexDir string, logger *slog.Logger, lim Limits) (*Li
 	}); ok {
 		a.SetIndexMapping(m) // for BM25's statistics over all the shards (globalStatsBelow)
 	}
+	if err := l.openTexts(); err != nil {
+		closeAll(l.shards)
+		return nil, err
+	}
 	analyzer := m.AnalyzerNamed(en.AnalyzerName)
 	l.analyzer = func(s string) []string {
 		var terms []string
@@ -146,7 +195,8 @@ func OpenWithLimits(path, indexDir string, logger *slog.Logger, lim Limits) (*Li
 // Close closes the index.
 func (l *Library) Close() error {
 	l.idx.Close()
-	return closeAll(l.shards)
+	l.pidx.Close()
+	return errors.Join(closeAll(l.shards), closeAll(l.pshards))
 }
 
 // Len is how many references the library holds.
@@ -156,11 +206,19 @@ func (l *Library) Len() int {
 	return len(l.refs)
 }
 
-// Skipped is what the last Refresh could not use, and why: entries, files, duplicates.
+// Skipped is what the last Refresh could not use, and why: entries, files, duplicates,
+// full texts.
 func (l *Library) Skipped() []Skipped {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return slices.Clone(l.skipped)
+	return append(slices.Clone(l.skipped), l.textSkipped...)
+}
+
+// Texts is how many references have a full text.
+func (l *Library) Texts() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.texts)
 }
 
 // Get returns the reference an id names: a DOI (in any case, with or without a resolver

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // Limits bound what the library reads of an export, so that no file, however it is
@@ -39,6 +42,12 @@ type Limits struct {
 	// Reports is how many skipped or cut entries one file names; the rest are counted
 	// in one last line.
 	Reports int
+
+	// TextTimeout and TextMemory cap reading one full text: the time, and the address
+	// space of the PDF extractor (fulltext.Limits; zero: its defaults). FileBytes caps
+	// a full text's size as it caps an export's.
+	TextTimeout time.Duration
+	TextMemory  int64
 }
 
 // DefaultLimits are generous for honest exports. An export of 64 MiB holds some 35,000
@@ -105,17 +114,7 @@ func (l Limits) tooLarge(file string, size int64) []Skipped {
 }
 
 // bytesText writes a size as people read it: 64 MiB, 256 KiB, 177.2 MiB, 900 bytes.
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func bytesText(n int64) string { return fulltext.Size(n) }
 
 // cutText cuts s to at most max bytes, at a word where there is one in its second half,
 // and marks the cut with "…".

@@ -35,6 +35,10 @@ type Reference struct {
 	Abstract  string   `json:"abstract,omitempty"`
 	Keywords  []string `json:"keywords,omitempty"`
 	Files     []string `json:"files,omitempty"` // the export files it was read from
+	// Attachments are the files the exports attach to it (their file fields), resolved
+	// against the export's folder: where its full text may be. Never shown: a path of
+	// the lab's machine says nothing of the work.
+	Attachments []string `json:"-"`
 }
 
 // Skipped is an entry of an export that could not be used, or a file that could not be read.
@@ -128,6 +132,11 @@ func (r *Reference) finish(file string, lim Limits) (string, []string) {
 		r.ID = r.Key
 	}
 	r.Files = []string{file}
+	r.Attachments = slices.DeleteFunc(r.Attachments, func(a string) bool { return len(a) > lim.IDBytes })
+	if len(r.Attachments) > maxAttachments {
+		cuts = append(cuts, fmt.Sprintf("attached files cut to the first %d of %d", maxAttachments, len(r.Attachments)))
+		r.Attachments = r.Attachments[:maxAttachments]
+	}
 	return "", cuts
 }
 
@@ -218,6 +227,11 @@ func (r *Reference) merge(o Reference) {
 	for _, k := range o.Keywords {
 		if !slices.Contains(r.Keywords, k) {
 			r.Keywords = append(r.Keywords, k)
+		}
+	}
+	for _, a := range o.Attachments {
+		if !slices.Contains(r.Attachments, a) && len(r.Attachments) < maxAttachments {
+			r.Attachments = append(r.Attachments, a)
 		}
 	}
 	for _, f := range o.Files {

@@ -26,10 +26,16 @@ type Changes struct {
 	References       int      // in the library now
 	Skipped          []Skipped
 	IndexedInSeconds float64
+	// Texts are the full-text files read again (new or changed); TextsIndexed and
+	// TextsRemoved the references whose passages were indexed again, or dropped.
+	Texts                      []string
+	TextsIndexed, TextsRemoved int
 }
 
 // Any says whether anything changed.
-func (c Changes) Any() bool { return len(c.Files) > 0 || c.Added+c.Updated+c.Removed > 0 }
+func (c Changes) Any() bool {
+	return len(c.Files) > 0 || c.Added+c.Updated+c.Removed > 0 || len(c.Texts) > 0 || c.TextsIndexed+c.TextsRemoved > 0
+}
 
 // Refresh reads the export files that are new or changed since the last look, forgets
 // those that are gone, and brings the index up to date. A file that cannot be read is
@@ -71,6 +77,11 @@ func (l *Library) Refresh() (Changes, error) {
 			continue
 		}
 		refs, skipped := Formats[strings.ToLower(filepath.Ext(f))](l.limits, data, l.name(f))
+		for i := range refs {
+			for j, a := range refs[i].Attachments {
+				refs[i].Attachments[j] = attachedPath(filepath.Dir(f), a)
+			}
+		}
 		l.files[f] = &fileState{size: info.Size(), mod: info.ModTime(), hash: hash, refs: refs, skipped: skipped}
 		ch.Files = append(ch.Files, f)
 	}
@@ -82,10 +93,17 @@ func (l *Library) Refresh() (Changes, error) {
 	}
 	slices.Sort(ch.Files)
 	if len(ch.Files) == 0 && l.refs != nil {
+		// No export changed: only the full texts may have.
 		l.mu.RLock()
-		ch.References, ch.Skipped = len(l.refs), l.skipped
+		refs := l.list
 		l.mu.RUnlock()
-		return ch, nil // nothing to read again
+		if err := l.refreshTexts(refs, &ch); err != nil {
+			return ch, err
+		}
+		l.mu.RLock()
+		ch.References, ch.Skipped = len(l.refs), append(slices.Clone(l.skipped), l.textSkipped...)
+		l.mu.RUnlock()
+		return ch, nil
 	}
 
 	names := make([]string, 0, len(l.files))
@@ -114,10 +132,31 @@ func (l *Library) Refresh() (Changes, error) {
 		byKey[strings.ToLower(r.Key)] = r.ID
 	}
 	l.mu.Lock()
-	l.refs, l.byKey, l.skipped = byID, byKey, skipped
+	l.refs, l.list, l.byKey, l.skipped = byID, refs, byKey, skipped
 	l.mu.Unlock()
-	ch.References, ch.Skipped = len(refs), skipped
+	if err := l.refreshTexts(refs, &ch); err != nil {
+		return ch, err
+	}
+	l.mu.RLock()
+	ch.References, ch.Skipped = len(refs), append(slices.Clone(skipped), l.textSkipped...)
+	l.mu.RUnlock()
 	return ch, nil
+}
+
+// attachedPath is where an attached file is: relative to the export's folder, unless
+// absolute; Mendeley writes absolute paths without their first slash, so a relative path
+// that is not there but is from the root is taken from the root.
+func attachedPath(dir, a string) string {
+	if filepath.IsAbs(a) {
+		return a
+	}
+	p := filepath.Join(dir, a)
+	if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(string(filepath.Separator) + a); err == nil {
+			return string(filepath.Separator) + a
+		}
+	}
+	return p
 }
 
 // readAtMost reads a file of about size bytes, but never more than limit+1 of them: a

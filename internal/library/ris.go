@@ -130,6 +130,7 @@ func risReference(t map[string][]string) Reference {
 		r.Venue = first("T2", "JF", "JO", "JA", "J2")
 	}
 	r.Year = year(first("PY", "Y1", "DA", "Y2"))
+	r.Attachments = risFiles(append(append([]string{}, t["L1"]...), t["L4"]...))
 	if sp, ep := first("SP"), first("EP"); sp != "" && ep != "" {
 		r.Pages = sp + "–" + ep
 	} else {

@@ -26,13 +26,18 @@ type Query struct {
 	Text             string
 	Limit            int // 1 to MaxLimit; 0 means DefaultLimit
 	YearFrom, YearTo int // 0: no bound
+	// Passages is how many passages of the full texts to find: 1 to MaxPassages; 0
+	// means DefaultPassages.
+	Passages int
 }
 
 // Search limits.
 const (
-	DefaultLimit = 10
-	MaxLimit     = 50
-	snippetMax   = 300
+	DefaultLimit    = 10
+	MaxLimit        = 50
+	DefaultPassages = 5
+	MaxPassages     = 20
+	snippetMax      = 300
 )
 
 // Hit is one search result.
@@ -42,10 +47,12 @@ type Hit struct {
 	Snippet string // the abstract's passage that best matches the query, word for word
 }
 
-// Results are a search's best hits and how many references matched.
+// Results are a search's best hits and how many references matched, and the best
+// passages of the full texts.
 type Results struct {
-	Total int
-	Hits  []Hit
+	Total    int
+	Hits     []Hit
+	Passages []PassageHit
 }
 
 // Search ranks the references by how well their titles (most), keywords, authors,
@@ -62,6 +69,12 @@ func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
 	if q.Limit < 1 || q.Limit > MaxLimit {
 		return Results{}, fmt.Errorf("limit %d is out of range: give 1 to %d", q.Limit, MaxLimit)
 	}
+	if q.Passages == 0 {
+		q.Passages = DefaultPassages
+	}
+	if q.Passages < 1 || q.Passages > MaxPassages {
+		return Results{}, fmt.Errorf("passages %d is out of range: give 1 to %d", q.Passages, MaxPassages)
+	}
 	if q.YearFrom > 0 && q.YearTo > 0 && q.YearFrom > q.YearTo {
 		return Results{}, fmt.Errorf("year_from %d is after year_to %d", q.YearFrom, q.YearTo)
 	}
@@ -75,7 +88,36 @@ func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
 		m.SetBoost(f.boost)
 		fields = append(fields, m)
 	}
-	var search query.Query = bleve.NewDisjunctionQuery(fields...)
+	search := withYears(bleve.NewDisjunctionQuery(fields...), q)
+	l.mu.RLock()
+	n := len(l.refs)
+	l.mu.RUnlock()
+	if n < globalStatsBelow {
+		ctx = context.WithValue(ctx, bsearch.SearchTypeKey, bsearch.GlobalScoring)
+	}
+	res, err := l.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(search, q.Limit, 0, false))
+	if err != nil {
+		return Results{}, fmt.Errorf("search: %w", err)
+	}
+	terms := l.analyzer(text)
+	out := Results{Total: int(res.Total)}
+	l.mu.RLock()
+	for _, h := range res.Hits {
+		r, ok := l.refs[h.ID]
+		if !ok {
+			continue // removed since: the next Refresh deletes it from the index
+		}
+		out.Hits = append(out.Hits, Hit{Reference: r, Score: h.Score, Snippet: snippet(r, terms, l.analyzer)})
+	}
+	l.mu.RUnlock()
+	if out.Passages, err = l.searchPassages(ctx, text, q); err != nil {
+		return Results{}, err
+	}
+	return out, nil
+}
+
+// withYears bounds a query to the years asked, if any.
+func withYears(search query.Query, q Query) query.Query {
 	if q.YearFrom > 0 || q.YearTo > 0 {
 		var lo, hi *float64
 		yes := true
@@ -91,28 +133,7 @@ func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
 		years.SetField("year")
 		search = bleve.NewConjunctionQuery(search, years)
 	}
-	l.mu.RLock()
-	n := len(l.refs)
-	l.mu.RUnlock()
-	if n < globalStatsBelow {
-		ctx = context.WithValue(ctx, bsearch.SearchTypeKey, bsearch.GlobalScoring)
-	}
-	res, err := l.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(search, q.Limit, 0, false))
-	if err != nil {
-		return Results{}, fmt.Errorf("search: %w", err)
-	}
-	terms := l.analyzer(text)
-	out := Results{Total: int(res.Total)}
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	for _, h := range res.Hits {
-		r, ok := l.refs[h.ID]
-		if !ok {
-			continue // removed since: the next Refresh deletes it from the index
-		}
-		out.Hits = append(out.Hits, Hit{Reference: r, Score: h.Score, Snippet: snippet(r, terms, l.analyzer)})
-	}
-	return out, nil
+	return search
 }
 
 // snippet is the passage of a reference's abstract (or its title, if it has none) that

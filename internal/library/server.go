@@ -3,9 +3,12 @@ package library
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // The literature server's tools, as MCP offers them to a model: search and fetch. Their
@@ -19,6 +22,7 @@ type SearchInput struct {
 	Limit    int    `json:"limit,omitempty" jsonschema:"how many results, from 1 to 50 (default 10)"`
 	YearFrom int    `json:"year_from,omitempty" jsonschema:"only works from this year on"`
 	YearTo   int    `json:"year_to,omitempty" jsonschema:"only works up to this year"`
+	Passages int    `json:"passages,omitempty" jsonschema:"how many passages of the full texts, from 1 to 20 (default 5)"`
 }
 
 // SearchHit is one search result.
@@ -41,12 +45,70 @@ type SearchOutput struct {
 	Query   string      `json:"query"`
 	Total   int         `json:"total"` // how many references matched
 	Results []SearchHit `json:"results"`
+	// Passages are the full texts' passages that best match, best first.
+	Passages []PassageResult `json:"passages"`
+}
+
+// PassageResult is a passage of a full text, with its reference's details: what to cite
+// (id) and where it is (passage, page, section).
+type PassageResult struct {
+	ID      string   `json:"id"`      // the reference's id: its DOI or citation key
+	Passage string   `json:"passage"` // the passage's id: "<id>#p7.2" (page 7), or "<id>#s3.2" in a text without pages
+	Page    int      `json:"page,omitempty"`
+	Section string   `json:"section"`
+	Heading string   `json:"heading,omitempty"`
+	Text    string   `json:"text"`
+	DOI     string   `json:"doi,omitempty"`
+	Key     string   `json:"key,omitempty"`
+	Title   string   `json:"title"`
+	Authors []string `json:"authors,omitempty"`
+	Year    int      `json:"year,omitempty"`
+	Venue   string   `json:"venue,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	File    string   `json:"file,omitempty"` // the full text's file, as the library names it
+	Score   float64  `json:"score,omitempty"`
 }
 
 // FetchInput is what the fetch tool takes.
 type FetchInput struct {
-	ID string `json:"id" jsonschema:"the reference's id from a search result: its DOI or its citation key"`
+	ID      string `json:"id" jsonschema:"the reference's id from a search result (its DOI or citation key), or a passage's id (10.5555/x#p7.2)"`
+	Page    int    `json:"page,omitempty" jsonschema:"read this page of the reference's full text"`
+	Section string `json:"section,omitempty" jsonschema:"read this section of the full text: abstract, introduction, methods, results, discussion, conclusions or other"`
 }
+
+// FetchOutput is the fetch tool's result: the reference, what the library holds of its
+// full text, and the passages asked for.
+type FetchOutput struct {
+	Reference
+	Fulltext *TextInfo      `json:"fulltext,omitempty"`
+	Passages []PassageShown `json:"passages,omitempty"`
+	// More says what of the passages asked for was left out, and how to read it.
+	More string `json:"more,omitempty"`
+}
+
+// TextInfo is what the library holds of a reference's full text.
+type TextInfo struct {
+	File     string         `json:"file"`
+	Kind     string         `json:"kind"`
+	Pages    int            `json:"pages,omitempty"`
+	NoText   []int          `json:"pages_without_text,omitempty"` // scanned pages: no text layer
+	Sections map[string]int `json:"sections"`                     // passages by section
+	Passages int            `json:"passages"`
+	Read     string         `json:"read"` // how to read it
+}
+
+// PassageShown is a passage a fetch gives.
+type PassageShown struct {
+	Passage string `json:"passage"`
+	Page    int    `json:"page,omitempty"`
+	Section string `json:"section"`
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text"`
+}
+
+// maxFetchText is how much passage text one fetch gives: a section longer than this is
+// cut at a passage, and the rest named.
+const maxFetchText = 24 << 10
 
 // Server is the literature server over a library: an MCP server named "literature" with
 // the tools search and fetch.
@@ -55,32 +117,124 @@ func Server(lib *Library) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "search",
 		Description: "Search the lab's library of references: ranked by how well titles, keywords, authors and abstracts match the words of the query. " +
-			"Each result has an id to fetch or cite, and the passage of its abstract that best matches.",
+			"Each result has an id to fetch or cite, and the passage of its abstract that best matches. " +
+			"Also the passages of the full texts the lab holds (papers' PDFs, PMC texts) that best match: each with its reference's id, its passage id, page and section.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-		res, err := lib.Search(ctx, Query{Text: in.Query, Limit: in.Limit, YearFrom: in.YearFrom, YearTo: in.YearTo})
+		res, err := lib.Search(ctx, Query{Text: in.Query, Limit: in.Limit, YearFrom: in.YearFrom, YearTo: in.YearTo, Passages: in.Passages})
 		if err != nil {
 			return nil, SearchOutput{}, err // a tool error: the model reads it
 		}
-		out := SearchOutput{Query: strings.TrimSpace(in.Query), Total: res.Total, Results: []SearchHit{}}
+		out := SearchOutput{Query: strings.TrimSpace(in.Query), Total: res.Total, Results: []SearchHit{}, Passages: []PassageResult{}}
 		for _, h := range res.Hits {
 			out.Results = append(out.Results, SearchHit{ID: h.ID, DOI: h.DOI, Key: h.Key, Title: h.Title, Authors: h.Authors,
 				Year: h.Year, Venue: h.Venue, URL: h.URL, Snippet: h.Snippet, Score: h.Score})
 		}
+		for _, h := range res.Passages {
+			p := h.Passage
+			out.Passages = append(out.Passages, PassageResult{ID: h.ID, Passage: p.ID, Page: p.Page, Section: p.Section, Heading: p.Heading, Text: p.Text,
+				DOI: h.DOI, Key: h.Key, Title: h.Title, Authors: h.Authors, Year: h.Year, Venue: h.Venue, URL: h.URL, File: h.File, Score: h.Score})
+		}
 		return nil, out, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "fetch",
-		Description: "Fetch one reference of the library by its id (its DOI, or its citation key, as a search result gives it): its details and whole abstract.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput) (*mcp.CallToolResult, Reference, error) {
-		id := strings.TrimSpace(in.ID)
-		if id == "" {
-			return nil, Reference{}, fmt.Errorf("the id is empty: give the id of a search result (a DOI or a citation key)")
-		}
-		r, ok := lib.Get(id)
-		if !ok {
-			return nil, Reference{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", id)
-		}
-		return nil, r, nil
+		Name: "fetch",
+		Description: "Fetch one reference of the library by its id (its DOI, or its citation key, as a search result gives it): its details, whole abstract, and what the library holds of its full text. " +
+			"With a page or a section, the full text's passages there; with a passage's id (10.5555/x#p7.2), that passage.",
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput) (*mcp.CallToolResult, FetchOutput, error) {
+		out, err := fetch(lib, in)
+		return nil, out, err
 	})
 	return s
+}
+
+// fetch answers the fetch tool: a reference, and the passages asked for.
+func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
+	id := strings.TrimSpace(in.ID)
+	if id == "" {
+		return FetchOutput{}, fmt.Errorf("the id is empty: give the id of a search result (a DOI or a citation key)")
+	}
+	source, place, isPassage := SplitPassageID(id)
+	if !isPassage {
+		source = id
+	}
+	r, ok := lib.Get(source)
+	if !ok {
+		return FetchOutput{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", source)
+	}
+	out := FetchOutput{Reference: r}
+	_, t, doc, has := lib.FullText(r.ID)
+	if !has {
+		if isPassage || in.Page != 0 || in.Section != "" {
+			return FetchOutput{}, fmt.Errorf("%s has no full text in the library, only its abstract: fetch it by its id alone", r.ID)
+		}
+		return out, nil
+	}
+	info := &TextInfo{File: t.Name, Kind: t.Kind, Pages: t.Pages, NoText: t.NoText, Sections: map[string]int{}, Passages: len(doc.Passages)}
+	for _, p := range doc.Passages {
+		info.Sections[p.Section]++
+	}
+	info.Read = "fetch with a page or a section to read its passages"
+	out.Fulltext = info
+	var want []fulltext.Passage
+	switch {
+	case isPassage:
+		i := slices.IndexFunc(doc.Passages, func(p fulltext.Passage) bool { return strings.EqualFold(p.ID, place) })
+		if i < 0 {
+			return FetchOutput{}, fmt.Errorf("%s has no passage %q: its passages run from %s to %s; fetch a page or a section to find one", r.ID, place, doc.Passages[0].ID, doc.Passages[len(doc.Passages)-1].ID)
+		}
+		want = doc.Passages[i : i+1]
+	case in.Page != 0:
+		if in.Page < 0 || t.Pages > 0 && in.Page > t.Pages || t.Pages == 0 {
+			if t.Pages == 0 {
+				return FetchOutput{}, fmt.Errorf("the full text of %s has no pages (a %s text): fetch a section instead", r.ID, t.Kind)
+			}
+			return FetchOutput{}, fmt.Errorf("page %d is out of range: the full text of %s has %d pages", in.Page, r.ID, t.Pages)
+		}
+		if slices.Contains(t.NoText, in.Page) {
+			return FetchOutput{}, fmt.Errorf("page %d of %s has no text layer (a scanned page): nothing on it can be read or quoted", in.Page, r.ID)
+		}
+		for _, p := range doc.Passages {
+			if p.Page == in.Page {
+				want = append(want, p)
+			}
+		}
+		if len(want) == 0 {
+			return FetchOutput{}, fmt.Errorf("page %d of %s gives no passages (its text is running heads or references only)", in.Page, r.ID)
+		}
+	case in.Section != "":
+		name := strings.ToLower(strings.TrimSpace(in.Section))
+		if s, ok := fulltext.SectionNamed(name); ok {
+			name = s
+		}
+		for _, p := range doc.Passages {
+			if p.Section == name {
+				want = append(want, p)
+			}
+		}
+		if len(want) == 0 {
+			var have []string
+			for s := range info.Sections {
+				have = append(have, s)
+			}
+			slices.Sort(have)
+			return FetchOutput{}, fmt.Errorf("the full text of %s has no %s section; it has %s", r.ID, name, strings.Join(have, ", "))
+		}
+	default:
+		return out, nil
+	}
+	size := 0
+	for i, p := range want {
+		if size+len(p.Text) > maxFetchText && i > 0 {
+			how := "by id"
+			if t.Pages > 0 {
+				how = "by page or by id"
+			}
+			out.More = fmt.Sprintf("%d more passages, from %s to %s, left out to keep this result short; fetch them %s",
+				len(want)-i, PassageID(r.ID, want[i].ID), PassageID(r.ID, want[len(want)-1].ID), how)
+			break
+		}
+		size += len(p.Text)
+		out.Passages = append(out.Passages, PassageShown{Passage: PassageID(r.ID, p.ID), Page: p.Page, Section: p.Section, Heading: p.Heading, Text: p.Text})
+	}
+	return out, nil
 }

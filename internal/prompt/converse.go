@@ -153,7 +153,7 @@ func converseTools(t research.Tooling) string {
 	var b strings.Builder
 	b.WriteString(youHaveTools(t))
 	b.WriteString(": when the message asks about the literature, the evidence or the sources, search with them before you answer, and answer from what they return; for any other message, answer without them. " +
-		`List each source you rely on in "references" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its "quote", and the sentence of your answer it supports as its "claim"; a reference that neither a tool nor the hypotheses below gave counts as invented. ` +
+		`List each source you rely on in "references" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its "quote", and the sentence of your answer it supports as its "claim"; when the quote is from a passage of a full text, name that passage's id as its "passage" (10.5555/x#p7.2); a reference that neither a tool nor the hypotheses below gave counts as invented. ` +
 		ConverseNoApproval + "\n")
 	b.WriteString(ToolDataRule)
 	return b.String()
@@ -180,6 +180,10 @@ func rankedText(r research.Ranked) string {
 		fmt.Fprintf(&b, "   Review (%s, %s, overall %.1f): %s\n", rv.Type, rv.Verdict, rv.Scores.Overall(), oneLine(research.Shorten(rv.Critique, 300)))
 	}
 	for _, ref := range h.References {
+		if ref.Passage != "" {
+			fmt.Fprintf(&b, "   Cites %s at passage %s: %q\n", ref.ID, oneLine(ref.Passage), oneLine(research.Shorten(ref.Quote, 200)))
+			continue
+		}
 		fmt.Fprintf(&b, "   Cites %s: %q\n", ref.ID, oneLine(research.Shorten(ref.Quote, 200)))
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -23,6 +23,7 @@ const (
 	MaxQuoteLength = 600
 	MinQuoteWords  = 5
 	MaxClaimLength = 400
+	maxPassageID   = 300
 )
 
 // referencesProperty is what a grounded answer adds to its schema: the sources it cites,
@@ -36,9 +37,10 @@ const referencesProperty = `    "references": {
         "properties": {
           "id": {"type": "string", "description": "the source's id exactly as the tool result gave it (a DOI, PMID, arXiv id or citation key)"},
           "quote": {"type": "string", "maxLength": 600, "description": "the passage you rely on (at least five words), copied word for word from that source's own part of the tool result; mark a left-out middle with ..."},
-          "claim": {"type": "string", "maxLength": 400, "description": "the sentence of your answer that this quote supports"}
+          "claim": {"type": "string", "maxLength": 400, "description": "the sentence of your answer that this quote supports"},
+          "passage": {"type": "string", "maxLength": 300, "description": "when the quote is from a passage of a full text, that passage's id exactly as the tool result gave it (10.5555/x#p7.2); else empty"}
         },
-        "required": ["id", "quote", "claim"],
+        "required": ["id", "quote", "claim", "passage"],
         "additionalProperties": false
       }
     }`
@@ -76,7 +78,8 @@ func grounding(t research.Tooling, what string) string {
 	var b strings.Builder
 	b.WriteString("\n" + youHaveTools(t))
 	b.WriteString(": search the literature with them before you answer, and ground " + what + " in what they return. " +
-		"List each source you rely on in \"references\" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its \"quote\" (a search hit's snippet, a fetched record's abstract; never another source's), and the sentence of your answer it supports as its \"claim\". " +
+		"List each source you rely on in \"references\" by the id a tool result gave it, with a passage copied word for word from that source's own part of the result as its \"quote\" (a search hit's snippet, a fetched record's abstract, a passage of its full text; never another source's), and the sentence of your answer it supports as its \"claim\". " +
+		"When the quote is from a passage of a full text, name that passage's id as its \"passage\" (10.5555/x#p7.2, as the result gave it): the quote is checked against that passage, and the report shows its page. " +
 		"Cite only sources a tool returned in this conversation: a reference no tool returned counts as invented and is held against " + what + ". " +
 		"When you have what you need, answer with the JSON object.\n")
 	b.WriteString(ToolDataRule)
@@ -92,6 +95,8 @@ type Cited struct {
 	ID    string `json:"id"`
 	Quote string `json:"quote"`
 	Claim string `json:"claim"`
+	// Passage is the passage of a full text the quote is from, by its id, or "".
+	Passage string `json:"passage,omitempty"`
 }
 
 // decodeGrounded decodes an answer that may cite sources into v, whose references field
@@ -133,7 +138,11 @@ func references(agent string, cited []Cited) ([]research.Reference, error) {
 		case n > MaxClaimLength:
 			return nil, malformed(agent, "references[%d].claim is %d characters; at most %d: give the one sentence the source supports", i, n, MaxClaimLength)
 		}
-		refs = append(refs, research.Reference{ID: id, Quote: quote, Claim: claim})
+		passage := strings.TrimSpace(c.Passage)
+		if len(passage) > maxPassageID {
+			return nil, malformed(agent, "references[%d].passage is %d bytes; give the passage's id as the tool result gave it (10.5555/x#p7.2), or leave it empty", i, len(passage))
+		}
+		refs = append(refs, research.Reference{ID: id, Quote: quote, Claim: claim, Passage: passage})
 	}
 	return refs, nil
 }

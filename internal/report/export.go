@@ -82,6 +82,10 @@ type exportReference struct {
 	URL     string   `json:"url,omitempty"` // the DOI's resolver, else the source's own URL
 	Claim   string   `json:"claim,omitempty"`
 	Quote   string   `json:"quote,omitempty"`
+	// Where the quote is in the source's full text: its passage's id, page and section.
+	QuotedPassage string `json:"quoted_passage,omitempty"`
+	Page          int    `json:"page,omitempty"`
+	Section       string `json:"section,omitempty"`
 	// Verdict is what the reviews' checks found of the citation (a research.Citation*
 	// verdict, or "unchecked"); Note says why it was flagged, and Passage is the source's
 	// own words closest to an altered or contradicted quote.
@@ -94,7 +98,8 @@ type exportReference struct {
 }
 
 func exportReferenceOf(r research.Reference) exportReference {
-	return exportReference{ID: r.ID, DOI: r.DOI, Title: r.Title, Authors: strs(r.Authors), Year: r.Year, Venue: r.Venue, URL: link(r), Claim: r.Claim, Quote: r.Quote}
+	return exportReference{ID: r.ID, DOI: r.DOI, Title: r.Title, Authors: strs(r.Authors), Year: r.Year, Venue: r.Venue, URL: link(r), Claim: r.Claim, Quote: r.Quote,
+		QuotedPassage: r.Passage, Page: r.Page, Section: r.Section}
 }
 
 type exportSession struct {

@@ -68,6 +68,7 @@ type pageHypothesis struct {
 type pageSource struct {
 	// Link is an http(s) address the page links; Address one it shows as text only.
 	Line, Link, Address, Claim, Quote, Passage, Verdict, Class, Note string
+	At                                                               string // where the quote is: "p. 7, Results"
 	Support, SupportClass, SupportNote                               string
 }
 
@@ -110,7 +111,7 @@ func (v *view) row(e session.Entry) pageRow {
 
 func source(c cited) pageSource {
 	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
-		Note: oneLine(c.Note)}
+		Note: oneLine(c.Note), At: Location(c.Reference)}
 	if c.Verdict != research.CitationVerified {
 		s.Passage = oneLine(c.Passage) // a verified quote is the source's words
 	}
@@ -335,7 +336,7 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 <p><strong>Statement.</strong> {{.Statement}}</p>
 <p><strong>Rationale.</strong> {{.Rational}}</p>
 <p><strong>Testable predictions:</strong></p><ol>{{range .Predictions}}<li>{{.}}</li>{{end}}</ol>
-{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{else if .Address}} <code>{{.Address}}</code>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
+{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{else if .Address}} <code>{{.Address}}</code>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}{{if .At}} <cite class="at">{{if .Link}}<a href="{{.Link}}">{{.At}}</a>{{else}}{{.At}}{{end}}</cite>{{end}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
 <p><strong>Reviews:</strong></p><ul class="reviews">{{range .Reviews}}<li><em>{{.Kind}}</em>: {{.Verdict}}, {{.Marks}}{{range paras .Critique}}<br>{{.}}{{end}}{{if .Assumptions}}<ul>{{range .Assumptions}}<li><strong>{{.Verdict}}:</strong> {{.Text}}{{if .Note}} — {{.Note}}{{end}}</li>{{end}}</ul>{{end}}</li>{{else}}<li>None yet.</li>{{end}}</ul>
 </section>
 {{end}}{{end}}

@@ -139,6 +139,7 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 	}
 	for i := range refs {
 		refs[i].Quote, refs[i].Claim, refs[i].Source, refs[i].Fabricated, refs[i].Planted = "", "", "", false, "" // the source, not how it was used
+		refs[i].Passage, refs[i].Page, refs[i].Section, refs[i].File = "", 0, "", ""
 	}
 	return refs, invented
 }
@@ -201,6 +202,13 @@ func references(b *bytes.Buffer, cs []cited) {
 		}
 		if q := mdText(c.Quote); q != "" {
 			fmt.Fprintf(b, "\n  > %s", q)
+			if at := Location(c.Reference); at != "" {
+				if l := link(c.Reference); l != "" && c.Verdict != research.CitationInvented {
+					fmt.Fprintf(b, " — [%s](%s)", at, l)
+				} else {
+					fmt.Fprintf(b, " — %s", at)
+				}
+			}
 		}
 		if p := mdText(c.Passage); p != "" && c.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  The source's words: %s", p)

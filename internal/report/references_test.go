@@ -339,3 +339,49 @@ func TestScales(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteLocation: a quote from a passage of a full text shows its page and section
+// beside it, linked to the source, in the Markdown, the HTML and report.json; a section
+// a tool wrote is shown as letters only.
+func TestQuoteLocation(t *testing.T) {
+	in := cites()
+	h := in.Hypotheses["gen/00"]
+	h.References[0].Passage, h.References[0].Page, h.References[0].Section = "10.5555/cosci.bact.001#p7.2", 7, "results"
+	h.References[1].Page, h.References[1].Section = 0, "discussion<script>"
+	in.Hypotheses["gen/00"] = h
+	f := render(t, in)
+	inOrder(t, string(f.Markdown), "> Persister cells survive antibiotics. — [p. 7, Results](https://doi.org/10.5555/cosci.bact.001)",
+		"> ppGpp cures everything. — [Discussion script](https://doi.org/10.5555/cosci.bact.002)")
+	inOrder(t, string(f.HTML), `<blockquote>Persister cells survive antibiotics. <cite class="at"><a href="https://doi.org/10.5555/cosci.bact.001">p. 7, Results</a></cite></blockquote>`)
+	if strings.Contains(string(f.HTML), "<script>") {
+		t.Error("the section's markup reached the HTML")
+	}
+	var x struct {
+		Hypotheses []struct {
+			ID         string            `json:"id"`
+			References []exportReference `json:"references"`
+		} `json:"hypotheses"`
+	}
+	if err := json.Unmarshal(f.JSON, &x); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range x.Hypotheses {
+		if h.ID == "gen/00" && (h.References[0].Page != 7 || h.References[0].QuotedPassage != "10.5555/cosci.bact.001#p7.2" || h.References[0].Section != "results") {
+			t.Errorf("report.json: %+v", h.References[0])
+		}
+	}
+	for _, tc := range []struct {
+		r    research.Reference
+		want string
+	}{
+		{research.Reference{Page: 7, Section: "results"}, "p. 7, Results"},
+		{research.Reference{Page: 3}, "p. 3"},
+		{research.Reference{Section: "methods"}, "Methods"},
+		{research.Reference{}, ""},
+		{research.Reference{Page: -2, Section: strings.Repeat("x", 50)}, ""},
+	} {
+		if got := Location(tc.r); got != tc.want {
+			t.Errorf("Location(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

@@ -23,6 +23,17 @@ type Reference struct {
 	// Claim is the sentence of the citing text (the hypothesis or the review) that the
 	// source is cited for; reviews judge whether the quote supports it.
 	Claim string `json:"claim,omitempty"`
+	// Passage is the passage of the source's full text that the quote is from, by the id
+	// the tool gave it ("10.5555/x#p7.2"), and Page and Section where that is. The model
+	// may name the passage, or only a page; the check then reads the quote against that
+	// passage or page alone. The rest comes from the tool result, as do the details: a
+	// quote the model did not place is placed in the passage of its source that holds it.
+	Passage string `json:"passage,omitempty"`
+	Page    int    `json:"page,omitempty"`
+	Section string `json:"section,omitempty"`
+	// File is the source's full-text file, as the literature server names it (relative
+	// to the library), for the desk to link to at the page.
+	File string `json:"file,omitempty"`
 	// PMID, PMCID, ArXiv and OpenAlex are the source's other identifiers, as a literature
 	// service's result gave them.
 	PMID     string `json:"pmid,omitempty"`
@@ -159,6 +170,7 @@ const (
 	PlantedSpliced     = "spliced"      // two passages joined as one
 	PlantedOwnText     = "own-text"     // the citing text's own words quoted as the source's
 	PlantedIrrelevant  = "irrelevant"   // verbatim, cited for a claim it does not support
+	PlantedWrongPage   = "wrong-page"   // a passage of a full text quoted word for word, cited at another page
 
 	PlantedHedgeDropped   = "hedge-dropped"   // a hedge left out or made stronger ("may reduce" as "reduces")
 	PlantedCausal         = "causal"          // an association stated as a cause

@@ -6,8 +6,8 @@ package simulator
 // word for word, or let its case, spacing, punctuation and hyphenation drift, or leave a
 // marked middle out; dishonest ones are what real models do: an invented or near-miss id,
 // a quote of another record, a passage with its negation, a number or a direction
-// changed, two passages spliced, the citing text's own words, or a true quote cited for
-// a claim it does not support.
+// changed, two passages spliced, the citing text's own words, a true quote cited for a
+// claim it does not support, or a true quote of a full text cited at another page.
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ var (
 	dishonestKinds = []string{
 		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
 		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
-		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant,
+		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant, research.PlantedWrongPage,
 		research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity,
 		research.PlantedSpecies, research.PlantedUnit, research.PlantedSign, research.PlantedDecimal,
 		research.PlantedContextDropped, research.PlantedElidedNegation, research.PlantedElidedDistant,
@@ -99,7 +99,7 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 // text); false when s does not allow that kind (no sentence with a number to change, no
 // other record to quote, ...).
 func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
-	c := plantedRef{Cited: prompt.Cited{ID: s.id}, kind: kind}
+	c := plantedRef{Cited: prompt.Cited{ID: s.id, Passage: s.passage}, kind: kind}
 	if len(claims) == 0 {
 		return c, false // the parser refuses a reference without its claim
 	}
@@ -113,9 +113,9 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 	case research.PlantedElided:
 		c.Quote = elide(rng, ss)
 	case research.PlantedInventedID:
-		c.ID, c.Quote = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text)
+		c.ID, c.Quote, c.Passage = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text), ""
 	case research.PlantedNearMissID:
-		c.ID, c.Quote = nearMiss(rng, s.id), sentence(rng, s.text)
+		c.ID, c.Quote, c.Passage = nearMiss(rng, s.id), sentence(rng, s.text), ""
 		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return citecheck.MatchID(o.id, c.ID) }) {
 			return c, false
 		}
@@ -145,6 +145,23 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		c.Quote = c.Claim
 		if holds(s.text, c.Quote) {
 			return c, false
+		}
+	case research.PlantedWrongPage:
+		// A true quote of one passage, cited at another page of the same paper.
+		var others []source
+		for _, o := range r.sources {
+			if s.passage != "" && o.id == s.id && o.passage != "" && o.page != s.page {
+				others = append(others, o)
+			}
+		}
+		if len(others) == 0 {
+			return c, false
+		}
+		c.Quote, c.Passage = sentence(rng, s.text), others[rng.IntN(len(others))].passage
+		for _, o := range others {
+			if o.passage == c.Passage && holds(o.text, c.Quote) {
+				return c, false
+			}
 		}
 	case research.PlantedFragment:
 		c.Quote = fragment(rng, ss)
@@ -230,8 +247,7 @@ func drift(rng *rand.Rand, q string) string {
 	return d
 }
 
-// elide leaves a middle out, marked, that governs nothing: of a long sentence, or
-// between two sentences next to each other.
+// elide leaves a middle out of a long sentence, marked, that governs nothing.
 func elide(rng *rand.Rand, ss []string) string {
 	mark := pick(rng, []string{" ... ", " … ", " [...] "})
 	for _, i := range rng.Perm(len(ss)) {
@@ -247,11 +263,7 @@ func elide(rng *rand.Rand, ss []string) string {
 			return strings.Join(ws[:head], " ") + mark + strings.Join(ws[head+skip:], " ")
 		}
 	}
-	if len(ss) >= 2 {
-		i := rng.IntN(len(ss) - 1)
-		return ss[i] + mark + ss[i+1]
-	}
-	return ""
+	return "" // no sentence long enough to leave words out of
 }
 
 // qualifying says whether a word qualifies what it modifies ("partly", "modestly"): an
@@ -289,74 +301,6 @@ func changeOne(rng *rand.Rand, ss []string, change func(string) string) string {
 		}
 	}
 	return ""
-}
-
-// negate takes a "not" or "no" away, or adds one.
-func negate(s string) string {
-	for _, r := range [][2]string{
-		{" did not ", " did "}, {" does not ", " does "}, {" was not ", " was "}, {" were not ", " were "},
-		{" is not ", " is "}, {" are not ", " are "}, {" not ", " "}, {" no significant ", " a significant "},
-		{" no ", " a "}, {" without ", " with "},
-	} {
-		if strings.Contains(s, r[0]) {
-			return strings.Replace(s, r[0], r[1], 1)
-		}
-	}
-	for _, aux := range []string{" may ", " can ", " could ", " is ", " are ", " was ", " were "} {
-		if strings.Contains(s, aux) {
-			return strings.Replace(s, aux, aux+"not ", 1)
-		}
-	}
-	ws := strings.Split(s, " ")
-	for i, w := range ws {
-		if i > 0 && negations[w] != "" { // "blocked tau uptake" -> "did not block tau uptake"
-			ws[i] = negations[w]
-			return strings.Join(ws, " ")
-		}
-	}
-	return s
-}
-
-// negations are verbs as an abstract states a finding, and their negations.
-var negations = map[string]string{
-	"reduced": "did not reduce", "increased": "did not increase", "blocked": "did not block", "slowed": "did not slow",
-	"halved": "did not halve", "prevented": "did not prevent", "promoted": "did not promote", "lowered": "did not lower",
-	"raised": "did not raise", "showed": "did not show", "improved": "did not improve", "restored": "did not restore",
-	"inhibited": "did not inhibit", "neutralised": "did not neutralise", "decreased": "did not decrease",
-	"reduces": "does not reduce", "increases": "does not increase", "controls": "does not control", "binds": "does not bind",
-	"promotes": "does not promote", "slows": "does not slow", "blocks": "does not block", "drives": "does not drive",
-	"raise": "do not raise", "reduce": "do not reduce", "promote": "do not promote", "increase": "do not increase",
-}
-
-// opposites are direction words and their opposites.
-var opposites = map[string]string{
-	"increase": "decrease", "increases": "decreases", "increased": "decreased", "decrease": "increase",
-	"decreases": "increases", "decreased": "increased", "reduce": "increase", "reduces": "increases",
-	"reduced": "increased", "higher": "lower", "lower": "higher", "more": "less", "less": "more",
-	"promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "inhibit": "promote",
-	"inhibits": "promotes", "inhibited": "promoted", "up-regulated": "down-regulated",
-	"down-regulated": "up-regulated", "upregulated": "downregulated", "downregulated": "upregulated",
-	"accelerates": "slows", "accelerated": "slowed", "slows": "accelerates", "slowed": "accelerated",
-	"slow": "accelerate", "faster": "slower", "slower": "faster", "enhances": "impairs", "enhanced": "impaired",
-	"impairs": "enhances", "impaired": "enhanced", "halved": "doubled", "doubled": "halved",
-	"prevents": "causes", "prevented": "caused", "blocks": "enables", "blocked": "enabled", "drives": "prevents",
-}
-
-// flip turns the first direction word of a sentence into its opposite.
-func flip(s string) string { return replaceFirst(s, opposites) }
-
-// replaceFirst replaces the first word of a sentence that the table names (its trailing
-// punctuation kept), or returns the sentence as it is.
-func replaceFirst(s string, table map[string]string) string {
-	ws := strings.Split(s, " ")
-	for i, w := range ws {
-		core := strings.TrimRight(w, ".,;:)")
-		if o, ok := table[core]; ok {
-			ws[i] = o + w[len(core):]
-			return strings.Join(ws, " ")
-		}
-	}
-	return s
 }
 
 // renumber changes one digit of a number that stands on its own (not part of a name such

@@ -20,7 +20,11 @@ const (
 	plantHits = `{"query":"microglia tau","total":3,"results":[
  {"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","snippet":"Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months."},
  {"id":"kim2021bin1","title":"BIN1 limits tau uptake","snippet":"Knockdown of BIN1 in cultured neurons increased the internalisation of tau fibrils by 37% and enlarged early endosomes."},
- {"id":"10.5555/cosci.tau.02","title":"Sleep and tau","snippet":"In humans, one night without sleep increased CSF tau by 51.5% in eight volunteers."}]}`
+ {"id":"10.5555/cosci.tau.02","title":"Sleep and tau","snippet":"In humans, one night without sleep increased CSF tau by 51.5% in eight volunteers."}],
+ "passages":[
+ {"id":"10.5555/cosci.tau.02","passage":"10.5555/cosci.tau.02#p3.2","page":3,"section":"results","title":"Sleep and tau","text":"Sleep deprivation raised interstitial tau in mice by twofold within a day. Chronic sleep loss accelerated the spread of tau pathology from the hippocampus to connected regions."},
+ {"id":"10.5555/cosci.tau.02","passage":"10.5555/cosci.tau.02#p5.1","page":5,"section":"discussion","title":"Sleep and tau","text":"Neuronal activity during wakefulness releases tau into the interstitial fluid. Improving sleep may therefore slow the propagation of tau in early disease."},
+ {"id":"10.5555/cosci.tau.010","passage":"10.5555/cosci.tau.010#p4.3","page":4,"section":"results","title":"Loss of TREM2 accelerates tau seeding","text":"Microglial clustering around plaques was reduced by 68% in Trem2-deficient mice, and plaques were more diffuse than in controls."}]}`
 	plantRecordA = `{"id":"10.5555/cosci.tau.010","title":"Loss of TREM2 accelerates tau seeding","abstract":"TREM2 variants increase the risk of Alzheimer's disease, yet the effect of TREM2 on tau pathology remains controversial. We injected AD-tau into 5xFAD mice with and without Trem2 (n = 14 per group). Trem2-deficient mice showed 2.5-fold higher tau seeding in dystrophic neurites at 3 months. Microglial clustering around plaques was reduced by 68%, and plaques were more diffuse. Loss of TREM2 did not change the number of neurofibrillary tangles in the cortex. Plasma IL-1β was associated with tau seeding in some mice (r = −0.41; P < 0.01). A dose of 2.5 mg of the TREM2 agonist restored microglial clustering within 3–7 weeks. These data indicate that microglial barriers restrict the seeding of tau by amyloid plaques."}`
 	plantRecordB = `{"id":"kim2021bin1","title":"BIN1 limits tau uptake","abstract":"BIN1 is the second most significant genetic risk locus for late-onset Alzheimer's disease. Knockdown of BIN1 in cultured neurons increased the internalisation of tau fibrils by 37% and enlarged early endosomes. Conversely, overexpression of BIN1 reduced tau seeding in the biosensor assay by 45%. BIN1 may limit the endocytic uptake of pathological tau."}`
 )
@@ -46,11 +50,18 @@ func TestPlantKinds(t *testing.T) {
 	for _, s := range r.sources {
 		texts[s.id] = s.text
 	}
+	// Draws over the reading's six sources (three of them passages of a full text, which
+	// few kinds can be planted in): each kind must be made from at least 10.
+	const draws = 80
 	for _, kind := range PlantKinds() {
 		made := 0
-		for seed := range int64(40) {
+		from := r.sources
+		if kind == research.PlantedWrongPage { // only a passage of a full text can be cited at another page
+			from = slices.DeleteFunc(slices.Clone(r.sources), func(s source) bool { return s.passage == "" })
+		}
+		for seed := range int64(draws) {
 			rng := newRand(seed, "t")
-			s := r.sources[rng.IntN(len(r.sources))]
+			s := from[rng.IntN(len(from))]
 			c, ok := plant(rng, kind, s, r, plantClaims)
 			if !ok {
 				continue
@@ -62,8 +73,13 @@ func TestPlantKinds(t *testing.T) {
 			q, text := oneLineOf(c.Quote), s.text
 			switch kind {
 			case research.PlantedVerbatim, research.PlantedIrrelevant:
-				if c.ID != s.id || !strings.Contains(text, q) {
-					t.Errorf("%s: %q is not word for word in %s", kind, q, s.id)
+				if c.ID != s.id || !strings.Contains(text, q) || c.Passage != s.passage {
+					t.Errorf("%s: %q (passage %q) is not word for word in %s (passage %q)", kind, q, c.Passage, s.id, s.passage)
+				}
+			case research.PlantedWrongPage:
+				i := slices.IndexFunc(r.sources, func(o source) bool { return o.passage == c.Passage })
+				if c.ID != s.id || !strings.Contains(text, q) || i < 0 || r.sources[i].id != s.id || r.sources[i].page == s.page || holds(r.sources[i].text, q) {
+					t.Errorf("%s: %q of %s cited at %q", kind, q, s.passage, c.Passage)
 				}
 			case research.PlantedDrift:
 				if c.ID != s.id || strings.Contains(text, q) || !holds(text, strings.ReplaceAll(q, "- ", "")) {
@@ -110,7 +126,7 @@ func TestPlantKinds(t *testing.T) {
 			}
 		}
 		if made < 10 {
-			t.Errorf("%s: made %d of 40", kind, made)
+			t.Errorf("%s: made %d of %d", kind, made, draws)
 		}
 	}
 }
@@ -185,7 +201,7 @@ func TestParseKinds(t *testing.T) {
 			}
 		})
 	}
-	if len(PlantKinds()) != 28 {
+	if len(PlantKinds()) != 29 {
 		t.Errorf("%d kinds: %q", len(PlantKinds()), PlantKinds())
 	}
 }
@@ -348,7 +364,7 @@ func TestPlantedAsTheCheckReadsThem(t *testing.T) {
 				continue
 			}
 			made++
-			ref := citecheck.Resolve([]research.Reference{{ID: c.ID, Quote: c.Quote, Claim: c.Claim}}, results, nil)[0]
+			ref := citecheck.Resolve([]research.Reference{{ID: c.ID, Quote: c.Quote, Claim: c.Claim, Passage: c.Passage}}, results, nil)[0]
 			check := citecheck.Check([]research.Reference{ref}, records)[0]
 			honest := research.PlantedHonest(kind) || kind == research.PlantedIrrelevant
 			if honest && check.Verdict != research.CitationVerified || !honest && !check.Penalised() {

@@ -215,3 +215,71 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return keys
 }
+
+// negate takes a "not" or "no" away, or adds one.
+func negate(s string) string {
+	for _, r := range [][2]string{
+		{" did not ", " did "}, {" does not ", " does "}, {" was not ", " was "}, {" were not ", " were "},
+		{" is not ", " is "}, {" are not ", " are "}, {" not ", " "}, {" no significant ", " a significant "},
+		{" no ", " a "}, {" without ", " with "},
+	} {
+		if strings.Contains(s, r[0]) {
+			return strings.Replace(s, r[0], r[1], 1)
+		}
+	}
+	for _, aux := range []string{" may ", " can ", " could ", " is ", " are ", " was ", " were "} {
+		if strings.Contains(s, aux) {
+			return strings.Replace(s, aux, aux+"not ", 1)
+		}
+	}
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		if i > 0 && negations[w] != "" { // "blocked tau uptake" -> "did not block tau uptake"
+			ws[i] = negations[w]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
+}
+
+// negations are verbs as an abstract states a finding, and their negations.
+var negations = map[string]string{
+	"reduced": "did not reduce", "increased": "did not increase", "blocked": "did not block", "slowed": "did not slow",
+	"halved": "did not halve", "prevented": "did not prevent", "promoted": "did not promote", "lowered": "did not lower",
+	"raised": "did not raise", "showed": "did not show", "improved": "did not improve", "restored": "did not restore",
+	"inhibited": "did not inhibit", "neutralised": "did not neutralise", "decreased": "did not decrease",
+	"reduces": "does not reduce", "increases": "does not increase", "controls": "does not control", "binds": "does not bind",
+	"promotes": "does not promote", "slows": "does not slow", "blocks": "does not block", "drives": "does not drive",
+	"raise": "do not raise", "reduce": "do not reduce", "promote": "do not promote", "increase": "do not increase",
+}
+
+// opposites are direction words and their opposites.
+var opposites = map[string]string{
+	"increase": "decrease", "increases": "decreases", "increased": "decreased", "decrease": "increase",
+	"decreases": "increases", "decreased": "increased", "reduce": "increase", "reduces": "increases",
+	"reduced": "increased", "higher": "lower", "lower": "higher", "more": "less", "less": "more",
+	"promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "inhibit": "promote",
+	"inhibits": "promotes", "inhibited": "promoted", "up-regulated": "down-regulated",
+	"down-regulated": "up-regulated", "upregulated": "downregulated", "downregulated": "upregulated",
+	"accelerates": "slows", "accelerated": "slowed", "slows": "accelerates", "slowed": "accelerated",
+	"slow": "accelerate", "faster": "slower", "slower": "faster", "enhances": "impairs", "enhanced": "impaired",
+	"impairs": "enhances", "impaired": "enhanced", "halved": "doubled", "doubled": "halved",
+	"prevents": "causes", "prevented": "caused", "blocks": "enables", "blocked": "enabled", "drives": "prevents",
+}
+
+// flip turns the first direction word of a sentence into its opposite.
+func flip(s string) string { return replaceFirst(s, opposites) }
+
+// replaceFirst replaces the first word of a sentence that the table names (its trailing
+// punctuation kept), or returns the sentence as it is.
+func replaceFirst(s string, table map[string]string) string {
+	ws := strings.Split(s, " ")
+	for i, w := range ws {
+		core := strings.TrimRight(w, ".,;:)")
+		if o, ok := table[core]; ok {
+			ws[i] = o + w[len(core):]
+			return strings.Join(ws, " ")
+		}
+	}
+	return s
+}

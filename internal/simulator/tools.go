@@ -35,6 +35,10 @@ type source struct {
 	id, title, text string
 	fetched         bool
 	search          int // the index of the search result that listed it; -1 for none
+	// passage and page are a passage of the source's full text that a search gave
+	// (its id, "10.5555/x#p7.2"), "" for a hit or a fetched record.
+	passage string
+	page    int
 }
 
 // reading is what a turn has read so far and what it may still call.
@@ -89,6 +93,10 @@ func (r *reading) learn(content string, index int) {
 		Results []struct {
 			ID, Title, Snippet string
 		} `json:"results"`
+		Passages []struct {
+			ID, Passage, Title, Text string
+			Page                     int
+		} `json:"passages"`
 		ID       string `json:"id"`
 		Title    string `json:"title"`
 		Abstract string `json:"abstract"`
@@ -97,13 +105,18 @@ func (r *reading) learn(content string, index int) {
 		return
 	}
 	for _, h := range v.Results {
-		if h.ID != "" && !slices.ContainsFunc(r.sources, func(s source) bool { return s.id == h.ID }) {
+		if h.ID != "" && !slices.ContainsFunc(r.sources, func(s source) bool { return s.id == h.ID && s.passage == "" }) {
 			r.sources = append(r.sources, source{id: h.ID, title: h.Title, text: h.Snippet, search: index})
+		}
+	}
+	for _, p := range v.Passages { // after the hits: the fetches go to the best hits
+		if p.ID != "" && p.Passage != "" && !slices.ContainsFunc(r.sources, func(s source) bool { return s.passage == p.Passage }) {
+			r.sources = append(r.sources, source{id: p.ID, title: p.Title, text: p.Text, search: index, passage: p.Passage, page: p.Page})
 		}
 	}
 	if v.ID != "" && v.Abstract != "" {
 		s := source{id: v.ID, title: v.Title, text: v.Abstract, fetched: true, search: -1}
-		if i := slices.IndexFunc(r.sources, func(s source) bool { return s.id == v.ID }); i >= 0 {
+		if i := slices.IndexFunc(r.sources, func(s source) bool { return s.id == v.ID && s.passage == "" }); i >= 0 {
 			s.search = r.sources[i].search
 			r.sources[i] = s
 		} else {
@@ -145,7 +158,13 @@ func (r reading) next(rng *rand.Rand, t research.Tooling, query string, refetch 
 	if r.fetch == "" || !r.searched() || slices.ContainsFunc(r.sources, func(s source) bool { return s.fetched }) {
 		return nil
 	}
-	for _, s := range r.sources[:min(fetches, len(r.sources))] {
+	var hits []source
+	for _, s := range r.sources {
+		if s.passage == "" {
+			hits = append(hits, s)
+		}
+	}
+	for _, s := range hits[:min(fetches, len(hits))] {
 		call(r.fetch, map[string]string{"id": s.id})
 	}
 	return calls
@@ -202,19 +221,30 @@ func argumentsFor(tool research.ToolSpec, query string) map[string]any {
 // sentences) it supports. A share fabricate of them is dishonest, of the dishonest kinds
 // the simulator plants; the rest are of its honest kinds.
 func (o *Offline) cite(rng *rand.Rand, r reading, n int, claims []string, fabricate float64) []plantedRef {
+	// Fetched records first, then passages of full texts (a quote with its page), then
+	// the other hits; one citation a source.
 	srcs := slices.Clone(r.sources)
-	slices.SortStableFunc(srcs, func(a, b source) int {
+	order := func(s source) int {
 		switch {
-		case a.fetched == b.fetched:
+		case s.fetched:
 			return 0
-		case a.fetched:
-			return -1
+		case s.passage != "":
+			return 1
 		}
-		return 1
-	})
+		return 2
+	}
+	slices.SortStableFunc(srcs, func(a, b source) int { return order(a) - order(b) })
 	honest, dishonest := o.kinds()
 	var cs []plantedRef
-	for _, s := range srcs[:min(n, len(srcs))] {
+	cited := map[string]bool{}
+	for _, s := range srcs {
+		if len(cited) == n {
+			break
+		}
+		if cited[strings.ToLower(s.id)] {
+			continue
+		}
+		cited[strings.ToLower(s.id)] = true
 		// A dishonest kind that this source does not allow gives way to another, and at
 		// last to an honest citation.
 		var try []string
