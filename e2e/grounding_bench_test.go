@@ -44,6 +44,7 @@ type pageStats struct {
 	references, cited          int // reviewed references; those cited at a passage
 	honest, honestFlagged      int // honest ones at a passage; flagged by the check
 	wrongPage, wrongPageCaught int // wrong-page ones; flagged by the check
+	wrongPageRead              int // of the wrong-page ones, those cited at a page the turn read
 	pages                      map[string]bool
 }
 
@@ -135,8 +136,8 @@ func BenchmarkGrounding(b *testing.B) {
 		fmt.Printf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
 			grounded.unreviewed, citationTable(grounded.kinds))
 		ap := grounded.atPage
-		b.Logf("cited at the page of a full text: %d of %d reviewed references (%d pages of %s); honest ones flagged by the check %d of %d; wrong-page ones caught %d of %d",
-			ap.cited, ap.references, len(ap.pages), "the test library's full texts", ap.honestFlagged, ap.honest, ap.wrongPageCaught, ap.wrongPage)
+		b.Logf("cited at the page of a full text: %d of %d reviewed references (%d pages of %s); honest ones flagged by the check %d of %d; wrong-page ones caught %d of %d (%d of them cited at a page the turn read)",
+			ap.cited, ap.references, len(ap.pages), "the test library's full texts", ap.honestFlagged, ap.honest, ap.wrongPageCaught, ap.wrongPage, ap.wrongPageRead)
 		b.ReportMetric(pct(ap.cited, ap.references), "cited-at-page-%")
 		b.ReportMetric(pct(ap.wrongPageCaught, ap.wrongPage), "wrong-page-caught-%")
 		// The citation check's targets, at the page: every honest kind flagged at most 2%,
@@ -252,17 +253,22 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 			if ref.Passage != "" && ref.Page > 0 {
 				s.atPage.cited++
 				s.atPage.pages[fmt.Sprintf("%s p. %d", ref.ID, ref.Page)] = true
-				switch {
-				case research.PlantedHonest(kind):
+				if research.PlantedHonest(kind) {
 					s.atPage.honest++
 					if checked {
 						s.atPage.honestFlagged++
 					}
-				case kind == research.PlantedWrongPage:
-					s.atPage.wrongPage++
-					if checked {
-						s.atPage.wrongPageCaught++
-					}
+				}
+			}
+			// A wrong page the turn read is placed: its section and file come from the tool
+			// result that holds it; one it did not read keeps only the page of its id.
+			if kind == research.PlantedWrongPage {
+				s.atPage.wrongPage++
+				if ref.Section != "" || ref.File != "" {
+					s.atPage.wrongPageRead++
+				}
+				if checked {
+					s.atPage.wrongPageCaught++
 				}
 			}
 			if !dishonestKind(kind) && (worst == research.CitationContradicted || worst == research.CitationOutOfContext) {

@@ -147,17 +147,24 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 			return c, false
 		}
 	case research.PlantedWrongPage:
-		// A true quote of one passage, cited at another page of the same paper.
+		// A true quote of one passage, cited at another page of the same paper: a passage
+		// of it the turn read on another page, or else the next page's first passage,
+		// which the turn did not read (a page number slipped).
+		if s.passage == "" || s.page == 0 {
+			return c, false
+		}
 		var others []source
 		for _, o := range r.sources {
-			if s.passage != "" && o.id == s.id && o.passage != "" && o.page != s.page {
+			if o.id == s.id && o.passage != "" && o.page != s.page {
 				others = append(others, o)
 			}
 		}
+		c.Quote = sentence(rng, s.text)
 		if len(others) == 0 {
-			return c, false
+			c.Passage = fmt.Sprintf("%s#p%d.1", s.id, s.page+1)
+			break
 		}
-		c.Quote, c.Passage = sentence(rng, s.text), others[rng.IntN(len(others))].passage
+		c.Passage = others[rng.IntN(len(others))].passage
 		for _, o := range others {
 			if o.passage == c.Passage && holds(o.text, c.Quote) {
 				return c, false

@@ -252,6 +252,12 @@ func (o *Offline) cite(rng *rand.Rand, r reading, n int, claims []string, fabric
 			for _, i := range rng.Perm(len(dishonest)) {
 				try = append(try, dishonest[i])
 			}
+			// A quote from a full text is put at the wrong page a quarter of the time: a
+			// slip of its own, which would otherwise be one kind in thirty and too rare for
+			// BenchmarkGrounding to measure the check at the page.
+			if s.passage != "" && slices.Contains(dishonest, research.PlantedWrongPage) && rng.IntN(4) == 0 {
+				try = append([]string{research.PlantedWrongPage}, try...)
+			}
 		}
 		try = append(try, pick(rng, honest), research.PlantedVerbatim)
 		for _, kind := range try {
