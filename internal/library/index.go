@@ -96,6 +96,12 @@ func indexMapping() *mapping.IndexMappingImpl {
 	year := bleve.NewNumericFieldMapping()
 	year.Store, year.IncludeInAll, year.DocValues = false, false, false
 	doc.AddFieldMappingsAt("year", year)
+	return bm25Mapping(doc)
+}
+
+// bm25Mapping is an index of documents mapped as doc, English text, scored by BM25, and
+// nothing indexed or stored that doc does not name.
+func bm25Mapping(doc *mapping.DocumentMapping) *mapping.IndexMappingImpl {
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = en.AnalyzerName

@@ -14,7 +14,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
-	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
@@ -33,12 +32,7 @@ func passageMapping() *mapping.IndexMappingImpl {
 	text.Store, text.IncludeTermVectors, text.IncludeInAll, text.DocValues = false, false, false, false
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text", text)
-	m := bleve.NewIndexMapping()
-	m.DefaultMapping = doc
-	m.DefaultAnalyzer = en.AnalyzerName
-	m.StoreDynamic, m.IndexDynamic, m.DocValuesDynamic = false, false, false
-	m.ScoringModel = index.BM25Scoring
-	return m
+	return bm25Mapping(doc)
 }
 
 type passageDoc struct {
