@@ -14,6 +14,7 @@ package proximity
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -44,9 +45,10 @@ func Sign(h research.Hypothesis) Signature {
 	return SignText(strings.Join(parts, "\n"))
 }
 
-// SignText computes the signature of any text.
+// SignText computes the signature of any text, without the identifiers of the sources it
+// names (see identifiers).
 func SignText(text string) Signature {
-	words := Words(text)
+	words := Words(identifiers.ReplaceAllString(text, " "))
 	sh := make([]uint64, 0, 2*len(words))
 	for i, w := range words {
 		sh = append(sh, hash(unigramSeed, w, ""))
@@ -57,6 +59,14 @@ func SignText(text string) Signature {
 	slices.Sort(sh)
 	return Signature{shingles: slices.Compact(sh)}
 }
+
+// identifiers are the sources' ids a text may name: DOIs, links, PubMed and PMC ids, arXiv
+// ids. Split into words they are many shingles ("10", "5555", "cosci", "tau", "011" and
+// their pairs), which two hypotheses citing the same papers share whatever they claim: two
+// distinct hypotheses whose rationales end "It builds on" the same three DOIs read 0.22
+// alike against 0.04 without them, near the duplicate threshold. What a hypothesis cites
+// is its references', not its words'.
+var identifiers = regexp.MustCompile(`(?i)\b(?:doi:\s*)?10\.\d{4,9}/[^\s,;()\[\]"']+|\bhttps?://\S+|\bPMC\d+\b|\bPMID:?\s*\d+\b|\barXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?`)
 
 // Similarity is the Jaccard index of the two shingle sets: 1 for the same text, 0 for texts
 // with no content word in common (and for an empty text).
