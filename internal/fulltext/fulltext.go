@@ -164,7 +164,7 @@ func (r Reader) Read(ctx context.Context, path string) (Document, error) {
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return Document{}, problem("cannot read it: %s", unwrapPath(err))
+		return Document{}, problem("cannot read it: %s", Reason(err))
 	}
 	if !info.Mode().IsRegular() {
 		return Document{}, problem("not a regular file")
@@ -208,12 +208,12 @@ func (r Reader) Read(ctx context.Context, path string) (Document, error) {
 func readAtMost(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, problem("cannot read it: %s", unwrapPath(err))
+		return nil, problem("cannot read it: %s", Reason(err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, problem("cannot read it: %s", unwrapPath(err))
+		return nil, problem("cannot read it: %s", Reason(err))
 	}
 	if int64(len(b)) > limit {
 		return nil, problem("not read: it grew over the cap of %s on one file (literature --max-file-mb)", Size(limit))
@@ -221,7 +221,8 @@ func readAtMost(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-func unwrapPath(err error) string {
+// Reason is an error's reason without the path the caller names already.
+func Reason(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

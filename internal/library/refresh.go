@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // Following the folder: which export files there are, which changed since the last look,
@@ -221,13 +222,7 @@ func (l *Library) exports() ([]string, []Skipped) {
 }
 
 // unwrapPath is an error's reason without the path the caller names already.
-func unwrapPath(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
+func unwrapPath(err error) string { return fulltext.Reason(err) }
 
 // Watch refreshes the library every interval until ctx ends, calling report with each
 // refresh that changed something (or failed).
