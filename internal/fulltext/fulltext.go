@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Kinds of full text, by what the file holds.
@@ -69,6 +71,97 @@ type Passage struct {
 	// where it differs from the section's name.
 	Heading string `json:"heading,omitempty"`
 	Text    string `json:"text"`
+	// Breaks are where a passage that crosses a page break runs onto its next pages: the
+	// byte offsets in Text at which page Page+1, Page+2, ... start. A paragraph that
+	// crosses a page stays one passage, and each of its sentences keeps its page (OnPage).
+	Breaks []int `json:"breaks,omitempty"`
+}
+
+// LastPage is the page a passage ends on.
+func (p Passage) LastPage() int {
+	if p.Page == 0 {
+		return 0
+	}
+	return p.Page + len(p.Breaks)
+}
+
+// PageAt is the page of the byte at offset in the passage's text.
+func (p Passage) PageAt(offset int) int {
+	page := p.Page
+	for _, b := range p.Breaks {
+		if offset >= b {
+			page++
+		}
+	}
+	return page
+}
+
+// OnPage is the passage's text on page n, by whole sentences: every sentence with a word
+// on that page, a sentence that crosses the break on both of its pages. It is "" when no
+// sentence is on page n, and the whole text for a passage on page n alone.
+func (p Passage) OnPage(n int) string {
+	if n < p.Page || n > p.LastPage() {
+		return ""
+	}
+	if len(p.Breaks) == 0 {
+		return p.Text
+	}
+	var kept []string
+	for _, s := range Sentences(p.Text) {
+		first, last := p.PageAt(s.Start), p.PageAt(max(s.End-1, s.Start))
+		if first <= n && n <= last {
+			kept = append(kept, p.Text[s.Start:s.End])
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// Span is a sentence's place in a text: the bytes [Start, End).
+type Span struct{ Start, End int }
+
+// Sentences splits a text into its sentences: a sentence ends at '.', '?' or '!' (and any
+// closing quote or bracket) before a space and a capital, a digit or an opening bracket;
+// "Fig. 2", "et al. (2019)" and "e.g. Smith" are not ends. Spaces between sentences
+// belong to neither.
+func Sentences(text string) []Span {
+	var out []Span
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '.' && c != '?' && c != '!' {
+			continue
+		}
+		end := i + 1
+		for end < len(text) && strings.IndexByte(")]\"'", text[end]) >= 0 {
+			end++
+		}
+		if end+1 >= len(text) || text[end] != ' ' || !opensSentence(text[end+1:]) || c == '.' && notAnEnd(text[start:i]) {
+			continue
+		}
+		out = append(out, Span{start, end})
+		start = end + 1
+		i = end
+	}
+	if start < len(text) {
+		out = append(out, Span{start, len(text)})
+	}
+	return out
+}
+
+func opensSentence(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune("([\"“‘", r)
+}
+
+// notAnEnd says whether a full stop after text ends an abbreviation, not a sentence.
+func notAnEnd(text string) bool {
+	w := text[strings.LastIndexByte(text, ' ')+1:]
+	switch strings.ToLower(strings.TrimLeft(w, "([")) {
+	case "fig", "figs", "eq", "eqs", "ref", "refs", "al", "e.g", "i.e", "cf", "vs", "approx", "no", "dr", "prof", "st", "sect", "tab", "suppl", "ca", "resp":
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return utf8.RuneCountInString(w) == 1 && unicode.IsUpper(r) // an initial: "J. Smith"
 }
 
 // Document is a full text read.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func TestPDFPassages(t *testing.T) {
 				}
 			}
 			again, err := Reader{}.Read(context.Background(), path)
-			if err != nil || !slices.Equal(again.Passages, doc.Passages) {
+			if err != nil || !reflect.DeepEqual(again.Passages, doc.Passages) {
 				t.Errorf("a second read differs (%v)", err)
 			}
 		})
