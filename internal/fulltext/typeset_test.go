@@ -182,8 +182,12 @@ var headingNumber = regexp.MustCompile(`^\s*(\d+(\.\d+)*\.?|[IVXLC]+(-[A-Z0-9]+)
 
 // sameHeading says whether a passage is under a heading: its Heading (or, without one,
 // its section's name) and the heading as typeset are the same letters, case and spaces
-// aside ("I. I NTRODUCTION" is "Introduction"), without the heading's number.
+// aside ("I. I NTRODUCTION" is "Introduction"), without the heading's number. Under no
+// heading (a Nature summary, the opening before the first heading) a passage has none.
 func sameHeading(p Passage, heading string) bool {
+	if heading == "" {
+		return p.Heading == ""
+	}
 	got := p.Heading
 	if got == "" {
 		got = p.Section

@@ -2,7 +2,9 @@
 // (internal/fulltext/testdata/typeset/<name>.probes) into the paper's truth
 // (<name>.truth.json): its page count, the running heads and footers it carries, and each
 // probe sentence's text, pages, column, heading and section, as the maker placed them.
-// scripts/typeset.sh runs it after pdflatex; the tests read only the JSON.
+// For a paper written in a word processor it reads the same from the .fodt source and
+// the named destinations LibreOffice's PDF export keeps (fodt.go). scripts/typeset.sh
+// runs it after pdflatex or soffice; the tests read only the JSON.
 package main
 
 import (
@@ -51,16 +53,24 @@ type layout struct {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: typesettruth <name>.probes <name>.truth.json")
+	var (
+		t   Truth
+		err error
+	)
+	switch {
+	case len(os.Args) == 3:
+		t, err = read(os.Args[1])
+	case len(os.Args) == 4 && strings.HasSuffix(os.Args[1], ".fodt"):
+		t, err = fodtTruth(os.Args[1], os.Args[2])
+	default:
+		fmt.Fprintln(os.Stderr, "usage: typesettruth <name>.probes <name>.truth.json\n       typesettruth <name>.fodt <name>.pdf <name>.truth.json")
 		os.Exit(2)
 	}
-	t, err := read(os.Args[1])
 	if err == nil {
 		var b []byte
 		b, err = json.MarshalIndent(t, "", "  ")
 		if err == nil {
-			err = os.WriteFile(os.Args[2], append(b, '\n'), 0o644)
+			err = os.WriteFile(os.Args[len(os.Args)-1], append(b, '\n'), 0o644)
 		}
 	}
 	if err != nil {
