@@ -378,3 +378,69 @@ func BenchmarkTypesetCorpus(b *testing.B) {
 		b.Errorf("typeset corpus: %d/%d probes at page and section, %d/%d papers read whole (heads, footers and pages too); the target is all (#43)", found, total, perfect, len(corpus))
 	}
 }
+
+// TestTypesetScoring checks the corpus's scoring on passages made by hand, so that a
+// score of 100% means what it says: a probe counts only whole, at both its pages, in its
+// section and under its heading, and heads, footers and page numbers read as text count
+// against the reader.
+func TestTypesetScoring(t *testing.T) {
+	sentence := "The rate constant grew by about a third from one band to the next."
+	pr := typesetProbe{Text: sentence, PageStart: 3, PageEnd: 4, Heading: "Kinetic modelling", SectionKind: SectionMethods}
+	text := "Before it. The rate constant grew by about a third\nfrom one band to the next. After it."
+	brk := strings.Index(text, "from one")
+	in := Passage{ID: "p3.1", Page: 3, Breaks: []int{brk}, Section: SectionMethods, Heading: "2.2. Kinetic modelling", Text: text}
+	cases := []struct {
+		name string
+		p    []Passage
+		pr   typesetProbe
+		miss string // a part of the miss; "" for found
+	}{
+		{"whole across the break", []Passage{in}, pr, ""},
+		{"its end on the start's page", []Passage{withBreaks(in, nil)}, pr, "at pages 3-3"},
+		{"its start on the next page", []Passage{withBreaks(in, []int{0})}, pr, "at pages 4-4"},
+		{"cut in two", []Passage{withText(in, text[:brk]), withText(in, text[brk:])}, pr, "not found whole"},
+		{"in another section", []Passage{withSection(in, SectionResults, "3. Results")}, pr, `in section "results"`},
+		{"under the parent heading", []Passage{withSection(in, SectionMethods, "2. Materials and methods")}, pr, "under heading"},
+		{"IEEE small capitals", []Passage{withSection(withBreaks(in, nil), SectionIntroduction, "I. I NTRODUCTION")},
+			typesetProbe{Text: sentence, PageStart: 3, PageEnd: 3, Heading: "Introduction", SectionKind: SectionIntroduction}, ""},
+		{"a lettered subsection", []Passage{withSection(withBreaks(in, nil), SectionOther, "B. Thermal measurement")},
+			typesetProbe{Text: sentence, PageStart: 3, PageEnd: 3, Heading: "Thermal measurement", SectionKind: SectionOther}, ""},
+		{"no heading, named by its section", []Passage{withSection(withBreaks(in, nil), SectionDiscussion, "")},
+			typesetProbe{Text: sentence, PageStart: 3, PageEnd: 3, Heading: "Discussion", SectionKind: SectionDiscussion}, ""},
+		{"under no heading, given one", []Passage{withSection(withBreaks(in, nil), SectionAbstract, "Abstract")},
+			typesetProbe{Text: sentence, PageStart: 3, PageEnd: 3, Heading: "", SectionKind: SectionAbstract}, "under heading"},
+	}
+	for _, c := range cases {
+		got := probeMiss(Document{Passages: c.p}, c.pr)
+		if c.miss == "" && got != "" || c.miss != "" && !strings.Contains(got, c.miss) {
+			t.Errorf("%s: probeMiss = %q, want %q", c.name, got, c.miss)
+		}
+	}
+
+	truth := typesetTruth{Pages: 4, Furniture: []string{"Preprint submitted to Journal of Forensic Biochemistry"}}
+	furniture := []struct {
+		text string
+		read bool
+	}{
+		{"3", true},
+		{" 12 ", true},
+		{"The whole paper must also be read. 1", true},
+		{"The first fold was 3", false},
+		{"It rose in the year 2019. 2019", false}, // no page of a 4-page paper
+		{"Preprint submitted to Journal of Forensic Biochemistry March 14, 2025", true},
+		{"The calls were brief, cheap and well received.", false},
+	}
+	for _, c := range furniture {
+		got := furnitureRead(Document{Passages: []Passage{{ID: "p1.1", Text: c.text}}}, truth)
+		if (len(got) > 0) != c.read {
+			t.Errorf("furnitureRead(%q) = %q, want read as furniture: %v", c.text, got, c.read)
+		}
+	}
+}
+
+func withBreaks(p Passage, breaks []int) Passage { p.Breaks = breaks; return p }
+func withText(p Passage, text string) Passage    { p.Text, p.Breaks = text, nil; return p }
+func withSection(p Passage, section, heading string) Passage {
+	p.Section, p.Heading = section, heading
+	return p
+}
