@@ -77,10 +77,10 @@ func typesetCorpus(tb testing.TB) []typesetPaper {
 	return out
 }
 
-// typesetReader is the reader as the server runs it, with a tighter time cap: each paper
+// typesetReader is the reader as the server runs it, with a tighter time cap (10 s): each paper
 // is read in well under a second, and a reader that loses a paper in a stalled child
 // (#43) should not hold the test for the default minute per paper.
-var typesetReader = Reader{Limits: Limits{Timeout: 15 * time.Second}}
+var typesetReader = Reader{Limits: Limits{Timeout: 10 * time.Second}}
 
 // paperScore is how a reader did on one paper.
 type paperScore struct {
@@ -204,8 +204,9 @@ func sameHeading(p Passage, heading string) bool {
 }
 
 // furnitureRead lists the passages that hold a page's furniture as text: a page number
-// alone, a running head or footer the paper's source names, or a page number run onto
-// the end of a sentence ("... must also be read. 1").
+// alone, one run onto the end of a sentence ("... must also be read. 1") or onto the start
+// of the next page's text ("2 morning. Samples ..."), or a running head or footer the
+// paper's source names (a short one, "Article", only as the passage or at its ends).
 func furnitureRead(doc Document, t typesetTruth) []string {
 	var out []string
 	for _, p := range doc.Passages {
@@ -214,20 +215,29 @@ func furnitureRead(doc Document, t typesetTruth) []string {
 		if len(fields) == 0 {
 			continue
 		}
-		last, err := strconv.Atoi(fields[len(fields)-1])
-		switch {
+		switch n := len(fields); {
 		case strings.Trim(text, "0123456789 ") == "":
 			out = append(out, fmt.Sprintf("passage %s is a page number: %q", p.ID, text))
-		case err == nil && last >= 1 && last <= t.Pages && len(fields) > 1 && strings.HasSuffix(fields[len(fields)-2], "."):
+		case isPageNumber(fields[n-1], t.Pages) && strings.HasSuffix(fields[n-2], "."):
 			out = append(out, fmt.Sprintf("passage %s ends with a page number: %q", p.ID, clip(text[max(0, len(text)-60):])))
+		case isPageNumber(fields[0], t.Pages) && unicode.IsLower([]rune(fields[1])[0]):
+			out = append(out, fmt.Sprintf("passage %s starts with a page number: %q", p.ID, clip(text)))
 		}
 		for _, f := range t.Furniture {
-			if ff, _ := spaced(f); strings.Contains(text, ff) {
+			ff, _ := spaced(f)
+			short := len(strings.Fields(ff)) < 3
+			if !short && strings.Contains(text, ff) || text == ff || strings.HasPrefix(text, ff+" ") || strings.HasSuffix(text, " "+ff) {
 				out = append(out, fmt.Sprintf("passage %s holds the running head or footer %q", p.ID, ff))
 			}
 		}
 	}
 	return out
+}
+
+// isPageNumber says whether a word is the number of one of a paper's pages.
+func isPageNumber(w string, pages int) bool {
+	n, err := strconv.Atoi(w)
+	return err == nil && n >= 1 && n <= pages
 }
 
 func clip(s string) string {
@@ -417,7 +427,7 @@ func TestTypesetScoring(t *testing.T) {
 		}
 	}
 
-	truth := typesetTruth{Pages: 4, Furniture: []string{"Preprint submitted to Journal of Forensic Biochemistry"}}
+	truth := typesetTruth{Pages: 4, Furniture: []string{"Preprint submitted to Journal of Forensic Biochemistry", "Article"}}
 	furniture := []struct {
 		text string
 		read bool
@@ -429,6 +439,10 @@ func TestTypesetScoring(t *testing.T) {
 		{"It rose in the year 2019. 2019", false}, // no page of a 4-page paper
 		{"Preprint submitted to Journal of Forensic Biochemistry March 14, 2025", true},
 		{"The calls were brief, cheap and well received.", false},
+		{"2 morning. Samples visibly stained with blood were discarded.", true},
+		{"12 mice were kept apart.", false},
+		{"Article Winter chlorophyll against ice duration", true},
+		{"The Article of the treaty was read.", false},
 	}
 	for _, c := range furniture {
 		got := furnitureRead(Document{Passages: []Passage{{ID: "p1.1", Text: c.text}}}, truth)
