@@ -23,9 +23,10 @@ import (
 // carry, and the page count (probe.sty records them while TeX typesets; `make
 // typeset-corpus` regenerates PDFs and truth; the tests read only what is committed).
 
-// typesetStrict makes every miss on the corpus a failure. It is off while the reader
-// does not yet read typeset papers whole (#43): the test then logs each paper's score and
-// its misses, and fails only on a broken corpus.
+// typesetStrict makes every miss on the corpus a failure (go test ./internal/fulltext
+// -run TestTypesetCorpus -typeset.strict). It is off while the reader does not yet read
+// typeset papers whole (#43): the test then logs each paper's score and its misses, and
+// TestTypesetTruth and TestTypesetScoring fail on a broken corpus or scoring.
 var typesetStrict = flag.Bool("typeset.strict", false, "fail TestTypesetCorpus on every probe sentence the reader misses (#43)")
 
 type typesetTruth struct {
