@@ -263,7 +263,7 @@ func spliced(rec, q []token) (string, bool) {
 			switch {
 			case at < prev:
 				gaps = append(gaps, "a later piece comes first in the record")
-			case at-prev > spliceGap:
+			case at-prev > spliceGap && !asideBetween(rec, prev, at):
 				gaps = append(gaps, fmt.Sprintf("%d words apart", at-prev))
 			default:
 				return "", false // words dropped within one passage: an alteration
@@ -275,6 +275,17 @@ func spliced(rec, q []token) (string, bool) {
 		return "", false
 	}
 	return strings.Join(gaps, "; "), true
+}
+
+// asideBetween says whether the record's tokens [from, to) are a statistic in brackets,
+// whole: a quote that skips it is one passage with the aside left out, not two joined.
+func asideBetween(rec []token, from, to int) bool {
+	for _, a := range statisticAsides(rec) {
+		if a[0] == from && a[1] == to {
+			return true
+		}
+	}
+	return false
 }
 
 // longestPrefix finds the longest run of the record that the quote starts with.
@@ -336,7 +347,7 @@ var elisionMark = regexp.MustCompile(`\s*[\[(]?\s*\.\.\.+\s*[\])]?\s*`)
 // with no words.
 func (c checker) elided(quote string) [][]token {
 	var pieces [][]token
-	for _, p := range elisionMark.Split(norm.NFKC.String(quote), -1) {
+	for _, p := range elisionMark.Split(norm.NFKC.String(exponents(quote)), -1) {
 		if t := c.tokenize(p, maxQuoteTokens); len(t) > 0 {
 			pieces = append(pieces, t)
 		}

@@ -59,7 +59,7 @@ var (
 // normalise puts a text in the form quotes are compared in, keeping its case (the tokens
 // are lowered) so that a passage reads as the record wrote it.
 func normalise(s string) string {
-	s = norm.NFKC.String(s)
+	s = norm.NFKC.String(exponents(s))
 	s = strings.ReplaceAll(s, "\u00AD", "") // a soft hyphen is only a place to break
 	return innerApostrophe.ReplaceAllString(s, "$1$2")
 }
@@ -67,7 +67,7 @@ func normalise(s string) string {
 // symbols are the characters read as words of their own.
 var symbols = map[rune]string{
 	'<': "<", '>': ">", '≤': "<=", '≥': ">=", '⩽': "<=", '⩾': ">=", '=': "=", '±': "±", '~': "~", '≈': "~",
-	'×': "×", '%': "percent", '+': "+", '≠': "!=",
+	'×': "×", '%': "percent", '+': "+", '≠': "!=", '^': "^",
 }
 
 // tokenizer reads one text.
@@ -91,7 +91,7 @@ func (c checker) tokenize(s string, limit int) []token {
 		t.out = numbersInWords(t.out)
 	}
 	if c.values {
-		t.out = rangeUnits(t.out)
+		t.out = intervalBounds(rangeUnits(t.out))
 	}
 	for i := range t.out {
 		if t.out[i].stem == "" {
@@ -148,6 +148,12 @@ func (t *tokenizer) scan() {
 			i += w
 		case isDigit(r), r == '.' && isDigit(next) && !isWordRune(t.before(i)):
 			i = t.number(i, -1)
+		case t.values && isMinus(r) && isDigit(next) && t.hyphenExponent(i, w):
+			t.emit(symbolToken, "^", i, i+w) // "10-8" after "×", "cm-2" after a number: exponents
+			i = t.number(i+w, i)
+		case t.values && r == '+' && strings.HasPrefix(t.text[i+w:], "/-"):
+			t.emit(symbolToken, "±", i, i+3) // "+/-" is "±"
+			i += 3
 		case t.values && (r == '-' || r == '−') && (isDigit(next) || next == '.' && isDigit(t.afterRune(i+w+nw))) && t.signPosition(i):
 			i = t.number(i+w, i)
 		case isWordRune(r):
@@ -174,7 +180,7 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // bracket, a comparator or the start, not inside a word or a range ("IL-6", "10-15").
 func (t *tokenizer) signPosition(i int) bool {
 	p := t.before(i)
-	return p == 0 || unicode.IsSpace(p) || strings.ContainsRune("([{=<>≤≥≈~±:;,/", p)
+	return p == 0 || unicode.IsSpace(p) || strings.ContainsRune("([{=<>≤≥≈~±:;,/^–", p)
 }
 
 // separator reads a character between words: a sentence's end, a clause boundary, or a
@@ -262,6 +268,14 @@ func (t *tokenizer) number(i, sign int) int {
 	}
 	// letters against the number: a unit ("25mg", "12h") is a word of its own; anything
 	// else makes one word of it all ("5xFAD", "3D", "2nd").
+	if r, _ := t.at(i); (r == 'x' || r == 'X') && t.values && isDigit(t.afterRune(i+1)) { // "3x10^5"
+		if negative {
+			start = sign
+		}
+		t.emitNumber(b.String(), start, i)
+		t.emit(symbolToken, "×", i, i+1)
+		return i + 1
+	}
 	if r, _ := t.at(i); unicode.IsLetter(r) {
 		j := t.runEnd(i)
 		suffix := strings.ToLower(t.text[i:j])
@@ -328,6 +342,10 @@ func (t *tokenizer) word(i int) int {
 	w := strings.ToLower(t.text[i:j])
 	if !t.near {
 		t.emit(wordToken, w, i, j)
+		return j
+	}
+	if w == "x" && t.values && t.times(i) { // "3 x 10^5"
+		t.emit(symbolToken, "×", i, j)
 		return j
 	}
 	if n, ok := strings.CutSuffix(w, "fold"); ok && cardinals[n] > 0 && t.values { // "twofold"

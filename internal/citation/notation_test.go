@@ -1,0 +1,79 @@
+package citation
+
+import (
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/research"
+)
+
+// TestNotation: a number written another way is the same number, whichever of the record
+// and the quote writes it which way; a number changed in any of these notations is not.
+func TestNotation(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, b string // a and b say the same: each is checked against the other
+	}{
+		{"superscript power and unit", "Spore density reached 4.1 × 10⁵ cm⁻² after ten days.", "Spore density reached 4.1 x 10^5 cm-2 after ten days."},
+		{"hyphen exponents", "The uptake rate was 3.2 × 10⁻² s⁻¹ in the treated plots.", "The uptake rate was 3.2 x 10-2 s-1 in the treated plots."},
+		{"caret exponents", "The uptake rate was 3.2 × 10⁻² s⁻¹ in the treated plots.", "The uptake rate was 3.2 × 10^-2 s^-1 in the treated plots."},
+		{"a sup tag", "the leak rate was 2 × 10<sup>-8</sup> mbar per second in every seal", "the leak rate was 2 x 10^-8 mbar per second in every seal"},
+		{"a sup tag and a superscript", "the leak rate was 2 × 10<sup>−8</sup> mbar per second in every seal", "the leak rate was 2 × 10⁻⁸ mbar per second in every seal"},
+		{"a bare power of ten", "cuttings were soaked in 10⁻⁶ M zeatin for a day before potting", "cuttings were soaked in 10-6 M zeatin for a day before potting"},
+		{"plus or minus", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/- 3% across the three benches."},
+		{"times written x", "colonies grew to 3 × 10⁵ per plate on the thinned agar", "colonies grew to 3x10^5 per plate on the thinned agar"},
+		{"interval bounds in the other order", "The odds of relapse were lower (OR 0.61, 95% CI 0.44 to 0.83) in the kelp group.", "The odds of relapse were lower (OR 0.61, 95% CI 0.83 to 0.44) in the kelp group."},
+		{"negative interval bounds", "Mean difference −1.2 (95% CI −2.1 to −0.3) in the kelp group.", "Mean difference −1.2 (95% CI: −0.3–−2.1) in the kelp group."},
+		{"a squared unit", "each quadrat of 0.25 m² held a median of nine burrows", "each quadrat of 0.25 m^2 held a median of nine burrows"},
+	} {
+		for _, dir := range [][2]string{{tc.a, tc.b}, {tc.b, tc.a}} {
+			if f := Compare(dir[0], dir[1]); f.Verdict != research.CitationVerified {
+				t.Errorf("%s: %q against %q: %s (%s)", tc.name, dir[1], dir[0], f.Verdict, f.Note)
+			}
+		}
+	}
+	for _, tc := range []struct{ name, record, quote, want string }{
+		{"another power", "The uptake rate was 3.2 × 10⁻² s⁻¹ in the treated plots.", "The uptake rate was 3.2 x 10-3 s-1 in the treated plots.", research.CitationContradicted},
+		{"a power's sign", "the leak rate was 2 × 10<sup>-8</sup> mbar per second in every seal", "the leak rate was 2 x 10^8 mbar per second in every seal", research.CitationContradicted},
+		{"another unit power", "Spore density reached 4.1 × 10⁵ cm⁻² after ten days.", "Spore density reached 4.1 x 10^5 cm-3 after ten days.", research.CitationContradicted},
+		{"another bound", "The odds of relapse were lower (OR 0.61, 95% CI 0.44 to 0.83) in the kelp group.", "The odds of relapse were lower (OR 0.61, 95% CI 0.83 to 0.54) in the kelp group.", research.CitationContradicted},
+		{"a change's ends turned round", "Soil nitrate fell from 40 to 20 mg per kilogram over the season.", "Soil nitrate fell from 20 to 40 mg per kilogram over the season.", research.CitationContradicted},
+		{"another spread", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/- 8% across the three benches.", research.CitationContradicted},
+		{"a range stays a range", "Larvae hatched after 10-12 days in the warm tanks.", "Larvae hatched after 10 to 12 days in the warm tanks.", research.CitationVerified},
+		{"a name with a number", "IL-6 rose in the cohort that slept less than five hours.", "IL-6 rose in the cohort that slept less than five hours.", research.CitationVerified},
+	} {
+		if f := Compare(tc.record, tc.quote); f.Verdict != tc.want {
+			t.Errorf("%s: %q against %q: %s (%s); want %s", tc.name, tc.quote, tc.record, f.Verdict, f.Note, tc.want)
+		}
+	}
+}
+
+// TestLeftOut: what a quote leaves out without marking it. A statistic in brackets left
+// out alters the quote (its number is not changed); a leading quantifier left out says of
+// all what the record says of some.
+func TestLeftOut(t *testing.T) {
+	for _, tc := range []struct{ name, record, quote, want string }{
+		{"a p-value in brackets", "Grain yield in the terraced plots was unchanged (p = 0.41) after the drought.",
+			"Grain yield in the terraced plots was unchanged after the drought.", research.CitationAltered},
+		{"a long statistic in brackets", "Grain yield in the terraced plots was unchanged (OR 0.61, 95% CI 0.44 to 0.83; n = 212) after the long drought of that summer.",
+			"Grain yield in the terraced plots was unchanged after the long drought of that summer.", research.CitationAltered},
+		{"the statistic's number changed", "Grain yield in the terraced plots was unchanged (p = 0.41) after the drought.",
+			"Grain yield in the terraced plots was unchanged (p = 0.14) after the drought.", research.CitationContradicted},
+		{"a limitation in brackets is no statistic", "Grain yield in the terraced plots was unchanged (but not in the valley) after the drought.",
+			"Grain yield in the terraced plots was unchanged after the drought.", research.CitationUnsupported},
+		{"most", "Most participants were able to finish the lattice puzzle within an hour.",
+			"participants were able to finish the lattice puzzle within an hour", research.CitationOutOfContext},
+		{"some", "Some chondrocyte lines showed a doubling of glyphan secretion.",
+			"chondrocyte lines showed a doubling of glyphan secretion", research.CitationOutOfContext},
+		{"a partitive of words no list holds", "A smattering of the dune plots kept their lichen crust through the trampling trial.",
+			"dune plots kept their lichen crust through the trampling trial", research.CitationOutOfContext},
+		{"a count", "Seven of the 31 kilns fired evenly after the flue was widened.",
+			"kilns fired evenly after the flue was widened", research.CitationOutOfContext},
+		{"the article only", "The kilns fired evenly after the flue was widened.",
+			"kilns fired evenly after the flue was widened", research.CitationVerified},
+		{"after a clause", "Across both winters, kilns fired evenly after the flue was widened.",
+			"kilns fired evenly after the flue was widened", research.CitationVerified},
+	} {
+		if f := Compare(tc.record, tc.quote); f.Verdict != tc.want {
+			t.Errorf("%s: %q against %q: %s (%s); want %s", tc.name, tc.quote, tc.record, f.Verdict, f.Note, tc.want)
+		}
+	}
+}
