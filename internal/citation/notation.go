@@ -159,6 +159,70 @@ func (t *tokenizer) times(i int) bool {
 	return j < len(t.text) && isDigit(rune(t.text[j])) && (j == i+1 || t.text[i+1] == ' ')
 }
 
+// Numbers in words and ranges' units, read into the same values as digits.
+
+// numbersInWords reads runs of number words as the values they spell: "sixteen" is 16,
+// "twenty-four" 24, "two hundred" 200.
+func numbersInWords(ts []token) []token {
+	out := ts[:0:0]
+	for i := 0; i < len(ts); {
+		v, n := spelled(ts[i:])
+		if n == 0 {
+			out = append(out, ts[i])
+			i++
+			continue
+		}
+		t := ts[i]
+		t.kind, t.word, t.stem, t.end = numberToken, numberWord(v), "", ts[i+n-1].end
+		out = append(out, t)
+		i += n
+	}
+	return out
+}
+
+// spelled reads the number the words at the start of ts spell, and how many words it takes.
+func spelled(ts []token) (float64, int) {
+	total, part, n := 0.0, 0.0, 0
+	for n < len(ts) && ts[n].kind == wordToken && (n == 0 || !ts[n].brk) {
+		w := ts[n].word
+		if v, ok := cardinals[w]; ok {
+			if part >= 20 && v < 10 && int(part)%10 == 0 || part == 0 {
+				part += v
+			} else {
+				break
+			}
+		} else if m, ok := multipliers[w]; ok && (part > 0 || n > 0) {
+			if part == 0 {
+				part = 1
+			}
+			total += part * m
+			part = 0
+		} else {
+			break
+		}
+		n++
+	}
+	return total + part, n
+}
+
+// rangeUnits gives the first number of a range the unit of the second: "10–15%" says
+// "10% to 15%".
+func rangeUnits(ts []token) []token {
+	for i := 0; i+3 < len(ts); i++ {
+		if ts[i].kind != numberToken || ts[i+1].word != "to" || ts[i+2].kind != numberToken {
+			continue
+		}
+		u := ts[i+3]
+		if u.word == "percent" || units[u.word] {
+			syn := u
+			syn.start, syn.end, syn.brk, syn.sent = ts[i].end, ts[i].end, false, ts[i].sent
+			ts = append(ts[:i+1], append([]token{syn}, ts[i+1:]...)...)
+			i += 3
+		}
+	}
+	return ts
+}
+
 // intervalWords open a confidence or credible interval: "95% CI 0.44 to 0.83".
 var intervalWords = setOf("ci", "cri", "interval", "intervals", "hdi", "ui")
 

@@ -357,68 +357,6 @@ func (t *tokenizer) word(i int) int {
 	return j
 }
 
-// numbersInWords reads runs of number words as the values they spell: "sixteen" is 16,
-// "twenty-four" 24, "two hundred" 200.
-func numbersInWords(ts []token) []token {
-	out := ts[:0:0]
-	for i := 0; i < len(ts); {
-		v, n := spelled(ts[i:])
-		if n == 0 {
-			out = append(out, ts[i])
-			i++
-			continue
-		}
-		t := ts[i]
-		t.kind, t.word, t.stem, t.end = numberToken, numberWord(v), "", ts[i+n-1].end
-		out = append(out, t)
-		i += n
-	}
-	return out
-}
-
-// spelled reads the number the words at the start of ts spell, and how many words it takes.
-func spelled(ts []token) (float64, int) {
-	total, part, n := 0.0, 0.0, 0
-	for n < len(ts) && ts[n].kind == wordToken && (n == 0 || !ts[n].brk) {
-		w := ts[n].word
-		if v, ok := cardinals[w]; ok {
-			if part >= 20 && v < 10 && int(part)%10 == 0 || part == 0 {
-				part += v
-			} else {
-				break
-			}
-		} else if m, ok := multipliers[w]; ok && (part > 0 || n > 0) {
-			if part == 0 {
-				part = 1
-			}
-			total += part * m
-			part = 0
-		} else {
-			break
-		}
-		n++
-	}
-	return total + part, n
-}
-
-// rangeUnits gives the first number of a range the unit of the second: "10–15%" says
-// "10% to 15%".
-func rangeUnits(ts []token) []token {
-	for i := 0; i+3 < len(ts); i++ {
-		if ts[i].kind != numberToken || ts[i+1].word != "to" || ts[i+2].kind != numberToken {
-			continue
-		}
-		u := ts[i+3]
-		if u.word == "percent" || units[u.word] {
-			syn := u
-			syn.start, syn.end, syn.brk, syn.sent = ts[i].end, ts[i].end, false, ts[i].sent
-			ts = append(ts[:i+1], append([]token{syn}, ts[i+1:]...)...)
-			i += 3
-		}
-	}
-	return ts
-}
-
 // canon is a word's canonical form, unless the checker compares words as written.
 func (c checker) canon(w string) string {
 	if !c.near {
