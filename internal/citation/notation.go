@@ -10,7 +10,9 @@ package citation
 //     bracket ("10⁻⁸", "cm⁻²"), a <sup> tag there, "^", and a hyphen that can only be
 //     an exponent: after a power of ten that follows "×" ("3 × 10-2"), after 10 with
 //     a smaller number (a range runs upwards: "10-8" is 10⁻⁸), and after a unit that
-//     follows a number, with a small power ("5 mg l-1 s-1");
+//     follows a number closely, with a power of 1 to 4 ("5 mg l-1 s-1", "10^5 spores m-2"),
+//     a unit being one the check knows or any word of one to three lower-case letters
+//     ("1.3 t ha-1 yr-1"); a superscript negative power after any word ("ha⁻¹");
 //   - "x" between two numbers is "×"; "+/-" is "±";
 //   - a confidence or credible interval's bounds are in ascending order.
 //
@@ -73,7 +75,7 @@ func superscripts(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if _, ok := superscriptASCII[r]; !ok || !exponentBase(s[:i]) {
+		if _, ok := superscriptASCII[r]; !ok || !exponentBase(s[:i]) && !negativePower(s[i:]) {
 			b.WriteString(s[i : i+w])
 			i += w
 			continue
@@ -90,6 +92,28 @@ func superscripts(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// negativePower says whether a run of superscripts is a negative power ("⁻¹" of
+// "ha⁻¹"), which after any word is an exponent: an ion's charge ("Cl⁻", "Ca²⁺") ends
+// in its sign.
+func negativePower(s string) bool {
+	r, w := utf8.DecodeRuneInString(s)
+	if r != '⁻' {
+		return false
+	}
+	digits := 0
+	for _, r := range s[w:] {
+		c, ok := superscriptASCII[r]
+		if !ok {
+			break
+		}
+		if c < '0' || c > '9' {
+			return false
+		}
+		digits++
+	}
+	return digits > 0
 }
 
 // exponentBase says whether what a text ends in takes an exponent: a digit, a closing
@@ -139,8 +163,36 @@ func (t *tokenizer) hyphenExponent(i, w int) bool {
 	switch {
 	case last.kind == numberToken && last.word == "#10#":
 		return n >= 2 && t.out[n-2].word == "×" || power < 10
-	case last.kind == wordToken && units[last.word] && n >= 2 && t.out[n-2].kind == numberToken:
-		return k-j == 1 && power >= 1 && power <= 4
+	case last.kind == wordToken && (units[last.word] || shortUnit(last.surface())) && k-j == 1 && power >= 1 && power <= 4:
+		return t.numberBefore(n - 1)
+	}
+	return false
+}
+
+// shortUnit says whether a word may be a unit no list holds ("ha", "yr", "t"): one to
+// three lower-case letters.
+func shortUnit(w string) bool {
+	if w == "" || len(w) > 3 {
+		return false
+	}
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// numberBefore says whether a number comes among the three tokens before token i, in
+// its clause: a unit after one ("4 g m-2", "10^5 spores m-2", "0.6 g C m-2 d-1").
+func (t *tokenizer) numberBefore(i int) bool {
+	for k := i - 1; k >= 0 && k >= i-3; k-- {
+		if t.out[k].kind == numberToken {
+			return true
+		}
+		if t.out[k].brk {
+			return false
+		}
 	}
 	return false
 }

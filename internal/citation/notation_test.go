@@ -22,6 +22,8 @@ func TestNotation(t *testing.T) {
 		{"times written x", "colonies grew to 3 × 10⁵ per plate on the thinned agar", "colonies grew to 3x10^5 per plate on the thinned agar"},
 		{"interval bounds in the other order", "The odds of relapse were lower (OR 0.61, 95% CI 0.44 to 0.83) in the kelp group.", "The odds of relapse were lower (OR 0.61, 95% CI 0.83 to 0.44) in the kelp group."},
 		{"negative interval bounds", "Mean difference −1.2 (95% CI −2.1 to −0.3) in the kelp group.", "Mean difference −1.2 (95% CI: −0.3–−2.1) in the kelp group."},
+		{"units no list holds", "Carbon removal reached 1.3 t ha⁻¹ yr⁻¹ in the second season.", "Carbon removal reached 1.3 t ha-1 yr-1 in the second season."},
+		{"an ion is no exponent", "Chloride (Cl⁻) and Ca²⁺ rose in the wells.", "Chloride (Cl-) and Ca2+ rose in the wells."},
 		{"a squared unit", "each quadrat of 0.25 m² held a median of nine burrows", "each quadrat of 0.25 m^2 held a median of nine burrows"},
 	} {
 		for _, dir := range [][2]string{{tc.a, tc.b}, {tc.b, tc.a}} {
@@ -37,6 +39,7 @@ func TestNotation(t *testing.T) {
 		{"another bound", "The odds of relapse were lower (OR 0.61, 95% CI 0.44 to 0.83) in the kelp group.", "The odds of relapse were lower (OR 0.61, 95% CI 0.83 to 0.54) in the kelp group.", research.CitationContradicted},
 		{"a change's ends turned round", "Soil nitrate fell from 40 to 20 mg per kilogram over the season.", "Soil nitrate fell from 20 to 40 mg per kilogram over the season.", research.CitationContradicted},
 		{"another spread", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/- 8% across the three benches.", research.CitationContradicted},
+		{"a comparative the spelling rules rewrite", "Burrows were smaller on the grazed dunes.", "Burrows were larger on the grazed dunes.", research.CitationContradicted},
 		{"a range stays a range", "Larvae hatched after 10-12 days in the warm tanks.", "Larvae hatched after 10 to 12 days in the warm tanks.", research.CitationVerified},
 		{"a name with a number", "IL-6 rose in the cohort that slept less than five hours.", "IL-6 rose in the cohort that slept less than five hours.", research.CitationVerified},
 	} {
