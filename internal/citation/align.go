@@ -128,7 +128,7 @@ const (
 
 // judge gives the verdict of a quote of n words that is not the record's words, from its
 // alignment with the closest passage.
-func judge(a alignment, rec []token, n int) reading {
+func (c checker) judge(a alignment, rec []token, n int) reading {
 	var contra, over, all []string
 	left := map[int]bool{} // the record's words the quote leaves out
 	for _, e := range a.edits {
@@ -186,7 +186,7 @@ func judge(a alignment, rec []token, n int) reading {
 			fs = append(fs, fmt.Sprintf("%q for %q", f.quote.surface(), f.rec.surface()))
 		}
 		r.Verdict, r.Note = research.CitationAltered, "the record's words in other forms: "+strings.Join(fs, "; ")
-	case len(over) > 0 && float64(cost-len(over)) <= contradictedShare*float64(n):
+	case c.overstated && len(over) > 0 && float64(cost-len(over)) <= contradictedShare*float64(n):
 		r.Verdict, r.Note = research.CitationOverstated, "the quote claims more than the record: "+strings.Join(over, "; ")
 	case cost > 0 && float64(cost) <= alteredShare*float64(n):
 		r.Verdict, r.Note = research.CitationAltered, "close to the record's words, not equal: "+strings.Join(all, "; ")

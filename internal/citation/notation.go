@@ -294,6 +294,9 @@ func intervalBounds(ts []token) []token {
 			continue
 		}
 		b := a + 1
+		if b+1 < len(ts) && (ts[b].word == "percent" || units[ts[b].word]) && ts[b+1].word == "to" {
+			b++ // "41% to 58%", as rangeUnits reads "41 to 58%"
+		}
 		if b < len(ts) && ts[b].word == "to" {
 			b++
 		}

@@ -19,6 +19,8 @@ func TestNotation(t *testing.T) {
 		{"a sup tag and a superscript", "the leak rate was 2 × 10<sup>−8</sup> mbar per second in every seal", "the leak rate was 2 × 10⁻⁸ mbar per second in every seal"},
 		{"a bare power of ten", "cuttings were soaked in 10⁻⁶ M zeatin for a day before potting", "cuttings were soaked in 10-6 M zeatin for a day before potting"},
 		{"plus or minus", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/- 3% across the three benches."},
+		{"plus or minus with a minus sign", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/− 3% across the three benches."},
+		{"a percent interval in the other order", "Tempering halved trapped hydrogen (95% CI 41 to 58%) in the coarse grains.", "Tempering halved trapped hydrogen (95% CI 58 to 41%) in the coarse grains."},
 		{"times written x", "colonies grew to 3 × 10⁵ per plate on the thinned agar", "colonies grew to 3x10^5 per plate on the thinned agar"},
 		{"interval bounds in the other order", "The odds of relapse were lower (OR 0.61, 95% CI 0.44 to 0.83) in the kelp group.", "The odds of relapse were lower (OR 0.61, 95% CI 0.83 to 0.44) in the kelp group."},
 		{"negative interval bounds", "Mean difference −1.2 (95% CI −2.1 to −0.3) in the kelp group.", "Mean difference −1.2 (95% CI: −0.3–−2.1) in the kelp group."},

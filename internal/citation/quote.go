@@ -63,10 +63,13 @@ type checker struct {
 	context bool // read what a quote leaves out around and between its pieces
 	values  bool // read numbers as values with their sign, comparator and decimal point
 	near    bool // read a quote that is not the record's words against its closest passage, and words in their canonical forms
+	// overstated reads a near quote that claims more than its passage (a hedge dropped,
+	// association made causal, a quantifier strengthened) as overstated, not altered
+	overstated bool
 }
 
 // std is the check Compare runs.
-var std = checker{context: true, values: true, near: true}
+var std = checker{context: true, values: true, near: true, overstated: true}
 
 // Bounds on what is aligned, so that a huge record or quote costs bounded time: the
 // alignment is quadratic in their lengths. Finding a quote word for word is linear, so it
@@ -182,7 +185,7 @@ func (c checker) compareWhole(rec, q []token) reading {
 		return verdictOnly(research.CitationUnsupported, "the quote joins passages of the record that do not follow each other ("+gap+") without marking what it leaves out")
 	}
 	a := align(rec, q)
-	r := judge(a, rec, len(q))
+	r := c.judge(a, rec, len(q))
 	if r.Verdict != research.CitationUnsupported && c.context {
 		r = worse(r, readContext(rec, [][2]int{{a.start, a.end}}))
 	}

@@ -151,9 +151,10 @@ func (t *tokenizer) scan() {
 		case t.values && isMinus(r) && isDigit(next) && t.hyphenExponent(i, w):
 			t.emit(symbolToken, "^", i, i+w) // "10-8" after "×", "cm-2" after a number: exponents
 			i = t.number(i+w, i)
-		case t.values && r == '+' && strings.HasPrefix(t.text[i+w:], "/-"):
-			t.emit(symbolToken, "±", i, i+3) // "+/-" is "±"
-			i += 3
+		case t.values && r == '+' && next == '/' && isMinus(t.afterRune(i+w+nw)):
+			_, mw := t.at(i + w + nw)
+			t.emit(symbolToken, "±", i, i+w+nw+mw) // "+/-" is "±"
+			i += w + nw + mw
 		case t.values && (r == '-' || r == '−') && (isDigit(next) || next == '.' && isDigit(t.afterRune(i+w+nw))) && t.signPosition(i):
 			i = t.number(i+w, i)
 		case isWordRune(r):
