@@ -12,7 +12,7 @@ import (
 // An alignment of a quote with the record's passage closest to it: the fewest word edits
 // (a word changed, added or left out) that turn some passage of the record into the quote.
 type alignment struct {
-	cost       int
+	cost       int    // the edits, a statistic in brackets left out costing none
 	start, end int    // the passage: record tokens [start, end)
 	edits      []edit // in the quote's order
 	// forms are the words that differ only in form ("reduce" for "reduced"): they cost
@@ -137,7 +137,9 @@ func (c checker) judge(a alignment, rec []token, n int) reading {
 		}
 	}
 	asides, extra := droppedAsides(rec, left)
-	cost := len(a.edits) - extra // a statistic in brackets left out is one edit
+	// A statistic in brackets left out whole is one edit; the alignment skipped its words
+	// for nothing (a.cost), and any other word of it left out counts.
+	cost := max(a.cost, len(a.edits)-extra)
 	for _, e := range a.edits {
 		class, what := classify(e)
 		if class == contradicts && e.quote == nil && (e.rec.word == "percent" || e.rec.word == "fold") && left[e.ri-1] {
