@@ -28,6 +28,9 @@ type Passage struct {
 	// Breaks are where a passage that crosses a page break runs onto page Page+1,
 	// Page+2, ...: byte offsets in Text (fulltext.Passage.Breaks, as the tool gave them).
 	Breaks []int
+	// LastPage is the page it ends on, as the tool gave it ("last_page"): without
+	// Breaks, the passage is read whole at each of its pages.
+	LastPage int
 }
 
 // OnPage is the passage's sentences on page n (fulltext.Passage.OnPage): all of it for a
@@ -35,6 +38,9 @@ type Passage struct {
 func (p Passage) OnPage(n int) string {
 	if p.Page == 0 {
 		return ""
+	}
+	if len(p.Breaks) == 0 && p.LastPage > p.Page && n >= p.Page && n <= p.LastPage {
+		return p.Text // on these pages, but where each starts was not given
 	}
 	return fulltext.Passage{Page: p.Page, Text: p.Text, Breaks: p.Breaks}.OnPage(n)
 }
@@ -105,6 +111,9 @@ func Passages(content, id string) []Passage {
 					}
 					p.Page, _ = strconv.Atoi(scalar(v["page"]))
 					p.Breaks = breaksOf(v["breaks"], text)
+					if last, err := strconv.Atoi(scalar(v["last_page"])); err == nil && last > p.Page && last-p.Page <= maxBreaks {
+						p.LastPage = last
+					}
 					out = append(out, p)
 				}
 				return
@@ -230,7 +239,7 @@ func pageText(p Passage, quote string) string {
 	if p.Page == 0 {
 		return p.Section
 	}
-	for n := p.Page + 1; n <= p.Page+len(p.Breaks); n++ {
+	for n := p.Page + 1; n <= p.Page+len(p.Breaks); n++ { // without breaks: its first page
 		if Compare(p.OnPage(n), quote).Verdict == research.CitationVerified && Compare(p.OnPage(n-1), quote).Verdict != research.CitationVerified {
 			return fmt.Sprintf("page %d", n)
 		}

@@ -141,6 +141,8 @@ const (
 	saunaPage2 = `{"id": "10.5555/cosci.sauna.07", "title": "Weekly sauna bathing and resting blood pressure",
  "passages": [
   {"passage": "10.5555/cosci.sauna.07#p2.3", "page": 2, "section": "results", "text": "Adherence was high in both arms. Ninety-one percent of sessions were logged by the wearable."},
+  {"passage": "10.5555/cosci.sauna.07#p2.11", "page": 2, "section": "discussion", "last_page": 3,
+   "text": "Arterial stiffness eased over the following month in the sauna arm alone."},
   {"passage": "10.5555/cosci.sauna.07#p2.9", "page": 2, "section": "discussion", "breaks": [55], "last_page": 3,
    "text": "Heat exposure raised plasma volume within three weeks. The rise in plasma volume preceded any change in arterial stiffness."}
  ]}`
@@ -168,6 +170,7 @@ func TestPagedCitations(t *testing.T) {
 			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p2.9 (page 3), not the cited page 2"},
 		{"a sentence of the passage's first page cited at its next", 3, "Heat exposure raised plasma volume within three weeks",
 			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p2.9 (page 2), not the cited page 3"},
+		{"a passage that runs onto the page without its breaks", 3, "Arterial stiffness eased over the following month in the sauna arm alone", research.CitationVerified, ""},
 		{"the wrong page, which the turn also fetched", 2, "Cortisol on waking did not differ between the sauna and the control arm",
 			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p1.6 (page 1)"},
 	} {
