@@ -9,9 +9,10 @@ package citation
 //   - the lead-in: the words of the quote's own clause before it (back to a comma, a
 //     semicolon or the sentence's start). A negation that ends it ("did not", "failed
 //     to") or governs a clause it ends in ("no evidence that") makes the quote
-//     contradicted; a hedge, an attribution, a contrast or a limitation in it, or a clause
+//     contradicted; a hedge, an attribution, a contrast or a limitation in it, a clause
 //     it ends in that no verb of finding governs ("posited that", "whether", "tended
-//     to"), makes it out of context;
+//     to"), or a quantifier it ends in ("most", "a handful of the", "7 of the 31": the
+//     record says it of part) makes it out of context;
 //   - the trailing part: the rest of its clause after it. A limitation ("but only in
 //     women", "unless"), a predicate the quote was the subject of ("... was not
 //     confirmed"), or a clause that refers back to it and negates, hedges or limits it

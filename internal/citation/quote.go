@@ -3,8 +3,9 @@ package citation
 // Checking a quote against the one record it cites, the way a careful reader does. Both
 // are read as the same words (tokens.go): how a passage is written (Unicode forms, case,
 // spacing, punctuation, hyphenation, British or American spelling, Greek letters named,
-// numbers in words or digits, "P < .01" or "p < 0.01", "10–15%" or "10 to 15%") is not
-// what it says. Then:
+// numbers in words or digits, "P < .01" or "p < 0.01", "10–15%" or "10 to 15%",
+// "10⁻⁸", "10<sup>-8</sup>" or "10^-8", "±" or "+/-", "×" or "x", an interval's bounds in
+// either order: notation.go) is not what it says. Then:
 //
 //   - a quote whose words are a run of the record's, or whose pieces between elision
 //     marks ("...", "[...]") are runs of it in order, is verified, unless what it leaves
@@ -19,7 +20,7 @@ package citation
 //     association made causal, a quantifier strengthened, a qualifier dropped) is
 //     overstated;
 //   - one close to a passage but with another content word changed, dropped or added is
-//     altered;
+//     altered, as is one that leaves out a statistic in brackets unmarked;
 //   - a quote made of two passages joined without an elision mark, or anything else, is
 //     unsupported.
 //
