@@ -82,3 +82,26 @@ func TestLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestNotationInMarkup: a record that carries its exponents in <sup> tags (a JATS or
+// HTML abstract, read with its tags stripped) is read with them as exponents, whichever
+// way the quote writes them; a footnote mark in a tag is stripped as before.
+func TestNotationInMarkup(t *testing.T) {
+	const result = `{"resultList": {"result": [{"doi": "10.5555/cosci.seal.01", "title": "Seal leakage in cryogenic stores",
+ "abstractText": "<p>The helium leak rate stayed under 2 × 10<sup>-8</sup> mbar l s<sup>−1</sup> for every welded seal. Frost held 3 × 10<sup>5</sup> ice crystals cm<sup>2</sup> on the lid.</p><p>Indium seals were first described by Okafor<sup>3</sup> for such stores.</p>"}]}}`
+	records := map[string]string{"r": result}
+	for _, tc := range []struct{ quote, want string }{
+		{"The helium leak rate stayed under 2 x 10^-8 mbar l s^-1 for every welded seal", research.CitationVerified},
+		{"The helium leak rate stayed under 2 × 10⁻⁸ mbar l s⁻¹ for every welded seal", research.CitationVerified},
+		{"The helium leak rate stayed under 2 x 10-8 mbar l s-1 for every welded seal", research.CitationVerified},
+		{"The helium leak rate stayed under 2 x 10^8 mbar l s^-1 for every welded seal", research.CitationContradicted},
+		{"Frost held 3 x 10^5 ice crystals cm^2 on the lid", research.CitationVerified},
+		{"Frost held 3 × 10⁵ ice crystals cm² on the lid", research.CitationVerified},
+		{"Indium seals were first described by Okafor3 for such stores", research.CitationVerified},
+	} {
+		ref := research.Reference{ID: "10.5555/cosci.seal.01", Source: "r", Quote: tc.quote}
+		if c := Check([]research.Reference{ref}, records)[0]; c.Verdict != tc.want {
+			t.Errorf("%q: %s (%s); want %s", tc.quote, c.Verdict, c.Note, tc.want)
+		}
+	}
+}
