@@ -109,10 +109,20 @@ func (c checker) compare(record, quote string) reading {
 		return verdictOnly(research.CitationUnsupported, "the quote has no words to check")
 	}
 	var r reading
-	if spans, ok := inOrder(rec, pieces); ok {
-		r = reading{Finding: Finding{Verdict: research.CitationVerified}, start: spans[0][0], end: spans[len(spans)-1][1]}
-		if c.context {
-			r = worse(r, readContext(rec, spans))
+	if spans, ok := inOrder(rec, pieces, 0); ok {
+		r = c.readAt(rec, spans)
+		// The same words may stand in the record more than once, governed in one place
+		// and not in another ("no evidence that X reduced Y" in the abstract, "X reduced
+		// Y" in the results): the quote is read at the place that holds it best.
+		for n := 1; n < maxPlaces && r.Verdict != research.CitationVerified; n++ {
+			next, ok := inOrder(rec, pieces, spans[len(spans)-1][0]+1)
+			if !ok {
+				break
+			}
+			spans = next
+			if o := c.readAt(rec, spans); rank(o.Verdict) < rank(r.Verdict) {
+				r = o
+			}
 		}
 	} else if len(pieces) == 1 {
 		r = c.compareWhole(rec, pieces[0])
@@ -127,12 +137,25 @@ func (c checker) compare(record, quote string) reading {
 	return r
 }
 
+// maxPlaces bounds the places of the record a quote's words are read at.
+const maxPlaces = 8
+
+// readAt reads a quote found word for word at spans: verified, unless what it leaves out
+// there governs it.
+func (c checker) readAt(rec []token, spans [][2]int) reading {
+	r := reading{Finding: Finding{Verdict: research.CitationVerified}, start: spans[0][0], end: spans[len(spans)-1][1]}
+	if c.context {
+		r = worse(r, readContext(rec, spans))
+	}
+	return r
+}
+
 // inOrder finds each piece word for word after the one before it, each as close to the
 // next as the record allows (a short piece may be found in many places: the one nearest
-// what follows it is the one quoted).
-func inOrder(rec []token, pieces [][]token) ([][2]int, bool) {
+// what follows it is the one quoted), the last piece at from or after.
+func inOrder(rec []token, pieces [][]token, from int) ([][2]int, bool) {
 	last := pieces[len(pieces)-1]
-	for at := 0; at < len(rec); {
+	for at := from; at < len(rec); {
 		i, j := find(rec, last, at)
 		if i < 0 {
 			return nil, false
