@@ -12,7 +12,7 @@ import (
 // An alignment of a quote with the record's passage closest to it: the fewest word edits
 // (a word changed, added or left out) that turn some passage of the record into the quote.
 type alignment struct {
-	cost       int
+	cost       int    // the edits, a statistic in brackets left out costing none
 	start, end int    // the passage: record tokens [start, end)
 	edits      []edit // in the quote's order
 	// forms are the words that differ only in form ("reduce" for "reduced"): they cost
@@ -57,6 +57,7 @@ func align(rec, q []token) alignment {
 		fromRec   // the quote leaves a word out
 	)
 	score := func(cost, matches int32) int32 { return cost<<16 - matches }
+	aside := asideMask(rec)
 	d := make([][]int32, m+1)
 	from := make([][]uint8, m+1)
 	for i := range d {
@@ -68,7 +69,11 @@ func align(rec, q []token) alignment {
 	for i := 1; i <= m; i++ {
 		for j := 1; j <= n; j++ {
 			best, step := d[i-1][j]+score(1, 0), uint8(fromQuote)
-			if c := d[i][j-1] + score(1, 0); c < best {
+			skip := score(1, 0)
+			if aside[j-1] {
+				skip = 0 // a statistic in brackets left out costs one edit in all (judge)
+			}
+			if c := d[i][j-1] + skip; c < best {
 				best, step = c, fromRec
 			}
 			if q[i-1].stem == rec[j-1].stem {
@@ -123,7 +128,7 @@ const (
 
 // judge gives the verdict of a quote of n words that is not the record's words, from its
 // alignment with the closest passage.
-func judge(a alignment, rec []token, n int) reading {
+func (c checker) judge(a alignment, rec []token, n int) reading {
 	var contra, over, all []string
 	left := map[int]bool{} // the record's words the quote leaves out
 	for _, e := range a.edits {
@@ -131,10 +136,20 @@ func judge(a alignment, rec []token, n int) reading {
 			left[e.ri] = true
 		}
 	}
+	asides, extra := droppedAsides(rec, left)
+	// A statistic in brackets left out whole is one edit; the alignment skipped its words
+	// for nothing (a.cost), and any other word of it left out counts.
+	cost := max(a.cost, len(a.edits)-extra)
 	for _, e := range a.edits {
 		class, what := classify(e)
 		if class == contradicts && e.quote == nil && (e.rec.word == "percent" || e.rec.word == "fold") && left[e.ri-1] {
 			class = changes // the number is left out with it: a number dropped, not changed
+		}
+		if as, ok := asides[e.ri]; ok && e.quote == nil {
+			if as[0] != e.ri {
+				continue // the aside is named once, at its first word
+			}
+			class, what = changes, fmt.Sprintf("the statistic %q in brackets, which the quote leaves out", span(rec, as[0], as[1]))
 		}
 		switch class {
 		case contradicts:
@@ -165,17 +180,17 @@ func judge(a alignment, rec []token, n int) reading {
 	r := reading{start: a.start, end: a.end}
 	r.Passage = span(rec, a.start, a.end)
 	switch {
-	case len(contra) > 0 && float64(a.cost-len(contra)) <= contradictedShare*float64(n):
+	case len(contra) > 0 && float64(cost-len(contra)) <= contradictedShare*float64(n):
 		r.Verdict, r.Note = research.CitationContradicted, "the record says "+strings.Join(contra, "; ")
-	case a.cost == 0 && len(a.forms) > 0:
+	case cost == 0 && len(a.forms) > 0:
 		var fs []string
 		for _, f := range a.forms[:min(5, len(a.forms))] {
 			fs = append(fs, fmt.Sprintf("%q for %q", f.quote.surface(), f.rec.surface()))
 		}
 		r.Verdict, r.Note = research.CitationAltered, "the record's words in other forms: "+strings.Join(fs, "; ")
-	case len(over) > 0 && float64(a.cost-len(over)) <= contradictedShare*float64(n):
+	case c.overstated && len(over) > 0 && float64(cost-len(over)) <= contradictedShare*float64(n):
 		r.Verdict, r.Note = research.CitationOverstated, "the quote claims more than the record: "+strings.Join(over, "; ")
-	case a.cost > 0 && float64(a.cost) <= alteredShare*float64(n):
+	case cost > 0 && float64(cost) <= alteredShare*float64(n):
 		r.Verdict, r.Note = research.CitationAltered, "close to the record's words, not equal: "+strings.Join(all, "; ")
 	default:
 		return verdictOnly(research.CitationUnsupported, "the record does not say this")

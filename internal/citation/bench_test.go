@@ -37,7 +37,7 @@ var (
 	honestKinds = []string{
 		research.PlantedVerbatim, research.PlantedDrift, research.PlantedSpelling, research.PlantedGreek,
 		research.PlantedNumberWords, research.PlantedNotation, research.PlantedFragment, research.PlantedElided,
-		research.PlantedIrrelevant,
+		research.PlantedIrrelevant, kindExponentPlain, kindExponentTypeset, kindPlusMinus, kindTimes, kindIntervalOrder,
 	}
 	dishonestKinds = []string{
 		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
@@ -45,7 +45,7 @@ var (
 		research.PlantedOwnText, research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier,
 		research.PlantedEntity, research.PlantedSpecies, research.PlantedUnit, research.PlantedSign,
 		research.PlantedDecimal, research.PlantedContextDropped, research.PlantedElidedNegation,
-		research.PlantedElidedDistant, research.PlantedUnsplit, kindEmpty,
+		research.PlantedElidedDistant, research.PlantedUnsplit, kindEmpty, kindStatDropped, kindQuantifierDropped,
 	}
 	benchKinds = slices.Concat(honestKinds, dishonestKinds)
 	// vocabKinds are the dishonest kinds made by an edit of words: at least half of each
@@ -56,7 +56,7 @@ var (
 		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedHedgeDropped,
 		research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies,
 		research.PlantedUnit, research.PlantedSign, research.PlantedDecimal, research.PlantedContextDropped,
-		research.PlantedElidedNegation,
+		research.PlantedElidedNegation, kindQuantifierDropped,
 	}
 )
 
@@ -73,15 +73,66 @@ const (
 
 func dishonest(kind string) bool { return slices.Contains(dishonestKinds, kind) }
 
+// expectation is the verdict a dishonest kind's citations should get (any of verdicts:
+// the check's word for what is wrong with them), and the least share of them that must
+// get it: a penalty alone does not say the check read the kind right (with the overstated
+// rule off, a quote without its hedge is still penalised, as altered).
+type expectation struct {
+	verdicts []string
+	share    float64
+}
+
+// expected holds each dishonest kind to its verdict. Most kinds are held to 90% or 95%
+// of it. Direction, causal, quantifier and unit edits are drawn three times in five
+// from words no list of the check's holds (tiers), which the check can read only as a
+// content word changed, altered: their own verdict is held to 30% (about the common
+// tier's two in five, with room for a common word the check reads otherwise).
+var expected = map[string]expectation{
+	research.PlantedInventedID:     {[]string{research.CitationInvented}, 0.95},
+	research.PlantedNearMissID:     {[]string{research.CitationInvented, research.CitationUnsupported}, 0.95},
+	research.PlantedOtherRecord:    {[]string{research.CitationUnsupported}, 0.95},
+	research.PlantedNegated:        {[]string{research.CitationContradicted}, 0.9},
+	research.PlantedNumber:         {[]string{research.CitationContradicted}, 0.95},
+	research.PlantedDirection:      {[]string{research.CitationContradicted}, 0.3},
+	research.PlantedSpliced:        {[]string{research.CitationUnsupported}, 0.9},
+	research.PlantedOwnText:        {[]string{research.CitationUnsupported}, 0.9},
+	research.PlantedHedgeDropped:   {[]string{research.CitationOverstated}, 0.9},
+	research.PlantedCausal:         {[]string{research.CitationOverstated}, 0.3},
+	research.PlantedQuantifier:     {[]string{research.CitationOverstated, research.CitationOutOfContext}, 0.3},
+	research.PlantedEntity:         {[]string{research.CitationAltered, research.CitationContradicted}, 0.95},
+	research.PlantedSpecies:        {[]string{research.CitationAltered}, 0.95},
+	research.PlantedUnit:           {[]string{research.CitationContradicted}, 0.3},
+	research.PlantedSign:           {[]string{research.CitationContradicted}, 0.95},
+	research.PlantedDecimal:        {[]string{research.CitationContradicted}, 0.95},
+	research.PlantedContextDropped: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
+	research.PlantedElidedNegation: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
+	research.PlantedElidedDistant:  {[]string{research.CitationUnsupported}, 0.95},
+	research.PlantedUnsplit:        {[]string{research.CitationUnsupported}, 0.95},
+	kindEmpty:                      {[]string{"refused"}, 0.95},
+	kindStatDropped:                {[]string{research.CitationAltered}, 0.95},
+	kindQuantifierDropped:          {[]string{research.CitationOutOfContext}, 0.95},
+}
+
+// share is how many of a kind's citations got one of its expected verdicts.
+func (e expectation) got(tl *tally) int {
+	n := 0
+	for _, v := range e.verdicts {
+		n += tl.verdicts[v]
+	}
+	return n
+}
+
 // valid checks a labelled citation against what its kind promises, with this benchmark's
 // own reading of the records (benchlabels_test.go): an honest quote is in its record as
 // its kind says; a dishonest one is made as its kind says.
 func (f *fixture) valid(l labelled) error {
 	var rec *record
-	for i := range f.records {
-		r := &f.records[i]
-		if r.file == l.file && slices.ContainsFunc(r.ids, func(x string) bool { return sameID(x, l.id) }) {
-			rec = r
+	for _, list := range [][]record{f.records, f.notation} {
+		for i := range list {
+			r := &list[i]
+			if r.file == l.file && slices.ContainsFunc(r.ids, func(x string) bool { return sameID(x, l.id) }) {
+				rec = r
+			}
 		}
 	}
 	q := l.quote
@@ -144,6 +195,10 @@ func (f *fixture) valid(l labelled) error {
 		if l.kind == research.PlantedSpliced && ellipsis.MatchString(q) {
 			return fmt.Errorf("a splice with an elision mark")
 		}
+	case kindExponentPlain, kindExponentTypeset, kindPlusMinus, kindTimes, kindIntervalOrder, kindStatDropped, kindQuantifierDropped:
+		if rec.topic != notationTopic || !validNotation(l.kind, rec, q) {
+			return fmt.Errorf("not a %s quote of its record", l.kind)
+		}
 	case kindEmpty:
 		if utf8.RuneCountInString(q) > 10 {
 			return fmt.Errorf("a quote of %d characters is not very short", utf8.RuneCountInString(q))
@@ -161,8 +216,14 @@ func generate(tb testing.TB, f *fixture) []labelled {
 	makers := g.makers()
 	maps.Copy(makers, g.honestMakers())
 	maps.Copy(makers, g.claimMakers())
+	maps.Copy(makers, notationMakers())
+	gn := notationGenerator(f) // the notation kinds draw with a seed of their own
 	var out []labelled
 	for _, kind := range benchKinds {
+		g := g
+		if slices.Contains(notationHonest, kind) || slices.Contains(notationDishonest, kind) {
+			g = gn
+		}
 		n := 0
 		for tries := 0; n < perKind && tries < 200*perKind; tries++ {
 			g.rare = n%5 < 3
@@ -280,6 +341,9 @@ func missed(tallies map[string]*tally) []string {
 			miss = fmt.Sprintf("%s: %d of %d penalised; target ≥ %.0f%%", kind, tl.penalised, tl.n, 100*minPenalised)
 		case !dishonest(kind) && float64(tl.flagged) > maxHonestFlagged*float64(tl.n):
 			miss = fmt.Sprintf("%s: %d of %d flagged; target ≤ %.0f%%", kind, tl.flagged, tl.n, 100*maxHonestFlagged)
+		case dishonest(kind) && float64(expected[kind].got(tl)) < expected[kind].share*float64(tl.n):
+			e := expected[kind]
+			miss = fmt.Sprintf("%s: %d of %d %s; target ≥ %.0f%%", kind, e.got(tl), tl.n, strings.Join(e.verdicts, " or "), 100*e.share)
 		case !dishonest(kind) && tl.verdicts[research.CitationContradicted]+tl.verdicts[research.CitationOutOfContext] > 0:
 			miss = fmt.Sprintf("%s: %d contradicted or out of context; target none", kind, tl.verdicts[research.CitationContradicted]+tl.verdicts[research.CitationOutOfContext])
 		default:
@@ -298,8 +362,8 @@ func table(tallies map[string]*tally) string {
 	for _, kind := range benchKinds {
 		tl := tallies[kind]
 		target := fmt.Sprintf("flagged ≤ %.0f%%", 100*maxHonestFlagged)
-		if dishonest(kind) {
-			target = fmt.Sprintf("penalised ≥ %.0f%%", 100*minPenalised)
+		if e := expected[kind]; dishonest(kind) {
+			target = fmt.Sprintf("penalised ≥ %.0f%%; %s ≥ %.0f%%", 100*minPenalised, strings.Join(e.verdicts, " or "), 100*e.share)
 		}
 		cells := make([]string, len(verdicts))
 		for i, v := range verdicts {
@@ -362,13 +426,49 @@ func TestCitationMutants(t *testing.T) {
 	}
 }
 
+// inCheckLists are the words of the benchmark's edits that the check's lists hold, by
+// reading words.go (and the comparators of quote.go): the truth TestCitationVocabulary
+// counts by, written by hand so that it does not come from the code under test. Each
+// word is under the list that holds it; a word of the edits not here is in none.
+var inCheckLists = setOf(
+	// negations
+	"not", "no", "none", "cannot",
+	// hedges
+	"may", "might", "could", "suggest", "suggests", "speculate", "proposed", "thought", "believed", "tentatively",
+	// limitations; attributions
+	"partly", "reported", "widely",
+	// associations; causes
+	"associated", "correlated", "linked", "cause", "caused", "causes", "drove",
+	// boosters and factives
+	"all", "prove", "show", "shows", "indicate",
+	// quantifiers
+	"few", "some", "several", "subset", "many", "most", "majority",
+	// directions: how much, and better or worse
+	"decreased", "reduce", "reduced", "lower", "less", "smaller", "slower", "increase", "increased", "increases",
+	"higher", "larger", "more", "faster", "improved", "impaired",
+	// units and their aliases
+	"g", "mg", "mm", "mmol", "nmol", "kpa", "mpa", "μg", "μm", "μmol",
+	// comparators
+	"<", ">",
+)
+
+// handListed says whether the hand-written table holds any word of an edit's vocabulary
+// entry ("P <" is "p" and "<").
+func handListed(v string) bool {
+	return slices.ContainsFunc(strings.Fields(strings.ToLower(v)), func(w string) bool { return inCheckLists[w] })
+}
+
 // TestCitationVocabulary: at least half of each word-edit kind's citations are made with
-// words none of the check's lists hold, so the benchmark measures what the check does with
-// words it was not written for. Digits and signs count as outside the lists: the check
-// reads numbers as values, not by list.
+// words none of the check's lists hold (by the hand-written table above), so the
+// benchmark measures what the check does with words it was not written for. Digits and
+// signs count as outside the lists: the check reads numbers as values, not by list. The
+// check's own answer (citation.Listed) must agree with the table on every word: a word
+// added to a list, or one a list holds that the check no longer reads as listed ("smaller",
+// which its spelling rules read as "smaler"), is a change the table must be read again for.
 func TestCitationVocabulary(t *testing.T) {
 	f := loadFixture(t)
 	ls := generate(t, f)
+	disagree := map[string]bool{}
 	for _, kind := range vocabKinds {
 		n, outside := 0, 0
 		var inList []string
@@ -381,8 +481,13 @@ func TestCitationVocabulary(t *testing.T) {
 				t.Errorf("a %s citation without the words of its edit: %q (%s)", kind, l.quote, l.how)
 				continue
 			}
-			listed := slices.ContainsFunc(l.vocab, citation.Listed)
-			if !listed {
+			for _, v := range l.vocab {
+				if handListed(v) != citation.Listed(v) && !disagree[v] {
+					disagree[v] = true
+					t.Errorf("%q: the hand-written table says listed %v, the check's lists %v", v, handListed(v), citation.Listed(v))
+				}
+			}
+			if !slices.ContainsFunc(l.vocab, handListed) {
 				outside++
 			} else if len(inList) < 3 {
 				inList = append(inList, strings.Join(l.vocab, " "))

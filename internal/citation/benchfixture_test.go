@@ -48,6 +48,9 @@ type fixture struct {
 	records []record
 	claims  map[string][]string // topic -> the sentences of its citing hypothesis
 	topics  []string
+	// notation are the notation fixture's records (benchnotation_test.go), which only
+	// the notation kinds draw from
+	notation []record
 }
 
 // trail is what Check reads: the audit trail's records by digest.
@@ -115,6 +118,7 @@ func loadFixture(tb interface {
 	}
 	slices.Sort(f.topics)
 	slices.SortStableFunc(f.records, func(a, b record) int { return strings.Compare(a.file, b.file) })
+	f.loadNotation(tb)
 	return f
 }
 

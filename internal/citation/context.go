@@ -9,9 +9,10 @@ package citation
 //   - the lead-in: the words of the quote's own clause before it (back to a comma, a
 //     semicolon or the sentence's start). A negation that ends it ("did not", "failed
 //     to") or governs a clause it ends in ("no evidence that") makes the quote
-//     contradicted; a hedge, an attribution, a contrast or a limitation in it, or a clause
+//     contradicted; a hedge, an attribution, a contrast or a limitation in it, a clause
 //     it ends in that no verb of finding governs ("posited that", "whether", "tended
-//     to"), makes it out of context;
+//     to"), or a quantifier it ends in ("most", "a handful of the", "7 of the 31": the
+//     record says it of part) makes it out of context;
 //   - the trailing part: the rest of its clause after it. A limitation ("but only in
 //     women", "unless"), a predicate the quote was the subject of ("... was not
 //     confirmed"), or a clause that refers back to it and negates, hedges or limits it
@@ -121,6 +122,9 @@ func leadIn(rec []token, from, to int) (string, string) {
 	if embedding && hasNeg {
 		return research.CitationContradicted, text + " negates it"
 	}
+	if quantifies(a) {
+		return research.CitationOutOfContext, text + " says it of part only"
+	}
 	for _, w := range ws {
 		switch {
 		case hedges[w]:
@@ -137,6 +141,38 @@ func leadIn(rec []token, from, to int) (string, string) {
 		return research.CitationOutOfContext, text + " governs it: the record does not assert it"
 	}
 	return "", ""
+}
+
+// determiners are the words between a quantifier and its noun: "most of the cells".
+var determiners = setOf("the", "these", "those", "our", "their", "its", "his", "her", "such")
+
+// quantifies says whether a lead-in ends in what says how many of the quote's subject the
+// record speaks of: a quantifier short of all ("most", "some", "a subset of"), a
+// partitive whatever its words ("a handful of", "two-thirds of the"), or a count ("12
+// of 30", "half the"). A quote that leaves it out says of all what the record says of
+// some.
+func quantifies(lead []token) bool {
+	n := len(lead)
+	for n > 0 && determiners[lead[n-1].word] {
+		n--
+	}
+	if n == 0 {
+		return false
+	}
+	last := lead[n-1]
+	switch {
+	case last.word == "of":
+		return n >= 2 // "... of": what follows is part of what precedes
+	case quantity(last.word) >= 0 && !universal(last.word):
+		return true
+	case last.kind == numberToken || numberWords[last.word]:
+		p := n - 1
+		for p > 0 && determiners[lead[p-1].word] {
+			p--
+		}
+		return p == 0 || lead[p-1].word == "of" // "12 participants", "12 of the 30", "half the"
+	}
+	return false
 }
 
 // governs says whether a lead-in that ends in a complementizer, "to" or "as" governs the

@@ -21,8 +21,9 @@ func Listed(w string) bool {
 // quote leaves out around and between its pieces, one that reads numbers as plain words
 // (as the check of issue #27 did: no sign, comparator or decimal point), and one that
 // verifies only a quote equal to the record's words after the usual normalising (case,
-// spacing, punctuation, Unicode forms) and calls anything else unsupported.
-var Mutants = []string{"no-context", "plain-numbers", "exact-only"}
+// spacing, punctuation, Unicode forms) and calls anything else unsupported, and one that
+// does not tell an overstated quote from an altered one.
+var Mutants = []string{"no-context", "plain-numbers", "exact-only", "no-overstated"}
 
 // Weaken makes Compare and Check run the named mutant until restore is called.
 func Weaken(name string) (restore func()) {
@@ -34,6 +35,8 @@ func Weaken(name string) (restore func()) {
 		std.values = false
 	case "exact-only":
 		std.near = false
+	case "no-overstated":
+		std.overstated = false
 	default:
 		panic(fmt.Sprintf("no mutant %q", name))
 	}

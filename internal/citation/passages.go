@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/fulltext"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -20,11 +21,50 @@ import (
 // Passage is a passage of a source's full text as a tool result gives it.
 type Passage struct {
 	ID      string // the whole passage id, as the tool wrote it
-	Page    int    // 0 for a text without pages
+	Page    int    // 0 for a text without pages; the page it starts on
 	Section string
 	Text    string
 	File    string // the full text's file, as the tool named it
+	// Breaks are where a passage that crosses a page break runs onto page Page+1,
+	// Page+2, ...: byte offsets in Text (fulltext.Passage.Breaks, as the tool gave them).
+	Breaks []int
+	// LastPage is the page it ends on, as the tool gave it ("last_page"): without
+	// Breaks, the passage is read whole at each of its pages.
+	LastPage int
 }
+
+// OnPage is the passage's sentences on page n (fulltext.Passage.OnPage): all of it for a
+// passage on that page alone, "" for one not on it.
+func (p Passage) OnPage(n int) string {
+	if p.Page == 0 {
+		return ""
+	}
+	if len(p.Breaks) == 0 && p.LastPage > p.Page && n >= p.Page && n <= p.LastPage {
+		return p.Text // on these pages, but where each starts was not given
+	}
+	return fulltext.Passage{Page: p.Page, Text: p.Text, Breaks: p.Breaks}.OnPage(n)
+}
+
+// breaksOf reads a passage's page breaks as the tool gave them: ascending offsets inside
+// its text, or none (a damaged list is no list: the passage is then on its first page).
+func breaksOf(v any, text string) []int {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 || len(list) > maxBreaks {
+		return nil
+	}
+	out := make([]int, 0, len(list))
+	for _, x := range list {
+		n, err := strconv.Atoi(scalar(x))
+		if err != nil || n <= 0 || n > len(text) || len(out) > 0 && n <= out[len(out)-1] {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// maxBreaks bounds the page breaks read of one passage.
+const maxBreaks = 64
 
 // SplitPassage splits an id that names a passage ("10.5555/x#p7.2") into the source's id
 // and the passage's place ("p7.2"); an id without a place is returned whole.
@@ -70,6 +110,10 @@ func Passages(content, id string) []Passage {
 						p.File = f
 					}
 					p.Page, _ = strconv.Atoi(scalar(v["page"]))
+					p.Breaks = breaksOf(v["breaks"], text)
+					if last, err := strconv.Atoi(scalar(v["last_page"])); err == nil && last > p.Page && last-p.Page <= maxBreaks {
+						p.LastPage = last
+					}
 					out = append(out, p)
 				}
 				return
@@ -101,29 +145,26 @@ func pageOf(place string) int {
 	return n
 }
 
-// located is what a reference's location names in one tool result: the text to check its
-// quote against, and the passage (the one named, or the first of the page named). ok is
-// false when the result has no such passage.
-func located(content string, ref research.Reference) (text string, at Passage, ok bool) {
+// located is what a reference's location names in one tool result: the texts to check
+// its quote against (the passage named; or each passage's sentences on the page named,
+// a passage that crosses onto it or off it included), and the passages they are from. ok
+// is false when the result has no such passage.
+func located(content string, ref research.Reference) (texts []string, at []Passage, ok bool) {
 	ps := Passages(content, ref.ID)
 	if ref.Passage != "" {
 		for _, p := range ps {
 			if samePlace(p.ID, ref.Passage) {
-				return p.Text, p, true
+				return []string{p.Text}, []Passage{p}, true
 			}
 		}
-		return "", Passage{}, false
+		return nil, nil, false
 	}
-	var texts []string
 	for _, p := range ps {
-		if p.Page == ref.Page {
-			if len(texts) == 0 {
-				at = p
-			}
-			texts = append(texts, p.Text)
+		if text := p.OnPage(ref.Page); text != "" {
+			texts, at = append(texts, text), append(at, p)
 		}
 	}
-	return strings.Join(texts, "\n\n"), at, len(texts) > 0
+	return texts, at, len(texts) > 0
 }
 
 // where names a reference's location, for a note: "passage 10.5555/x#p7.2", "page 7".
@@ -137,28 +178,73 @@ func where(ref research.Reference) string {
 // checkAt is the finding of a reference that names a passage or a page, against that
 // passage or page of the record content holds (Compare), or unsupported when the
 // result holds no such passage; a quote the source holds elsewhere says where.
+//
+// A page is read passage by passage, and the best finding is the page's: a page joined
+// into one text would read a quote against the first place its words occur, and the
+// abstract on page 1 that says "no evidence that" the words the results then state
+// would contradict a correct quote of the results. Only when no passage holds the quote
+// alone is the page read as one text (a quote that runs from one passage into the next).
 func checkAt(content string, ref research.Reference) Finding {
-	text, _, ok := located(content, ref)
+	texts, _, ok := located(content, ref)
+	var f Finding
 	if !ok {
-		return Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("the cited %s is not in what the tool returned for %s", where(ref), ref.ID)}
+		f = Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("the cited %s is not in what the tool returned for %s", where(ref), ref.ID)}
+	} else {
+		f = bestOf(texts, ref.Quote)
 	}
-	f := Compare(text, ref.Quote)
 	if f.Verdict != research.CitationVerified {
-		for _, p := range Passages(content, ref.ID) {
-			if Compare(p.Text, ref.Quote).Verdict == research.CitationVerified {
-				f.Note = fmt.Sprintf("the quote is from passage %s (%s), not the cited %s", p.ID, pageText(p), where(ref))
-				break
-			}
+		if p, found := holding(Passages(content, ref.ID), ref.Quote); found && ok {
+			f.Note = fmt.Sprintf("the quote is from passage %s (%s), not the cited %s", p.ID, pageText(p, ref.Quote), where(ref))
+		} else if found {
+			f.Note += fmt.Sprintf("; the quote is from passage %s (%s)", p.ID, pageText(p, ref.Quote))
 		}
 	}
 	return f
 }
 
-func pageText(p Passage) string {
-	if p.Page > 0 {
-		return fmt.Sprintf("page %d", p.Page)
+// bestOf is the best finding of a quote against each of texts, or against them joined
+// when none holds it alone.
+func bestOf(texts []string, quote string) Finding {
+	best := Finding{Verdict: research.CitationUnsupported, Note: "the record does not say this"}
+	for i, text := range texts {
+		if f := Compare(text, quote); i == 0 || rank(f.Verdict) < rank(best.Verdict) {
+			best = f
+		}
+		if best.Verdict == research.CitationVerified {
+			return best
+		}
 	}
-	return p.Section
+	if best.Verdict == research.CitationUnsupported && len(texts) > 1 {
+		if f := Compare(strings.Join(texts, "\n\n"), quote); rank(f.Verdict) < rank(best.Verdict) {
+			best = f
+		}
+	}
+	return best
+}
+
+// holding is the first passage that holds the quote, word for word up to how it is
+// written.
+func holding(ps []Passage, quote string) (Passage, bool) {
+	for _, p := range ps {
+		if Compare(p.Text, quote).Verdict == research.CitationVerified {
+			return p, true
+		}
+	}
+	return Passage{}, false
+}
+
+// pageText names where in a passage that holds it a quote is: its page (of a passage
+// that crosses a page break, the page whose sentences hold it), or its section.
+func pageText(p Passage, quote string) string {
+	if p.Page == 0 {
+		return p.Section
+	}
+	for n := p.Page + 1; n <= p.Page+len(p.Breaks); n++ { // without breaks: its first page
+		if Compare(p.OnPage(n), quote).Verdict == research.CitationVerified && Compare(p.OnPage(n-1), quote).Verdict != research.CitationVerified {
+			return fmt.Sprintf("page %d", n)
+		}
+	}
+	return fmt.Sprintf("page %d", p.Page)
 }
 
 // place fills in where a reference's quote is, from the tool results the turn read: the
@@ -167,50 +253,62 @@ func pageText(p Passage) string {
 // holds the quote); or, when it names neither, the passage of its source's result that
 // holds the quote. A named passage or page no result holds is kept as named: the check
 // finds it missing.
+//
+// When no result's named passage or page holds the quote and another result the turn
+// read has it in a passage, that result is the source: the check then finds the quote
+// is not at the place cited and says where it is, whichever results the turn read it in.
 func place(r *research.Reference, results []Result) {
 	switch {
-	case r.Passage != "":
+	case r.Passage != "" || r.Page > 0:
+		named := false
 		for _, res := range ordered(results, r.Source) {
-			for _, p := range Passages(res.Content, r.ID) {
-				if samePlace(p.ID, r.Passage) {
-					r.Source, r.Passage, r.Page, r.Section, r.File = res.Source, p.ID, p.Page, p.Section, p.File
-					return
-				}
-			}
-		}
-	case r.Page > 0:
-		for _, res := range ordered(results, r.Source) {
-			var on []Passage
-			for _, p := range Passages(res.Content, r.ID) {
-				if p.Page == r.Page {
-					on = append(on, p)
-				}
-			}
-			if len(on) == 0 {
+			texts, at, ok := located(res.Content, *r)
+			if !ok {
 				continue
 			}
-			r.Source, r.File = res.Source, on[0].File
-			for _, p := range on {
-				if Compare(p.Text, r.Quote).Verdict == research.CitationVerified {
-					r.Section = p.Section
-					break
+			if !named {
+				named = true
+				r.Source, r.File = res.Source, at[0].File
+				if r.Passage != "" {
+					p := at[0]
+					r.Passage, r.Page, r.Section = p.ID, p.Page, p.Section
 				}
 			}
-			return
+			if bestOf(texts, r.Quote).Verdict == research.CitationVerified {
+				r.Source = res.Source
+				if r.Passage == "" {
+					r.Section = sectionHolding(texts, at, r.Quote)
+				}
+				return
+			}
+		}
+		for _, res := range ordered(results, r.Source) {
+			if _, found := holding(Passages(res.Content, r.ID), r.Quote); found {
+				r.Source = res.Source // the quote is elsewhere than cited: the check says where
+				return
+			}
 		}
 	default:
 		for _, res := range results {
 			if res.Source != r.Source {
 				continue // Resolve chose the result that holds the quote: only its passages place it
 			}
-			for _, p := range Passages(res.Content, r.ID) {
-				if Compare(p.Text, r.Quote).Verdict == research.CitationVerified {
-					r.Passage, r.Page, r.Section, r.File = p.ID, p.Page, p.Section, p.File
-					return
-				}
+			if p, found := holding(Passages(res.Content, r.ID), r.Quote); found {
+				r.Passage, r.Page, r.Section, r.File = p.ID, p.Page, p.Section, p.File
+				return
 			}
 		}
 	}
+}
+
+// sectionHolding is the section of the passage whose text holds the quote ("" for none).
+func sectionHolding(texts []string, at []Passage, quote string) string {
+	for i, text := range texts {
+		if Compare(text, quote).Verdict == research.CitationVerified {
+			return at[i].Section
+		}
+	}
+	return ""
 }
 
 // ordered is results with the one of digest source first.

@@ -65,6 +65,10 @@ func TestPassageCitations(t *testing.T) {
 			ref:     research.Reference{ID: ito, Passage: ito + "#p2.5", Quote: "Exosome inhibition lowered seeding activity in the dentate gyrus by 46%"},
 			passage: ito + "#p2.5", page: 2, section: "results", source: "search", verdict: research.CitationUnsupported,
 			note: "the quote is from passage 10.5555/cosci.tau.001#p1.13 (page 1), not the cited passage 10.5555/cosci.tau.001#p2.5", fileWanted: true},
+		{name: "a quote from another passage of the cited passage's page",
+			ref:     research.Reference{ID: ito, Passage: ito + "#p2.2", Quote: "Our findings identify microglial exosomes as a route by which tau seeds spread"},
+			passage: ito + "#p2.2", page: 2, section: "results", source: "fetch", verdict: research.CitationUnsupported,
+			note: "the quote is from passage 10.5555/cosci.tau.001#p2.6 (page 2), not the cited passage 10.5555/cosci.tau.001#p2.2", fileWanted: true},
 		{name: "a passage no result gave",
 			ref:     research.Reference{ID: ito, Passage: ito + "#p7.2", Quote: "Exosome inhibition lowered seeding activity in the dentate gyrus by 46%"},
 			passage: ito + "#p7.2", page: 7, source: "search", verdict: research.CitationUnsupported,
@@ -120,5 +124,62 @@ func TestSplitPassage(t *testing.T) {
 		if s, p := SplitPassage(tc.in); s != tc.source || p != tc.place {
 			t.Errorf("SplitPassage(%q) = %q, %q", tc.in, s, p)
 		}
+	}
+}
+
+// Results of one paper read at its pages: a fetch of page 1 (an abstract that finds no
+// evidence of what the results then state of a subgroup), a fetch of page 2 with a
+// passage that runs onto page 3 ("breaks": the offset at which page 3 starts), and a
+// search whose only passage of the paper is on page 1.
+const (
+	sauna      = "10.5555/cosci.sauna.07"
+	saunaPage1 = `{"id": "10.5555/cosci.sauna.07", "title": "Weekly sauna bathing and resting blood pressure",
+ "passages": [
+  {"passage": "10.5555/cosci.sauna.07#p1.1", "page": 1, "section": "abstract", "text": "We found no evidence that weekly sauna sessions lowered resting blood pressure in the full cohort of 212 adults."},
+  {"passage": "10.5555/cosci.sauna.07#p1.4", "page": 1, "section": "results", "text": "In the subgroup over 60, weekly sauna sessions lowered resting blood pressure by 6 mmHg."}
+ ]}`
+	saunaPage2 = `{"id": "10.5555/cosci.sauna.07", "title": "Weekly sauna bathing and resting blood pressure",
+ "passages": [
+  {"passage": "10.5555/cosci.sauna.07#p2.3", "page": 2, "section": "results", "text": "Adherence was high in both arms. Ninety-one percent of sessions were logged by the wearable."},
+  {"passage": "10.5555/cosci.sauna.07#p2.11", "page": 2, "section": "discussion", "last_page": 3,
+   "text": "Arterial stiffness eased over the following month in the sauna arm alone."},
+  {"passage": "10.5555/cosci.sauna.07#p2.9", "page": 2, "section": "discussion", "breaks": [55], "last_page": 3,
+   "text": "Heat exposure raised plasma volume within three weeks. The rise in plasma volume preceded any change in arterial stiffness."}
+ ]}`
+	saunaSearch = `{"query": "sauna blood pressure", "results": [{"id": "10.5555/cosci.sauna.07", "title": "Weekly sauna bathing and resting blood pressure"}],
+ "passages": [
+  {"id": "10.5555/cosci.sauna.07", "passage": "10.5555/cosci.sauna.07#p1.6", "page": 1, "section": "results", "text": "Cortisol on waking did not differ between the sauna and the control arm."}
+ ]}`
+)
+
+// TestPagedCitations: a quote cited at a page is read against that page's sentences,
+// passage by passage, a passage that crosses onto the page included; one cited at the
+// wrong page is told where it is, whichever result the turn read it in.
+func TestPagedCitations(t *testing.T) {
+	results := []Result{{Source: "page1", Content: saunaPage1}, {Source: "page2", Content: saunaPage2}, {Source: "search", Content: saunaSearch}}
+	records := map[string]string{"page1": saunaPage1, "page2": saunaPage2, "search": saunaSearch}
+	for _, tc := range []struct {
+		name          string
+		page          int
+		quote         string
+		verdict, note string
+	}{
+		{"a correct quote of the results on the abstract's page", 1, "weekly sauna sessions lowered resting blood pressure", research.CitationVerified, ""},
+		{"a sentence on the page a passage runs onto", 3, "The rise in plasma volume preceded any change in arterial stiffness", research.CitationVerified, ""},
+		{"the same sentence at the page its passage starts on", 2, "The rise in plasma volume preceded any change in arterial stiffness",
+			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p2.9 (page 3), not the cited page 2"},
+		{"a sentence of the passage's first page cited at its next", 3, "Heat exposure raised plasma volume within three weeks",
+			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p2.9 (page 2), not the cited page 3"},
+		{"a passage that runs onto the page without its breaks", 3, "Arterial stiffness eased over the following month in the sauna arm alone", research.CitationVerified, ""},
+		{"the wrong page, which the turn also fetched", 2, "Cortisol on waking did not differ between the sauna and the control arm",
+			research.CitationUnsupported, "the quote is from passage 10.5555/cosci.sauna.07#p1.6 (page 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := Resolve([]research.Reference{{ID: sauna, Page: tc.page, Quote: tc.quote}}, results, nil)[0]
+			c := Check([]research.Reference{ref}, records)[0]
+			if c.Verdict != tc.verdict || !strings.Contains(c.Note, tc.note) {
+				t.Errorf("checked %s (%s) from %s; want %s (%s)", c.Verdict, c.Note, ref.Source, tc.verdict, tc.note)
+			}
+		})
 	}
 }

@@ -3,8 +3,9 @@ package citation
 // Checking a quote against the one record it cites, the way a careful reader does. Both
 // are read as the same words (tokens.go): how a passage is written (Unicode forms, case,
 // spacing, punctuation, hyphenation, British or American spelling, Greek letters named,
-// numbers in words or digits, "P < .01" or "p < 0.01", "10–15%" or "10 to 15%") is not
-// what it says. Then:
+// numbers in words or digits, "P < .01" or "p < 0.01", "10–15%" or "10 to 15%",
+// "10⁻⁸", "10<sup>-8</sup>" or "10^-8", "±" or "+/-", "×" or "x", an interval's bounds in
+// either order: notation.go) is not what it says. Then:
 //
 //   - a quote whose words are a run of the record's, or whose pieces between elision
 //     marks ("...", "[...]") are runs of it in order, is verified, unless what it leaves
@@ -19,7 +20,7 @@ package citation
 //     association made causal, a quantifier strengthened, a qualifier dropped) is
 //     overstated;
 //   - one close to a passage but with another content word changed, dropped or added is
-//     altered;
+//     altered, as is one that leaves out a statistic in brackets unmarked;
 //   - a quote made of two passages joined without an elision mark, or anything else, is
 //     unsupported.
 //
@@ -63,10 +64,13 @@ type checker struct {
 	context bool // read what a quote leaves out around and between its pieces
 	values  bool // read numbers as values with their sign, comparator and decimal point
 	near    bool // read a quote that is not the record's words against its closest passage, and words in their canonical forms
+	// overstated reads a near quote that claims more than its passage (a hedge dropped,
+	// association made causal, a quantifier strengthened) as overstated, not altered
+	overstated bool
 }
 
 // std is the check Compare runs.
-var std = checker{context: true, values: true, near: true}
+var std = checker{context: true, values: true, near: true, overstated: true}
 
 // Bounds on what is aligned, so that a huge record or quote costs bounded time: the
 // alignment is quadratic in their lengths. Finding a quote word for word is linear, so it
@@ -105,10 +109,20 @@ func (c checker) compare(record, quote string) reading {
 		return verdictOnly(research.CitationUnsupported, "the quote has no words to check")
 	}
 	var r reading
-	if spans, ok := inOrder(rec, pieces); ok {
-		r = reading{Finding: Finding{Verdict: research.CitationVerified}, start: spans[0][0], end: spans[len(spans)-1][1]}
-		if c.context {
-			r = worse(r, readContext(rec, spans))
+	if spans, ok := inOrder(rec, pieces, 0); ok {
+		r = c.readAt(rec, spans)
+		// The same words may stand in the record more than once, governed in one place
+		// and not in another ("no evidence that X reduced Y" in the abstract, "X reduced
+		// Y" in the results): the quote is read at the place that holds it best.
+		for n := 1; n < maxPlaces && r.Verdict != research.CitationVerified; n++ {
+			next, ok := inOrder(rec, pieces, spans[len(spans)-1][0]+1)
+			if !ok {
+				break
+			}
+			spans = next
+			if o := c.readAt(rec, spans); rank(o.Verdict) < rank(r.Verdict) {
+				r = o
+			}
 		}
 	} else if len(pieces) == 1 {
 		r = c.compareWhole(rec, pieces[0])
@@ -123,12 +137,25 @@ func (c checker) compare(record, quote string) reading {
 	return r
 }
 
+// maxPlaces bounds the places of the record a quote's words are read at.
+const maxPlaces = 8
+
+// readAt reads a quote found word for word at spans: verified, unless what it leaves out
+// there governs it.
+func (c checker) readAt(rec []token, spans [][2]int) reading {
+	r := reading{Finding: Finding{Verdict: research.CitationVerified}, start: spans[0][0], end: spans[len(spans)-1][1]}
+	if c.context {
+		r = worse(r, readContext(rec, spans))
+	}
+	return r
+}
+
 // inOrder finds each piece word for word after the one before it, each as close to the
 // next as the record allows (a short piece may be found in many places: the one nearest
-// what follows it is the one quoted).
-func inOrder(rec []token, pieces [][]token) ([][2]int, bool) {
+// what follows it is the one quoted), the last piece at from or after.
+func inOrder(rec []token, pieces [][]token, from int) ([][2]int, bool) {
 	last := pieces[len(pieces)-1]
-	for at := 0; at < len(rec); {
+	for at := from; at < len(rec); {
 		i, j := find(rec, last, at)
 		if i < 0 {
 			return nil, false
@@ -182,7 +209,7 @@ func (c checker) compareWhole(rec, q []token) reading {
 		return verdictOnly(research.CitationUnsupported, "the quote joins passages of the record that do not follow each other ("+gap+") without marking what it leaves out")
 	}
 	a := align(rec, q)
-	r := judge(a, rec, len(q))
+	r := c.judge(a, rec, len(q))
 	if r.Verdict != research.CitationUnsupported && c.context {
 		r = worse(r, readContext(rec, [][2]int{{a.start, a.end}}))
 	}
@@ -263,7 +290,7 @@ func spliced(rec, q []token) (string, bool) {
 			switch {
 			case at < prev:
 				gaps = append(gaps, "a later piece comes first in the record")
-			case at-prev > spliceGap:
+			case at-prev > spliceGap && !asideBetween(rec, prev, at):
 				gaps = append(gaps, fmt.Sprintf("%d words apart", at-prev))
 			default:
 				return "", false // words dropped within one passage: an alteration
@@ -275,6 +302,17 @@ func spliced(rec, q []token) (string, bool) {
 		return "", false
 	}
 	return strings.Join(gaps, "; "), true
+}
+
+// asideBetween says whether the record's tokens [from, to) are a statistic in brackets,
+// whole: a quote that skips it is one passage with the aside left out, not two joined.
+func asideBetween(rec []token, from, to int) bool {
+	for _, a := range statisticAsides(rec) {
+		if a[0] == from && a[1] == to {
+			return true
+		}
+	}
+	return false
 }
 
 // longestPrefix finds the longest run of the record that the quote starts with.
@@ -336,7 +374,7 @@ var elisionMark = regexp.MustCompile(`\s*[\[(]?\s*\.\.\.+\s*[\])]?\s*`)
 // with no words.
 func (c checker) elided(quote string) [][]token {
 	var pieces [][]token
-	for _, p := range elisionMark.Split(norm.NFKC.String(quote), -1) {
+	for _, p := range elisionMark.Split(norm.NFKC.String(exponents(quote)), -1) {
 		if t := c.tokenize(p, maxQuoteTokens); len(t) > 0 {
 			pieces = append(pieces, t)
 		}

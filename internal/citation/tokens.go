@@ -59,7 +59,7 @@ var (
 // normalise puts a text in the form quotes are compared in, keeping its case (the tokens
 // are lowered) so that a passage reads as the record wrote it.
 func normalise(s string) string {
-	s = norm.NFKC.String(s)
+	s = norm.NFKC.String(exponents(s))
 	s = strings.ReplaceAll(s, "\u00AD", "") // a soft hyphen is only a place to break
 	return innerApostrophe.ReplaceAllString(s, "$1$2")
 }
@@ -67,7 +67,7 @@ func normalise(s string) string {
 // symbols are the characters read as words of their own.
 var symbols = map[rune]string{
 	'<': "<", '>': ">", '≤': "<=", '≥': ">=", '⩽': "<=", '⩾': ">=", '=': "=", '±': "±", '~': "~", '≈': "~",
-	'×': "×", '%': "percent", '+': "+", '≠': "!=",
+	'×': "×", '%': "percent", '+': "+", '≠': "!=", '^': "^",
 }
 
 // tokenizer reads one text.
@@ -91,7 +91,7 @@ func (c checker) tokenize(s string, limit int) []token {
 		t.out = numbersInWords(t.out)
 	}
 	if c.values {
-		t.out = rangeUnits(t.out)
+		t.out = intervalBounds(rangeUnits(t.out))
 	}
 	for i := range t.out {
 		if t.out[i].stem == "" {
@@ -148,6 +148,13 @@ func (t *tokenizer) scan() {
 			i += w
 		case isDigit(r), r == '.' && isDigit(next) && !isWordRune(t.before(i)):
 			i = t.number(i, -1)
+		case t.values && isMinus(r) && isDigit(next) && t.hyphenExponent(i, w):
+			t.emit(symbolToken, "^", i, i+w) // "10-8" after "×", "cm-2" after a number: exponents
+			i = t.number(i+w, i)
+		case t.values && r == '+' && next == '/' && isMinus(t.afterRune(i+w+nw)):
+			_, mw := t.at(i + w + nw)
+			t.emit(symbolToken, "±", i, i+w+nw+mw) // "+/-" is "±"
+			i += w + nw + mw
 		case t.values && (r == '-' || r == '−') && (isDigit(next) || next == '.' && isDigit(t.afterRune(i+w+nw))) && t.signPosition(i):
 			i = t.number(i+w, i)
 		case isWordRune(r):
@@ -174,7 +181,7 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // bracket, a comparator or the start, not inside a word or a range ("IL-6", "10-15").
 func (t *tokenizer) signPosition(i int) bool {
 	p := t.before(i)
-	return p == 0 || unicode.IsSpace(p) || strings.ContainsRune("([{=<>≤≥≈~±:;,/", p)
+	return p == 0 || unicode.IsSpace(p) || strings.ContainsRune("([{=<>≤≥≈~±:;,/^–", p)
 }
 
 // separator reads a character between words: a sentence's end, a clause boundary, or a
@@ -262,6 +269,14 @@ func (t *tokenizer) number(i, sign int) int {
 	}
 	// letters against the number: a unit ("25mg", "12h") is a word of its own; anything
 	// else makes one word of it all ("5xFAD", "3D", "2nd").
+	if r, _ := t.at(i); (r == 'x' || r == 'X') && t.values && isDigit(t.afterRune(i+1)) { // "3x10^5"
+		if negative {
+			start = sign
+		}
+		t.emitNumber(b.String(), start, i)
+		t.emit(symbolToken, "×", i, i+1)
+		return i + 1
+	}
 	if r, _ := t.at(i); unicode.IsLetter(r) {
 		j := t.runEnd(i)
 		suffix := strings.ToLower(t.text[i:j])
@@ -330,6 +345,10 @@ func (t *tokenizer) word(i int) int {
 		t.emit(wordToken, w, i, j)
 		return j
 	}
+	if w == "x" && t.values && t.times(i) { // "3 x 10^5"
+		t.emit(symbolToken, "×", i, j)
+		return j
+	}
 	if n, ok := strings.CutSuffix(w, "fold"); ok && cardinals[n] > 0 && t.values { // "twofold"
 		t.emit(numberToken, numberWord(cardinals[n]), i, j-4)
 		t.emit(wordToken, "fold", j-4, j)
@@ -337,68 +356,6 @@ func (t *tokenizer) word(i int) int {
 	}
 	t.emit(wordToken, canon(w), i, j)
 	return j
-}
-
-// numbersInWords reads runs of number words as the values they spell: "sixteen" is 16,
-// "twenty-four" 24, "two hundred" 200.
-func numbersInWords(ts []token) []token {
-	out := ts[:0:0]
-	for i := 0; i < len(ts); {
-		v, n := spelled(ts[i:])
-		if n == 0 {
-			out = append(out, ts[i])
-			i++
-			continue
-		}
-		t := ts[i]
-		t.kind, t.word, t.stem, t.end = numberToken, numberWord(v), "", ts[i+n-1].end
-		out = append(out, t)
-		i += n
-	}
-	return out
-}
-
-// spelled reads the number the words at the start of ts spell, and how many words it takes.
-func spelled(ts []token) (float64, int) {
-	total, part, n := 0.0, 0.0, 0
-	for n < len(ts) && ts[n].kind == wordToken && (n == 0 || !ts[n].brk) {
-		w := ts[n].word
-		if v, ok := cardinals[w]; ok {
-			if part >= 20 && v < 10 && int(part)%10 == 0 || part == 0 {
-				part += v
-			} else {
-				break
-			}
-		} else if m, ok := multipliers[w]; ok && (part > 0 || n > 0) {
-			if part == 0 {
-				part = 1
-			}
-			total += part * m
-			part = 0
-		} else {
-			break
-		}
-		n++
-	}
-	return total + part, n
-}
-
-// rangeUnits gives the first number of a range the unit of the second: "10–15%" says
-// "10% to 15%".
-func rangeUnits(ts []token) []token {
-	for i := 0; i+3 < len(ts); i++ {
-		if ts[i].kind != numberToken || ts[i+1].word != "to" || ts[i+2].kind != numberToken {
-			continue
-		}
-		u := ts[i+3]
-		if u.word == "percent" || units[u.word] {
-			syn := u
-			syn.start, syn.end, syn.brk, syn.sent = ts[i].end, ts[i].end, false, ts[i].sent
-			ts = append(ts[:i+1], append([]token{syn}, ts[i+1:]...)...)
-			i += 3
-		}
-	}
-	return ts
 }
 
 // canon is a word's canonical form, unless the checker compares words as written.

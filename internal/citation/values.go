@@ -150,6 +150,7 @@ var tagRE = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9:_-]*(?:\s[^<>]*)?/?>`)
 // Europe PMC's <i> and <sup>) and reads its entities.
 func stripMarkup(s string) string {
 	if strings.Contains(s, "<") && tagRE.MatchString(s) {
+		s = supTags(s) // "10<sup>-8</sup>" is "10^-8", not "10-8"
 		s = tagRE.ReplaceAllStringFunc(s, func(tag string) string {
 			name := strings.ToLower(strings.Trim(strings.Fields(tag)[0], "</>"))
 			name = strings.TrimPrefix(name, "jats:")

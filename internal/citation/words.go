@@ -182,6 +182,38 @@ func listed(w string) bool {
 	return card || mult || alias || slices.Contains(quantifiers, w)
 }
 
+// The lists are written as words are spelled; a text's words are compared in their
+// canonical form (canon), which may differ ("smaller" reads as "smaler" by the -ller
+// pattern of British and American spelling): each list holds its words' canonical forms
+// too, or the check would not know "smaller" for a direction.
+func init() {
+	for _, set := range []map[string]bool{negations, numberWords, hedges, limitations, attributions, contrasts,
+		associations, causes, boosters, neutralAdverbs, factives, auxiliaries, complementizers, anaphors,
+		anaphoricNouns, concessives, units} {
+		var add []string
+		for w := range set {
+			if c := canon(w); c != w {
+				add = append(add, c)
+			}
+		}
+		for _, c := range add {
+			set[c] = true
+		}
+	}
+	for i := range directions {
+		for _, w := range directions[i].words {
+			if c := canon(w); c != w {
+				directions[i].words = append(directions[i].words, c)
+			}
+		}
+	}
+	for _, w := range quantifiers {
+		if c := canon(w); c != w {
+			panic("citation: the quantifier " + w + " reads as " + c) // its place is its index
+		}
+	}
+}
+
 // quantity is a quantifier's place from the weakest to the strongest, or -1.
 func quantity(w string) int { return slices.Index(quantifiers, w) }
 
