@@ -25,9 +25,9 @@ type SearchInput struct {
 	Passages int    `json:"passages,omitempty" jsonschema:"how many passages of the full texts, from 1 to 20 (default 5)"`
 }
 
-// SearchHit is one search result.
-type SearchHit struct {
-	ID      string   `json:"id"`
+// Work is a reference as a result names it: what to cite (id) and its details.
+type Work struct {
+	ID      string   `json:"id"` // the reference's id: its DOI or citation key
 	DOI     string   `json:"doi,omitempty"`
 	Key     string   `json:"key,omitempty"`
 	Title   string   `json:"title"`
@@ -35,6 +35,15 @@ type SearchHit struct {
 	Year    int      `json:"year,omitempty"`
 	Venue   string   `json:"venue,omitempty"`
 	URL     string   `json:"url,omitempty"`
+}
+
+func workOf(r Reference) Work {
+	return Work{ID: r.ID, DOI: r.DOI, Key: r.Key, Title: r.Title, Authors: r.Authors, Year: r.Year, Venue: r.Venue, URL: r.URL}
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	Work
 	// Snippet is the passage of the abstract that best matches the query, word for word.
 	Snippet string  `json:"snippet"`
 	Score   float64 `json:"score"`
@@ -56,25 +65,18 @@ type SearchOutput struct {
 // PassageResult is a passage of a full text, with its reference's details: what to cite
 // (id) and where it is (passage, page, section).
 type PassageResult struct {
-	ID      string `json:"id"`      // the reference's id: its DOI or citation key
+	Work
 	Passage string `json:"passage"` // the passage's id: "<id>#p7.2" (page 7), or "<id>#s3.2" in a text without pages
 	Page    int    `json:"page,omitempty"`
 	// LastPage is the page a passage that crosses a page break ends on, and Breaks the
 	// byte offsets in its text at which its next pages start (fulltext.Passage.Breaks).
-	LastPage int      `json:"last_page,omitempty"`
-	Breaks   []int    `json:"breaks,omitempty"`
-	Section  string   `json:"section"`
-	Heading  string   `json:"heading,omitempty"`
-	Text     string   `json:"text"`
-	DOI      string   `json:"doi,omitempty"`
-	Key      string   `json:"key,omitempty"`
-	Title    string   `json:"title"`
-	Authors  []string `json:"authors,omitempty"`
-	Year     int      `json:"year,omitempty"`
-	Venue    string   `json:"venue,omitempty"`
-	URL      string   `json:"url,omitempty"`
-	File     string   `json:"file,omitempty"` // the full text's file, as the library names it
-	Score    float64  `json:"score,omitempty"`
+	LastPage int     `json:"last_page,omitempty"`
+	Breaks   []int   `json:"breaks,omitempty"`
+	Section  string  `json:"section"`
+	Heading  string  `json:"heading,omitempty"`
+	Text     string  `json:"text"`
+	File     string  `json:"file,omitempty"` // the full text's file, as the library names it
+	Score    float64 `json:"score,omitempty"`
 }
 
 // FetchInput is what the fetch tool takes.
@@ -144,13 +146,12 @@ func Server(lib *Library) *mcp.Server {
 			out.Note = readingNote(res.Reading, res.TextTotal)
 		}
 		for _, h := range res.Hits {
-			out.Results = append(out.Results, SearchHit{ID: h.ID, DOI: h.DOI, Key: h.Key, Title: h.Title, Authors: h.Authors,
-				Year: h.Year, Venue: h.Venue, URL: h.URL, Snippet: h.Snippet, Score: h.Score})
+			out.Results = append(out.Results, SearchHit{Work: workOf(h.Reference), Snippet: h.Snippet, Score: h.Score})
 		}
 		for _, h := range res.Passages {
 			p := h.Passage
-			out.Passages = append(out.Passages, PassageResult{ID: h.ID, Passage: p.ID, Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks, Section: p.Section, Heading: p.Heading, Text: p.Text,
-				DOI: h.DOI, Key: h.Key, Title: h.Title, Authors: h.Authors, Year: h.Year, Venue: h.Venue, URL: h.URL, File: h.File, Score: h.Score})
+			out.Passages = append(out.Passages, PassageResult{Work: workOf(h.Reference), Passage: p.ID, Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks,
+				Section: p.Section, Heading: p.Heading, Text: p.Text, File: h.File, Score: h.Score})
 		}
 		return nil, out, nil
 	})
@@ -207,22 +208,9 @@ func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
 		}
 		want = doc.Passages[i : i+1]
 	case in.Page != 0:
-		if in.Page < 0 || t.Pages > 0 && in.Page > t.Pages || t.Pages == 0 {
-			if t.Pages == 0 {
-				return FetchOutput{}, fmt.Errorf("the full text of %s has no pages (a %s text): fetch a section instead", r.ID, t.Kind)
-			}
-			return FetchOutput{}, fmt.Errorf("page %d is out of range: the full text of %s has %d pages", in.Page, r.ID, t.Pages)
-		}
-		if slices.Contains(t.NoText, in.Page) {
-			return FetchOutput{}, fmt.Errorf("page %d of %s has no text layer (a scanned page): nothing on it can be read or quoted", in.Page, r.ID)
-		}
-		for _, p := range doc.Passages { // every passage with a sentence on the page
-			if p.Page <= in.Page && in.Page <= p.LastPage() {
-				want = append(want, p)
-			}
-		}
-		if len(want) == 0 {
-			return FetchOutput{}, fmt.Errorf("page %d of %s gives no passages (its text is running heads or references only)", in.Page, r.ID)
+		var err error
+		if want, err = onPage(r.ID, t, doc, in.Page); err != nil {
+			return FetchOutput{}, err
 		}
 	case in.Section != "":
 		name := strings.ToLower(strings.TrimSpace(in.Section))
@@ -260,6 +248,29 @@ func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
 		out.Passages = append(out.Passages, PassageShown{Passage: PassageID(r.ID, p.ID), Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks, Section: p.Section, Heading: p.Heading, Text: p.Text})
 	}
 	return out, nil
+}
+
+// onPage is every passage of a text with a sentence on page n: those that start on it,
+// and those that run onto it from the pages before.
+func onPage(id string, t Text, doc fulltext.Document, n int) ([]fulltext.Passage, error) {
+	switch {
+	case t.Pages == 0:
+		return nil, fmt.Errorf("the full text of %s has no pages (a %s text): fetch a section instead", id, t.Kind)
+	case n < 0 || n > t.Pages:
+		return nil, fmt.Errorf("page %d is out of range: the full text of %s has %d pages", n, id, t.Pages)
+	case slices.Contains(t.NoText, n):
+		return nil, fmt.Errorf("page %d of %s has no text layer (a scanned page): nothing on it can be read or quoted", n, id)
+	}
+	var want []fulltext.Passage
+	for _, p := range doc.Passages {
+		if p.Page <= n && n <= p.LastPage() {
+			want = append(want, p)
+		}
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("page %d of %s gives no passages (its text is running heads or references only)", n, id)
+	}
+	return want, nil
 }
 
 // lastPage is the page a passage ends on, when it is not the page it starts on.
