@@ -98,7 +98,13 @@ func TestServerAnswersWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool, begun, release := blockingPDFText(t, "slow.pdf")
-	t.Cleanup(release)
+	var l *Library
+	t.Cleanup(func() { // the reader released first: a failed test does not leave it waiting
+		release()
+		if l != nil {
+			l.Close()
+		}
+	})
 	published := make(chan int, 100)
 	done := make(chan error, 1)
 	opened := make(chan *Library, 1)
@@ -110,11 +116,9 @@ func TestServerAnswersWhileReading(t *testing.T) {
 		}
 		opened <- l
 	}()
-	l := within(t, opened, "OpenWith's return while a full text is being read")
-	if l == nil {
+	if l = within(t, opened, "OpenWith's return while a full text is being read"); l == nil {
 		t.FailNow()
 	}
-	t.Cleanup(func() { l.Close() })
 	within(t, begun, "the slow file's reading")
 	for n := within(t, published, "a publication"); n != 1; n = within(t, published, "the fast text's publication") {
 	}
