@@ -13,7 +13,10 @@
 // It speaks MCP over stdio (the default: a worker starts it as a child process) or over
 // streamable HTTP at /mcp (--http ADDR). Its index lives on disk (--index, by default in
 // the user's cache directory) and follows the folder: files added, changed or removed are
-// read again every --watch interval. Everything it skipped, and why, goes to stderr: an
+// read again every --watch interval. It answers once the references are indexed: the full
+// texts new or changed since its last run are read while it answers (a search says how
+// many are still being read; stderr says when they are all indexed). Everything it
+// skipped, and why, goes to stderr: an
 // export or full-text file over --max-file-mb (64 MiB) is not read, BibTeX macros, fields
 // and name lists are read within caps (library.Limits), and each full text is read within
 // --fulltext-timeout and, for a PDF (Debian's pdftotext, a child process),
@@ -92,14 +95,38 @@ func run() error {
 		return err
 	}
 	t0 := time.Now()
+	// The server answers once the references are indexed; the full texts new or changed
+	// since the last run are read in the background (a search says how many are still
+	// being read), and the log says when they are, and what was skipped.
+	textsRead := make(chan textsDone, 1)
 	lib, err := library.OpenWith(*libPath, *indexDir, logger, library.Options{Texts: texts, Limits: library.Limits{
-		FileBytes: int64(*maxFileMB) << 20, TextTimeout: *textTimeout, TextMemory: int64(*textMemoryMB) << 20}})
+		FileBytes: int64(*maxFileMB) << 20, TextTimeout: *textTimeout, TextMemory: int64(*textMemoryMB) << 20},
+		Background: true, OnTexts: func(ch library.Changes, err error) { textsRead <- textsDone{ch, err} }})
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	report(logger, lib.Skipped())
-	logger.Info("library ready", "references", lib.Len(), "full texts", lib.Texts(), "library", *libPath, "index", *indexDir, "took", time.Since(t0).Round(time.Millisecond))
+	reported := report(logger, lib.Skipped(), nil)
+	reading, _ := lib.Reading()
+	logger.Info("library ready", "references", lib.Len(), "full texts", lib.Texts(), "full texts still being read", reading,
+		"library", *libPath, "index", *indexDir, "took", time.Since(t0).Round(time.Millisecond))
+	go func() {
+		d := <-textsRead
+		if errors.Is(d.err, context.Canceled) {
+			return // the server stops
+		}
+		if d.err != nil {
+			logger.Error("reading the full texts failed", "error", d.err)
+		}
+		skipped := 0
+		for s := range report(logger, d.ch.Skipped, reported) {
+			if !reported[s] {
+				skipped++
+			}
+		}
+		logger.Info("full texts indexed", "full texts", lib.Texts(), "read", len(d.ch.Texts), "indexed", d.ch.TextsIndexed, "skipped", skipped,
+			"took", time.Since(t0).Round(time.Millisecond))
+	}()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,7 +138,7 @@ func run() error {
 			}
 			logger.Info("library changed", "files", ch.Files, "added", ch.Added, "updated", ch.Updated, "removed", ch.Removed, "references", ch.References,
 				"full texts read", len(ch.Texts), "indexed", ch.TextsIndexed, "dropped", ch.TextsRemoved)
-			report(logger, ch.Skipped)
+			report(logger, ch.Skipped, nil)
 		})
 	}
 	server := library.Server(lib)
@@ -136,9 +163,21 @@ func run() error {
 	return nil
 }
 
-// report logs what was skipped, and why.
-func report(logger *slog.Logger, skipped []library.Skipped) {
+// textsDone is the end of the first reading of the full texts.
+type textsDone struct {
+	ch  library.Changes
+	err error
+}
+
+// report logs what was skipped, and why, but for what was reported already (done), and
+// returns all it has reported.
+func report(logger *slog.Logger, skipped []library.Skipped, done map[string]bool) map[string]bool {
+	all := map[string]bool{}
 	for _, s := range skipped {
-		logger.Warn("skipped", "what", s.String())
+		if !done[s.String()] {
+			logger.Warn("skipped", "what", s.String())
+		}
+		all[s.String()] = true
 	}
+	return all
 }

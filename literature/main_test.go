@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,32 +24,83 @@ func build(t *testing.T) string {
 	return bin
 }
 
+// logLines is what a server writes on stderr, which a test may wait for a line of while
+// it runs.
+type logLines struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	written chan struct{} // closed and replaced at each write
+}
+
+func newLogLines() *logLines { return &logLines{written: make(chan struct{})} }
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	close(l.written)
+	l.written = make(chan struct{})
+	return len(p), nil
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until the log holds s, or ctx ends.
+func (l *logLines) waitFor(ctx context.Context, s string) bool {
+	for {
+		l.mu.Lock()
+		has, written := strings.Contains(l.b.String(), s), l.written
+		l.mu.Unlock()
+		if has {
+			return true
+		}
+		select {
+		case <-written:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // serveStdio starts the server with args over stdin and stdout, as a worker starts it, and
 // connects a client, with a minute to run; stderr is what the server logged.
-func serveStdio(t *testing.T, args ...string) (context.Context, *mcp.ClientSession, *strings.Builder) {
+func serveStdio(t *testing.T, args ...string) (context.Context, *mcp.ClientSession, *logLines) {
 	t.Helper()
-	var stderr strings.Builder
+	stderr := newLogLines()
 	cmd := exec.Command(build(t), args...)
-	cmd.Stderr = &stderr
+	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr.String())
 	}
-	return ctx, cs, &stderr
+	return ctx, cs, stderr
 }
 
 // TestStdio: the command serves MCP on stdin and stdout, as a worker starts it, and logs
-// what it skipped on stderr.
+// what it skipped on stderr; the full texts, read after it answers, are logged when they
+// are indexed, with those it skipped and why.
 func TestStdio(t *testing.T) {
 	ctx, cs, stderr := serveStdio(t, "--library", filepath.Join("..", "testdata", "library"), "--index", t.TempDir(), "--watch", "0")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "LRP1 uptake"}})
 	if err != nil || res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "10.5555/cosci.tau.002") {
 		t.Fatalf("search over stdio: %+v, %v", res, err)
 	}
+	if !stderr.waitFor(ctx, "full texts indexed") {
+		t.Fatalf("the full texts' end is not logged:\n%s", stderr)
+	}
 	cs.Close()
-	for _, want := range []string{"library ready", "references=28", "broken2020", "it has no title"} {
+	log := stderr.String()
+	if ready, done := strings.Index(log, "library ready"), strings.Index(log, "full texts indexed"); ready < 0 || done < ready {
+		t.Errorf("the log does not say the library is ready before its full texts are indexed:\n%s", log)
+	}
+	for _, want := range []string{"library ready", "references=28", "broken2020", "it has no title",
+		"full texts indexed", `"full texts"=3`, "skipped=1", "files/13/Rauch et al. - 2020 - LRP1 is a master regulator of tau uptake and spread.pdf: encrypted: it needs a password to open"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}

@@ -11,10 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
@@ -38,7 +36,11 @@ type textState struct {
 	Indexed map[string]indexedDoc `json:"indexed"` // by reference id
 }
 
-const textStateVersion = 1
+// textStateVersion is the state's version, and that of the texts it names: 2, passages
+// that cross a page say where (fulltext.Passage.Breaks), and the reader of issue #43
+// (whole pages, heads and footers by layout, headings by layout). A state of another
+// version is started again, so that every file is read once more by the reader of now.
+const textStateVersion = 2
 
 // textFile is one full-text file as last read.
 type textFile struct {
@@ -220,75 +222,17 @@ func (l *Library) textName(p string) string {
 	return p
 }
 
-// readTexts brings the state of every file of candidates up to date, reading in
-// parallel those that are new or changed, and returns the files it read again.
-func (l *Library) readTexts(ctx context.Context, paths []string) ([]string, error) {
-	type job struct {
-		path string
-		info os.FileInfo
-		old  *textFile // what the state said of it: read here, before the workers write the state
-	}
-	var jobs []job
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			l.text.Files[p] = &textFile{Problem: "cannot read it: " + unwrapPath(err)}
-			continue
-		}
-		old := l.text.Files[p]
-		if old != nil && old.Size == info.Size() && old.Mod == info.ModTime().UnixNano() && old.Digest != "" {
-			continue // unchanged, by size and time
-		}
-		jobs = append(jobs, job{p, info, old})
-	}
-	if len(jobs) == 0 {
-		return nil, nil
-	}
-	var (
-		mu     sync.Mutex
-		read   []string
-		failed error
-		wg     sync.WaitGroup
-		next   = make(chan job)
-	)
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				tf, changed, err := l.readText(ctx, j.path, j.info, j.old)
-				mu.Lock()
-				switch {
-				case err != nil:
-					failed = errors.Join(failed, err)
-				case tf != nil:
-					l.text.Files[j.path] = tf
-					if changed {
-						read = append(read, j.path)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	slices.Sort(read)
-	return read, failed
-}
-
 // readText reads one file that is new or changed by size or time (old is what the state
-// said of it): by digest first, then its text, which it stores under its digest. It returns nil for a file to try again
-// later (no PDF extractor installed), and whether the text changed.
+// said of it): by digest first, then its text, which it stores under its digest. It
+// returns nil for a file to try again later (no PDF extractor installed), and whether the
+// text changed.
 func (l *Library) readText(ctx context.Context, path string, info os.FileInfo, old *textFile) (*textFile, bool, error) {
 	tf := &textFile{Size: info.Size(), Mod: info.ModTime().UnixNano()}
 	if info.Size() > l.limits.FileBytes {
 		tf.Problem = fmt.Sprintf("not read: it is %s, over the cap of %s on one file (literature --max-file-mb)", bytesText(info.Size()), bytesText(l.limits.FileBytes))
 		return tf, old == nil || old.Problem != tf.Problem, nil
 	}
+	l.digests.Add(1)
 	digest, err := fileDigest(path, l.limits.FileBytes)
 	if err != nil {
 		tf.Problem = "cannot read it: " + unwrapPath(err)

@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
 	papers "github.com/cosci-dev/cosci/internal/fulltext/fixture"
@@ -159,17 +162,22 @@ func TestFullTextsIncremental(t *testing.T) {
 	if runs() != 3 || l.Texts() != 3 {
 		t.Errorf("opening again read %d files", runs()-3)
 	}
+	// Nor is any file's digest taken: its size and time say it is unchanged (the stored
+	// texts, found by digest, would hide a file read again to its extractions).
+	if d := l.digests.Load(); d != 0 {
+		t.Errorf("opening again took the digests of %d unchanged files", d)
+	}
 	ch, err := l.Refresh()
-	if err != nil || ch.Any() {
-		t.Errorf("a refresh with nothing changed: %+v, %v", ch, err)
+	if err != nil || ch.Any() || l.digests.Load() != 0 {
+		t.Errorf("a refresh with nothing changed: %+v, %v, %d digests", ch, err, l.digests.Load())
 	}
 	t.Logf("opened again in %s", time.Since(t0).Round(time.Millisecond))
 
 	// Touched (a new time, the same bytes): its digest says it is the same.
 	future := time.Now().Add(time.Hour)
 	os.Chtimes(filepath.Join(dir, "kim.pdf"), future, future)
-	if ch, err := l.Refresh(); err != nil || runs() != 3 || ch.TextsIndexed != 0 {
-		t.Errorf("a touched file was read again: %d reads, %+v, %v", runs()-3, ch, err)
+	if ch, err := l.Refresh(); err != nil || runs() != 3 || ch.TextsIndexed != 0 || len(ch.Texts) != 0 || l.digests.Load() != 1 {
+		t.Errorf("a touched file was read again: %d reads, %d digests, %+v, %v", runs()-3, l.digests.Load(), ch, err)
 	}
 	// Renamed: the same text, stored by its digest, is not read again.
 	if err := os.Rename(filepath.Join(dir, "kim.pdf"), filepath.Join(dir, "KIM.pdf")); err != nil {
@@ -381,5 +389,102 @@ func TestAttachmentFields(t *testing.T) {
 	}
 	if got := risFiles([]string{"file:///home/ada/My%20Papers/x.pdf", "files/3/y.pdf", "https://example.org/z.pdf"}); !slices.Equal(got, []string{"/home/ada/My Papers/x.pdf", "files/3/y.pdf"}) {
 		t.Errorf("risFiles: %q", got)
+	}
+}
+
+// TestPassagesAcrossPages: a passage that runs onto the next page (fulltext.Passage.Breaks)
+// keeps its breaks in the stored text, and search and fetch give them with its last page;
+// a fetch of that next page gives it, so that every sentence on the page is there. The
+// reader's breaks are the fulltext tests'; here a stored text is given one.
+func TestPassagesAcrossPages(t *testing.T) {
+	needPDFText(t)
+	l := open(t, fixture(t), t.TempDir())
+	_, tx, doc, ok := l.FullText("10.5555/cosci.tau.001")
+	i := slices.IndexFunc(doc.Passages, func(p fulltext.Passage) bool { return p.ID == "p1.13" })
+	if !ok || i < 0 {
+		t.Fatalf("no passage p1.13 in Ito's text: %v", ok)
+	}
+	second := strings.Index(doc.Passages[i].Text, ". ") + 2 // its second sentence starts page 2
+	doc.Passages[i].Breaks = []int{second}
+	if err := l.storeText(tx.Digest, doc); err != nil {
+		t.Fatal(err)
+	}
+	clear(l.headers)
+	srv := Server(l)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	crossing := fmt.Sprintf(`p1.13 at page 1, last_page 2, breaks [%d]`, second)
+	// gives says whether a result's JSON (the text a client reads) gives the passage
+	// crossing onto page 2 with its last page and breaks.
+	gives := func(text string) bool {
+		var out struct {
+			Passages []struct {
+				Passage  string
+				Page     int
+				LastPage int `json:"last_page"`
+				Breaks   []int
+			}
+		}
+		json.Unmarshal([]byte(text), &out)
+		for _, p := range out.Passages {
+			if p.Passage == "10.5555/cosci.tau.001#p1.13" {
+				return p.Page == 1 && p.LastPage == 2 && slices.Equal(p.Breaks, []int{second})
+			}
+		}
+		return false
+	}
+
+	text, isErr := call(t, cs, "search", map[string]any{"query": "exosome inhibition GW4869 seeding dentate gyrus"})
+	if isErr || !gives(text) {
+		t.Errorf("search does not give %s:\n%s", crossing, text)
+	}
+	for _, args := range []map[string]any{
+		{"id": "10.5555/cosci.tau.001#p1.13"},
+		{"id": "10.5555/cosci.tau.001", "page": 1},
+		{"id": "10.5555/cosci.tau.001", "page": 2}, // its second sentence is on page 2
+	} {
+		text, isErr := call(t, cs, "fetch", args)
+		var out FetchOutput
+		if isErr || json.Unmarshal([]byte(text), &out) != nil || !gives(text) {
+			t.Errorf("fetch %v does not give the passage that crosses onto page 2: %s:\n%s", args, crossing, text)
+		}
+		if page, ok := args["page"].(int); ok {
+			for _, p := range out.Passages {
+				if p.Page > page || max(p.Page, p.LastPage) < page {
+					t.Errorf("fetch of page %d gives %s (pages %d to %d)", page, p.Passage, p.Page, p.LastPage)
+				}
+			}
+		}
+	}
+	if text, _ := call(t, cs, "fetch", map[string]any{"id": "10.5555/cosci.tau.001", "page": 2}); !strings.Contains(text, "#p2.1") {
+		t.Errorf("fetch of page 2 lacks the passages that start on it:\n%s", text)
+	}
+}
+
+// TestFetchUnread: a reference whose full text could not be read says which file and why,
+// in the fetch of it and of its pages, as the server's log names it.
+func TestFetchUnread(t *testing.T) {
+	needPDFText(t)
+	cs := connect(t, false)
+	text, isErr := call(t, cs, "fetch", map[string]any{"id": "rauch2020lrp1"})
+	want := "its full text was not read: files/13/Rauch et al. - 2020 - LRP1 is a master regulator of tau uptake and spread.pdf: encrypted: it needs a password to open"
+	var out FetchOutput
+	if isErr || json.Unmarshal([]byte(text), &out) != nil || !strings.HasPrefix(out.FulltextNote, want) || out.Fulltext != nil {
+		t.Errorf("fetch of a reference whose full text is encrypted: %s; want a fulltext_note saying %q", text, want)
+	}
+	if text, isErr := call(t, cs, "fetch", map[string]any{"id": "rauch2020lrp1", "page": 1}); !isErr || !strings.Contains(text, want) {
+		t.Errorf("fetch of a page of it: %q (error %v); want an error saying %q", text, isErr, want)
+	}
+	if text, _ := call(t, cs, "fetch", map[string]any{"id": "ito2021microglia"}); strings.Contains(text, "fulltext_note") {
+		t.Errorf("a full text read whole has a note: %s", text)
 	}
 }

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -61,6 +63,15 @@ type Library struct {
 	textSkipped []Skipped        // guarded by mu
 	cacheMu     sync.Mutex
 	headers     map[string]cachedHeader // stored texts' headers, by digest
+
+	// Reading the full texts while the library answers (reading.go).
+	pending      map[string]string    // guarded by mu: references whose text is being read -> its file
+	textProblems map[string][]Skipped // guarded by mu: by reference, its files that could not be read
+	textTotal    int                  // guarded by mu: references with a full-text file
+	ctx          context.Context      // ends at Close: a file being read is given up
+	stop         context.CancelFunc
+	published    func(pending int) // tests: called after each publication
+	digests      atomic.Int64      // files whose digest was taken: tests see the size-and-time check
 }
 
 // Options are how a library is opened: the caps on what it reads, and where else its
@@ -72,6 +83,14 @@ type Options struct {
 	Texts []string
 	// PDFText is the pdftotext to run ("": the one on PATH).
 	PDFText string
+	// Background: open returns once the references are indexed and the full texts
+	// indexed before are published; the files new or changed since are read after, while
+	// the library answers (searches say how many are still being read), and OnTexts is
+	// called when they are. Without it, open returns when every full text is read.
+	Background bool
+	OnTexts    func(Changes, error)
+
+	published func(pending int) // tests: called after each publication of the full texts
 }
 
 // fileState is what the library knows of one export file.
@@ -134,7 +153,8 @@ func OpenWith(path, indexDir string, logger *slog.Logger, opts Options) (*Librar
 		return nil, fmt.Errorf("index directory: %w", err)
 	}
 	l := &Library{path: path, indexDir: indexDir, logger: logger, limits: lim.orDefaults(), files: map[string]*fileState{}, indexed: map[string]string{},
-		headers: map[string]cachedHeader{}}
+		headers: map[string]cachedHeader{}, published: opts.published}
+	l.ctx, l.stop = context.WithCancel(context.Background())
 	l.reader = fulltext.Reader{PDFTextPath: opts.PDFText, Limits: fulltext.Limits{
 		FileBytes: l.limits.FileBytes, Timeout: l.limits.TextTimeout, MemoryBytes: l.limits.TextMemory}}
 	for _, d := range opts.Texts {
@@ -185,6 +205,13 @@ func OpenWith(path, indexDir string, logger *slog.Logger, opts Options) (*Librar
 		}
 		return terms
 	}
+	if opts.Background {
+		if err := l.openInBackground(opts.OnTexts); err != nil {
+			l.Close()
+			return nil, err
+		}
+		return l, nil
+	}
 	if _, err := l.Refresh(); err != nil {
 		l.Close()
 		return nil, err
@@ -192,8 +219,41 @@ func OpenWith(path, indexDir string, logger *slog.Logger, opts Options) (*Librar
 	return l, nil
 }
 
-// Close closes the index.
+// openInBackground indexes the references, publishes the full texts indexed before, and
+// returns, reading the rest in the background (holding the refresh lock until it is done).
+// What must be ready before the library answers is the references: a fetch or a cited id
+// checked against an index still being built would be told "no such reference", which a
+// model takes as a fact, where a passage still being read is said to be. The references
+// of even a large library index in seconds (BENCHMARKS.md), and again with nothing changed
+// in milliseconds; a full text may take up to --fulltext-timeout, and a first open of
+// thousands of PDFs minutes.
+func (l *Library) openInBackground(done func(Changes, error)) error {
+	l.refresh.Lock()
+	ch, refs, err := l.refreshExports()
+	if err != nil {
+		l.refresh.Unlock()
+		return err
+	}
+	ready := make(chan struct{})
+	var once sync.Once
+	go func() {
+		err := l.refreshTexts(l.ctx, refs, &ch, func() { once.Do(func() { close(ready) }) })
+		once.Do(func() { close(ready) })
+		l.summarise(&ch)
+		l.refresh.Unlock()
+		if done != nil {
+			done(ch, err)
+		}
+	}()
+	<-ready
+	return nil
+}
+
+// Close closes the index, giving up the full texts being read.
 func (l *Library) Close() error {
+	l.stop()
+	l.refresh.Lock() // the reading in the background ends
+	defer l.refresh.Unlock()
 	l.idx.Close()
 	l.pidx.Close()
 	return errors.Join(closeAll(l.shards), closeAll(l.pshards))

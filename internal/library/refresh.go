@@ -44,6 +44,26 @@ func (c Changes) Any() bool {
 func (l *Library) Refresh() (Changes, error) {
 	l.refresh.Lock()
 	defer l.refresh.Unlock()
+	ch, refs, err := l.refreshExports()
+	if err != nil {
+		return ch, err
+	}
+	err = l.refreshTexts(l.ctx, refs, &ch, nil)
+	l.summarise(&ch)
+	return ch, err
+}
+
+// summarise writes the library as it is now into a refresh's changes: how many
+// references, and everything skipped.
+func (l *Library) summarise(ch *Changes) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	ch.References, ch.Skipped = len(l.refs), append(slices.Clone(l.skipped), l.textSkipped...)
+}
+
+// refreshExports reads the export files that changed and indexes their references
+// (l.refresh held), and returns the library's references.
+func (l *Library) refreshExports() (Changes, []Reference, error) {
 	var ch Changes
 	files, problems := l.exports()
 	seen := map[string]bool{}
@@ -96,15 +116,8 @@ func (l *Library) Refresh() (Changes, error) {
 	if len(ch.Files) == 0 && l.refs != nil {
 		// No export changed: only the full texts may have.
 		l.mu.RLock()
-		refs := l.list
-		l.mu.RUnlock()
-		if err := l.refreshTexts(refs, &ch); err != nil {
-			return ch, err
-		}
-		l.mu.RLock()
-		ch.References, ch.Skipped = len(l.refs), append(slices.Clone(l.skipped), l.textSkipped...)
-		l.mu.RUnlock()
-		return ch, nil
+		defer l.mu.RUnlock()
+		return ch, l.list, nil
 	}
 
 	names := make([]string, 0, len(l.files))
@@ -123,7 +136,7 @@ func (l *Library) Refresh() (Changes, error) {
 
 	t0 := time.Now()
 	if err := l.reindex(refs, &ch); err != nil {
-		return ch, err
+		return ch, nil, err
 	}
 	ch.IndexedInSeconds = time.Since(t0).Seconds()
 	byID := make(map[string]Reference, len(refs))
@@ -135,13 +148,7 @@ func (l *Library) Refresh() (Changes, error) {
 	l.mu.Lock()
 	l.refs, l.list, l.byKey, l.skipped = byID, refs, byKey, skipped
 	l.mu.Unlock()
-	if err := l.refreshTexts(refs, &ch); err != nil {
-		return ch, err
-	}
-	l.mu.RLock()
-	ch.References, ch.Skipped = len(refs), append(slices.Clone(skipped), l.textSkipped...)
-	l.mu.RUnlock()
-	return ch, nil
+	return ch, refs, nil
 }
 
 // attachedPath is where an attached file is: relative to the export's folder, unless

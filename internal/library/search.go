@@ -53,6 +53,9 @@ type Results struct {
 	Total    int
 	Hits     []Hit
 	Passages []PassageHit
+	// Reading is how many references' full texts were still being read when the search
+	// began, of TextTotal with a full-text file: their passages are not among Passages.
+	Reading, TextTotal int
 }
 
 // Search ranks the references by how well their titles (most), keywords, authors,
@@ -101,6 +104,7 @@ func (l *Library) Search(ctx context.Context, q Query) (Results, error) {
 	}
 	terms := l.analyzer(text)
 	out := Results{Total: int(res.Total)}
+	out.Reading, out.TextTotal = l.Reading()
 	l.mu.RLock()
 	for _, h := range res.Hits {
 		r, ok := l.refs[h.ID]

@@ -14,8 +14,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
-
-	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // The full texts' passages: each file's text stored once under its digest (texts/,
@@ -50,13 +48,19 @@ func (l *Library) openTexts() error {
 		return fmt.Errorf("full-text state: %w", err)
 	}
 	var st textState
-	if err == nil && json.Unmarshal(b, &st) == nil && st.Version == textStateVersion && st.Files != nil && st.Indexed != nil {
+	loaded := err == nil && json.Unmarshal(b, &st) == nil && st.Version == textStateVersion && st.Files != nil && st.Indexed != nil
+	if loaded {
 		l.text = st
 	}
 	dir := filepath.Join(l.indexDir, "bleve-passages")
-	if shards, err := openShards(dir); err == nil {
+	// Without the state that says what it holds (none, or one of another version), the
+	// passage index is started again too: it would hold passages no text has any more.
+	if shards, err := openShards(dir); err == nil && loaded {
 		l.pshards = shards
 	} else {
+		if err == nil {
+			closeAll(shards)
+		}
 		l.text.Indexed = map[string]indexedDoc{}
 		if err := os.RemoveAll(dir); err != nil {
 			return err
@@ -86,49 +90,72 @@ func (l *Library) saveTextState() error {
 	return os.Rename(tmp, l.textStatePath())
 }
 
-// refreshTexts finds each reference's full text, reads the files that changed, indexes
-// the passages of the references whose text changed, and says what it skipped.
-func (l *Library) refreshTexts(refs []Reference, ch *Changes) error {
+// refreshTexts finds each reference's full text, reads the files that are new or changed
+// (in workers, indexing and publishing what they read as they go: reading.go), and says
+// what it skipped. ready, if not nil, is called once the texts indexed already are
+// published, before any file is read: from then on the library answers.
+func (l *Library) refreshTexts(ctx context.Context, refs []Reference, ch *Changes, ready func()) error {
 	candidates, loose, skipped := l.textCandidates(refs)
-	chosen := map[string]string{}
-	tried := map[string]bool{}
-	next := map[string]int{}
-	for {
-		var paths []string
-		for id, c := range candidates {
-			if _, done := chosen[id]; done || next[id] >= len(c) {
-				continue
-			}
-			if p := c[next[id]]; !tried[p] && !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
+	r := &textRun{l: l, candidates: candidates, ch: ch, tried: map[string]bool{}, reading: map[string]chan struct{}{},
+		texts: map[string]Text{}, decided: map[string]bool{}}
+	slow := r.quick()
+	isSlow := make(map[string]bool, len(slow))
+	for _, id := range slow {
+		isSlow[id] = true
+	}
+	// Decided at once: a reference whose text is indexed as it is now is published now;
+	// one whose index entry is not its text (a text stored but not indexed, or none now)
+	// is indexed with the first batch.
+	var waiting []string
+	for id := range candidates {
+		if isSlow[id] {
+			continue
 		}
-		read, err := l.readTexts(context.Background(), paths)
-		if err != nil {
-			return err
-		}
-		ch.Texts = append(ch.Texts, read...)
-		for _, p := range paths {
-			tried[p] = true
-		}
-		// Each reference takes its candidate if it read, else goes on to its next.
-		progress := false
-		for id, c := range candidates {
-			if _, done := chosen[id]; done || next[id] >= len(c) || !tried[c[next[id]]] {
-				continue
-			}
-			progress = true
-			if tf := l.text.Files[c[next[id]]]; tf != nil && tf.Problem == "" && tf.Digest != "" {
-				chosen[id] = c[next[id]]
-			} else {
-				next[id]++
-			}
-		}
-		if !progress {
-			break
+		if l.text.Indexed[id].Digest != r.texts[id].Digest {
+			waiting = append(waiting, id)
+		} else {
+			r.decided[id] = true
 		}
 	}
-	for p := range tried {
+	slices.Sort(waiting)
+	r.publish()
+	if ready != nil {
+		ready()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan choice)
+	go r.work(ctx, slow, results)
+	if err := r.collect(results, waiting); err != nil {
+		cancel()
+		for range results { // the workers end
+		}
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // the library is closing
+	}
+	if r.failed != nil {
+		return r.failed
+	}
+	return r.finish(loose, skipped)
+}
+
+// finish drops the passages of references that have no full text any more, forgets the
+// files no reference has, and says what was skipped.
+func (r *textRun) finish(loose []string, skipped []Skipped) error {
+	l := r.l
+	b := newShardBatches(l.pshards, passageBatch/shards, "index passages")
+	for id := range l.text.Indexed {
+		if _, ok := r.candidates[id]; !ok {
+			r.drop(b, id)
+			r.ch.TextsRemoved++
+		}
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	for p := range r.tried {
 		if tf := l.text.Files[p]; tf != nil && tf.Problem != "" {
 			skipped = append(skipped, Skipped{File: l.textName(p), Reason: tf.Problem})
 		}
@@ -137,20 +164,13 @@ func (l *Library) refreshTexts(refs []Reference, ch *Changes) error {
 		skipped = append(skipped, Skipped{File: l.textName(p), Reason: "a full text no reference claims: name it in its reference's file field, or name it (or its folder) by the reference's citation key or DOI"})
 	}
 	for p := range l.text.Files { // files gone, or no longer anyone's
-		if !tried[p] {
+		if !r.tried[p] {
 			delete(l.text.Files, p)
+			r.changed = true
 		}
 	}
-	texts := map[string]Text{}
-	for id, p := range chosen {
-		tf := l.text.Files[p]
-		texts[id] = Text{Path: p, Name: l.textName(p), Digest: tf.Digest, Kind: fulltext.KindOf(p), Pages: tf.Pages, NoText: tf.NoText, Count: tf.Passages}
-	}
-	changed, err := l.reindexTexts(texts, ch)
-	if err != nil {
-		return err
-	}
-	if changed || len(ch.Texts) > 0 {
+	slices.Sort(r.ch.Texts)
+	if r.changed || len(r.ch.Texts) > 0 {
 		if err := l.saveTextState(); err != nil {
 			return err
 		}
@@ -158,61 +178,78 @@ func (l *Library) refreshTexts(refs []Reference, ch *Changes) error {
 	}
 	slices.SortFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.File, b.File) })
 	l.mu.Lock()
-	l.texts, l.textSkipped = texts, skipped
+	l.textSkipped = skipped
 	l.mu.Unlock()
 	return nil
 }
 
-// reindexTexts brings the passage index to texts: the passages of each reference whose
-// text changed indexed again, those of references without a text any more deleted.
-func (l *Library) reindexTexts(texts map[string]Text, ch *Changes) (bool, error) {
+// drop takes a reference's passages out of the index.
+func (r *textRun) drop(b *shardBatches, id string) {
+	i := shardOf(id)
+	for _, pid := range r.l.text.Indexed[id].IDs {
+		b.delete(i, id+"#"+pid)
+	}
+	delete(r.l.text.Indexed, id)
+	r.changed = true
+}
+
+// apply indexes the passages of the references of batch whose text changed, drops those
+// of the ones left without a text, saves the state (a server stopped midway starts again
+// from there) and publishes them.
+func (r *textRun) apply(batch []string) error {
+	l := r.l
 	b := newShardBatches(l.pshards, passageBatch/shards, "index passages")
-	changed := false
-	drop := func(id string) {
-		i := shardOf(id)
-		for _, pid := range l.text.Indexed[id].IDs {
-			b.delete(i, id+"#"+pid)
+	for _, id := range batch {
+		t, has := r.texts[id]
+		old, indexed := l.text.Indexed[id]
+		if has && indexed && old.Digest == t.Digest {
+			continue
 		}
-		delete(l.text.Indexed, id)
-		changed = true
-	}
-	for id := range l.text.Indexed {
-		if _, ok := texts[id]; !ok {
-			drop(id)
-			ch.TextsRemoved++
+		if indexed {
+			r.drop(b, id)
+			if !has {
+				r.ch.TextsRemoved++
+			}
 		}
-	}
-	ids := make([]string, 0, len(texts))
-	for id := range texts {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		t := texts[id]
-		if old, ok := l.text.Indexed[id]; ok && old.Digest == t.Digest {
+		if !has {
 			continue
 		}
 		doc, ok := l.storedText(t.Digest)
 		if !ok {
+			r.mu.Lock()
 			delete(l.text.Files, t.Path) // its text is gone from the store: read it again next time
+			r.mu.Unlock()
+			delete(r.texts, id)
 			continue
 		}
-		if _, had := l.text.Indexed[id]; had {
-			drop(id)
-		}
 		i := shardOf(id)
-		var pids []string
+		pids := make([]string, 0, len(doc.Passages))
 		for _, p := range doc.Passages {
 			if err := b.index(i, id+"#"+p.ID, passageDoc{Text: p.Text}); err != nil {
-				return changed, fmt.Errorf("index passages of %s: %w", id, err)
+				return fmt.Errorf("index passages of %s: %w", id, err)
 			}
 			pids = append(pids, p.ID)
 		}
 		l.text.Indexed[id] = indexedDoc{Digest: t.Digest, IDs: pids}
-		ch.TextsIndexed++
-		changed = true
+		r.ch.TextsIndexed++
+		r.changed = true
 	}
-	return changed, b.flush()
+	if err := b.flush(); err != nil {
+		return err
+	}
+	for _, id := range batch {
+		r.decided[id] = true
+	}
+	if r.changed {
+		r.mu.Lock()
+		err := l.saveTextState()
+		r.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	r.publish()
+	return nil
 }
 
 // passageBatch is how many passages go into the index at once: passages are short, and

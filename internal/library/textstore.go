@@ -24,7 +24,9 @@ import (
 // or a reindex reads them all.
 
 const (
-	textMagic = "cosci text 1\n"
+	// textMagic opens a stored text: its format's version is textStateVersion's. One of
+	// another version is not read (its file is read again).
+	textMagic = "cosci text 2\n"
 	chunkSize = 8 << 10
 	// headerCacheSize is how many headers searches keep: a few kilobytes each.
 	headerCacheSize = 20000
@@ -133,6 +135,9 @@ func (l *Library) header(digest string) (textHeader, int64, bool) {
 	}
 	defer f.Close()
 	h, start, err := readHeader(f)
+	if errors.Is(err, errOldText) {
+		return textHeader{}, 0, false // an older reader's: read again, without a word
+	}
 	if err != nil {
 		l.logger.Warn("full texts: a stored text cannot be read; its file is read again at the next refresh", "digest", digest, "error", err)
 		return textHeader{}, 0, false
@@ -151,10 +156,16 @@ type cachedHeader struct {
 	start int64
 }
 
+// errOldText is a stored text of another version of the format.
+var errOldText = errors.New("a stored text of another version")
+
 func readHeader(f io.Reader) (textHeader, int64, error) {
 	var h textHeader
 	magic := make([]byte, len(textMagic)+8)
 	if _, err := io.ReadFull(f, magic); err != nil || string(magic[:len(textMagic)]) != textMagic {
+		if strings.HasPrefix(string(magic), "cosci text ") {
+			return h, 0, errOldText
+		}
 		return h, 0, errors.New("not a stored text")
 	}
 	n := binary.BigEndian.Uint64(magic[len(textMagic):])
