@@ -89,6 +89,12 @@ func startLiteratureHTTP(t *testing.T, library string) string {
 		resp.Body.Close()
 		return true, nil
 	})
+	// The server answers before its full texts are read (#43); the tests cite their
+	// passages, so they start once its log says the full texts are indexed.
+	eventually(t, 60*time.Second, "the literature server to index its full texts", func() (bool, error) {
+		log, err := os.ReadFile(logPath)
+		return strings.Contains(string(log), "full texts indexed"), err
+	})
 	return endpoint
 }
 
