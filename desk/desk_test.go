@@ -243,7 +243,11 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 		}
 		body = strings.NewReader(form.Encode())
 	}
-	r := httptest.NewRequest(method, target, body)
+	// A stream this opens ends within streamWait: a broken guard fails the test rather than
+	// hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, method, target, body)
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,10 @@ func TestRebindingIsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, path := range []string{"/sessions", "/s/s-1", "/s/s-1/events"} {
-			r := httptest.NewRequest("GET", path, nil)
+			// A stream let through by a broken guard ends within streamWait, and fails.
+			ctx, cancel := context.WithTimeout(t.Context(), streamWait)
+			defer cancel()
+			r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 			r.Host = tt.host
 			if tt.origin != "" {
 				r.Header.Set("Origin", tt.origin)

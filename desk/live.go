@@ -13,12 +13,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
@@ -191,101 +189,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// streamLength is how long one stream lasts; the browser's EventSource then reconnects
-// by itself, and the person's access is checked again.
-const streamLength = 5 * time.Minute
-
-// events streams the session's live line and the parts of its page that change (Server-
-// Sent Events), from the hub's one watcher, each part rendered for this person.
-func (d *desk) events(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	who, rec, ok := d.allowed(w, r, id, access.ActRead)
-	if !ok {
-		return
-	}
-	release, ok := d.streams.take(who.ID)
-	if !ok {
-		tooMany(w, 0, fmt.Sprintf("at most %d live pages at once for one person; close one (the page still reads without its live line)", maxStreams))
-		return
-	}
-	defer release()
-	// The parts this page keeps up to date, and what it shows of each (their digests).
-	var parts []string
-	for _, p := range r.URL.Query()["parts"] {
-		for _, p := range strings.Split(p, ",") {
-			if slices.Contains(liveParts, p) && !slices.Contains(parts, p) {
-				parts = append(parts, p)
-			}
-		}
-	}
-	since, _ := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64)
-	sent := map[string]string{}
-	for _, s := range r.URL.Query()["shown"] {
-		if p, h, ok := strings.Cut(s, ":"); ok && slices.Contains(parts, p) {
-			sent[p] = h
-		}
-	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
-	readings, done := d.hub.subscribe(id)
-	defer done()
-	end := time.NewTimer(streamLength)
-	defer end.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-end.C:
-			return
-		case snap := <-readings:
-			if snap.At.UnixNano() < since {
-				continue // the page shows a later moment already
-			}
-			if err := d.send(w, who, rec, id, snap, parts, sent); err != nil {
-				return
-			}
-			_ = rc.Flush()
-		}
-	}
-}
-
-// send writes a reading's live line and each part that differs from what the page shows
-// (sent: the digest of each part as the page has it, updated).
-func (d *desk) send(w http.ResponseWriter, who auth.Who, rec access.Record, id string, snap *snapshot, parts []string, sent map[string]string) error {
-	line := "not answering: " + errText(snap.Err)
-	if snap.Err == nil {
-		line = progressLine(snap.View.Progress)
-	}
-	if line != sent["progress"] {
-		sent["progress"] = line
-		if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", strings.ReplaceAll(line, "\n", " ")); err != nil {
-			return err
-		}
-	}
-	if snap.Err != nil {
-		return nil
-	}
-	data := d.sessionData(who, rec, id, snap, 0)
-	for _, p := range parts {
-		html, err := d.part(p, data)
-		if err != nil {
-			d.log.Warn("desk: rendering a live part", "part", p, "err", err)
-			continue
-		}
-		if digest(html) == sent[p] {
-			continue
-		}
-		sent[p] = digest(html)
-		msg, _ := json.Marshal(map[string]string{"id": p, "html": html}) // one line: JSON escapes newlines
-		if _, err := fmt.Fprintf(w, "event: part\ndata: %s\n\n", msg); err != nil {
-			return err
-		}
-	}
-	return nil
 }

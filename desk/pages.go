@@ -324,7 +324,8 @@ func (d *desk) share(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: shared", "session", id, "with", r.PostFormValue("who"), "level", r.PostFormValue("level"), "by", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.session == id }) // each checks whether it may still read
+	d.log.Info("desk: shared", "session", id, "streams", n, "with", r.PostFormValue("who"), "level", r.PostFormValue("level"), "by", who.ID)
 	http.Redirect(w, r, "/s/"+id+"#sharing", http.StatusSeeOther)
 }
 

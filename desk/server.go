@@ -65,6 +65,12 @@ type desk struct {
 	// streams counts each person's live streams; questions their questions a minute.
 	streams   *perPerson
 	questions *perMinute
+	// live are the open streams, which a sign-out or a share changed here tells at once;
+	// each checks its sign-in every signInCheck and its access every shareCheck besides,
+	// and gives each write streamWrite. streamEnded, when set, hears why each one ended.
+	live                                 liveStreams
+	signInCheck, shareCheck, streamWrite time.Duration
+	streamEnded                          func(who, session, why string)
 	// listed is Temporal's list of sessions, read at most once every needsTTL (needs.go).
 	listed listCache
 }
@@ -77,7 +83,8 @@ const defaultQuestions = 6
 
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
 	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
-		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams)}
+		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams),
+		signInCheck: signInCheck, shareCheck: shareCheck, streamWrite: streamWrite}
 	d.questions = newPerMinute(defaultQuestions, func() time.Time { return d.now() })
 	d.hub = newHub(watched{d}, time.Second)
 	pages, err := parsePages()
@@ -195,7 +202,8 @@ func (d *desk) signOut(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: signed out", "who", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.sid == who.SID })
+	d.log.Info("desk: signed out", "who", who.ID, "streams", n)
 	http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
 }
 
@@ -215,7 +223,8 @@ func (d *desk) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: signed out everywhere", "who", person, "by", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.person == person })
+	d.log.Info("desk: signed out everywhere", "who", person, "by", who.ID, "streams", n)
 	if person == who.ID {
 		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
 		return

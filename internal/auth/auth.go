@@ -223,6 +223,21 @@ func (a *Authenticator) Identify(w http.ResponseWriter, r *http.Request) (Who, e
 	return Who{Identity: id, CSRF: a.c.Key.CSRF(s.ID, s.SID), SID: s.SID, Issued: time.UnixMilli(s.Issued)}, nil
 }
 
+// Recheck says whether who's sign-in still holds, as a request that outlives its start
+// (a live stream) asks from time to time: not signed out, nor signed out everywhere since
+// it began (as this desk has read the sign-outs: at once for its own, within
+// RevocationTTL for another desk's). It gives who back with their roles as the policy has
+// them now; ErrNotSignedIn when the sign-in has been taken away.
+func (a *Authenticator) Recheck(ctx context.Context, who Who) (Who, error) {
+	if who.SID == "" || a.isRevoked(ctx, signedIn{ID: who.ID, SID: who.SID, Issued: who.Issued.UnixMilli()}) {
+		return Who{}, ErrNotSignedIn
+	}
+	if a.c.Mode != ModeLocal {
+		who.Roles = a.c.Roles(who.ID, who.Groups)
+	}
+	return who, nil
+}
+
 // open reads the session cookie; ok is false when there is none that opens.
 func (a *Authenticator) open(r *http.Request) (s signedIn, ok bool) {
 	c, err := r.Cookie(a.CookieName(SessionCookie))
