@@ -44,9 +44,9 @@ type Backend interface {
 	// session's comes from the store, with its conversation left to Conversation.
 	Page(ctx context.Context, id string, r workflows.PageRequest) (workflows.PageView, error)
 	History(ctx context.Context, id string, p workflows.Page) (workflows.HistoryView, error)
-	// Command sends a scientist's command as an update and returns the new status; a
-	// refusal is a *refused.
-	Command(ctx context.Context, id, name string, payload map[string]any) (workflows.Status, error)
+	// Command sends a scientist's command as the update updateID (which its signature
+	// covers) and returns the new status; a refusal is a *refused.
+	Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error)
 	Start(ctx context.Context, id string, req research.Request) error
 	// List returns the newest sessions (at most limit), in Temporal and in the store.
 	List(ctx context.Context, limit int) ([]Row, error)
@@ -203,10 +203,10 @@ func (b *temporalBackend) History(ctx context.Context, id string, p workflows.Pa
 	return v, err
 }
 
-func (b *temporalBackend) Command(ctx context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
+func (b *temporalBackend) Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
+	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
 	if payload != nil {
 		opts.Args = []any{payload}
 	}

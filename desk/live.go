@@ -23,6 +23,8 @@ import (
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -167,21 +169,43 @@ func (d *desk) sessionData(who auth.Who, rec access.Record, id string, snap *sna
 		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total,
 		"ConversationNote": snap.ConvErr, "Converses": d.conv.Available(),
 		"Verdicts": research.Verdicts, "Ended": v.Status.State.Terminal(), "Mode": d.auth.Mode(),
+		"Trusted": d.trustedTools(id, v.Status.Trusted),
 	}
 }
 
-// vouch marks in turns each "by" that no desk with this desk's key signed: a message or
-// a confirmation any client of the Temporal namespace may have written in anyone's name.
+// vouch marks in turns each "by" whose signature is not this desk key's of that very act:
+// a question (its text, its update), a confirmation (its proposal and the command it
+// applies, its update), each within vouch.Skew of when the session recorded it. Any client
+// of the Temporal namespace may have written the others in anyone's name, or copied a
+// signature from another act.
 func (d *desk) vouch(id string, turns []ConversationTurn) {
 	for i := range turns {
 		t := &turns[i]
-		t.Unsigned = t.By != "" && !d.vouched(id, t.By, t.Sig, t.Time)
+		asked := vouch.Act{Session: id, Kind: vouch.Ask, By: t.By, Payload: session.TextDigest(t.Text), Update: t.Update}
+		t.Unsigned = t.By != "" && !d.vouched(asked, t.Sig, t.Time)
 		for j := range t.Proposals {
 			p := &t.Proposals[j]
-			_, signed := d.auth.Key().SignedBy(id, p.By, p.Sig)
-			p.Unsigned = p.By != "" && !signed
+			confirmed := vouch.Act{Session: id, Kind: vouch.Confirm, By: p.By, Payload: session.ConfirmDigest(p.ID, p.Digest), Update: p.Update}
+			p.Unsigned = p.By != "" && !d.vouched(confirmed, p.Sig, p.At)
 		}
 	}
+}
+
+// trusted is a tool trusted for the session, as the page lists it: Unsigned when the
+// trust-tool command that trusted it carries no signature of this desk's of that act.
+type trusted struct {
+	session.Trust
+	Unsigned bool
+}
+
+// trustedTools are the session's trusted tools, each checked.
+func (d *desk) trustedTools(id string, tools []session.Trust) []trusted {
+	var out []trusted
+	for _, t := range tools {
+		act := vouch.Act{Session: id, Kind: "trust-tool", By: t.By, Payload: t.Digest, Update: t.Update}
+		out = append(out, trusted{Trust: t, Unsigned: t.By != "" && !d.vouched(act, t.Signed, t.Time)})
+	}
+	return out
 }
 
 func errText(err error) string {

@@ -246,21 +246,34 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, &refused{fmt.Sprintf("no command %q", name)})
 		return
 	}
-	payload, err := commandPayload(name, r.PostForm, d.sign(id, who.ID))
+	payload, by, err := d.signedCommand(id, name, r.PostForm, who.ID)
 	if err != nil {
 		d.fail(w, r, &refused{err.Error()})
 		return
 	}
-	d.log.Info("desk: command", "session", id, "command", name, "by", who.ID)
-	if _, err := d.be.Command(r.Context(), id, name, payload); err != nil {
+	d.log.Info("desk: command", "session", id, "command", name, "by", who.ID, "update", by.Update)
+	if _, err := d.be.Command(r.Context(), id, name, by.Update, payload); err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
 }
 
-// commandPayload reads a command's form into its payload, checked as the session checks it.
-func commandPayload(name string, form url.Values, by signedBy) (map[string]any, error) {
+// signedCommand is a command's payload from its form, with who sends it and this desk's
+// signature of that very command, to be sent as the update by.Update.
+func (d *desk) signedCommand(id, name string, form url.Values, who string) (map[string]any, signedBy, error) {
+	payload, cmd, err := commandPayload(name, form, session.CleanBy(who))
+	if err != nil {
+		return nil, signedBy{}, err
+	}
+	by := d.sign(id, name, cmd.Digest(), who)
+	payload["by_sig"] = by.Sig // the session records who sent every command, and that this desk vouches for it
+	return payload, by, nil
+}
+
+// commandPayload reads a command's form into its payload, sent by by, checked as the
+// session checks it, and the command the session will read from it.
+func commandPayload(name string, form url.Values, by string) (map[string]any, session.Command, error) {
 	spec, _ := session.LookupCommand(name)
 	arg := map[string]any{}
 	for _, field := range spec.Fields {
@@ -272,13 +285,13 @@ func commandPayload(name string, form url.Values, by signedBy) (map[string]any, 
 		case "token_budget":
 			n, err := strconv.Atoi(strings.NewReplacer("_", "", ",", "").Replace(v))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a whole number of tokens", field, v)
+				return nil, session.Command{}, fmt.Errorf("%s: %q is not a whole number of tokens", field, v)
 			}
 			arg[field] = n
 		case "score", "budget_usd":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a number", field, v)
+				return nil, session.Command{}, fmt.Errorf("%s: %q is not a number", field, v)
 			}
 			arg[field] = f
 		case "testable_predictions":
@@ -293,18 +306,16 @@ func commandPayload(name string, form url.Values, by signedBy) (map[string]any, 
 			arg[field] = v
 		}
 	}
-	arg["by"], arg["by_sig"] = by.ID, by.Sig // the session records who sent every command, and that this desk vouches for it
+	arg["by"] = by
 	b, err := json.Marshal(arg)
 	if err != nil {
-		return nil, err
+		return nil, session.Command{}, err
 	}
-	if _, err := session.ParseCommand(name, b); err != nil {
-		return nil, err
+	cmd, err := session.ParseCommand(name, b)
+	if err != nil {
+		return nil, cmd, err
 	}
-	if len(arg) == 0 {
-		return nil, nil
-	}
-	return arg, nil
+	return arg, cmd, nil
 }
 
 // share grants or revokes access to a session: its owner or an admin, recorded in the
@@ -416,9 +427,9 @@ func (d *desk) answerCalls(w http.ResponseWriter, r *http.Request) {
 		if reason := strings.TrimSpace(r.PostFormValue("reason")); reason != "" && decision == "reject" {
 			form.Set("reason", reason)
 		}
-		payload, err := commandPayload("answer-tool", form, d.sign(id, who.ID))
+		payload, by, err := d.signedCommand(id, "answer-tool", form, who.ID)
 		if err == nil {
-			_, err = d.be.Command(r.Context(), id, "answer-tool", payload)
+			_, err = d.be.Command(r.Context(), id, "answer-tool", by.Update, payload)
 		}
 		if err != nil {
 			problems = append(problems, call+": "+err.Error())

@@ -9,7 +9,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -25,6 +27,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/vouch"
 )
 
 //go:embed templates/*.html
@@ -318,19 +321,29 @@ func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act ac
 	return who, rec, true
 }
 
-// signedBy is who sends a command, a question or a confirmation, and this desk's
-// signature of it (auth.Key.SignBy), which the session records beside it.
-type signedBy struct{ ID, Sig string }
+// signedBy is who sends a command, a question or a confirmation, this desk's signature of
+// the act (internal/vouch), which the session records beside it, and the id of the update
+// the desk sends it as, which the signature covers.
+type signedBy struct{ ID, Sig, Update string }
 
-// sign vouches that person acts on session id now.
-func (d *desk) sign(id, person string) signedBy {
+// sign vouches that person does an act of that kind, whose payload has that digest, on
+// session id now, as a new update.
+func (d *desk) sign(id, kind, digest, person string) signedBy {
 	by := session.CleanBy(person)
-	return signedBy{ID: by, Sig: d.auth.Key().SignBy(id, by, d.now())}
+	update := "desk-" + newUpdateID()
+	act := vouch.Act{Session: id, Kind: kind, By: by, Payload: digest, Update: update}
+	return signedBy{ID: by, Sig: d.auth.Key().Acts().Sign(act, d.now()), Update: update}
 }
 
-// vouched says whether a desk with this key signed by acting on session id at when (an
-// RFC 3339 time the session recorded); pages mark what no desk vouched for.
-func (d *desk) vouched(id, by, sig, when string) bool {
-	at, err := time.Parse(time.RFC3339Nano, when)
-	return err == nil && d.auth.Key().VerifyBy(id, by, sig, at)
+// vouched says whether a desk with this key signed this very act, recorded at when (an
+// RFC 3339 time the session recorded); pages mark any other "not signed".
+func (d *desk) vouched(act vouch.Act, sig, when string) bool {
+	return d.auth.Key().Acts().Of(act, sig, when) == vouch.Signed
+}
+
+// newUpdateID is a fresh update id: 12 random bytes.
+func newUpdateID() string {
+	var n [12]byte
+	_, _ = rand.Read(n[:])
+	return hex.EncodeToString(n[:])
 }
