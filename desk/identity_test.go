@@ -63,7 +63,7 @@ func TestRebindingIsRefused(t *testing.T) {
 func localDesk(t *testing.T) (*testDesk, *auth.Authenticator) {
 	t.Helper()
 	td := newTestDesk(t)
-	a, err := auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalToken: "desk-token-0123456789abcdef", Revocations: td.st})
+	a, err := auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalToken: "desk-token-0123456789abcdef", LocalAddr: "127.0.0.1:8090", Revocations: td.st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +75,11 @@ func localDesk(t *testing.T) (*testDesk, *auth.Authenticator) {
 
 // local sends a request from this machine, to 127.0.0.1:8090, with the cookies given.
 func local(td *testDesk, method, target string, form url.Values, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	return localFrom(td, "127.0.0.1:5555", method, target, form, cookies...)
+}
+
+// localFrom is local from the address remote.
+func localFrom(td *testDesk, remote, method, target string, form url.Values, cookies ...*http.Cookie) *httptest.ResponseRecorder {
 	var r *http.Request
 	if form != nil {
 		r = httptest.NewRequest(method, "http://127.0.0.1:8090"+target, strings.NewReader(form.Encode()))
@@ -82,7 +87,7 @@ func local(td *testDesk, method, target string, form url.Values, cookies ...*htt
 	} else {
 		r = httptest.NewRequest(method, "http://127.0.0.1:8090"+target, nil)
 	}
-	r.RemoteAddr = "127.0.0.1:5555"
+	r.RemoteAddr = remote
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
 	for _, c := range cookies {
 		r.AddCookie(c)
@@ -101,11 +106,45 @@ func TestLocalSignIn(t *testing.T) {
 	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "?token=") || strings.Contains(w.Body.String(), "desk-token") {
 		t.Fatalf("from this machine without the link: %d\n%s\nwant 401 that says how to sign in, without the token", w.Code, w.Body.String())
 	}
+	// A wrong token, or the right one from another machine, signs nobody in.
+	for _, tt := range []struct{ name, remote, target string }{
+		{"a wrong token", "127.0.0.1:5555", "/s/s-1?token=desk-token-0123456789abcdeX"},
+		{"an empty token", "127.0.0.1:5555", "/s/s-1?token="},
+		{"the token from another machine", "192.0.2.7:5555", "/s/s-1?token=desk-token-0123456789abcdef"},
+	} {
+		w := localFrom(td, tt.remote, "GET", tt.target, nil)
+		if w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) > 0 {
+			t.Errorf("%s: %d, cookies %v; want 401 and none", tt.name, w.Code, w.Result().Cookies())
+		}
+	}
 	w = local(td, "GET", "/s/s-1?token=desk-token-0123456789abcdef", nil)
 	if loc := w.Header().Get("Location"); w.Code != http.StatusSeeOther || loc != "/s/s-1" {
 		t.Fatalf("the link: %d to %q", w.Code, loc)
 	}
 	cookie := w.Result().Cookies()[0]
+	if !strings.HasSuffix(cookie.Name, "-127.0.0.1-8090") {
+		t.Errorf("the cookie %q does not name the desk's address: a browser sends it to every port of 127.0.0.1", cookie.Name)
+	}
+	// Another desk on this machine with the same key believes it not: as another user, or
+	// on another port (the cookie renamed for it, as a page could not but a test can).
+	for _, tt := range []struct{ name, user, addr string }{
+		{"another --local-user", "you", "127.0.0.1:8090"},
+		{"another port", "me", "127.0.0.1:8091"},
+	} {
+		other, _ := localDesk(t)
+		other.fake.add("s-1", "me", "g")
+		other.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: tt.user, LocalAddr: tt.addr, Revocations: other.st})
+		other.h = other.handler()
+		moved := *cookie
+		moved.Name = other.desk.auth.CookieName(auth.SessionCookie)
+		if w := local(other, "GET", "/s/s-1", nil, &moved); w.Code != http.StatusUnauthorized {
+			t.Errorf("the cookie at a desk with %s: %d, want 401", tt.name, w.Code)
+		}
+	}
+	// From another machine, the cookie is nobody either.
+	if w := localFrom(td, "192.0.2.7:5555", "GET", "/s/s-1", nil, cookie); w.Code != http.StatusUnauthorized {
+		t.Errorf("the cookie from another machine: %d, want 401", w.Code)
+	}
 	if link := a.SignInLink("http://127.0.0.1:8090"); link != "http://127.0.0.1:8090/?token=desk-token-0123456789abcdef" {
 		t.Errorf("the printed link is %q", link)
 	}
@@ -126,7 +165,7 @@ func TestLocalSignIn(t *testing.T) {
 		t.Errorf("the signed-out cookie: %d, want 401", w.Code)
 	}
 	again, _ := localDesk(t)
-	again.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", Revocations: td.st})
+	again.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalAddr: "127.0.0.1:8090", Revocations: td.st})
 	again.h = again.handler()
 	if w := local(again, "POST", "/s/s-1/command/resume", url.Values{"csrf": {token}}, cookie); w.Code != http.StatusUnauthorized {
 		t.Errorf("the signed-out cookie and its token at another desk: %d, want 401", w.Code)

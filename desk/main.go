@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -135,11 +136,14 @@ func authenticator(ctx context.Context, o options, getenv func(string) string, r
 	if err != nil {
 		return nil, err
 	}
-	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser, Revocations: revocations}
+	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser, LocalAddr: o.listen, Revocations: revocations}
 	switch o.mode {
 	case auth.ModeLocal:
 		if !loopbackAddr(o.listen) {
 			return nil, fmt.Errorf("--auth local serves one user on this machine only: --listen %s is not a loopback address (use 127.0.0.1:PORT, or sign in with --auth oidc or proxy)", o.listen)
+		}
+		if err := privateFile(getenv("COSCI_DESK_TOKEN_FILE"), "COSCI_DESK_TOKEN_FILE"); err != nil {
+			return nil, err
 		}
 		if c.LocalToken, err = httpguard.Token(getenv, "COSCI_DESK_TOKEN"); err != nil {
 			return nil, err
@@ -255,6 +259,22 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 	}
 	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// privateFile refuses a file of secrets ("" for none) that other users of the machine may
+// read or change, as ssh refuses such a private key, and says how to fix it.
+func privateFile(file, variable string) error {
+	if file == "" || runtime.GOOS == "windows" {
+		return nil
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", variable, err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s is open to other users of this machine (mode %04o), and whoever reads it signs in as you: run `chmod 600 %s`", variable, file, perm, file)
 	}
 	return nil
 }
