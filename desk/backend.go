@@ -334,7 +334,20 @@ func explain(err error, id string) error {
 	case errors.As(err, &exists):
 		return &refused{fmt.Sprintf("session %s already exists", id)}
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "no poller seen"):
-		return fmt.Errorf("session %s did not answer in time: no worker is taking its tasks, or the workers are too busy", id)
+		return &notAnswering{id: id, err: err}
 	}
 	return err
 }
+
+// notAnswering is a session that did not answer in time: the page says so in the desk's
+// words, and the log has err.
+type notAnswering struct {
+	id  string
+	err error
+}
+
+func (e *notAnswering) Error() string {
+	return fmt.Sprintf("session %s did not answer in time: no worker is taking its tasks, or the workers are too busy", e.id)
+}
+
+func (e *notAnswering) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -46,6 +47,8 @@ type fake struct {
 	conversation map[string]workflows.ConversationView
 	// from is where a session started from (List's Parent and Relation).
 	from map[string]Row
+	// broken, when set, is every page query's and list's error.
+	broken error
 }
 
 func newFake() *fake {
@@ -85,6 +88,9 @@ func (f *fake) Page(_ context.Context, id string, r workflows.PageRequest) (work
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pages++
+	if f.broken != nil {
+		return workflows.PageView{}, f.broken
+	}
 	s, ok := f.status[id]
 	if !ok {
 		return workflows.PageView{}, errNoSession
@@ -179,6 +185,9 @@ func (f *fake) Start(_ context.Context, id string, req research.Request) error {
 func (f *fake) List(context.Context, int) ([]Row, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.broken != nil {
+		return nil, f.broken
+	}
 	var rows []Row
 	for id, s := range f.status {
 		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation, Needs: f.from[id].Needs})
@@ -740,5 +749,41 @@ func TestHypothesisPageShowsVerdicts(t *testing.T) {
 	}
 	if strings.Contains(body, "In mice, tau spreads along connected regions.") {
 		t.Error("the page shows a verified quote's passage: the quote is the source's words")
+	}
+}
+
+// TestErrorsSayWhatToDo: when Temporal or the store fails, the page says in the desk's
+// words what the person can do and shows a request id; the error itself, which may name
+// an address or a driver's message, goes to the log under that id alone.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	secret := errors.New("dial tcp 10.0.0.7:7233: connect: connection refused")
+	tests := []struct {
+		name, target string
+		err          error
+		code         int
+		says         string
+	}{
+		{"a session page", "/s/s-1", secret, http.StatusBadGateway, "Reload the page in a minute"},
+		{"a session that does not answer in time", "/s/s-1", &notAnswering{id: "s-1", err: secret}, http.StatusGatewayTimeout, "no worker is taking its tasks"},
+		{"what needs you", "/needs", secret, http.StatusBadGateway, "the page asks again by itself"},
+	}
+	for _, tt := range tests {
+		td := newTestDesk(t)
+		var log strings.Builder
+		td.desk.log = slog.New(slog.NewTextHandler(&log, nil))
+		td.fake.add("s-1", "ada@lab", "g")
+		td.fake.broken = tt.err
+		code, body := td.do(t, "ada@lab", "GET", tt.target, nil)
+		m := regexp.MustCompile(`request[ -]id[^0-9a-f]*([0-9a-f]{12})`).FindStringSubmatch(body)
+		if code != tt.code || !strings.Contains(body, tt.says) || m == nil {
+			t.Errorf("%s: %d, want %d saying %q and a request id:\n%.600s", tt.name, code, tt.code, tt.says, body)
+			continue
+		}
+		if strings.Contains(body, "10.0.0.7") || strings.Contains(body, "connection refused") {
+			t.Errorf("%s: the page shows the error itself:\n%.600s", tt.name, body)
+		}
+		if !strings.Contains(log.String(), "request="+m[1]) || !strings.Contains(log.String(), "10.0.0.7:7233") {
+			t.Errorf("%s: the log has not the error under request id %s:\n%s", tt.name, m[1], log.String())
+		}
 	}
 }

@@ -84,7 +84,12 @@ func sameConversation(a, b workflows.PageView) bool {
 type watched struct{ d *desk }
 
 func (w watched) read(ctx context.Context, id string, before *snapshot) *snapshot {
-	return w.d.read(ctx, id, 0, latest, before)
+	snap := w.d.read(ctx, id, 0, latest, before)
+	if snap.Err != nil && (before == nil || errText(before.Err) != errText(snap.Err)) {
+		// The pages say "not answering"; the reason is here, once for each new one.
+		w.d.log.Warn("desk: a session does not answer its watcher", "session", id, "err", snap.Err)
+	}
+	return snap
 }
 
 // session is a session's page: the live line, the tool calls that wait, the

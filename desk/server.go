@@ -242,20 +242,37 @@ func (d *desk) forbid(w http.ResponseWriter, r *http.Request, who auth.Who, miss
 }
 
 // fail answers an error: 404 for an unknown session, 409 for a refused command, 502 for
-// Temporal or the store not answering.
+// Temporal or the store not answering. What the page says is the desk's own words, with
+// what the person can do; an error's own text (an address, a driver's message) goes to the
+// log alone, under a request id the page shows, so whoever runs the desk can find it.
 func (d *desk) fail(w http.ResponseWriter, r *http.Request, err error) {
 	who, _ := auth.WhoFrom(r.Context())
 	var ref *refused
+	var late *notAnswering
 	switch {
 	case errors.Is(err, errNoSession), errors.Is(err, fs.ErrNotExist):
 		d.render(w, r, http.StatusNotFound, "error", map[string]any{"Who": who, "Title": "Not found", "Message": "No such session, or nothing of that name in it."})
 	case errors.As(err, &ref):
 		d.render(w, r, http.StatusConflict, "error", map[string]any{"Who": who, "Title": "Refused", "Message": ref.msg})
 	case errors.Is(err, context.Canceled):
+	case errors.As(err, &late):
+		req := d.logFailure(r, late.err)
+		d.render(w, r, http.StatusGatewayTimeout, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
+			"Message": late.Error() + ". Reload the page in a minute; if it goes on, tell whoever runs the desk and its workers, with the request id below."})
 	default:
-		d.log.Warn("desk: request failed", "path", r.URL.Path, "err", err)
-		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Message": err.Error()})
+		req := d.logFailure(r, err)
+		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
+			"Message": "The sessions did not answer just now (Temporal, a worker or the session store). Reload the page in a minute; if it goes on, tell whoever runs the desk, with the request id below: the reason is in the desk's log under it."})
 	}
+}
+
+// logFailure logs a request's error whole, under a new request id, and returns the id.
+func (d *desk) logFailure(r *http.Request, err error) string {
+	var n [6]byte
+	_, _ = rand.Read(n[:])
+	req := hex.EncodeToString(n[:])
+	d.log.Warn("desk: request failed", "request", req, "method", r.Method, "path", r.URL.Path, "err", err)
+	return req
 }
 
 // render executes a page; every value is escaped by html/template.

@@ -246,7 +246,7 @@ func (s *stream) event(name, data string) error {
 // send writes a reading's live line and each part that differs from what the page shows
 // (sent: the digest of each part as the page has it, updated).
 func (s *stream) send(snap *snapshot) error {
-	line := "not answering: " + errText(snap.Err)
+	line := "not answering just now; this line follows the session again when it does"
 	if snap.Err == nil {
 		line = progressLine(snap.View.Progress)
 	}
