@@ -14,6 +14,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // TestRebindingIsRefused: a page of another site whose name resolves to the desk's
@@ -348,5 +349,66 @@ func TestPolicyReadAgain(t *testing.T) {
 	now = now.Add(policyCheck)
 	if r := roles("bob@lab"); len(r) != 1 || r[0] != access.Scientist {
 		t.Errorf("bob after a policy that does not parse: %v, want the earlier policy's scientist", r)
+	}
+}
+
+// TestWhatOnePersonMayStart: sessions started an hour and sessions running at once, each
+// person's, each beyond its limit a 429 that says when to try again, with nothing started.
+func TestWhatOnePersonMayStart(t *testing.T) {
+	td := newTestDesk(t)
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	td.now = func() time.Time { return now }
+	td.starts.limit, td.running = 3, 2
+	start := func(who string) (int, http.Header, string) {
+		r := httptest.NewRequest("POST", "/sessions", strings.NewReader(url.Values{"goal": {"Why do neurons die"}, "csrf": {td.csrf(t, who)}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("X-Forwarded-Email", who)
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		for _, c := range td.cookies[who] {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		td.h.ServeHTTP(w, r)
+		return w.Code, w.Header(), w.Body.String()
+	}
+	end := func(n int) { // n of ada's sessions end
+		td.fake.mu.Lock()
+		for id, st := range td.fake.status {
+			if st.ScientistID == "ada@lab" && !st.State.Terminal() && n > 0 {
+				st.State = session.Completed
+				td.fake.status[id] = st
+				n--
+			}
+		}
+		td.fake.mu.Unlock()
+		now = now.Add(needsTTL) // the desk reads Temporal's list again
+	}
+	steps := []struct {
+		name, who  string
+		before     func()
+		code       int
+		retryAfter string
+		says       string
+	}{
+		{"a first session", "ada@lab", nil, http.StatusSeeOther, "", ""},
+		{"a second", "ada@lab", func() { now = now.Add(10 * time.Minute) }, http.StatusSeeOther, "", ""},
+		{"a third while two run", "ada@lab", nil, http.StatusTooManyRequests, "60", "at most 2 sessions of one person running at once"},
+		{"another person's", "bob@lab", nil, http.StatusSeeOther, "", ""},
+		{"a third once one ended", "ada@lab", func() { end(1) }, http.StatusSeeOther, "", ""},
+		{"a fourth within the hour, none running", "ada@lab", func() { end(2) }, http.StatusTooManyRequests, "2990", "at most 3 sessions started an hour"},
+		{"an hour after the first", "ada@lab", func() { now = now.Add(50 * time.Minute) }, http.StatusSeeOther, "", ""},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		before := len(td.fake.started)
+		code, h, body := start(s.who)
+		if code != s.code || h.Get("Retry-After") != s.retryAfter || !strings.Contains(body, s.says) {
+			t.Errorf("%s: %d, Retry-After %q, %q; want %d, %q, %q", s.name, code, h.Get("Retry-After"), body, s.code, s.retryAfter, s.says)
+		}
+		if started := len(td.fake.started) - before; code != http.StatusSeeOther && started != 0 {
+			t.Errorf("%s: refused, yet %d sessions started", s.name, started)
+		}
 	}
 }

@@ -52,7 +52,7 @@ type options struct {
 	localUser                          string
 	proxies, allowedHosts              list
 	wideProxies                        bool
-	questions                          int
+	questions, starts, running         int
 	library                            string
 }
 
@@ -80,6 +80,8 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.BoolVar(&o.wideProxies, "trusted-proxy-wide", false, "accept a --trusted-proxy prefix wider than /24 (IPv4) or /64 (IPv6): every address in it may claim to be anyone")
 	fs.Var(&o.allowedHosts, "allowed-host", "another host name browsers reach the desk by (its Host header), besides --public-url's and the listen address'; repeat for several")
 	fs.IntVar(&o.questions, "questions-per-minute", defaultQuestions, "how many questions one person may ask the sessions a minute (each is a model turn); 0 for no limit")
+	fs.IntVar(&o.starts, "sessions-per-hour", defaultStarts, "how many sessions one person may start an hour (each is many model turns); 0 for no limit")
+	fs.IntVar(&o.running, "running-sessions", defaultRunning, "how many sessions of one person may run at once (not ended: active, suspended); 0 for no limit")
 	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
@@ -232,7 +234,7 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
-	d.questions.limit = o.questions
+	d.questions.limit, d.starts.limit, d.running = o.questions, o.starts, o.running
 	pu, _ := publicURL(o) // checked by authenticator
 	// The desk's own sign-in is its door, so httpguard's token rule is not its: it works
 	// out the names the desk answers to, the only ones a browser may name as Host.

@@ -102,6 +102,9 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 			"Safety": research.SafetyLevels, "Providers": research.Providers})
 		return
 	}
+	if !d.mayStart(w, r, who.ID) {
+		return
+	}
 	id := newSessionID(req.ResearchGoal, d.sealed)
 	// The owner is recorded before the session starts, so that no moment exists in which
 	// the session is anyone's but the person's who started it; and only where no record
@@ -123,6 +126,36 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 	d.listed.rows = nil // the list shows it at once
 	d.listed.mu.Unlock()
 	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
+}
+
+// mayStart says whether person may start one more session now: fewer than d.running of
+// theirs running, and fewer than the hour's starts; else it has answered 429.
+func (d *desk) mayStart(w http.ResponseWriter, r *http.Request, person string) bool {
+	if d.running > 0 {
+		rows, err := d.sessions(r.Context())
+		if err != nil {
+			d.fail(w, r, err)
+			return false
+		}
+		n := 0
+		for _, row := range rows {
+			// Not ended: a session state that goes on, or a workflow that runs and has
+			// not said its state yet.
+			st := session.State(row.Status)
+			if row.Scientist == person && (row.Status == "running" || slices.Contains(session.States, st) && !st.Terminal()) {
+				n++
+			}
+		}
+		if n >= d.running {
+			tooMany(w, time.Minute, fmt.Sprintf("at most %d sessions of one person running at once, and %d of yours are; end one (terminate) or wait for one to finish", d.running, n))
+			return false
+		}
+	}
+	if wait, ok := d.starts.allow(person); !ok {
+		tooMany(w, wait, fmt.Sprintf("at most %d sessions started an hour by one person (each is many model turns)", d.starts.limit))
+		return false
+	}
+	return true
 }
 
 // request reads the start form into a validated request for scientist.

@@ -65,9 +65,11 @@ type desk struct {
 	// hosts are the names the desk answers to (its Host header), origins its public
 	// origin behind a proxy: anything else is a page of another site (httpguard.Pages).
 	hosts, origins []string
-	// streams counts each person's live streams; questions their questions a minute.
-	streams   *perPerson
-	questions *perMinute
+	// streams counts each person's live streams; questions their questions a minute;
+	// starts the sessions they start an hour, running how many may run at once (0: any).
+	streams           *perPerson
+	questions, starts *perWindow
+	running           int
 	// live are the open streams, which a sign-out or a share changed here tells at once;
 	// each checks its sign-in every signInCheck and its access every shareCheck besides,
 	// and gives each write streamWrite. streamEnded, when set, hears why each one ended.
@@ -84,11 +86,20 @@ const maxStreams = 8
 // defaultQuestions is how many questions a person may ask a minute: each is a model turn.
 const defaultQuestions = 6
 
+// defaultStarts is how many sessions a person may start an hour, and defaultRunning how
+// many of theirs may run at once: each session is many model turns.
+const (
+	defaultStarts  = 10
+	defaultRunning = 5
+)
+
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
 	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
 		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams),
 		signInCheck: signInCheck, shareCheck: shareCheck, streamWrite: streamWrite}
-	d.questions = newPerMinute(defaultQuestions, func() time.Time { return d.now() })
+	d.questions = newPerWindow(defaultQuestions, time.Minute, func() time.Time { return d.now() })
+	d.starts = newPerWindow(defaultStarts, time.Hour, func() time.Time { return d.now() })
+	d.running = defaultRunning
 	d.hub = newHub(watched{d}, time.Second)
 	pages, err := parsePages()
 	if err != nil {
