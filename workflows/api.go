@@ -319,9 +319,9 @@ type HistoryView struct {
 	// signatures sets (the query leaves it out: the caller named the session).
 	SessionID string          `json:"session_id,omitempty"`
 	Events    []session.Event `json:"events"`
-	Total  int             `json:"total"`
-	Offset int             `json:"offset"`
-	Limit  int             `json:"limit"`
+	Total     int             `json:"total"`
+	Offset    int             `json:"offset"`
+	Limit     int             `json:"limit"`
 	// InStore counts the oldest events the session no longer keeps in memory: events 1 to
 	// InStore are in the session store's event log (events.jsonl) only.
 	InStore int `json:"in_store,omitempty"`
