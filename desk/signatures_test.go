@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
@@ -149,5 +150,35 @@ func TestDeskSignsWhatItSends(t *testing.T) {
 	}
 	if strings.Join(sent, ",") != "feedback,answer-tool" {
 		t.Errorf("commands sent: %v", sent)
+	}
+}
+
+// TestEndedSessionsQuestionsAreChecked: an ended session's conversation is read from the
+// store, its questions asked since it ended too; each keeps its signature and update id
+// there, and is shown signed only when they check.
+func TestEndedSessionsQuestionsAreChecked(t *testing.T) {
+	td, _ := newConversingDesk(t)
+	td.fake.mu.Lock()
+	st := td.fake.status["s-1"]
+	st.State = session.Completed
+	td.fake.status["s-1"] = st
+	td.fake.mu.Unlock()
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	signed := func(text, update string) string {
+		return td.key.Acts().Sign(vouch.Act{Session: "s-1", Kind: vouch.Ask, By: "ada@lab", Payload: session.TextDigest(text), Update: update}, at)
+	}
+	for _, m := range []research.Message{
+		{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab", Time: at.Format(time.RFC3339), Text: "Why tau?", Signed: signed("Why tau?", "desk-q1"), Update: "desk-q1"},
+		{ID: "m-0003", Role: session.RoleScientist, By: "ada@lab", Time: at.Format(time.RFC3339), Text: "Why not?", Signed: signed("Why tau?", "desk-q1"), Update: "desk-q3"},
+	} {
+		if err := td.st.PutMessage(t.Context(), "s-1", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := td.do(t, "ada@lab", "GET", "/s/s-1", nil)
+	for _, want := range []string{"m-0001 · scientist (ada@lab) · ", `m-0003 · scientist (ada@lab, <span class="unsigned"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the ended session's page lacks %q", want)
+		}
 	}
 }

@@ -97,7 +97,7 @@ func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error
 	s.Messages++ // the answer's id is taken now, so a message sent meanwhile gets the next
 	s.log(asked)
 	in := activities.ConverseInput{
-		Turn: s.turnInput("converse-" + q.ID), Message: q.ID, Text: text, By: by, Time: now, Answer: answerID,
+		Turn: s.turnInput("converse-" + q.ID), Message: q.ID, Text: text, By: by, Time: now, Answer: answerID, Signed: sig, Update: q.Update,
 		History: history, Earlier: s.Earlier, State: s.stateLine(ctx), Refinements: s.Refinements,
 		Top: s.top(activities.MaxConverseTop), Waiting: s.waiting(), Events: s.Events[max(0, len(s.Events)-activities.MaxConverseEvents):],
 		Context: s.contextRef(),

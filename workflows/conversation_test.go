@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -273,7 +274,7 @@ func TestConversationAfterTheEnd(t *testing.T) {
 	}
 	for i, st := range steps {
 		h.at(time.Duration(i+1)*time.Second, func() {
-			talk(h, Ask, AskRequest{Text: st.text, By: "grace"}, func(ans AskAnswer, err error) {
+			talkAs(h, Ask, fmt.Sprintf("desk-e%d", i), AskRequest{Text: st.text, By: "grace", BySig: "v2.1.e"}, func(ans AskAnswer, err error) {
 				if err != nil || !strings.Contains(ans.Answer.Text, st.want) {
 					t.Fatalf("ask %q of the ended session: %q, %v; want %q in the answer", st.text, ans.Answer.Text, err, st.want)
 				}
@@ -304,7 +305,12 @@ func TestConversationAfterTheEnd(t *testing.T) {
 	}
 	stored, err := h.store.Conversation(t.Context(), res.SessionID)
 	if err != nil || len(stored) != 6 || stored[4].Text != steps[1].text {
-		t.Errorf("stored conversation: %d messages, %v", len(stored), err)
+		t.Fatalf("stored conversation: %d messages, %v", len(stored), err)
+	}
+	// A question to the ended session keeps its signature and its update's id, for the
+	// pages that check them: the desk reads an ended session's conversation from here.
+	if q := stored[4]; q.Signed != "v2.1.e" || q.Update != "desk-e1" {
+		t.Errorf("the ended session's question %s stored signed %q, update %q; want v2.1.e, desk-e1", q.ID, q.Signed, q.Update)
 	}
 }
 

@@ -213,7 +213,7 @@ func EndedConversation(kept []Message, stored []research.Message, reason string)
 	for _, m := range stored {
 		k, ok := known[m.ID]
 		if !ok { // a message of a conversation with the ended session
-			k = Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time}
+			k = Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time, Signed: m.Signed, Update: m.Update}
 			for i, p := range m.Proposals {
 				k.Proposals = append(k.Proposals, Proposal{ID: ProposalID(m.ID, i), Command: p.Command, Effect: p.Effect})
 			}
