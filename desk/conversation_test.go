@@ -203,11 +203,7 @@ func TestAskAndConfirm(t *testing.T) {
 // (an open one refused now) and every message, those asked after it ended too.
 func TestEndedConversationFromTheStore(t *testing.T) {
 	td, _ := newConversingDesk(t)
-	td.fake.mu.Lock()
-	st := td.fake.status["s-1"]
-	st.State = session.Completed
-	td.fake.status["s-1"] = st
-	td.fake.mu.Unlock()
+	td.fake.setState("s-1", session.Completed)
 	ctx := t.Context()
 	kept := []session.Message{{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab"},
 		{ID: "m-0002", Role: session.RoleSession, Proposals: []session.Proposal{{ID: "m-0002.1", Command: "refine-goal", Effect: "refine the goal: focus on microglia", Status: session.ProposalProposed}}}}

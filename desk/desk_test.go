@@ -62,6 +62,15 @@ func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
 	f.state[id] = workflows.StateView{SessionID: id, State: session.Active, Goal: goal, ScientistID: scientist, Hypotheses: entries, Total: len(entries)}
 }
 
+// setState puts session id in state.
+func (f *fake) setState(id string, state session.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.status[id]
+	st.State = state
+	f.status[id] = st
+}
+
 func (f *fake) Owner(_ context.Context, id string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -158,11 +158,7 @@ func TestDeskSignsWhatItSends(t *testing.T) {
 // there, and is shown signed only when they check.
 func TestEndedSessionsQuestionsAreChecked(t *testing.T) {
 	td, _ := newConversingDesk(t)
-	td.fake.mu.Lock()
-	st := td.fake.status["s-1"]
-	st.State = session.Completed
-	td.fake.status["s-1"] = st
-	td.fake.mu.Unlock()
+	td.fake.setState("s-1", session.Completed)
 	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	signed := func(text, update string) string {
 		return td.key.Acts().Sign(vouch.Act{Session: "s-1", Kind: vouch.Ask, By: "ada@lab", Payload: session.TextDigest(text), Update: update}, at)

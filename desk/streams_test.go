@@ -60,13 +60,7 @@ func ended(t *testing.T, next streamEvents) string {
 }
 
 // suspend changes the session, so its watcher has a new reading to send.
-func suspend(td *testDesk, id string) {
-	td.fake.mu.Lock()
-	defer td.fake.mu.Unlock()
-	st := td.fake.status[id]
-	st.State = session.Suspended
-	td.fake.status[id] = st
-}
+func suspend(td *testDesk, id string) { td.fake.setState(id, session.Suspended) }
 
 // TestStreamEndsAtSignOut: signing out at this desk ends the sign-in's open streams at
 // once, with a last event that says why; another person's stream goes on.
