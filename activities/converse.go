@@ -44,6 +44,9 @@ type ConverseInput struct {
 	By      string `json:"by,omitempty"`
 	Time    string `json:"time"`
 	Answer  string `json:"answer"` // the id the answer gets
+	// Signed and Update are the message's signature and update id, stored with it.
+	Signed string `json:"signed,omitempty"`
+	Update string `json:"update,omitempty"`
 	// History is the earlier messages' ids, oldest first (at most prompt.MaxConverseHistory);
 	// Earlier, a session this one continues, whose last messages come before them.
 	History []string `json:"history,omitempty"`
@@ -110,7 +113,7 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 	if err := session.CheckAsk(in.Text); err != nil {
 		return converseTurn{}, invalid("%v", err)
 	}
-	question := research.Message{ID: in.Message, Role: session.RoleScientist, By: in.By, Time: in.Time, Text: strings.TrimSpace(in.Text)}
+	question := research.Message{ID: in.Message, Role: session.RoleScientist, By: in.By, Time: in.Time, Text: strings.TrimSpace(in.Text), Signed: in.Signed, Update: in.Update}
 	if err := a.Store.PutMessage(ctx, in.SessionID, question); err != nil {
 		return converseTurn{}, err
 	}

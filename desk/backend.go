@@ -44,9 +44,9 @@ type Backend interface {
 	// session's comes from the store, with its conversation left to Conversation.
 	Page(ctx context.Context, id string, r workflows.PageRequest) (workflows.PageView, error)
 	History(ctx context.Context, id string, p workflows.Page) (workflows.HistoryView, error)
-	// Command sends a scientist's command as an update and returns the new status; a
-	// refusal is a *refused.
-	Command(ctx context.Context, id, name string, payload map[string]any) (workflows.Status, error)
+	// Command sends a scientist's command as the update updateID (which its signature
+	// covers) and returns the new status; a refusal is a *refused.
+	Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error)
 	Start(ctx context.Context, id string, req research.Request) error
 	// List returns the newest sessions (at most limit), in Temporal and in the store.
 	List(ctx context.Context, limit int) ([]Row, error)
@@ -203,10 +203,10 @@ func (b *temporalBackend) History(ctx context.Context, id string, p workflows.Pa
 	return v, err
 }
 
-func (b *temporalBackend) Command(ctx context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
+func (b *temporalBackend) Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
+	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
 	if payload != nil {
 		opts.Args = []any{payload}
 	}
@@ -334,7 +334,20 @@ func explain(err error, id string) error {
 	case errors.As(err, &exists):
 		return &refused{fmt.Sprintf("session %s already exists", id)}
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "no poller seen"):
-		return fmt.Errorf("session %s did not answer in time: no worker is taking its tasks, or the workers are too busy", id)
+		return &notAnswering{id: id, err: err}
 	}
 	return err
 }
+
+// notAnswering is a session that did not answer in time: the page says so in the desk's
+// words, and the log has err.
+type notAnswering struct {
+	id  string
+	err error
+}
+
+func (e *notAnswering) Error() string {
+	return fmt.Sprintf("session %s did not answer in time: no worker is taking its tasks, or the workers are too busy", e.id)
+}
+
+func (e *notAnswering) Unwrap() error { return e.err }

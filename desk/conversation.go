@@ -30,6 +30,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -62,10 +63,11 @@ type ConversationTurn struct {
 	ID, From, By, Text, Time, Failed string
 	Proposals                        []Proposal
 	Citations                        []Citation
-	// Sig is the signature the session recorded beside By; Unsigned says no desk with
-	// this desk's key made it (the page marks the By "not signed").
-	Sig      string
-	Unsigned bool
+	// Sig is the signature the session recorded beside By, Update the id of the update
+	// that carried the message; Unsigned says no desk with this desk's key signed this
+	// question (the page marks the By "not signed").
+	Sig, Update string
+	Unsigned    bool
 }
 
 // Citation is a source an answer cites, with what cosci's check found of its quote.
@@ -95,7 +97,10 @@ type Proposal struct {
 	ID, Command, Effect, Status, Reason, By string
 	Args                                    []Argument
 	Digest, Sig                             string
-	Unsigned                                bool
+	// Update and At are the confirm update's id and when the session took it, which the
+	// signature covers and is checked against.
+	Update, At string
+	Unsigned   bool
 }
 
 // Argument is one argument of a proposed command, whole; Long ones show folded.
@@ -227,9 +232,9 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 		default:
 			text = "(not in the session store)"
 		}
-		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Sig: m.Signed, Text: text, Time: m.Time, Failed: m.Failed, Citations: cited(s)}
+		turn := ConversationTurn{ID: m.ID, From: m.Role, By: m.By, Sig: m.Signed, Update: m.Update, Text: text, Time: m.Time, Failed: m.Failed, Citations: cited(s)}
 		for i, pr := range m.Proposals {
-			p := Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By, Sig: pr.Signed}
+			p := Proposal{ID: pr.ID, Command: pr.Command, Effect: pr.Effect, Status: pr.Status, Reason: pr.Reason, By: pr.By, Sig: pr.Signed, Update: pr.Update, At: pr.At}
 			if found && i < len(s.Proposals) && s.Proposals[i].Command == pr.Command {
 				p.Args, p.Digest = arguments(s.Proposals[i]), s.Proposals[i].Digest()
 			}
@@ -276,14 +281,14 @@ func (t temporalConversation) Ask(ctx context.Context, id string, by signedBy, m
 	}
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
-	_, err := t.talk.Ask(ctx, id, workflows.AskRequest{Text: message, By: by.ID, BySig: by.Sig})
+	_, err := t.talk.Ask(ctx, id, workflows.AskRequest{Text: message, By: by.ID, BySig: by.Sig, UpdateID: by.Update})
 	return updated(err, id)
 }
 
 func (t temporalConversation) Confirm(ctx context.Context, id string, by signedBy, proposal, digest string) error {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	_, err := t.talk.Confirm(ctx, id, workflows.ConfirmRequest{Proposal: proposal, By: by.ID, BySig: by.Sig, Digest: digest})
+	_, err := t.talk.Confirm(ctx, id, workflows.ConfirmRequest{Proposal: proposal, By: by.ID, BySig: by.Sig, Digest: digest, UpdateID: by.Update})
 	if errors.Is(err, converse.ErrEnded) {
 		return &refused{err.Error()}
 	}
@@ -323,7 +328,6 @@ func (d *desk) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var err error
-	by := d.sign(id, who.ID)
 	if p := r.PostFormValue("confirm"); p != "" {
 		// A confirmation at the desk names what it was shown: the session applies the
 		// proposal only if it is that command (the starter, which prints it whole, may
@@ -333,13 +337,14 @@ func (d *desk) ask(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, &refused{"confirm " + p + ": the form names no command (its digest); reload the page, read the proposal, and confirm it there"})
 			return
 		}
-		err = d.conv.Confirm(r.Context(), id, by, p, digest)
+		err = d.conv.Confirm(r.Context(), id, d.sign(id, vouch.Confirm, session.ConfirmDigest(p, digest), who.ID), p, digest)
 	} else {
 		if wait, ok := d.questions.allow(who.ID); !ok {
 			tooMany(w, wait, fmt.Sprintf("at most %d questions a minute for one person (each is a model turn)", d.questions.limit))
 			return
 		}
-		err = d.conv.Ask(r.Context(), id, by, r.PostFormValue("message"))
+		message := strings.TrimSpace(r.PostFormValue("message")) // as the session keeps it, and its signature covers it
+		err = d.conv.Ask(r.Context(), id, d.sign(id, vouch.Ask, session.TextDigest(message), who.ID), message)
 	}
 	if err != nil {
 		d.fail(w, r, err)

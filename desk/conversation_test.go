@@ -17,6 +17,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -27,12 +28,16 @@ type fakeTalk struct {
 	got     []string // "id ask by text" or "id confirm proposal by"
 	digests []string // each confirmation's
 	refuse  string
+	// asks and confirms are the requests, signatures and update ids included.
+	asks     []workflows.AskRequest
+	confirms []workflows.ConfirmRequest
 }
 
 func (f *fakeTalk) Ask(_ context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.got = append(f.got, fmt.Sprintf("%s ask %s %s", id, req.By, req.Text))
+	f.asks = append(f.asks, req)
 	if f.refuse != "" {
 		return workflows.AskAnswer{}, temporal.NewApplicationError(f.refuse, "refused")
 	}
@@ -44,6 +49,7 @@ func (f *fakeTalk) Confirm(_ context.Context, id string, req workflows.ConfirmRe
 	defer f.mu.Unlock()
 	f.got = append(f.got, fmt.Sprintf("%s confirm %s %s", id, req.Proposal, req.By))
 	f.digests = append(f.digests, req.Digest)
+	f.confirms = append(f.confirms, req)
 	if f.refuse != "" {
 		return workflows.ConfirmAnswer{}, temporal.NewApplicationError(f.refuse, "refused")
 	}
@@ -89,7 +95,9 @@ func newConversingDesk(t *testing.T) (*testDesk, *fakeTalk) {
 	// Ada's question came through a desk with this desk's key; the proposal she
 	// confirmed, through some other client of the namespace, in her name.
 	at, _ := time.Parse(time.RFC3339, conv.Messages[0].Time)
-	conv.Messages[0].Signed = td.key.SignBy("s-1", "ada@lab", at)
+	q := &conv.Messages[0]
+	q.Update = "desk-q1"
+	q.Signed = td.key.Acts().Sign(vouch.Act{Session: "s-1", Kind: vouch.Ask, By: "ada@lab", Payload: session.TextDigest(q.Text), Update: q.Update}, at)
 	td.fake.conversation = map[string]workflows.ConversationView{"s-1": conv}
 	answer := research.Message{ID: "m-0002", Role: session.RoleSession, Text: "Microglia clear tau & more.", Proposals: testProposals,
 		References: []research.Reference{
@@ -195,11 +203,7 @@ func TestAskAndConfirm(t *testing.T) {
 // (an open one refused now) and every message, those asked after it ended too.
 func TestEndedConversationFromTheStore(t *testing.T) {
 	td, _ := newConversingDesk(t)
-	td.fake.mu.Lock()
-	st := td.fake.status["s-1"]
-	st.State = session.Completed
-	td.fake.status["s-1"] = st
-	td.fake.mu.Unlock()
+	td.fake.setState("s-1", session.Completed)
 	ctx := t.Context()
 	kept := []session.Message{{ID: "m-0001", Role: session.RoleScientist, By: "ada@lab"},
 		{ID: "m-0002", Role: session.RoleSession, Proposals: []session.Proposal{{ID: "m-0002.1", Command: "refine-goal", Effect: "refine the goal: focus on microglia", Status: session.ProposalProposed}}}}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -34,6 +36,7 @@ type fake struct {
 	status            map[string]workflows.Status
 	state             map[string]workflows.StateView
 	commands          []string // "id name payload"
+	sent              []sentCommand
 	started           []research.Request
 	queries           int // progress queries
 	pages             int // page queries
@@ -44,6 +47,8 @@ type fake struct {
 	conversation map[string]workflows.ConversationView
 	// from is where a session started from (List's Parent and Relation).
 	from map[string]Row
+	// broken, when set, is every page query's and list's error.
+	broken error
 }
 
 func newFake() *fake {
@@ -55,6 +60,15 @@ func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {
 	defer f.mu.Unlock()
 	f.status[id] = workflows.Status{SessionID: id, State: session.Active, ScientistID: scientist, Goal: goal}
 	f.state[id] = workflows.StateView{SessionID: id, State: session.Active, Goal: goal, ScientistID: scientist, Hypotheses: entries, Total: len(entries)}
+}
+
+// setState puts session id in state.
+func (f *fake) setState(id string, state session.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.status[id]
+	st.State = state
+	f.status[id] = st
 }
 
 func (f *fake) Owner(_ context.Context, id string) (string, error) {
@@ -83,6 +97,9 @@ func (f *fake) Page(_ context.Context, id string, r workflows.PageRequest) (work
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pages++
+	if f.broken != nil {
+		return workflows.PageView{}, f.broken
+	}
 	s, ok := f.status[id]
 	if !ok {
 		return workflows.PageView{}, errNoSession
@@ -141,10 +158,18 @@ func (f *fake) counts() []int {
 	return []int{f.pages, f.statuses, f.queries, f.states, f.histories}
 }
 
-func (f *fake) Command(_ context.Context, id, name string, payload map[string]any) (workflows.Status, error) {
+// sentCommand is a command as the session would get it: its update id and payload.
+type sentCommand struct {
+	id, name, update string
+	payload          []byte
+}
+
+func (f *fake) Command(_ context.Context, id, name, update string, payload map[string]any) (workflows.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.commands = append(f.commands, strings.TrimSpace(id+" "+name+" "+fmtPayload(payload)))
+	b, _ := json.Marshal(payload)
+	f.sent = append(f.sent, sentCommand{id, name, update, b})
 	return f.status[id], nil
 }
 
@@ -169,6 +194,9 @@ func (f *fake) Start(_ context.Context, id string, req research.Request) error {
 func (f *fake) List(context.Context, int) ([]Row, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.broken != nil {
+		return nil, f.broken
+	}
 	var rows []Row
 	for id, s := range f.status {
 		rows = append(rows, Row{ID: id, Scientist: s.ScientistID, Goal: s.Goal, Status: string(s.State), Parent: f.from[id].Parent, Relation: f.from[id].Relation, Needs: f.from[id].Needs})
@@ -243,7 +271,11 @@ func (td *testDesk) do(t testing.TB, who, method, target string, form url.Values
 		}
 		body = strings.NewReader(form.Encode())
 	}
-	r := httptest.NewRequest(method, target, body)
+	// A stream this opens ends within streamWait: a broken guard fails the test rather than
+	// hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, method, target, body)
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
@@ -563,15 +595,12 @@ func TestCommandPayload(t *testing.T) {
 		{"answer-tool", url.Values{"call": {"call-1"}, "decision": {"maybe"}}, "decision"},
 	}
 	for _, tt := range tests {
-		p, err := commandPayload(tt.name, tt.form, signedBy{ID: "ada@lab", Sig: "v1.1.sig"})
+		p, _, err := commandPayload(tt.name, tt.form, "ada@lab")
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s %v: err %v, want %q", tt.name, tt.form, err, tt.err)
 		}
 		if by, _ := p["by"].(string); err == nil && by != "ada@lab" {
 			t.Errorf("%s: by in payload = %q, want the signed-in identity", tt.name, by)
-		}
-		if sig, _ := p["by_sig"].(string); err == nil && sig != "v1.1.sig" {
-			t.Errorf("%s: by_sig in payload = %q, want the desk's signature", tt.name, sig)
 		}
 	}
 }
@@ -729,5 +758,41 @@ func TestHypothesisPageShowsVerdicts(t *testing.T) {
 	}
 	if strings.Contains(body, "In mice, tau spreads along connected regions.") {
 		t.Error("the page shows a verified quote's passage: the quote is the source's words")
+	}
+}
+
+// TestErrorsSayWhatToDo: when Temporal or the store fails, the page says in the desk's
+// words what the person can do and shows a request id; the error itself, which may name
+// an address or a driver's message, goes to the log under that id alone.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	secret := errors.New("dial tcp 10.0.0.7:7233: connect: connection refused")
+	tests := []struct {
+		name, target string
+		err          error
+		code         int
+		says         string
+	}{
+		{"a session page", "/s/s-1", secret, http.StatusBadGateway, "Reload the page in a minute"},
+		{"a session that does not answer in time", "/s/s-1", &notAnswering{id: "s-1", err: secret}, http.StatusGatewayTimeout, "no worker is taking its tasks"},
+		{"what needs you", "/needs", secret, http.StatusBadGateway, "the page asks again by itself"},
+	}
+	for _, tt := range tests {
+		td := newTestDesk(t)
+		var log strings.Builder
+		td.desk.log = slog.New(slog.NewTextHandler(&log, nil))
+		td.fake.add("s-1", "ada@lab", "g")
+		td.fake.broken = tt.err
+		code, body := td.do(t, "ada@lab", "GET", tt.target, nil)
+		m := regexp.MustCompile(`request[ -]id[^0-9a-f]*([0-9a-f]{12})`).FindStringSubmatch(body)
+		if code != tt.code || !strings.Contains(body, tt.says) || m == nil {
+			t.Errorf("%s: %d, want %d saying %q and a request id:\n%.600s", tt.name, code, tt.code, tt.says, body)
+			continue
+		}
+		if strings.Contains(body, "10.0.0.7") || strings.Contains(body, "connection refused") {
+			t.Errorf("%s: the page shows the error itself:\n%.600s", tt.name, body)
+		}
+		if !strings.Contains(log.String(), "request="+m[1]) || !strings.Contains(log.String(), "10.0.0.7:7233") {
+			t.Errorf("%s: the log has not the error under request id %s:\n%s", tt.name, m[1], log.String())
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/session"
 )
 
 // TestRebindingIsRefused: a page of another site whose name resolves to the desk's
@@ -33,7 +35,10 @@ func TestRebindingIsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, path := range []string{"/sessions", "/s/s-1", "/s/s-1/events"} {
-			r := httptest.NewRequest("GET", path, nil)
+			// A stream let through by a broken guard ends within streamWait, and fails.
+			ctx, cancel := context.WithTimeout(t.Context(), streamWait)
+			defer cancel()
+			r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 			r.Host = tt.host
 			if tt.origin != "" {
 				r.Header.Set("Origin", tt.origin)
@@ -59,7 +64,7 @@ func TestRebindingIsRefused(t *testing.T) {
 func localDesk(t *testing.T) (*testDesk, *auth.Authenticator) {
 	t.Helper()
 	td := newTestDesk(t)
-	a, err := auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalToken: "desk-token-0123456789abcdef", Revocations: td.st})
+	a, err := auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalToken: "desk-token-0123456789abcdef", LocalAddr: "127.0.0.1:8090", Revocations: td.st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +76,11 @@ func localDesk(t *testing.T) (*testDesk, *auth.Authenticator) {
 
 // local sends a request from this machine, to 127.0.0.1:8090, with the cookies given.
 func local(td *testDesk, method, target string, form url.Values, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	return localFrom(td, "127.0.0.1:5555", method, target, form, cookies...)
+}
+
+// localFrom is local from the address remote.
+func localFrom(td *testDesk, remote, method, target string, form url.Values, cookies ...*http.Cookie) *httptest.ResponseRecorder {
 	var r *http.Request
 	if form != nil {
 		r = httptest.NewRequest(method, "http://127.0.0.1:8090"+target, strings.NewReader(form.Encode()))
@@ -78,7 +88,7 @@ func local(td *testDesk, method, target string, form url.Values, cookies ...*htt
 	} else {
 		r = httptest.NewRequest(method, "http://127.0.0.1:8090"+target, nil)
 	}
-	r.RemoteAddr = "127.0.0.1:5555"
+	r.RemoteAddr = remote
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
 	for _, c := range cookies {
 		r.AddCookie(c)
@@ -97,11 +107,45 @@ func TestLocalSignIn(t *testing.T) {
 	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "?token=") || strings.Contains(w.Body.String(), "desk-token") {
 		t.Fatalf("from this machine without the link: %d\n%s\nwant 401 that says how to sign in, without the token", w.Code, w.Body.String())
 	}
+	// A wrong token, or the right one from another machine, signs nobody in.
+	for _, tt := range []struct{ name, remote, target string }{
+		{"a wrong token", "127.0.0.1:5555", "/s/s-1?token=desk-token-0123456789abcdeX"},
+		{"an empty token", "127.0.0.1:5555", "/s/s-1?token="},
+		{"the token from another machine", "192.0.2.7:5555", "/s/s-1?token=desk-token-0123456789abcdef"},
+	} {
+		w := localFrom(td, tt.remote, "GET", tt.target, nil)
+		if w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) > 0 {
+			t.Errorf("%s: %d, cookies %v; want 401 and none", tt.name, w.Code, w.Result().Cookies())
+		}
+	}
 	w = local(td, "GET", "/s/s-1?token=desk-token-0123456789abcdef", nil)
 	if loc := w.Header().Get("Location"); w.Code != http.StatusSeeOther || loc != "/s/s-1" {
 		t.Fatalf("the link: %d to %q", w.Code, loc)
 	}
 	cookie := w.Result().Cookies()[0]
+	if !strings.HasSuffix(cookie.Name, "-127.0.0.1-8090") {
+		t.Errorf("the cookie %q does not name the desk's address: a browser sends it to every port of 127.0.0.1", cookie.Name)
+	}
+	// Another desk on this machine with the same key believes it not: as another user, or
+	// on another port (the cookie renamed for it, as a page could not but a test can).
+	for _, tt := range []struct{ name, user, addr string }{
+		{"another --local-user", "you", "127.0.0.1:8090"},
+		{"another port", "me", "127.0.0.1:8091"},
+	} {
+		other, _ := localDesk(t)
+		other.fake.add("s-1", "me", "g")
+		other.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: tt.user, LocalAddr: tt.addr, Revocations: other.st})
+		other.h = other.handler()
+		moved := *cookie
+		moved.Name = other.desk.auth.CookieName(auth.SessionCookie)
+		if w := local(other, "GET", "/s/s-1", nil, &moved); w.Code != http.StatusUnauthorized {
+			t.Errorf("the cookie at a desk with %s: %d, want 401", tt.name, w.Code)
+		}
+	}
+	// From another machine, the cookie is nobody either.
+	if w := localFrom(td, "192.0.2.7:5555", "GET", "/s/s-1", nil, cookie); w.Code != http.StatusUnauthorized {
+		t.Errorf("the cookie from another machine: %d, want 401", w.Code)
+	}
 	if link := a.SignInLink("http://127.0.0.1:8090"); link != "http://127.0.0.1:8090/?token=desk-token-0123456789abcdef" {
 		t.Errorf("the printed link is %q", link)
 	}
@@ -122,7 +166,7 @@ func TestLocalSignIn(t *testing.T) {
 		t.Errorf("the signed-out cookie: %d, want 401", w.Code)
 	}
 	again, _ := localDesk(t)
-	again.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", Revocations: td.st})
+	again.desk.auth, _ = auth.New(auth.Config{Mode: auth.ModeLocal, Key: td.key, LocalUser: "me", LocalAddr: "127.0.0.1:8090", Revocations: td.st})
 	again.h = again.handler()
 	if w := local(again, "POST", "/s/s-1/command/resume", url.Values{"csrf": {token}}, cookie); w.Code != http.StatusUnauthorized {
 		t.Errorf("the signed-out cookie and its token at another desk: %d, want 401", w.Code)
@@ -305,5 +349,66 @@ func TestPolicyReadAgain(t *testing.T) {
 	now = now.Add(policyCheck)
 	if r := roles("bob@lab"); len(r) != 1 || r[0] != access.Scientist {
 		t.Errorf("bob after a policy that does not parse: %v, want the earlier policy's scientist", r)
+	}
+}
+
+// TestWhatOnePersonMayStart: sessions started an hour and sessions running at once, each
+// person's, each beyond its limit a 429 that says when to try again, with nothing started.
+func TestWhatOnePersonMayStart(t *testing.T) {
+	td := newTestDesk(t)
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	td.now = func() time.Time { return now }
+	td.starts.limit, td.running = 3, 2
+	start := func(who string) (int, http.Header, string) {
+		r := httptest.NewRequest("POST", "/sessions", strings.NewReader(url.Values{"goal": {"Why do neurons die"}, "csrf": {td.csrf(t, who)}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("X-Forwarded-Email", who)
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		for _, c := range td.cookies[who] {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		td.h.ServeHTTP(w, r)
+		return w.Code, w.Header(), w.Body.String()
+	}
+	end := func(n int) { // n of ada's sessions end
+		td.fake.mu.Lock()
+		for id, st := range td.fake.status {
+			if st.ScientistID == "ada@lab" && !st.State.Terminal() && n > 0 {
+				st.State = session.Completed
+				td.fake.status[id] = st
+				n--
+			}
+		}
+		td.fake.mu.Unlock()
+		now = now.Add(needsTTL) // the desk reads Temporal's list again
+	}
+	steps := []struct {
+		name, who  string
+		before     func()
+		code       int
+		retryAfter string
+		says       string
+	}{
+		{"a first session", "ada@lab", nil, http.StatusSeeOther, "", ""},
+		{"a second", "ada@lab", func() { now = now.Add(10 * time.Minute) }, http.StatusSeeOther, "", ""},
+		{"a third while two run", "ada@lab", nil, http.StatusTooManyRequests, "60", "at most 2 sessions of one person running at once"},
+		{"another person's", "bob@lab", nil, http.StatusSeeOther, "", ""},
+		{"a third once one ended", "ada@lab", func() { end(1) }, http.StatusSeeOther, "", ""},
+		{"a fourth within the hour, none running", "ada@lab", func() { end(2) }, http.StatusTooManyRequests, "2990", "at most 3 sessions started an hour"},
+		{"an hour after the first", "ada@lab", func() { now = now.Add(50 * time.Minute) }, http.StatusSeeOther, "", ""},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		before := len(td.fake.started)
+		code, h, body := start(s.who)
+		if code != s.code || h.Get("Retry-After") != s.retryAfter || !strings.Contains(body, s.says) {
+			t.Errorf("%s: %d, Retry-After %q, %q; want %d, %q, %q", s.name, code, h.Get("Retry-After"), body, s.code, s.retryAfter, s.says)
+		}
+		if started := len(td.fake.started) - before; code != http.StatusSeeOther && started != 0 {
+			t.Errorf("%s: refused, yet %d sessions started", s.name, started)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 // What one person may take of the desk at once: live streams (each holds a connection and
-// a share of a watcher) and questions (each a model turn, paid for). The counts are this
-// desk's: several replicas each allow as many, which bounds what one person costs all the
-// same. Nothing of a session lives here.
+// a share of a watcher), questions (each a model turn, paid for), and sessions started (each
+// many model turns) an hour and running at once. The counts of streams, questions and
+// starts are this desk's: several replicas each allow as many, which bounds what one
+// person costs all the same; the running sessions are counted from Temporal's list, the
+// same at every desk. Nothing of a session lives here.
 
 import (
 	"fmt"
@@ -39,33 +41,35 @@ func (p *perPerson) take(who string) (release func(), ok bool) {
 	}, true
 }
 
-// perMinute allows each person at most limit acts in any minute (a sliding window).
-type perMinute struct {
-	limit int
-	now   func() time.Time
-	mu    sync.Mutex
-	acts  map[string][]time.Time
+// perWindow allows each person at most limit acts in any window (a sliding one); a limit
+// of 0 allows any number.
+type perWindow struct {
+	limit  int
+	window time.Duration
+	now    func() time.Time
+	mu     sync.Mutex
+	acts   map[string][]time.Time
 }
 
-func newPerMinute(limit int, now func() time.Time) *perMinute {
-	return &perMinute{limit: limit, now: now, acts: map[string][]time.Time{}}
+func newPerWindow(limit int, window time.Duration, now func() time.Time) *perWindow {
+	return &perWindow{limit: limit, window: window, now: now, acts: map[string][]time.Time{}}
 }
 
-// allow counts an act of who now, if the minute before holds fewer than the limit; else
+// allow counts an act of who now, if the window before holds fewer than the limit; else
 // it says how long until one more is allowed.
-func (p *perMinute) allow(who string) (wait time.Duration, ok bool) {
+func (p *perWindow) allow(who string) (wait time.Duration, ok bool) {
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	recent := p.acts[who][:0]
 	for _, t := range p.acts[who] {
-		if now.Sub(t) < time.Minute {
+		if now.Sub(t) < p.window {
 			recent = append(recent, t)
 		}
 	}
 	if p.limit > 0 && len(recent) >= p.limit {
 		p.acts[who] = recent
-		return time.Minute - now.Sub(recent[0]), false
+		return p.window - now.Sub(recent[0]), false
 	}
 	p.acts[who] = append(recent, now)
 	return 0, true

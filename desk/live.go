@@ -13,18 +13,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -84,7 +84,12 @@ func sameConversation(a, b workflows.PageView) bool {
 type watched struct{ d *desk }
 
 func (w watched) read(ctx context.Context, id string, before *snapshot) *snapshot {
-	return w.d.read(ctx, id, 0, latest, before)
+	snap := w.d.read(ctx, id, 0, latest, before)
+	if snap.Err != nil && (before == nil || errText(before.Err) != errText(snap.Err)) {
+		// The pages say "not answering"; the reason is here, once for each new one.
+		w.d.log.Warn("desk: a session does not answer its watcher", "session", id, "err", snap.Err)
+	}
+	return snap
 }
 
 // session is a session's page: the live line, the tool calls that wait, the
@@ -169,21 +174,43 @@ func (d *desk) sessionData(who auth.Who, rec access.Record, id string, snap *sna
 		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total,
 		"ConversationNote": snap.ConvErr, "Converses": d.conv.Available(),
 		"Verdicts": research.Verdicts, "Ended": v.Status.State.Terminal(), "Mode": d.auth.Mode(),
+		"Trusted": d.trustedTools(id, v.Status.Trusted),
 	}
 }
 
-// vouch marks in turns each "by" that no desk with this desk's key signed: a message or
-// a confirmation any client of the Temporal namespace may have written in anyone's name.
+// vouch marks in turns each "by" whose signature is not this desk key's of that very act:
+// a question (its text, its update), a confirmation (its proposal and the command it
+// applies, its update), each within vouch.Skew of when the session recorded it. Any client
+// of the Temporal namespace may have written the others in anyone's name, or copied a
+// signature from another act.
 func (d *desk) vouch(id string, turns []ConversationTurn) {
 	for i := range turns {
 		t := &turns[i]
-		t.Unsigned = t.By != "" && !d.vouched(id, t.By, t.Sig, t.Time)
+		asked := vouch.Act{Session: id, Kind: vouch.Ask, By: t.By, Payload: session.TextDigest(t.Text), Update: t.Update}
+		t.Unsigned = t.By != "" && !d.vouched(asked, t.Sig, t.Time)
 		for j := range t.Proposals {
 			p := &t.Proposals[j]
-			_, signed := d.auth.Key().SignedBy(id, p.By, p.Sig)
-			p.Unsigned = p.By != "" && !signed
+			confirmed := vouch.Act{Session: id, Kind: vouch.Confirm, By: p.By, Payload: session.ConfirmDigest(p.ID, p.Digest), Update: p.Update}
+			p.Unsigned = p.By != "" && !d.vouched(confirmed, p.Sig, p.At)
 		}
 	}
+}
+
+// trusted is a tool trusted for the session, as the page lists it: Unsigned when the
+// trust-tool command that trusted it carries no signature of this desk's of that act.
+type trusted struct {
+	session.Trust
+	Unsigned bool
+}
+
+// trustedTools are the session's trusted tools, each checked.
+func (d *desk) trustedTools(id string, tools []session.Trust) []trusted {
+	var out []trusted
+	for _, t := range tools {
+		act := vouch.Act{Session: id, Kind: "trust-tool", By: t.By, Payload: t.Digest, Update: t.Update}
+		out = append(out, trusted{Trust: t, Unsigned: t.By != "" && !d.vouched(act, t.Signed, t.Time)})
+	}
+	return out
 }
 
 func errText(err error) string {
@@ -191,101 +218,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// streamLength is how long one stream lasts; the browser's EventSource then reconnects
-// by itself, and the person's access is checked again.
-const streamLength = 5 * time.Minute
-
-// events streams the session's live line and the parts of its page that change (Server-
-// Sent Events), from the hub's one watcher, each part rendered for this person.
-func (d *desk) events(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	who, rec, ok := d.allowed(w, r, id, access.ActRead)
-	if !ok {
-		return
-	}
-	release, ok := d.streams.take(who.ID)
-	if !ok {
-		tooMany(w, 0, fmt.Sprintf("at most %d live pages at once for one person; close one (the page still reads without its live line)", maxStreams))
-		return
-	}
-	defer release()
-	// The parts this page keeps up to date, and what it shows of each (their digests).
-	var parts []string
-	for _, p := range r.URL.Query()["parts"] {
-		for _, p := range strings.Split(p, ",") {
-			if slices.Contains(liveParts, p) && !slices.Contains(parts, p) {
-				parts = append(parts, p)
-			}
-		}
-	}
-	since, _ := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64)
-	sent := map[string]string{}
-	for _, s := range r.URL.Query()["shown"] {
-		if p, h, ok := strings.Cut(s, ":"); ok && slices.Contains(parts, p) {
-			sent[p] = h
-		}
-	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
-	readings, done := d.hub.subscribe(id)
-	defer done()
-	end := time.NewTimer(streamLength)
-	defer end.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-end.C:
-			return
-		case snap := <-readings:
-			if snap.At.UnixNano() < since {
-				continue // the page shows a later moment already
-			}
-			if err := d.send(w, who, rec, id, snap, parts, sent); err != nil {
-				return
-			}
-			_ = rc.Flush()
-		}
-	}
-}
-
-// send writes a reading's live line and each part that differs from what the page shows
-// (sent: the digest of each part as the page has it, updated).
-func (d *desk) send(w http.ResponseWriter, who auth.Who, rec access.Record, id string, snap *snapshot, parts []string, sent map[string]string) error {
-	line := "not answering: " + errText(snap.Err)
-	if snap.Err == nil {
-		line = progressLine(snap.View.Progress)
-	}
-	if line != sent["progress"] {
-		sent["progress"] = line
-		if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", strings.ReplaceAll(line, "\n", " ")); err != nil {
-			return err
-		}
-	}
-	if snap.Err != nil {
-		return nil
-	}
-	data := d.sessionData(who, rec, id, snap, 0)
-	for _, p := range parts {
-		html, err := d.part(p, data)
-		if err != nil {
-			d.log.Warn("desk: rendering a live part", "part", p, "err", err)
-			continue
-		}
-		if digest(html) == sent[p] {
-			continue
-		}
-		sent[p] = digest(html)
-		msg, _ := json.Marshal(map[string]string{"id": p, "html": html}) // one line: JSON escapes newlines
-		if _, err := fmt.Fprintf(w, "event: part\ndata: %s\n\n", msg); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,18 @@ import (
 	"github.com/cosci-dev/cosci/workflows"
 )
 
-// stream opens a session's live stream as who and returns its events, one at a time.
-func stream(t *testing.T, td *testDesk, who, id, parts string) func() (event, data string) {
+// streamWait is how long a test waits for a stream's next event: a guard that is broken
+// fails the test in this time rather than hanging it.
+const streamWait = 10 * time.Second
+
+// listen opens a session's live stream as who and returns its events, one at a time, each
+// within streamWait; ("closed", why) once the stream has ended.
+func listen(t *testing.T, td *testDesk, who, id, parts string) func() (event, data string) {
 	t.Helper()
-	td.hosts = httpguard.LoopbackHosts
-	td.h = td.handler()
+	if !slices.Contains(td.hosts, "127.0.0.1") { // the test server's, besides the requests' own
+		td.hosts = append(slices.Clone(td.hosts), httpguard.LoopbackHosts...)
+		td.h = td.handler()
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.RemoteAddr = "192.0.2.1:1"
 		td.h.ServeHTTP(w, r)
@@ -47,9 +55,11 @@ func stream(t *testing.T, td *testDesk, who, id, parts string) func() (event, da
 	if resp.StatusCode != 200 {
 		t.Fatalf("stream: %d", resp.StatusCode)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	return func() (string, string) {
+	events := make(chan [2]string, 100)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		var event, data string
 		for sc.Scan() {
 			line := sc.Text()
@@ -59,11 +69,36 @@ func stream(t *testing.T, td *testDesk, who, id, parts string) func() (event, da
 			case strings.HasPrefix(line, "data: "):
 				data = strings.TrimPrefix(line, "data: ")
 			case line == "" && event != "":
-				return event, data
+				select {
+				case events <- [2]string{event, data}:
+				case <-ctx.Done():
+					return
+				}
+				event, data = "", ""
 			}
 		}
-		t.Fatalf("the stream ended: %v", sc.Err())
-		return "", ""
+		select {
+		case events <- [2]string{"closed", errText(sc.Err())}:
+		case <-ctx.Done():
+		}
+	}()
+	closed := false
+	return func() (string, string) {
+		t.Helper()
+		if closed {
+			return "closed", ""
+		}
+		select {
+		case e, ok := <-events:
+			if !ok || e[0] == "closed" {
+				closed = true
+				return "closed", e[1]
+			}
+			return e[0], e[1]
+		case <-time.After(streamWait):
+			t.Fatalf("no event from the stream in %v", streamWait)
+			return "", ""
+		}
 	}
 }
 
@@ -73,6 +108,9 @@ func part(t *testing.T, next func() (string, string), id, with string) string {
 	t.Helper()
 	for range 40 {
 		event, data := next()
+		if event == "closed" {
+			t.Fatalf("the stream ended (%s) before a part %s with %q", data, id, with)
+		}
 		if event != "part" {
 			continue
 		}
@@ -95,8 +133,8 @@ func TestLivePage(t *testing.T) {
 	td, _ := newConversingDesk(t)
 	td.hub = newHub(watched{td.desk}, 20*time.Millisecond)
 	td.do(t, "ada@lab", "POST", "/s/s-1/share", url.Values{"who": {"bob@lab"}, "level": {"read"}})
-	owner := stream(t, td, "ada@lab", "s-1", "status,waiting,turns,ranking-rows")
-	reader := stream(t, td, "bob@lab", "s-1", "waiting,turns")
+	owner := listen(t, td, "ada@lab", "s-1", "status,waiting,turns,ranking-rows")
+	reader := listen(t, td, "bob@lab", "s-1", "waiting,turns")
 	if first := part(t, owner, "turns", ""); !strings.Contains(first, "Microglia clear tau") {
 		t.Fatalf("the first turns part: %.300s", first)
 	}
@@ -216,7 +254,7 @@ func TestStreamSendsOnlyWhatChanged(t *testing.T) {
 	if m == nil || !strings.Contains(m[1], "shown=") {
 		t.Fatalf("the page's stream address: %v", m)
 	}
-	next := stream(t, td, "ada@lab", "s-1", html.UnescapeString(m[1]))
+	next := listen(t, td, "ada@lab", "s-1", html.UnescapeString(m[1]))
 	if event, _ := next(); event != "progress" {
 		t.Fatalf("the first event is %q, want the live line", event)
 	}

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -51,7 +52,7 @@ type options struct {
 	localUser                          string
 	proxies, allowedHosts              list
 	wideProxies                        bool
-	questions                          int
+	questions, starts, running         int
 	library                            string
 }
 
@@ -79,6 +80,8 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.BoolVar(&o.wideProxies, "trusted-proxy-wide", false, "accept a --trusted-proxy prefix wider than /24 (IPv4) or /64 (IPv6): every address in it may claim to be anyone")
 	fs.Var(&o.allowedHosts, "allowed-host", "another host name browsers reach the desk by (its Host header), besides --public-url's and the listen address'; repeat for several")
 	fs.IntVar(&o.questions, "questions-per-minute", defaultQuestions, "how many questions one person may ask the sessions a minute (each is a model turn); 0 for no limit")
+	fs.IntVar(&o.starts, "sessions-per-hour", defaultStarts, "how many sessions one person may start an hour (each is many model turns); 0 for no limit")
+	fs.IntVar(&o.running, "running-sessions", defaultRunning, "how many sessions of one person may run at once (not ended: active, suspended); 0 for no limit")
 	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
@@ -135,11 +138,14 @@ func authenticator(ctx context.Context, o options, getenv func(string) string, r
 	if err != nil {
 		return nil, err
 	}
-	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser, Revocations: revocations}
+	c := auth.Config{Mode: o.mode, Key: key, Roles: pol.Roles, Secure: pu.Scheme == "https", LocalUser: o.localUser, LocalAddr: o.listen, Revocations: revocations}
 	switch o.mode {
 	case auth.ModeLocal:
 		if !loopbackAddr(o.listen) {
 			return nil, fmt.Errorf("--auth local serves one user on this machine only: --listen %s is not a loopback address (use 127.0.0.1:PORT, or sign in with --auth oidc or proxy)", o.listen)
+		}
+		if err := privateFile(getenv("COSCI_DESK_TOKEN_FILE"), "COSCI_DESK_TOKEN_FILE"); err != nil {
+			return nil, err
 		}
 		if c.LocalToken, err = httpguard.Token(getenv, "COSCI_DESK_TOKEN"); err != nil {
 			return nil, err
@@ -228,7 +234,7 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 		return err
 	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
-	d.questions.limit = o.questions
+	d.questions.limit, d.starts.limit, d.running = o.questions, o.starts, o.running
 	pu, _ := publicURL(o) // checked by authenticator
 	// The desk's own sign-in is its door, so httpguard's token rule is not its: it works
 	// out the names the desk answers to, the only ones a browser may name as Host.
@@ -255,6 +261,22 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 	}
 	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// privateFile refuses a file of secrets ("" for none) that other users of the machine may
+// read or change, as ssh refuses such a private key, and says how to fix it.
+func privateFile(file, variable string) error {
+	if file == "" || runtime.GOOS == "windows" {
+		return nil
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", variable, err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s is open to other users of this machine (mode %04o), and whoever reads it signs in as you: run `chmod 600 %s`", variable, file, perm, file)
 	}
 	return nil
 }

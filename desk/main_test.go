@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,11 +56,42 @@ func TestRefusesToStart(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
+	// A token file others may read is refused, with the chmod that fixes it; the same
+	// file private is the token.
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("desk-token-0123456789abcdef\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokenEnv := func(k string) string { return map[string]string{"COSCI_DESK_TOKEN_FILE": file}[k] }
+	o, _ := parseOptions(nil, tokenEnv)
+	if _, err := authenticator(context.Background(), o, tokenEnv, nil); err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
+		t.Errorf("a token file others may read: %v; want refused with the chmod", err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := authenticator(context.Background(), o, tokenEnv, nil); err != nil || !strings.HasSuffix(a.SignInLink("http://127.0.0.1:8090"), "=desk-token-0123456789abcdef") {
+		t.Errorf("a private token file: %v", err)
+	}
 	for _, addr := range []string{"127.0.0.1:8090", "[::1]:8090", "localhost:8090"} {
 		o, _ := parseOptions([]string{"--listen", addr, "--local-user", "me"}, func(string) string { return "" })
 		if _, err := authenticator(context.Background(), o, func(string) string { return "" }, nil); err != nil {
 			t.Errorf("local on %s: %v", addr, err)
 		}
+	}
+}
+
+// TestDemoLogsArePrivate: the demo writes the desk's sign-in link, token included, to its
+// log: the script makes every file it writes its user's alone before it writes one.
+func TestDemoLogsArePrivate(t *testing.T) {
+	b, err := os.ReadFile("../scripts/demo.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := string(b)
+	umask, log := strings.Index(script, "\numask 077\n"), strings.Index(script, ">.data/")
+	if umask < 0 || log < 0 || umask > log {
+		t.Errorf("scripts/demo.sh writes a log (at %d) before umask 077 (at %d)", log, umask)
 	}
 }
 

@@ -65,7 +65,8 @@ func (d *desk) needs(w http.ResponseWriter, r *http.Request) {
 	who, _ := auth.WhoFrom(r.Context())
 	rows, err := d.sessions(r.Context())
 	if err != nil {
-		http.Error(w, "the sessions cannot be listed: "+err.Error(), http.StatusBadGateway)
+		req := d.logFailure(r, err)
+		http.Error(w, "the sessions cannot be listed just now; the page asks again by itself (request id "+req+", in the desk's log)", http.StatusBadGateway)
 		return
 	}
 	out := struct {

@@ -102,6 +102,9 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 			"Safety": research.SafetyLevels, "Providers": research.Providers})
 		return
 	}
+	if !d.mayStart(w, r, who.ID) {
+		return
+	}
 	id := newSessionID(req.ResearchGoal, d.sealed)
 	// The owner is recorded before the session starts, so that no moment exists in which
 	// the session is anyone's but the person's who started it; and only where no record
@@ -123,6 +126,36 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 	d.listed.rows = nil // the list shows it at once
 	d.listed.mu.Unlock()
 	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
+}
+
+// mayStart says whether person may start one more session now: fewer than d.running of
+// theirs running, and fewer than the hour's starts; else it has answered 429.
+func (d *desk) mayStart(w http.ResponseWriter, r *http.Request, person string) bool {
+	if d.running > 0 {
+		rows, err := d.sessions(r.Context())
+		if err != nil {
+			d.fail(w, r, err)
+			return false
+		}
+		n := 0
+		for _, row := range rows {
+			// Not ended: a session state that goes on, or a workflow that runs and has
+			// not said its state yet.
+			st := session.State(row.Status)
+			if row.Scientist == person && (row.Status == "running" || slices.Contains(session.States, st) && !st.Terminal()) {
+				n++
+			}
+		}
+		if n >= d.running {
+			tooMany(w, time.Minute, fmt.Sprintf("at most %d sessions of one person running at once, and %d of yours are; end one (terminate) or wait for one to finish", d.running, n))
+			return false
+		}
+	}
+	if wait, ok := d.starts.allow(person); !ok {
+		tooMany(w, wait, fmt.Sprintf("at most %d sessions started an hour by one person (each is many model turns)", d.starts.limit))
+		return false
+	}
+	return true
 }
 
 // request reads the start form into a validated request for scientist.
@@ -246,21 +279,34 @@ func (d *desk) command(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, &refused{fmt.Sprintf("no command %q", name)})
 		return
 	}
-	payload, err := commandPayload(name, r.PostForm, d.sign(id, who.ID))
+	payload, by, err := d.signedCommand(id, name, r.PostForm, who.ID)
 	if err != nil {
 		d.fail(w, r, &refused{err.Error()})
 		return
 	}
-	d.log.Info("desk: command", "session", id, "command", name, "by", who.ID)
-	if _, err := d.be.Command(r.Context(), id, name, payload); err != nil {
+	d.log.Info("desk: command", "session", id, "command", name, "by", who.ID, "update", by.Update)
+	if _, err := d.be.Command(r.Context(), id, name, by.Update, payload); err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/s/"+id, http.StatusSeeOther)
 }
 
-// commandPayload reads a command's form into its payload, checked as the session checks it.
-func commandPayload(name string, form url.Values, by signedBy) (map[string]any, error) {
+// signedCommand is a command's payload from its form, with who sends it and this desk's
+// signature of that very command, to be sent as the update by.Update.
+func (d *desk) signedCommand(id, name string, form url.Values, who string) (map[string]any, signedBy, error) {
+	payload, cmd, err := commandPayload(name, form, session.CleanBy(who))
+	if err != nil {
+		return nil, signedBy{}, err
+	}
+	by := d.sign(id, name, cmd.Digest(), who)
+	payload["by_sig"] = by.Sig // the session records who sent every command, and that this desk vouches for it
+	return payload, by, nil
+}
+
+// commandPayload reads a command's form into its payload, sent by by, checked as the
+// session checks it, and the command the session will read from it.
+func commandPayload(name string, form url.Values, by string) (map[string]any, session.Command, error) {
 	spec, _ := session.LookupCommand(name)
 	arg := map[string]any{}
 	for _, field := range spec.Fields {
@@ -272,13 +318,13 @@ func commandPayload(name string, form url.Values, by signedBy) (map[string]any, 
 		case "token_budget":
 			n, err := strconv.Atoi(strings.NewReplacer("_", "", ",", "").Replace(v))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a whole number of tokens", field, v)
+				return nil, session.Command{}, fmt.Errorf("%s: %q is not a whole number of tokens", field, v)
 			}
 			arg[field] = n
 		case "score", "budget_usd":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a number", field, v)
+				return nil, session.Command{}, fmt.Errorf("%s: %q is not a number", field, v)
 			}
 			arg[field] = f
 		case "testable_predictions":
@@ -293,18 +339,16 @@ func commandPayload(name string, form url.Values, by signedBy) (map[string]any, 
 			arg[field] = v
 		}
 	}
-	arg["by"], arg["by_sig"] = by.ID, by.Sig // the session records who sent every command, and that this desk vouches for it
+	arg["by"] = by
 	b, err := json.Marshal(arg)
 	if err != nil {
-		return nil, err
+		return nil, session.Command{}, err
 	}
-	if _, err := session.ParseCommand(name, b); err != nil {
-		return nil, err
+	cmd, err := session.ParseCommand(name, b)
+	if err != nil {
+		return nil, cmd, err
 	}
-	if len(arg) == 0 {
-		return nil, nil
-	}
-	return arg, nil
+	return arg, cmd, nil
 }
 
 // share grants or revokes access to a session: its owner or an admin, recorded in the
@@ -324,7 +368,8 @@ func (d *desk) share(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: shared", "session", id, "with", r.PostFormValue("who"), "level", r.PostFormValue("level"), "by", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.session == id }) // each checks whether it may still read
+	d.log.Info("desk: shared", "session", id, "streams", n, "with", r.PostFormValue("who"), "level", r.PostFormValue("level"), "by", who.ID)
 	http.Redirect(w, r, "/s/"+id+"#sharing", http.StatusSeeOther)
 }
 
@@ -415,9 +460,9 @@ func (d *desk) answerCalls(w http.ResponseWriter, r *http.Request) {
 		if reason := strings.TrimSpace(r.PostFormValue("reason")); reason != "" && decision == "reject" {
 			form.Set("reason", reason)
 		}
-		payload, err := commandPayload("answer-tool", form, d.sign(id, who.ID))
+		payload, by, err := d.signedCommand(id, "answer-tool", form, who.ID)
 		if err == nil {
-			_, err = d.be.Command(r.Context(), id, "answer-tool", payload)
+			_, err = d.be.Command(r.Context(), id, "answer-tool", by.Update, payload)
 		}
 		if err != nil {
 			problems = append(problems, call+": "+err.Error())

@@ -9,7 +9,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -25,6 +27,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
+	"github.com/cosci-dev/cosci/internal/vouch"
 )
 
 //go:embed templates/*.html
@@ -62,9 +65,17 @@ type desk struct {
 	// hosts are the names the desk answers to (its Host header), origins its public
 	// origin behind a proxy: anything else is a page of another site (httpguard.Pages).
 	hosts, origins []string
-	// streams counts each person's live streams; questions their questions a minute.
-	streams   *perPerson
-	questions *perMinute
+	// streams counts each person's live streams; questions their questions a minute;
+	// starts the sessions they start an hour, running how many may run at once (0: any).
+	streams           *perPerson
+	questions, starts *perWindow
+	running           int
+	// live are the open streams, which a sign-out or a share changed here tells at once;
+	// each checks its sign-in every signInCheck and its access every shareCheck besides,
+	// and gives each write streamWrite. streamEnded, when set, hears why each one ended.
+	live                                 liveStreams
+	signInCheck, shareCheck, streamWrite time.Duration
+	streamEnded                          func(who, session, why string)
 	// listed is Temporal's list of sessions, read at most once every needsTTL (needs.go).
 	listed listCache
 }
@@ -75,10 +86,20 @@ const maxStreams = 8
 // defaultQuestions is how many questions a person may ask a minute: each is a model turn.
 const defaultQuestions = 6
 
+// defaultStarts is how many sessions a person may start an hour, and defaultRunning how
+// many of theirs may run at once: each session is many model turns.
+const (
+	defaultStarts  = 10
+	defaultRunning = 5
+)
+
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
 	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
-		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams)}
-	d.questions = newPerMinute(defaultQuestions, func() time.Time { return d.now() })
+		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams),
+		signInCheck: signInCheck, shareCheck: shareCheck, streamWrite: streamWrite}
+	d.questions = newPerWindow(defaultQuestions, time.Minute, func() time.Time { return d.now() })
+	d.starts = newPerWindow(defaultStarts, time.Hour, func() time.Time { return d.now() })
+	d.running = defaultRunning
 	d.hub = newHub(watched{d}, time.Second)
 	pages, err := parsePages()
 	if err != nil {
@@ -195,7 +216,8 @@ func (d *desk) signOut(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: signed out", "who", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.sid == who.SID })
+	d.log.Info("desk: signed out", "who", who.ID, "streams", n)
 	http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
 }
 
@@ -215,7 +237,8 @@ func (d *desk) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.log.Info("desk: signed out everywhere", "who", person, "by", who.ID)
+	n := d.live.poke(func(s *liveStream) bool { return s.person == person })
+	d.log.Info("desk: signed out everywhere", "who", person, "by", who.ID, "streams", n)
 	if person == who.ID {
 		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
 		return
@@ -230,20 +253,37 @@ func (d *desk) forbid(w http.ResponseWriter, r *http.Request, who auth.Who, miss
 }
 
 // fail answers an error: 404 for an unknown session, 409 for a refused command, 502 for
-// Temporal or the store not answering.
+// Temporal or the store not answering. What the page says is the desk's own words, with
+// what the person can do; an error's own text (an address, a driver's message) goes to the
+// log alone, under a request id the page shows, so whoever runs the desk can find it.
 func (d *desk) fail(w http.ResponseWriter, r *http.Request, err error) {
 	who, _ := auth.WhoFrom(r.Context())
 	var ref *refused
+	var late *notAnswering
 	switch {
 	case errors.Is(err, errNoSession), errors.Is(err, fs.ErrNotExist):
 		d.render(w, r, http.StatusNotFound, "error", map[string]any{"Who": who, "Title": "Not found", "Message": "No such session, or nothing of that name in it."})
 	case errors.As(err, &ref):
 		d.render(w, r, http.StatusConflict, "error", map[string]any{"Who": who, "Title": "Refused", "Message": ref.msg})
 	case errors.Is(err, context.Canceled):
+	case errors.As(err, &late):
+		req := d.logFailure(r, late.err)
+		d.render(w, r, http.StatusGatewayTimeout, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
+			"Message": late.Error() + ". Reload the page in a minute; if it goes on, tell whoever runs the desk and its workers, with the request id below."})
 	default:
-		d.log.Warn("desk: request failed", "path", r.URL.Path, "err", err)
-		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Message": err.Error()})
+		req := d.logFailure(r, err)
+		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
+			"Message": "The sessions did not answer just now (Temporal, a worker or the session store). Reload the page in a minute; if it goes on, tell whoever runs the desk, with the request id below: the reason is in the desk's log under it."})
 	}
+}
+
+// logFailure logs a request's error whole, under a new request id, and returns the id.
+func (d *desk) logFailure(r *http.Request, err error) string {
+	var n [6]byte
+	_, _ = rand.Read(n[:])
+	req := hex.EncodeToString(n[:])
+	d.log.Warn("desk: request failed", "request", req, "method", r.Method, "path", r.URL.Path, "err", err)
+	return req
 }
 
 // render executes a page; every value is escaped by html/template.
@@ -309,19 +349,29 @@ func (d *desk) allowed(w http.ResponseWriter, r *http.Request, id string, act ac
 	return who, rec, true
 }
 
-// signedBy is who sends a command, a question or a confirmation, and this desk's
-// signature of it (auth.Key.SignBy), which the session records beside it.
-type signedBy struct{ ID, Sig string }
+// signedBy is who sends a command, a question or a confirmation, this desk's signature of
+// the act (internal/vouch), which the session records beside it, and the id of the update
+// the desk sends it as, which the signature covers.
+type signedBy struct{ ID, Sig, Update string }
 
-// sign vouches that person acts on session id now.
-func (d *desk) sign(id, person string) signedBy {
+// sign vouches that person does an act of that kind, whose payload has that digest, on
+// session id now, as a new update.
+func (d *desk) sign(id, kind, digest, person string) signedBy {
 	by := session.CleanBy(person)
-	return signedBy{ID: by, Sig: d.auth.Key().SignBy(id, by, d.now())}
+	update := "desk-" + newUpdateID()
+	act := vouch.Act{Session: id, Kind: kind, By: by, Payload: digest, Update: update}
+	return signedBy{ID: by, Sig: d.auth.Key().Acts().Sign(act, d.now()), Update: update}
 }
 
-// vouched says whether a desk with this key signed by acting on session id at when (an
-// RFC 3339 time the session recorded); pages mark what no desk vouched for.
-func (d *desk) vouched(id, by, sig, when string) bool {
-	at, err := time.Parse(time.RFC3339Nano, when)
-	return err == nil && d.auth.Key().VerifyBy(id, by, sig, at)
+// vouched says whether a desk with this key signed this very act, recorded at when (an
+// RFC 3339 time the session recorded); pages mark any other "not signed".
+func (d *desk) vouched(act vouch.Act, sig, when string) bool {
+	return d.auth.Key().Acts().Of(act, sig, when) == vouch.Signed
+}
+
+// newUpdateID is a fresh update id: 12 random bytes.
+func newUpdateID() string {
+	var n [12]byte
+	_, _ = rand.Read(n[:])
+	return hex.EncodeToString(n[:])
 }

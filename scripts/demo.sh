@@ -3,8 +3,12 @@
 # provider), followed live, ending with the ranked hypotheses and the report.
 # Stops whatever it started on exit, Ctrl-C included.
 set -euo pipefail
+# Its logs hold the desk's sign-in link, token included, and the sessions' research: for
+# this user alone (0600), and so are the logs of an earlier demo.
+umask 077
 cd "$(dirname "$0")/.."
 mkdir -p .data
+chmod 600 .data/*.log 2>/dev/null || true
 
 started=()
 cleanup() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -93,7 +94,7 @@ func chat(ctx context.Context, conv conversant, id string, in io.Reader, out io.
 		if err == nil {
 			fmt.Fprintf(out, "The conversation so far (%d messages; the latest %d):\n", v.Total, len(v.Messages))
 			for _, m := range v.Messages {
-				printEntry(out, m)
+				printEntry(out, id, m)
 			}
 		}
 	}
@@ -163,10 +164,11 @@ func printAnswer(w io.Writer, id string, m workflows.ConversationEntry) {
 }
 
 // printEntry prints one message of the conversation so far.
-func printEntry(w io.Writer, m workflows.ConversationEntry) {
+func printEntry(w io.Writer, id string, m workflows.ConversationEntry) {
 	who := m.Role
 	if m.By != "" {
-		who += " (" + m.By + unsigned(m.Signed) + ")"
+		asked := vouch.Act{Session: id, Kind: vouch.Ask, By: m.By, Payload: session.TextDigest(m.Text), Update: m.Update}
+		who += " (" + m.By + signature(asked, m.Signed, m.Time, ", %s") + ")"
 	}
 	text := m.Text
 	switch {

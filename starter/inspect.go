@@ -89,6 +89,9 @@ func inspect[T any](ctx context.Context, args []string, name, summary string, pa
 		} else if err != nil {
 			return err
 		}
+		if h, ok := any(&v).(*workflows.HistoryView); ok {
+			h.SessionID = id // whose signatures its lines check
+		}
 		if f.json {
 			return printJSON(stdout, v)
 		}

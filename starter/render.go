@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -318,7 +321,7 @@ func renderHistory(w io.Writer, h workflows.HistoryView) error {
 	}
 	t := newTable(w)
 	for _, e := range h.Events {
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\n", e.Seq, when(e.Time), e.Kind, eventText(e))
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\n", e.Seq, when(e.Time), e.Kind, eventText(h.SessionID, e))
 	}
 	if err := t.Flush(); err != nil {
 		return err
@@ -334,7 +337,7 @@ func renderHistory(w io.Writer, h workflows.HistoryView) error {
 }
 
 // eventText is the part of a history line that depends on the kind of event.
-func eventText(e session.Event) string {
+func eventText(id string, e session.Event) string {
 	var s string
 	switch e.Kind {
 	case session.EventTransition:
@@ -351,10 +354,11 @@ func eventText(e session.Event) string {
 			s += " via " + e.Via
 		}
 		if e.By != "" {
-			s += " by " + e.By
-			if e.Signed == "" {
-				s += " (not signed)" // unsigned says why
+			kind := e.Command
+			if e.Via == "conversation" {
+				kind = vouch.Confirm // applied from a confirmation: the confirmation is what was signed
 			}
+			s += " by " + e.By + signature(vouch.Act{Session: id, Kind: kind, By: e.By, Payload: e.Digest, Update: e.Update}, e.Signed, e.Time, " (%s)")
 		}
 		switch {
 		case e.Accepted != nil && !*e.Accepted:
@@ -443,11 +447,28 @@ func renderList(w io.Writer, rows []listRow) error {
 	return t.Flush()
 }
 
-// unsigned marks a "by" that came with no desk's signature: any client of the namespace
-// may have written it. (The starter has no desk key to check a signature; the desk does.)
-func unsigned(sig string) string {
-	if sig == "" {
-		return ", not signed"
+// signature is what a line says of the "by" of a recorded act, in format: nothing when a
+// desk's signature of that very act checks with the desk's key (COSCI_DESK_KEY_FILE or
+// COSCI_DESK_KEY, where the starter has it); "not signed" when there is no signature, or
+// one that is not of this act (any client of the namespace may have written it); and
+// "signature not checked" when the starter has no key to check one with: never signed
+// for a string it did not check.
+func signature(act vouch.Act, sig, recorded, format string) string {
+	switch actKey().Of(act, sig, recorded) {
+	case vouch.Signed:
+		return ""
+	case vouch.Unchecked:
+		return fmt.Sprintf(format, "signature not checked")
 	}
-	return ""
+	return fmt.Sprintf(format, "not signed")
 }
+
+// actKey is the desk's act key from the environment, nil where the starter has none (or
+// one that does not read, which it says once).
+var actKey = sync.OnceValue(func() *vouch.Key {
+	k, err := vouch.FromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "starter: signatures not checked:", err)
+	}
+	return k
+})

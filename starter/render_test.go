@@ -12,6 +12,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -250,7 +251,16 @@ func TestRenderStateCoScientist(t *testing.T) {
 	}
 }
 
+// withActKey makes k the desk key the starter checks signatures with (nil: none) for the
+// test.
+func withActKey(t *testing.T, k *vouch.Key) {
+	before := actKey
+	actKey = func() *vouch.Key { return k }
+	t.Cleanup(func() { actKey = before })
+}
+
 func TestRenderHistory(t *testing.T) {
+	withActKey(t, nil)
 	no, yes := false, true
 	h := workflows.HistoryView{Total: 7, Offset: 0, Limit: 50, Events: []session.Event{
 		{Seq: 1, Time: "2026-01-02T03:04:05Z", Kind: session.EventTransition, From: "initializing", To: "active", Command: "start", Detail: "session started"},
@@ -265,7 +275,7 @@ func TestRenderHistory(t *testing.T) {
 	want := `1  2026-01-02 03:04:05Z  transition  initializing -> active (start): session started
 2  2026-01-02 03:04:06Z  turn        generate hypothesis 1/6 (h-0001)
 3  2026-01-02 03:04:07Z  command     resume via signal by root (not signed): REJECTED: cannot resume: session is active
-4  2026-01-02 03:04:08Z  command     suspend via update by ada: lunch
+4  2026-01-02 03:04:08Z  command     suspend via update by ada (signature not checked): lunch
 5  2026-01-02 03:04:09Z  checkpoint  checkpoint 1 (requested) written
 6  2026-01-02 03:04:10Z  note        report written to r.md
 7  2026-01-02 03:04:11Z  turn        review-h-0001-full h-0001
@@ -283,6 +293,69 @@ func TestRenderHistory(t *testing.T) {
 	checkContains(t, render(t, func(w *bytes.Buffer) error {
 		return renderHistory(w, workflows.HistoryView{Total: 13212, InStore: 12709, Limit: 50})
 	}), "events 1-12709 are in the session store's events.jsonl on the worker's machine; the session keeps the later ones (--offset 12709)")
+}
+
+// TestHistoryChecksSignatures: with the desk's key, `starter history` shows a "by" as
+// signed only when its signature checks for that very act; a made-up string, an old
+// signature of the name alone, or another act's signature is "not signed"; without the
+// key, a signature is "signature not checked", never taken as signed.
+func TestHistoryChecksSignatures(t *testing.T) {
+	secret := make([]byte, vouch.KeyLen)
+	secret[0] = 7
+	k, _ := vouch.NewKey(secret)
+	at := time.Date(2026, 1, 2, 3, 4, 8, 0, time.UTC)
+	feedback := session.Command{Name: "feedback", Toward: "microglia"}
+	act := vouch.Act{Session: "s-1", Kind: "feedback", By: "ada", Payload: feedback.Digest(), Update: "desk-1"}
+	sig := k.Sign(act, at)
+	event := func(sig, update string) session.Event {
+		yes := true
+		return session.Event{Seq: 1, Time: at.Format(time.RFC3339), Kind: session.EventCommand, Command: "feedback", Via: "update",
+			By: "ada", Signed: sig, Update: update, Digest: act.Payload, Accepted: &yes}
+	}
+	tests := []struct {
+		name string
+		key  *vouch.Key
+		e    session.Event
+		want string
+	}{
+		{"signed, checked", k, event(sig, "desk-1"), "feedback via update by ada\n"},
+		{"a made-up string", k, event("x", "desk-1"), "by ada (not signed)"},
+		{"a made-up string, no key", nil, event("x", "desk-1"), "by ada (signature not checked)"},
+		{"the signature, no key", nil, event(sig, "desk-1"), "by ada (signature not checked)"},
+		{"the signature on another update", k, event(sig, "desk-2"), "by ada (not signed)"},
+		{"no signature", nil, event("", ""), "by ada (not signed)"},
+	}
+	for _, tt := range tests {
+		withActKey(t, tt.key)
+		got := render(t, func(w *bytes.Buffer) error {
+			return renderHistory(w, workflows.HistoryView{SessionID: "s-1", Total: 1, Limit: 50, Events: []session.Event{tt.e}})
+		})
+		if want := tt.want; !strings.Contains(got, want) {
+			t.Errorf("%s: %q lacks %q", tt.name, got, want)
+		}
+	}
+	// A question in the conversation, the same.
+	q := workflows.ConversationEntry{Message: session.Message{ID: "m-0001", Role: session.RoleScientist, By: "ada", Time: at.Format(time.RFC3339), Update: "desk-q"}, Text: "why?"}
+	q.Signed = k.Sign(vouch.Act{Session: "s-1", Kind: vouch.Ask, By: "ada", Payload: session.TextDigest("why?"), Update: "desk-q"}, at)
+	for _, tt := range []struct {
+		name string
+		key  *vouch.Key
+		text string
+		want string
+	}{
+		{"signed, checked", k, "why?", "m-0001 scientist (ada), "},
+		{"an edited question", k, "why not?", "(ada, not signed)"},
+		{"no key", nil, "why?", "(ada, signature not checked)"},
+	} {
+		withActKey(t, tt.key)
+		e := q
+		e.Text = tt.text
+		var b bytes.Buffer
+		printEntry(&b, "s-1", e)
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("%s: %q lacks %q", tt.name, b.String(), tt.want)
+		}
+	}
 }
 
 func TestRenderResult(t *testing.T) {

@@ -112,14 +112,18 @@ const (
 type AskRequest struct {
 	Text  string `json:"text"`
 	By    string `json:"by,omitempty"`
-	BySig string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
+	BySig string `json:"by_sig,omitempty"` // the desk's signature of the question (session.Command.BySig)
+	// UpdateID is the id the client gives the update (internal/converse), which the
+	// signature covers and the session records; "" lets Temporal choose one.
+	UpdateID string `json:"-"`
 }
 
 // ConfirmRequest names the proposal to apply ("m-0004.1") and who confirms it.
 type ConfirmRequest struct {
 	Proposal string `json:"proposal"`
 	By       string `json:"by,omitempty"`
-	BySig    string `json:"by_sig,omitempty"` // the desk's signature of By (session.Command.BySig)
+	BySig    string `json:"by_sig,omitempty"` // the desk's signature of the confirmation (session.Command.BySig)
+	UpdateID string `json:"-"`                // as AskRequest's
 	// Digest, if set, is the digest of the command the scientist was shown
 	// (research.ProposedCommand.Digest): a proposal whose command is not that one is
 	// refused, so that nothing is applied but what was read.
@@ -311,10 +315,13 @@ type StateView struct {
 
 // HistoryView answers the history query: one page of the session's own event log.
 type HistoryView struct {
-	Events []session.Event `json:"events"`
-	Total  int             `json:"total"`
-	Offset int             `json:"offset"`
-	Limit  int             `json:"limit"`
+	// SessionID is the session the events are of, which a reader that checks their
+	// signatures sets (the query leaves it out: the caller named the session).
+	SessionID string          `json:"session_id,omitempty"`
+	Events    []session.Event `json:"events"`
+	Total     int             `json:"total"`
+	Offset    int             `json:"offset"`
+	Limit     int             `json:"limit"`
 	// InStore counts the oldest events the session no longer keeps in memory: events 1 to
 	// InStore are in the session store's event log (events.jsonl) only.
 	InStore int `json:"in_store,omitempty"`

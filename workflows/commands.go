@@ -25,6 +25,8 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 			func(ctx workflow.Context, arg converter.RawValue) (Status, error) {
 				cmd, err := decodeCommand(name, arg)
 				if err == nil {
+					cmd.Update = s.updateID(ctx)
+					cmd.Signs = commandDigest(cmd)
 					err = s.apply(ctx, cmd, "update")
 				}
 				st := s.status()
@@ -299,10 +301,35 @@ func (s *supervisor) move(ctx workflow.Context, command string, change func(*ses
 	s.show(ctx)
 }
 
-// logCommand records a command, accepted or not, with who sent it.
+// logCommand records a command, accepted or not, with who sent it, and for one an update
+// carried, the update's id and the digest its signature covers.
 func (s *supervisor) logCommand(cmd session.Command, via string, accepted bool, detail string) {
-	s.log(session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Signed: cmd.BySig, Accepted: &accepted, Detail: detail})
+	e := session.Event{Kind: session.EventCommand, Command: cmd.Name, Via: via, By: cmd.By, Signed: cmd.BySig, Accepted: &accepted, Detail: detail}
+	if cmd.Update != "" {
+		e.Update, e.Digest = cmd.Update, cmd.Signs
+	}
+	s.log(e)
 }
+
+// versionSignedActs records, with every act an update carries, the update's id and the
+// digest of what it carried, which a desk's signature covers (internal/vouch).
+const versionSignedActs = "signed-acts"
+
+// updateID is the id of the update being handled, for a run past versionSignedActs; ""
+// before it (its acts were recorded without one).
+func (s *supervisor) updateID(ctx workflow.Context) string {
+	info := workflow.GetCurrentUpdateInfo(ctx)
+	if info == nil || !since(ctx, versionSignedActs) {
+		return ""
+	}
+	return info.ID
+}
+
+// commandDigest is the digest of a command's payload (session.Command.Digest): JSON and
+// a hash, deterministic.
+//
+//workflowcheck:ignore
+func commandDigest(cmd session.Command) string { return cmd.Digest() }
 
 func (s *supervisor) note(detail string) {
 	s.log(session.Event{Kind: session.EventNote, Detail: detail})

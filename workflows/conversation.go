@@ -89,11 +89,15 @@ func (s *supervisor) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error
 	history := s.history12()
 	q := s.newMessage(session.RoleScientist, by, now, text)
 	q.Signed = sig
+	asked := session.Event{Kind: session.EventAsk, By: by, Signed: sig, Detail: q.ID + ": " + research.Shorten(text, 200)}
+	if q.Update = s.updateID(ctx); q.Update != "" {
+		asked.Update, asked.Digest = q.Update, textDigest(text)
+	}
 	answerID := session.MessageID(s.Messages + 1)
 	s.Messages++ // the answer's id is taken now, so a message sent meanwhile gets the next
-	s.log(session.Event{Kind: session.EventAsk, By: by, Signed: sig, Detail: q.ID + ": " + research.Shorten(text, 200)})
+	s.log(asked)
 	in := activities.ConverseInput{
-		Turn: s.turnInput("converse-" + q.ID), Message: q.ID, Text: text, By: by, Time: now, Answer: answerID,
+		Turn: s.turnInput("converse-" + q.ID), Message: q.ID, Text: text, By: by, Time: now, Answer: answerID, Signed: sig, Update: q.Update,
 		History: history, Earlier: s.Earlier, State: s.stateLine(ctx), Refinements: s.Refinements,
 		Top: s.top(activities.MaxConverseTop), Waiting: s.waiting(), Events: s.Events[max(0, len(s.Events)-activities.MaxConverseEvents):],
 		Context: s.contextRef(),
@@ -174,13 +178,19 @@ func (s *supervisor) confirm(ctx workflow.Context, req ConfirmRequest) (ConfirmA
 		p.Status = session.ProposalProposed
 		return ConfirmAnswer{Proposal: *p}, rejected(fmt.Errorf("confirm %s: the command shown is not the one proposed; read the proposal again, then confirm it", p.ID))
 	}
-	sig := session.CleanSig(req.BySig)
+	sig, update := session.CleanSig(req.BySig), s.updateID(ctx)
 	cmd, err := decodeProposal(proposed)
 	if err == nil {
 		cmd.By, cmd.BySig = by, sig
+		if cmd.Update = update; update != "" {
+			cmd.Signs = confirmDigest(p.ID, proposed)
+		}
 		err = s.apply(ctx, cmd, "conversation")
 	}
 	p.By, p.Signed = by, sig
+	if update != "" {
+		p.Update, p.At = update, session.Stamp(workflow.Now(ctx))
+	}
 	defer s.showNeeds(ctx) // the proposal no longer waits
 	if err != nil {
 		p.Status, p.Reason = session.ProposalRefused, err.Error()
@@ -208,6 +218,18 @@ func decodeProposal(p research.ProposedCommand) (session.Command, error) {
 //
 //workflowcheck:ignore
 func digestOf(p research.ProposedCommand) string { return p.Digest() }
+
+// textDigest is the digest of a question's text (session.TextDigest).
+//
+//workflowcheck:ignore
+func textDigest(text string) string { return session.TextDigest(text) }
+
+// confirmDigest is the digest of a confirmation of proposal id (session.ConfirmDigest).
+//
+//workflowcheck:ignore
+func confirmDigest(id string, p research.ProposedCommand) string {
+	return session.ConfirmDigest(id, p.Digest())
+}
 
 // pending is the proposal of that id, if it waits for confirmation.
 func (s *supervisor) pending(id string) (*session.Proposal, error) {

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,7 +17,12 @@ import (
 
 // talk sends an update of the conversation; done gets its answer (of type T) or its rejection.
 func talk[T any](h *harness, name string, arg any, done func(T, error)) {
-	h.env.UpdateWorkflow(name, "", &testsuite.TestUpdateCallback{
+	talkAs(h, name, "", arg, done)
+}
+
+// talkAs is talk as the update of that id, as the desk sends its updates.
+func talkAs[T any](h *harness, name, id string, arg any, done func(T, error)) {
+	h.env.UpdateWorkflow(name, id, &testsuite.TestUpdateCallback{
 		OnReject: func(err error) { var zero T; done(zero, err) },
 		OnAccept: func() {},
 		OnComplete: func(v any, err error) {
@@ -268,7 +274,7 @@ func TestConversationAfterTheEnd(t *testing.T) {
 	}
 	for i, st := range steps {
 		h.at(time.Duration(i+1)*time.Second, func() {
-			talk(h, Ask, AskRequest{Text: st.text, By: "grace"}, func(ans AskAnswer, err error) {
+			talkAs(h, Ask, fmt.Sprintf("desk-e%d", i), AskRequest{Text: st.text, By: "grace", BySig: "v2.1.e"}, func(ans AskAnswer, err error) {
 				if err != nil || !strings.Contains(ans.Answer.Text, st.want) {
 					t.Fatalf("ask %q of the ended session: %q, %v; want %q in the answer", st.text, ans.Answer.Text, err, st.want)
 				}
@@ -299,7 +305,12 @@ func TestConversationAfterTheEnd(t *testing.T) {
 	}
 	stored, err := h.store.Conversation(t.Context(), res.SessionID)
 	if err != nil || len(stored) != 6 || stored[4].Text != steps[1].text {
-		t.Errorf("stored conversation: %d messages, %v", len(stored), err)
+		t.Fatalf("stored conversation: %d messages, %v", len(stored), err)
+	}
+	// A question to the ended session keeps its signature and its update's id, for the
+	// pages that check them: the desk reads an ended session's conversation from here.
+	if q := stored[4]; q.Signed != "v2.1.e" || q.Update != "desk-e1" {
+		t.Errorf("the ended session's question %s stored signed %q, update %q; want v2.1.e, desk-e1", q.ID, q.Signed, q.Update)
 	}
 }
 
@@ -351,8 +362,9 @@ func TestConfirmWhatWasShown(t *testing.T) {
 	h := newHarness(t, time.Second, nil)
 	var wrong, right error
 	var confirmed ConfirmAnswer
+	var shown research.ProposedCommand
 	h.at(40*time.Second, func() {
-		talk(h, Ask, AskRequest{Text: "Please focus on microglia.", By: "ada", BySig: "v1.100.question"}, func(ans AskAnswer, err error) {
+		talkAs(h, Ask, "desk-q", AskRequest{Text: "Please focus on microglia.", By: "ada", BySig: "v1.100.question"}, func(ans AskAnswer, err error) {
 			if err != nil || len(ans.Answer.Proposals) != 1 {
 				t.Fatalf("ask: %+v %v", ans, err)
 			}
@@ -361,12 +373,12 @@ func TestConfirmWhatWasShown(t *testing.T) {
 			if err != nil || len(stored.Proposals) != 1 {
 				t.Fatalf("the answer in the store: %+v %v", stored, err)
 			}
-			shown := stored.Proposals[0]
+			shown = stored.Proposals[0]
 			other := shown
 			other.Args = []byte(`{"focus": "microglia", "goal": "something else entirely"}`)
 			talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", Digest: other.Digest()}, func(_ ConfirmAnswer, err error) {
 				wrong = err
-				talk(h, Confirm, ConfirmRequest{Proposal: p.ID, By: "ada", BySig: "v1.101.confirm", Digest: shown.Digest()}, func(c ConfirmAnswer, err error) {
+				talkAs(h, Confirm, "desk-c", ConfirmRequest{Proposal: p.ID, By: "ada", BySig: "v1.101.confirm", Digest: shown.Digest()}, func(c ConfirmAnswer, err error) {
 					confirmed, right = c, err
 				})
 			})
@@ -380,6 +392,11 @@ func TestConfirmWhatWasShown(t *testing.T) {
 	if right != nil || confirmed.Proposal.Status != session.ProposalConfirmed || confirmed.Proposal.Signed != "v1.101.confirm" {
 		t.Errorf("the confirmation of what was shown: %+v, %v; want confirmed, its signature kept", confirmed, right)
 	}
+	// What a desk's signature covers besides: the update that carried each act, and the
+	// digest of what it carried, as the desk computes it.
+	if p := confirmed.Proposal; p.Update != "desk-c" || p.At == "" {
+		t.Errorf("the confirmed proposal records update %q at %q; want desk-c, and when", p.Update, p.At)
+	}
 	events, err := h.store.Events(t.Context(), res.SessionID)
 	if err != nil {
 		t.Fatal(err)
@@ -389,12 +406,12 @@ func TestConfirmWhatWasShown(t *testing.T) {
 		switch {
 		case e.Kind == session.EventAsk && e.By == "ada":
 			asked++
-			if e.Signed != "v1.100.question" {
-				t.Errorf("the question's event: signed %q", e.Signed)
+			if e.Signed != "v1.100.question" || e.Update != "desk-q" || e.Digest != session.TextDigest("Please focus on microglia.") {
+				t.Errorf("the question's event: signed %q, update %q, digest %q", e.Signed, e.Update, e.Digest)
 			}
 		case e.Kind == session.EventCommand && e.Via == "conversation" && *e.Accepted:
 			applied++
-			if e.Command != RefineGoal || e.Signed != "v1.101.confirm" {
+			if e.Command != RefineGoal || e.Signed != "v1.101.confirm" || e.Update != "desk-c" || e.Digest != session.ConfirmDigest(confirmed.Proposal.ID, shown.Digest()) {
 				t.Errorf("the applied command's event: %+v", e)
 			}
 		}
@@ -403,7 +420,7 @@ func TestConfirmWhatWasShown(t *testing.T) {
 		t.Errorf("events: %d questions by ada, %d commands applied via the conversation; want 1 and 1", asked, applied)
 	}
 	conv := query[ConversationView](h, QueryConversation, Page{Limit: 10})
-	if len(conv.Messages) == 0 || conv.Messages[0].Signed != "v1.100.question" {
+	if len(conv.Messages) == 0 || conv.Messages[0].Signed != "v1.100.question" || conv.Messages[0].Update != "desk-q" {
 		t.Errorf("the question as the session keeps it: %+v", conv.Messages)
 	}
 }

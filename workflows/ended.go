@@ -94,6 +94,9 @@ func (c *endedChat) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error)
 		history = append(history, m.ID)
 	}
 	q := session.Message{ID: session.MessageID(e.Messages + 1), Role: session.RoleScientist, By: by, Time: now}
+	if info := workflow.GetCurrentUpdateInfo(ctx); info != nil && since(ctx, versionSignedActs) {
+		q.Signed, q.Update = session.CleanSig(req.BySig), info.ID // a desk's signature, checked where shown
+	}
 	answerID := session.MessageID(e.Messages + 2)
 	e.Messages += 2
 	e.Conversation = inserted(e.Conversation, q)
@@ -101,7 +104,7 @@ func (c *endedChat) ask(ctx workflow.Context, req AskRequest) (AskAnswer, error)
 	cfg := e.Config
 	in := activities.ConverseInput{
 		Turn:    activities.Turn{SessionID: c.id, TurnID: "converse-" + q.ID, Goal: e.Goal, Provider: cfg.Provider, Model: cfg.Model, Seed: cfg.Seed},
-		Message: q.ID, Text: text, By: by, Time: now, Answer: answerID, History: history,
+		Message: q.ID, Text: text, By: by, Time: now, Answer: answerID, History: history, Signed: q.Signed, Update: q.Update,
 		State: e.State, Refinements: e.Refinements, Top: e.Top, Ended: true, Context: e.Context,
 	}
 	actx := workflow.WithActivityOptions(ctx, turnOptions("answer "+q.ID+" from the final state"))

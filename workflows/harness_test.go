@@ -186,6 +186,11 @@ func (h *harness) runEach(req research.Request, each func()) Result {
 
 // update sends an update; done gets its status or its rejection when the workflow answers.
 func (h *harness) update(name string, arg any, done func(Status, error)) {
+	h.updateAs(name, "", arg, done)
+}
+
+// updateAs is update as the update of that id, as the desk sends its updates.
+func (h *harness) updateAs(name, id string, arg any, done func(Status, error)) {
 	cb := &testsuite.TestUpdateCallback{
 		OnReject: func(err error) { done(Status{}, err) },
 		OnAccept: func() {},
@@ -198,9 +203,9 @@ func (h *harness) update(name string, arg any, done func(Status, error)) {
 		},
 	}
 	if arg == nil {
-		h.env.UpdateWorkflow(name, "", cb)
+		h.env.UpdateWorkflow(name, id, cb)
 	} else {
-		h.env.UpdateWorkflow(name, "", cb, arg)
+		h.env.UpdateWorkflow(name, id, cb, arg)
 	}
 }
 

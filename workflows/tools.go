@@ -363,7 +363,11 @@ func (s *supervisor) trust(cmd session.Command, now time.Time) string {
 		s.Trusted = slices.Delete(s.Trusted, s.trusted(cmd.Tool), s.trusted(cmd.Tool)+1)
 		return label + ": its calls wait for the scientist's approval again"
 	}
-	s.Trusted = append(s.Trusted, session.Trust{Tool: cmd.Tool, By: cmd.By, Time: session.Stamp(now)})
+	t := session.Trust{Tool: cmd.Tool, By: cmd.By, Time: session.Stamp(now)}
+	if cmd.Update != "" { // what the line "trusted by" is checked against
+		t.Signed, t.Update, t.Digest = cmd.BySig, cmd.Update, cmd.Signs
+	}
+	s.Trusted = append(s.Trusted, t)
 	approved := 0
 	for i := range s.Waiting {
 		if w := &s.Waiting[i]; w.Tool == cmd.Tool && w.Decision == "" {

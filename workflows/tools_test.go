@@ -408,7 +408,7 @@ func TestTrustTool(t *testing.T) {
 					}
 				})
 			}
-			h.update(TrustTool, map[string]any{"tool": "literature.fetch", "by": "ada", "by_sig": "v1.1.x"}, func(s Status, err error) {
+			h.updateAs(TrustTool, "desk-t", map[string]any{"tool": "literature.fetch", "by": "ada", "by_sig": "v1.1.x"}, func(s Status, err error) {
 				if err != nil {
 					t.Fatalf("trust-tool: %v", err)
 				}
@@ -435,6 +435,12 @@ func TestTrustTool(t *testing.T) {
 	}
 	if len(trusted) != 1 || trusted[0].Tool != "literature.fetch" || trusted[0].By != "ada" {
 		t.Errorf("status after trust-tool: trusted %+v", trusted)
+	}
+	// The line "trusted by ada" is checked against what the desk signed: the signature, the
+	// update that carried the command, and the digest of the command.
+	if want := (session.Command{Name: TrustTool, Tool: "literature.fetch"}).Digest(); len(trusted) == 1 &&
+		(trusted[0].Signed != "v1.1.x" || trusted[0].Update != "desk-t" || trusted[0].Digest != want) {
+		t.Errorf("the trusted tool records signed %q, update %q, digest %q; want v1.1.x, desk-t, %s", trusted[0].Signed, trusted[0].Update, trusted[0].Digest, want)
 	}
 	if waitedWhileTrusted {
 		t.Error("a call of the trusted tool waited for approval")

@@ -2,7 +2,8 @@
 // - times read as people say them, in the viewer's own time zone ("3 min ago",
 //   "yesterday 14:05"), the exact time on hover;
 // - a session's page follows the session (Server-Sent Events): the live line, and the
-//   parts the desk sends as they change, rendered and escaped by the desk;
+//   parts the desk sends as they change, rendered and escaped by the desk, until the desk
+//   ends the stream and says why (a sign-out, a share taken back);
 // - the title counts the sessions that wait for you, and, if you ask for it, the browser
 //   tells you when one starts waiting.
 // Nothing received becomes markup but the parts the desk rendered itself.
@@ -63,6 +64,11 @@
     if (!window.EventSource) return;
     var src = new EventSource(line.getAttribute("data-events"));
     src.addEventListener("progress", function (e) { line.textContent = e.data; });
+    // The desk ends a stream whose access was taken away, saying why: no reconnecting.
+    src.addEventListener("end", function (e) {
+      src.close();
+      line.textContent = "No longer live: " + e.data;
+    });
     src.addEventListener("part", function (e) {
       var part;
       try { part = JSON.parse(e.data); } catch (err) { return; }

@@ -69,6 +69,10 @@ type signedIn struct {
 	GroupsAt int64  `json:"gat,omitempty"`
 	Refresh  string `json:"rt,omitempty"`
 	Access   string `json:"at,omitempty"`
+	// Desk is the listen address of the local desk that signed the person in: another desk
+	// on this machine with the same key (another port, another --local-user) believes no
+	// cookie of this one's.
+	Desk string `json:"desk,omitempty"`
 }
 
 // Config configures an Authenticator.
@@ -85,8 +89,9 @@ type Config struct {
 	// Proxies are the addresses the proxy mode believes headers from.
 	Proxies []netip.Prefix
 	// LocalUser is the local mode's one identity; LocalToken the secret of the link that
-	// signs it in (a random one when empty).
-	LocalUser, LocalToken string
+	// signs it in (a random one when empty); LocalAddr the desk's listen address, which
+	// the cookie's name and its sealed content carry.
+	LocalUser, LocalToken, LocalAddr string
 	// OIDC is the identity provider, for the OIDC mode.
 	OIDC *OIDC
 	// Revocations keeps the sign-outs (the session store); nil keeps none, which only
@@ -193,7 +198,8 @@ func (a *Authenticator) Identify(w http.ResponseWriter, r *http.Request) (Who, e
 		}
 		s.Name, s.Groups = id.Name, id.Groups // the proxy's word, on every request
 	case ModeLocal:
-		if !loopback(r.RemoteAddr) {
+		// The browser of this machine that opened this desk's link, as this desk's user.
+		if !loopback(r.RemoteAddr) || sealed && (s.ID != a.c.LocalUser || s.Desk != a.c.LocalAddr) {
 			return Who{}, ErrNotSignedIn
 		}
 	}
@@ -221,6 +227,21 @@ func (a *Authenticator) Identify(w http.ResponseWriter, r *http.Request) (Who, e
 		id.Roles = []access.Role{access.Scientist, access.Admin}
 	}
 	return Who{Identity: id, CSRF: a.c.Key.CSRF(s.ID, s.SID), SID: s.SID, Issued: time.UnixMilli(s.Issued)}, nil
+}
+
+// Recheck says whether who's sign-in still holds, as a request that outlives its start
+// (a live stream) asks from time to time: not signed out, nor signed out everywhere since
+// it began (as this desk has read the sign-outs: at once for its own, within
+// RevocationTTL for another desk's). It gives who back with their roles as the policy has
+// them now; ErrNotSignedIn when the sign-in has been taken away.
+func (a *Authenticator) Recheck(ctx context.Context, who Who) (Who, error) {
+	if who.SID == "" || a.isRevoked(ctx, signedIn{ID: who.ID, SID: who.SID, Issued: who.Issued.UnixMilli()}) {
+		return Who{}, ErrNotSignedIn
+	}
+	if a.c.Mode != ModeLocal {
+		who.Roles = a.c.Roles(who.ID, who.Groups)
+	}
+	return who, nil
 }
 
 // open reads the session cookie; ok is false when there is none that opens.
@@ -330,8 +351,13 @@ func (a *Authenticator) isRevoked(ctx context.Context, s signedIn) bool {
 	return a.revoked.revoked(ctx, s.ID, s.SID, time.UnixMilli(s.Issued))
 }
 
-// CookieName is name as this desk sets it: with the __Host- prefix behind TLS.
+// CookieName is name as this desk sets it: with the __Host- prefix behind TLS; in the
+// local mode, with the desk's listen address, since a browser sends a cookie of
+// 127.0.0.1 to every port of it (another desk, or anything else listening there).
 func (a *Authenticator) CookieName(name string) string {
+	if a.c.Mode == ModeLocal && a.c.LocalAddr != "" {
+		name += "-" + strings.NewReplacer(":", "-", "[", "", "]", "").Replace(a.c.LocalAddr)
+	}
 	if a.c.Secure {
 		return "__Host-" + name
 	}

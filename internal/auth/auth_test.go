@@ -626,31 +626,6 @@ func TestSafeNext(t *testing.T) {
 	}
 }
 
-func TestSignBy(t *testing.T) {
-	k := RandomKey()
-	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
-	sig := k.SignBy("s-1", "ada@lab", at)
-	tests := []struct {
-		name, session, by, sig string
-		at                     time.Time
-		key                    *Key
-		want                   bool
-	}{
-		{"as signed", "s-1", "ada@lab", sig, at.Add(2 * time.Second), k, true},
-		{"another session", "s-2", "ada@lab", sig, at, k, false},
-		{"another person", "s-1", "root@lab", sig, at, k, false},
-		{"long after", "s-1", "ada@lab", sig, at.Add(BySkew + time.Second), k, false},
-		{"another desk's key", "s-1", "ada@lab", sig, at, RandomKey(), false},
-		{"unsigned", "s-1", "ada@lab", "", at, k, false},
-		{"garbage", "s-1", "ada@lab", "v1.x.y", at, k, false},
-	}
-	for _, tt := range tests {
-		if got := tt.key.VerifyBy(tt.session, tt.by, tt.sig, tt.at); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestKeyFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	if _, found, err := KeyFromEnv(env(nil)); found || err != nil {

@@ -7,18 +7,16 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/vouch"
 )
 
 // KeyLen is the length of the desk's secret key, in bytes.
-const KeyLen = 32
+const KeyLen = vouch.KeyLen
 
 // Key is the desk's secret: it seals the sign-in cookies (AES-256-GCM: nobody reads or
 // forges them) and derives the forms' CSRF tokens. It comes from the environment, so a
@@ -26,30 +24,16 @@ const KeyLen = 32
 type Key struct {
 	seal cipher.AEAD
 	csrf []byte
-	by   []byte // signs who sent a command (SignBy)
+	acts *vouch.Key // signs who did what to which session
 }
 
 // KeyFromEnv reads the key from COSCI_DESK_KEY_FILE (a file holding it) or COSCI_DESK_KEY:
 // 32 bytes, in hex or base64 (make one with: openssl rand -hex 32). found is false when
 // neither is set.
 func KeyFromEnv(getenv func(string) string) (k *Key, found bool, err error) {
-	text := getenv("COSCI_DESK_KEY")
-	if file := getenv("COSCI_DESK_KEY_FILE"); file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, true, fmt.Errorf("COSCI_DESK_KEY_FILE: %w", err)
-		}
-		text = string(b)
-	}
-	if text = strings.TrimSpace(text); text == "" {
-		return nil, false, nil
-	}
-	raw, err := hex.DecodeString(text)
-	if err != nil {
-		raw, err = base64.StdEncoding.DecodeString(text)
-	}
-	if err != nil || len(raw) != KeyLen {
-		return nil, true, fmt.Errorf("the desk's key must be %d bytes in hex or base64 (make one with: openssl rand -hex 32)", KeyLen)
+	raw, found, err := vouch.SecretFromEnv(getenv)
+	if err != nil || !found {
+		return nil, found, err
 	}
 	k, err = NewKey(raw)
 	return k, true, err
@@ -83,7 +67,11 @@ func NewKey(secret []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Key{seal: aead, csrf: derive("csrf"), by: derive("by")}, nil
+	acts, err := vouch.NewKey(secret)
+	if err != nil {
+		return nil, err
+	}
+	return &Key{seal: aead, csrf: derive("csrf"), acts: acts}, nil
 }
 
 // Seal encrypts v for the cookie name until exp: the name is authenticated with it, so a
@@ -145,47 +133,8 @@ func (k *Key) CheckCSRF(id, nonce, token string) bool {
 // equal compares two secrets in constant time.
 func equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
 
-// SignBy vouches that by acted on session at t: the signature the desk sends beside the
-// "by" of every command, question and confirmation, which the session records with it.
-// Any Temporal client can name anyone as "by"; only a desk, with its key, signs it, so a
-// page can mark what no desk vouched for (VerifyBy).
-func (k *Key) SignBy(session, by string, t time.Time) string {
-	ts := strconv.FormatInt(t.Unix(), 10)
-	return "v1." + ts + "." + k.byMAC(session, by, ts)
-}
-
-// BySkew is how far from the signature's time a recorded act may be and still be the
-// signed one: an update is recorded when the session takes it, within the desk's wait.
-const BySkew = 10 * time.Minute
-
-// VerifyBy says whether sig is this desk key's signature of by acting on session, made
-// within BySkew of at (when the session recorded the act).
-func (k *Key) VerifyBy(session, by, sig string, at time.Time) bool {
-	t, ok := k.SignedBy(session, by, sig)
-	d := at.Sub(t)
-	return ok && d <= BySkew && d >= -BySkew
-}
-
-// SignedBy says whether sig is this desk key's signature of by acting on session, and
-// when it was made: for an act whose time the session did not record.
-func (k *Key) SignedBy(session, by, sig string) (time.Time, bool) {
-	v, rest, ok := strings.Cut(sig, ".")
-	ts, mac, ok2 := strings.Cut(rest, ".")
-	if !ok || !ok2 || v != "v1" {
-		return time.Time{}, false
-	}
-	unix, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || !equal(k.byMAC(session, by, ts), mac) {
-		return time.Time{}, false
-	}
-	return time.Unix(unix, 0), true
-}
-
-func (k *Key) byMAC(session, by, ts string) string {
-	m := hmac.New(sha256.New, k.by)
-	m.Write([]byte(session + "\x00" + by + "\x00" + ts))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
+// Acts is the key that signs the acts of signed-in people on sessions (internal/vouch).
+func (k *Key) Acts() *vouch.Key { return k.acts }
 
 // random is n random bytes, URL-safe.
 func random(n int) string {

@@ -31,7 +31,7 @@ func (a *Authenticator) TokenSignIn(w http.ResponseWriter, r *http.Request) (han
 		http.Error(w, "not signed in: this link's token is not this desk's; open the link the desk printed when it started (in its terminal or log)", http.StatusUnauthorized)
 		return true
 	}
-	if err := a.setSignedIn(w, signedIn{ID: a.c.LocalUser, SID: random(18), Issued: a.c.Now().UnixMilli()}); err != nil {
+	if err := a.setSignedIn(w, signedIn{ID: a.c.LocalUser, SID: random(18), Issued: a.c.Now().UnixMilli(), Desk: a.c.LocalAddr}); err != nil {
 		http.Error(w, "cannot write the session cookie", http.StatusInternalServerError)
 		return true
 	}

@@ -24,7 +24,7 @@ type Client struct{ C client.Client }
 // Ask sends the scientist's message to session id and waits for the answer. A session
 // that has ended answers from its final state, through the EndedConversation workflow.
 func (c Client) Ask(ctx context.Context, id string, req workflows.AskRequest) (workflows.AskAnswer, error) {
-	ans, err := update[workflows.AskAnswer](ctx, c.C, id, workflows.Ask, req)
+	ans, err := update[workflows.AskAnswer](ctx, c.C, id, workflows.Ask, req.UpdateID, req)
 	if !Ended(err) {
 		return ans, err
 	}
@@ -35,7 +35,7 @@ func (c Client) Ask(ctx context.Context, id string, req workflows.AskRequest) (w
 	}, workflows.EndedConversationWorkflow, workflows.EndedConversationInput{SessionID: id})
 	uh, err := c.C.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
-		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: workflows.Ask, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted},
+		UpdateOptions:          client.UpdateWorkflowOptions{UpdateID: req.UpdateID, UpdateName: workflows.Ask, Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted},
 	})
 	if err == nil {
 		err = uh.Get(ctx, &ans)
@@ -50,18 +50,19 @@ var ErrEnded = errors.New(workflows.EndedConfirmRefusal)
 // Confirm applies one proposal of an answer as req.By's command. It returns ErrEnded if
 // the session has ended.
 func (c Client) Confirm(ctx context.Context, id string, req workflows.ConfirmRequest) (workflows.ConfirmAnswer, error) {
-	ans, err := update[workflows.ConfirmAnswer](ctx, c.C, id, workflows.Confirm, req)
+	ans, err := update[workflows.ConfirmAnswer](ctx, c.C, id, workflows.Confirm, req.UpdateID, req)
 	if Ended(err) {
 		return ans, ErrEnded
 	}
 	return ans, err
 }
 
-// update sends session id the update name with arg, and waits for its answer.
-func update[T any](ctx context.Context, c client.Client, id, name string, arg any) (T, error) {
+// update sends session id the update name with arg, as the update updateID ("" lets
+// Temporal choose), and waits for its answer.
+func update[T any](ctx context.Context, c client.Client, id, name, updateID string, arg any) (T, error) {
 	var ans T
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		WorkflowID: id, UpdateID: updateID, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = h.Get(ctx, &ans)

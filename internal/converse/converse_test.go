@@ -206,7 +206,7 @@ func TestAskAfterTheEnd(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if _, err := update[workflows.AskAnswer](ctx, temporalClient, id, workflows.Ask, workflows.AskRequest{Text: "What is the best hypothesis?"}); !Ended(err) {
+	if _, err := update[workflows.AskAnswer](ctx, temporalClient, id, workflows.Ask, "", workflows.AskRequest{Text: "What is the best hypothesis?"}); !Ended(err) {
 		t.Fatalf("a question to the ended session's open run: %v; want a refusal Ended knows", err)
 	}
 	ask := func(when, text string, wantQuestion string) workflows.AskAnswer {

@@ -95,6 +95,10 @@ type Message struct {
 	By   string `json:"by,omitempty"`
 	Time string `json:"time"`
 	Text string `json:"text"`
+	// Signed and Update are a question's signature of the desk's and the id of the update
+	// that carried it (session.Message's), kept for the pages that read it from here.
+	Signed string `json:"signed,omitempty"`
+	Update string `json:"update,omitempty"`
 	// For the session's answers: the message it answers, the turn that wrote it, the
 	// commands it proposed (numbered from 1 in the order given), and its citations with
 	// what the check found.

@@ -24,9 +24,16 @@ type Command struct {
 	// identity, the starter from --as or $USER. The session's event log records it with
 	// the command. Any command takes it; CleanBy bounds it and strips control characters.
 	By string `json:"by,omitempty"`
-	// BySig is the desk's signature of By (auth.Key.SignBy), which the event log records
-	// beside it: a page marks a By no desk signed. Any command takes it; CleanSig bounds it.
+	// BySig is the desk's signature of the act (internal/vouch): this session, the
+	// command, By, the payload's Digest and the update id; the event log records it beside
+	// them, and a page marks a By whose signature is not of this act "not signed". Any
+	// command takes it; CleanSig bounds it.
 	BySig string `json:"by_sig,omitempty"`
+	// Update is the id of the Temporal update that carried the command, and Signs the
+	// digest of the act a desk's signature covers (Digest, or ConfirmDigest for a command
+	// applied from a confirmation): both set by the session, never by the payload.
+	Update string `json:"-"`
+	Signs  string `json:"-"`
 	// suspend, terminate
 	Reason string `json:"reason,omitempty"`
 	// refine-goal

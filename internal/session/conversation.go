@@ -47,8 +47,10 @@ type Message struct {
 	ID   string `json:"id"`   // "m-0003", numbered across the whole session
 	Role string `json:"role"` // RoleScientist or RoleSession
 	By   string `json:"by,omitempty"`
-	// Signed is the desk's signature of By, "" for a message no desk sent (Command.BySig).
+	// Signed is the desk's signature of the question (Command.BySig), "" for a message
+	// no desk sent; Update the id of the ask update that carried it.
 	Signed string `json:"signed,omitempty"`
+	Update string `json:"update,omitempty"`
 	Time   string `json:"time"` // RFC 3339, UTC
 	// Proposals are the commands a session's answer proposed, in order.
 	Proposals []Proposal `json:"proposals,omitempty"`
@@ -64,7 +66,10 @@ type Proposal struct {
 	Status  string `json:"status"`  // ProposalProposed, ProposalConfirmed or ProposalRefused
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"`     // who confirmed it
-	Signed  string `json:"signed,omitempty"` // the desk's signature of By
+	Signed  string `json:"signed,omitempty"` // the desk's signature of the confirmation
+	// Update is the id of the confirm update, At when the session took it (RFC 3339).
+	Update string `json:"update,omitempty"`
+	At     string `json:"at,omitempty"`
 }
 
 // MessageID names the n-th message of a session's conversation.
@@ -208,7 +213,7 @@ func EndedConversation(kept []Message, stored []research.Message, reason string)
 	for _, m := range stored {
 		k, ok := known[m.ID]
 		if !ok { // a message of a conversation with the ended session
-			k = Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time}
+			k = Message{ID: m.ID, Role: m.Role, By: m.By, Time: m.Time, Signed: m.Signed, Update: m.Update}
 			for i, p := range m.Proposals {
 				k.Proposals = append(k.Proposals, Proposal{ID: ProposalID(m.ID, i), Command: p.Command, Effect: p.Effect})
 			}

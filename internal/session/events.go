@@ -39,7 +39,12 @@ type Event struct {
 	By string `json:"by,omitempty"`
 	// Signed is the desk's signature of By (Command.BySig), "" when no desk sent it:
 	// a By any client of the namespace may have written.
-	Signed   string `json:"signed,omitempty"`
+	Signed string `json:"signed,omitempty"`
+	// Update is the id of the Temporal update that carried a command or a question, and
+	// Digest the digest of what it carried (Command.Digest, TextDigest, ConfirmDigest for
+	// a command applied from a confirmation): what a desk's signature covers besides By.
+	Update   string `json:"update,omitempty"`
+	Digest   string `json:"digest,omitempty"`
 	Accepted *bool  `json:"accepted,omitempty"`
 	// For turns: the turn and the hypothesis it concerned.
 	Turn       string `json:"turn,omitempty"`
@@ -107,6 +112,11 @@ type Trust struct {
 	Tool string `json:"tool"`
 	By   string `json:"by,omitempty"`
 	Time string `json:"time"`
+	// Signed, Update and Digest are the trust-tool command's signature, update id and
+	// payload digest (Event's), for a page to check By against.
+	Signed string `json:"signed,omitempty"`
+	Update string `json:"update,omitempty"`
+	Digest string `json:"digest,omitempty"`
 }
 
 // Refinement is one change the scientist made to the goal.
