@@ -8,11 +8,16 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/transform"
 )
 
 // PDFs are read by poppler's pdftotext (Debian's poppler-utils), the extractor desktop
@@ -76,6 +81,87 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 		tool = p
 	}
 	args := []string{"-enc", "UTF-8", "-bbox-layout", "-f", "1", "-l", strconv.Itoa(lim.Pages), path, "-"}
+	cmd := capCommand(ctx, tool, lim, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start pdftotext: %w", err)
+	}
+	pages, readErr := readBBox(xmlReader(out), lim.TextBytes)
+	var short *shortRead
+	if readErr != nil && !errors.As(readErr, &short) {
+		_ = cmd.Process.Kill() // over the text cap
+	}
+	// Drained on every path: a child blocked on a full pipe would be killed only at the
+	// time cap, and what it wrote would be lost with it. After a short read the child is
+	// left to end on its own, so that its exit says whether it failed (a crash, a cap).
+	_, _ = io.Copy(io.Discard, out)
+	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	switch {
+	case readErr != nil && short == nil:
+		return nil, readErr // over the text cap: the kill is ours
+	case waitErr != nil:
+		return nil, pdfProblem(waitErr, stderr.String(), lim)
+	}
+	want, err := r.pageCount(ctx, tool, path, lim)
+	if err != nil {
+		return nil, err
+	}
+	want = min(want, lim.Pages)
+	switch {
+	case readErr != nil:
+		return nil, problem("only %d of its %d pages could be read: %v", short.pages, want, short.err)
+	case len(pages) != want:
+		return nil, problem("only %d of its %d pages could be read: the extractor gave no more", min(len(pages), want), want)
+	}
+	return pages, nil
+}
+
+// pageCount is a PDF's page count, as pdfinfo (poppler-utils, beside pdftotext) gives it,
+// run under the same caps. Why not read "/Type /Pages ... /Count N" from the file's
+// bytes: pdflatex writes the page tree in compressed object streams (PDF 1.5), where no
+// byte search finds it, so that would check TeX's papers least, the ones the control
+// characters cut short. pdfinfo parses the file as pdftotext does, in some 5 ms.
+func (r Reader) pageCount(ctx context.Context, tool, path string, lim Limits) (int, error) {
+	info := filepath.Join(filepath.Dir(tool), "pdfinfo")
+	if _, err := os.Stat(info); err != nil {
+		p, err := exec.LookPath("pdfinfo")
+		if err != nil {
+			return 0, ErrNoExtractor
+		}
+		info = p
+	}
+	cmd := capCommand(ctx, info, lim, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	var stdout bytes.Buffer
+	cmd.Stdout = &capped{w: &stdout, n: 64 << 10}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, pdfProblem(err, stderr.String(), lim)
+	}
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, "Pages:"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
+				return n, nil
+			}
+		}
+	}
+	return 0, problem("corrupt: its page count could not be read (pdfinfo gave none)")
+}
+
+// capCommand runs a poppler tool under prlimit (when there is one) with the caps on
+// address space and CPU time, no core file, and a bare environment.
+func capCommand(ctx context.Context, tool string, lim Limits, args ...string) *exec.Cmd {
 	var cmd *exec.Cmd
 	if prlimit, err := exec.LookPath("prlimit"); err == nil {
 		cpu := int(math.Ceil(lim.Timeout.Seconds()))
@@ -86,31 +172,7 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 	}
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.WaitDelay = 2 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &capped{w: &stderr, n: 4096}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start pdftotext: %w", err)
-	}
-	pages, readErr := readBBox(out, lim.TextBytes)
-	if readErr != nil {
-		_ = cmd.Process.Kill()
-		_, _ = io.Copy(io.Discard, out)
-	}
-	waitErr := cmd.Wait()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	if waitErr != nil {
-		return nil, pdfProblem(waitErr, stderr.String(), lim)
-	}
-	return pages, nil
+	return cmd
 }
 
 // pdfProblem says why pdftotext failed on a file.
@@ -146,13 +208,28 @@ func pdfProblem(err error, stderr string, lim Limits) error {
 	return problem("corrupt: not a PDF that can be read (pdftotext: %s)", oneLine(first, 200))
 }
 
+// shortRead is a reading of pdftotext's output that stopped before its end: the pages
+// read whole before it, and why.
+type shortRead struct {
+	pages int
+	err   error
+}
+
+func (s *shortRead) Error() string {
+	return fmt.Sprintf("the text stops after page %d: %v", s.pages, s.err)
+}
+
 // readBBox reads pdftotext's -bbox-layout XHTML as it comes: pages, their blocks, lines
-// and words. It stops with a *Problem once the words run over maxText bytes.
+// and words. It stops with a *Problem once the words run over maxText bytes, and with a
+// *shortRead when the output cannot be read to its end (</doc>): a paper cut short is
+// an error, never a shorter paper.
 func readBBox(r io.Reader, maxText int) ([]Page, error) {
 	dec := xml.NewDecoder(r)
 	dec.Strict = false
 	var (
 		pages    []Page
+		whole    int // pages read to their end
+		done     bool
 		cur      *Line
 		word     strings.Builder
 		inWord   bool
@@ -170,11 +247,14 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 	}
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if err == io.EOF && done {
 			return pages, nil
 		}
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		if err != nil {
-			return pages, nil // cut short: the exit status says why
+			return pages[:whole], &shortRead{pages: whole, err: err}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -208,6 +288,10 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 						return nil, problem("not read: its text runs over the cap of %s on one file", Size(int64(maxText)))
 					}
 				}
+			case "page":
+				whole = len(pages)
+			case "doc":
+				done = true
 			case "line":
 				if cur != nil && len(pages) > 0 && strings.TrimSpace(cur.Text) != "" {
 					p := &pages[len(pages)-1]
@@ -217,6 +301,50 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 			}
 		}
 	}
+}
+
+// xmlReader reads r with what XML forbids mapped to spaces (xmlChars).
+func xmlReader(r io.Reader) io.Reader { return transform.NewReader(r, xmlChars{}) }
+
+// xmlChars maps what XML forbids to spaces, byte for byte: the C0 controls (TeX's big
+// delimiters, \Bigl( and the like, come out of pdftotext as U+0010 and U+0011), bytes
+// that are not UTF-8, U+FFFE and U+FFFF. encoding/xml stops at any of them, even with
+// Strict off, and the rest of the paper would be lost.
+type xmlChars struct{ transform.NopResetter }
+
+func (xmlChars) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		if nDst >= len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		c := src[nSrc]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+				c = ' '
+			}
+			dst[nDst] = c
+			nDst++
+			nSrc++
+			continue
+		}
+		if !utf8.FullRune(src[nSrc:]) && !atEOF {
+			return nDst, nSrc, transform.ErrShortSrc
+		}
+		r, size := utf8.DecodeRune(src[nSrc:])
+		if nDst+size > len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
+			for i := 0; i < size; i++ {
+				dst[nDst+i] = ' '
+			}
+		} else {
+			copy(dst[nDst:], src[nSrc:nSrc+size])
+		}
+		nDst += size
+		nSrc += size
+	}
+	return nDst, nSrc, nil
 }
 
 // capped writes at most n bytes to w, and drops the rest.
