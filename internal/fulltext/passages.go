@@ -70,18 +70,41 @@ func headingOf(s string) (string, bool) {
 	return name, ok
 }
 
+// para is a paragraph read from blocks, before it is cut into passages.
+type para struct {
+	page, last       int   // the pages it starts and ends on
+	breaks           []int // where in text its pages after the first start
+	section, heading string
+	ordinal          int // the section's place, for ids of a text without pages
+	text             string
+	// float says it may stand inside another's sentence: a caption, a table, a figure's
+	// text, a footnote. A sentence it interrupts is joined around it.
+	float bool
+}
+
+// add joins text, from page, onto the paragraph, noting where each new page starts.
+func (p *para) add(text string, page int, join func(a, b string) string) {
+	joined := join(p.text, text)
+	at := len(joined) - len(text)
+	if !strings.HasSuffix(joined, text) {
+		at = len(joined) - len(strings.TrimSpace(text))
+	}
+	for pg := max(p.last, p.page) + 1; pg <= page && p.page > 0; pg++ {
+		p.breaks = append(p.breaks, max(at, 0))
+	}
+	p.last = max(p.last, page)
+	p.text = joined
+}
+
 // passages reads blocks into passages. paged says the blocks have pages (a PDF): ids are
 // then by page (p7.2), else by section (s3.2).
 func passages(blocks []block, paged bool) []Passage {
 	vocab := vocabulary(blocks)
-	type para struct {
-		page             int
-		section, heading string
-		ordinal          int // the section's place, for ids of a text without pages
-		text             string
-	}
+	body := bodySize(blocks)
 	var paras []para
 	section, heading, ordinal := SectionFront, "", 0
+	topListed := false // the section's top-level heading is a listed one
+	topSize := 0.0     // the type size of the last top-level heading
 	for _, b := range blocks {
 		if b.heading != "" { // a heading the text's structure gives (JATS, HTML)
 			section, heading = b.section, b.heading
@@ -89,15 +112,36 @@ func passages(blocks []block, paged bool) []Passage {
 			continue
 		}
 		text := joinLines(b.lines, vocab)
-		if text == "" {
+		if text == "" || paged && pageNumber(text) {
 			continue
 		}
 		if b.section == "" && len(b.lines) <= 2 {
-			if name, ok := headingOf(text); ok {
-				section, heading = name, text
+			h, ok := headingIn(b, text, body, paged && section != SectionFront)
+			if ok && h.level == 1 && !h.listed && (section == sectionReferences || topSize > 0 && b.size < 0.95*topSize && !numbered.MatchString(text)) {
+				h.level = 2 // a reference's first line, or a subheading in a smaller type than its section's
+			}
+			if ok && section == sectionReferences && !h.listed {
+				ok = false
+			}
+			if ok {
+				if h.level == 1 {
+					topSize = b.size
+				}
+				switch {
+				case h.level == 1 && h.listed:
+					section, topListed = h.kind, true
+				case h.level == 1:
+					section, topListed = SectionOther, false
+				case h.listed && (section == SectionFront || !topListed):
+					section = h.kind // a listed name under no listed heading
+				}
+				heading = h.text
 				ordinal++
 				continue
 			}
+		}
+		if rest, ok := abstractLead(text); ok && section == SectionFront {
+			section, heading, text = SectionAbstract, "Abstract", rest
 		}
 		sec := section
 		if b.section != "" {
@@ -109,30 +153,97 @@ func passages(blocks []block, paged bool) []Passage {
 		if sec == SectionFront && b.page == 1 && len(strings.Fields(text)) >= 40 {
 			sec = SectionAbstract // an abstract without a heading
 		}
-		// A paragraph that runs on from the last column or page: one passage.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && continues(paras[n-1].text, text) {
-			paras[n-1].text = joinAcross(paras[n-1].text, text, vocab)
+		join := func(a, c string) string { return joinAcross(a, c, vocab) }
+		// A paragraph that runs on from the last column or page, perhaps around a
+		// caption, a table or a footnote set inside its sentence: one passage.
+		if k := opened(paras, sec, text); k >= 0 {
+			paras[k].add(text, b.page, join)
 			continue
 		}
+		float := paged && isFloat(text)
 		// Short blocks (a caption and a table's rows) are read together, and a subheading
 		// with the paragraph it heads.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && paras[n-1].page == b.page &&
+		// A paragraph cut short by a float is not: its sentence goes on after the float.
+		if n := len(paras); n > 0 && paras[n-1].section == sec && max(paras[n-1].last, paras[n-1].page) == b.page &&
+			(paras[n-1].float || float || ended(paras[n-1].text) || !paged) &&
 			(len(paras[n-1].text) < minPassage && len(text) < minPassage || subheading(paras[n-1].text)) {
-			paras[n-1].text += " " + text
+			paras[n-1].add(text, b.page, func(a, c string) string { return a + " " + c })
+			paras[n-1].float = paras[n-1].float || float
 			continue
 		}
-		paras = append(paras, para{page: b.page, section: sec, heading: heading, ordinal: max(ordinal, 1), text: text})
+		paras = append(paras, para{page: b.page, last: b.page, section: sec, heading: heading, ordinal: max(ordinal, 1), text: text, float: float})
 	}
+	return cutParas(paras, paged)
+}
+
+// opened is the paragraph text carries on, if any: the last one, or the last that ends
+// mid-sentence with only floats (captions, tables, a figure's words, a footnote) after
+// it; -1 for none.
+func opened(paras []para, sec, text string) int {
+	n := len(paras)
+	for k := n - 1; k >= 0 && k >= n-5; k-- {
+		p := paras[k]
+		if p.section != sec {
+			break
+		}
+		if !p.float && continues(p.text, text) {
+			return k
+		}
+		if !p.float && len(p.text) >= 2*minPassage {
+			break
+		}
+	}
+	if n > 0 && paras[n-1].section == sec && continues(paras[n-1].text, text) {
+		return n - 1 // a caption or a table that runs on into the next column
+	}
+	return -1
+}
+
+// isFloat says whether a block's text is a float's: a figure's or a table's caption, or
+// a table's cells (more digits than letters).
+func isFloat(text string) bool {
+	letters, digits := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return caption.MatchString(text) || digits > letters // a table's cells
+}
+
+// ended says whether a text ends a sentence.
+func ended(s string) bool {
+	last, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".?!:;)\"”’]", last)
+}
+
+// cutParas cuts long paragraphs into passages at sentences: each piece has the page it
+// starts on and the breaks within it, and its id by that page.
+func cutParas(paras []para, paged bool) []Passage {
 	var out []Passage
 	count := map[int]int{}
 	for _, p := range paras {
-		for _, piece := range cut(p.text, maxPassage) {
-			key := p.page
+		if paged && pageNumber(p.text) {
+			continue
+		}
+		whole := Passage{Page: p.page, Breaks: p.breaks}
+		for _, sp := range cut(p.text, maxPassage) {
+			page := whole.PageAt(sp.Start)
+			var breaks []int
+			for _, b := range p.breaks {
+				if b > sp.Start && b < sp.End {
+					breaks = append(breaks, b-sp.Start)
+				}
+			}
+			key := page
 			if !paged {
 				key = p.ordinal
 			}
 			count[key]++
-			id := fmt.Sprintf("p%d.%d", p.page, count[key])
+			id := fmt.Sprintf("p%d.%d", page, count[key])
 			if !paged {
 				id = fmt.Sprintf("s%d.%d", p.ordinal, count[key])
 			}
@@ -140,7 +251,7 @@ func passages(blocks []block, paged bool) []Passage {
 			if h != "" && strings.EqualFold(strings.Join(strings.Fields(numbering.ReplaceAllString(h, "")), " "), p.section) {
 				h = ""
 			}
-			out = append(out, Passage{ID: id, Page: p.page, Section: p.section, Heading: h, Text: piece})
+			out = append(out, Passage{ID: id, Page: page, Section: p.section, Heading: h, Text: p.text[sp.Start:sp.End], Breaks: breaks})
 		}
 	}
 	return out
@@ -305,33 +416,46 @@ func tidy(s string) string {
 }
 
 // cut cuts a text longer than max into pieces at sentence ends, each at most max bytes
-// where its sentences allow, and none shorter than a third of max but the last.
-func cut(text string, max int) []string {
-	if len(text) <= max {
-		return []string{text}
-	}
-	var out []string
-	for len(text) > max {
+// where its sentences allow, and none shorter than a third of max but the last: their
+// spans in text, without the spaces between them.
+func cut(text string, max int) []Span {
+	var out []Span
+	start := 0
+	for len(text)-start > max {
+		rest := text[start:]
 		at := -1
-		for i := 0; i+1 < len(text) && i < max; i++ {
-			if (text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i+1] == ' ' && i >= max/3 {
+		for i := 0; i+1 < len(rest) && i < max; i++ {
+			if (rest[i] == '.' || rest[i] == '?' || rest[i] == '!') && rest[i+1] == ' ' && i >= max/3 {
 				at = i + 1
 			}
 		}
 		if at < 0 {
-			at = strings.LastIndexByte(text[:max], ' ')
+			at = strings.LastIndexByte(rest[:max], ' ')
 			if at <= 0 {
 				at = max
-				for at > 0 && !utf8.RuneStart(text[at]) {
+				for at > 0 && !utf8.RuneStart(rest[at]) {
 					at--
 				}
 			}
 		}
-		out = append(out, strings.TrimSpace(text[:at]))
-		text = strings.TrimSpace(text[at:])
+		out = append(out, trimSpan(text, start, start+at))
+		start += at
+		for start < len(text) && text[start] == ' ' {
+			start++
+		}
 	}
-	if text != "" {
-		out = append(out, text)
+	if start < len(text) {
+		out = append(out, trimSpan(text, start, len(text)))
 	}
 	return out
+}
+
+func trimSpan(text string, start, end int) Span {
+	for start < end && text[start] == ' ' {
+		start++
+	}
+	for end > start && text[end-1] == ' ' {
+		end--
+	}
+	return Span{start, end}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/transform"
@@ -208,6 +209,57 @@ func pdfProblem(err error, stderr string, lim Limits) error {
 	return problem("corrupt: not a PDF that can be read (pdftotext: %s)", oneLine(first, 200))
 }
 
+// word is one word of a line as pdftotext gives it, with its box.
+type word struct {
+	text           string
+	x0, y0, x1, y1 float64
+}
+
+// lineText joins a line's words with spaces, and small capitals again: pdftotext splits
+// a word set in small capitals (IEEE's headings, "INTRODUCTION" typeset as Introduction)
+// into its full-size capital and the rest, a smaller all-capital word set hard against
+// it ("I" "NTRODUCTION"). Those are joined, and words in small capitals are read in
+// lower case, as they were written: "I. Introduction", "Results and Discussion".
+func lineText(words []word) string {
+	tall := 0.0
+	for _, w := range words {
+		if capitals(w.text) {
+			tall = max(tall, w.y1-w.y0)
+		}
+	}
+	small := func(w word) bool { return capitals(w.text) && w.y1-w.y0 < 0.9*tall }
+	var b strings.Builder
+	for i, w := range words {
+		if w.text == "" {
+			continue
+		}
+		t := w.text
+		if small(w) {
+			t = strings.ToLower(t)
+		}
+		if i > 0 && small(w) && utf8.RuneCountInString(words[i-1].text) == 1 && capitals(words[i-1].text) &&
+			!small(words[i-1]) && w.x0-words[i-1].x1 < 0.15*(w.y1-w.y0) {
+			b.WriteString(t) // the rest of a word in small capitals
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// capitals says whether a word is all capital letters.
+func capitals(s string) bool {
+	for _, r := range s {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // shortRead is a reading of pdftotext's output that stopped before its end: the pages
 // read whole before it, and why.
 type shortRead struct {
@@ -231,7 +283,8 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 		whole    int // pages read to their end
 		done     bool
 		cur      *Line
-		word     strings.Builder
+		words    []word
+		text     strings.Builder
 		inWord   bool
 		block    = -1
 		textSize int
@@ -266,24 +319,23 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 				block++
 			case "line":
 				cur = &Line{X0: attr(t, "xMin"), Y0: attr(t, "yMin"), X1: attr(t, "xMax"), Y1: attr(t, "yMax"), Block: block}
+				words = words[:0]
 			case "word":
 				inWord = true
-				word.Reset()
+				text.Reset()
+				words = append(words, word{x0: attr(t, "xMin"), y0: attr(t, "yMin"), x1: attr(t, "xMax"), y1: attr(t, "yMax")})
 			}
 		case xml.CharData:
-			if inWord && word.Len() < 1024 {
-				word.Write(t)
+			if inWord && text.Len() < 1024 {
+				text.Write(t)
 			}
 		case xml.EndElement:
 			switch t.Name.Local {
 			case "word":
 				inWord = false
-				if cur != nil && word.Len() > 0 {
-					if cur.Text != "" {
-						cur.Text += " "
-					}
-					cur.Text += word.String()
-					textSize += word.Len() + 1
+				if n := len(words); n > 0 {
+					words[n-1].text = strings.TrimSpace(text.String())
+					textSize += len(words[n-1].text) + 1
 					if textSize > maxText {
 						return nil, problem("not read: its text runs over the cap of %s on one file", Size(int64(maxText)))
 					}
@@ -293,6 +345,9 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 			case "doc":
 				done = true
 			case "line":
+				if cur != nil {
+					cur.Text = lineText(words)
+				}
 				if cur != nil && len(pages) > 0 && strings.TrimSpace(cur.Text) != "" {
 					p := &pages[len(pages)-1]
 					p.Lines = append(p.Lines, *cur)
