@@ -31,7 +31,7 @@ CHROMIUM         := /usr/bin/chromium
 # (internal/fulltext), run as a bounded child process.
 PDFTOTEXT        := /usr/bin/pdftotext
 
-.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots
+.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots typeset-corpus
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -113,6 +113,13 @@ test: $(TEMPORAL) $(TEMPORAL_SERVER) $(TEMPORAL_SQL_TOOL) $(TEMPORAL_SCHEMA) $(E
 # The pictures of docs/desk.md and the README, taken by the desk's browser test.
 desk-screenshots: $(TEMPORAL) $(AXE) $(CHROMIUM)
 	COSCI_DESK_SCREENSHOTS=$(CURDIR)/docs/images go test -count=1 -run TestDeskInABrowser ./e2e
+
+# The corpus of typeset papers the full-text reader is tested on (internal/fulltext/testdata/
+# typeset): each paper typeset again by pdflatex and its truth (every probe sentence's page,
+# column and section, as TeX placed it) written beside it. Needs Debian's texlive packages
+# (texlive-latex-extra, texlive-publishers); `make test` does not: it reads the committed PDFs.
+typeset-corpus:
+	scripts/typeset.sh
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's
