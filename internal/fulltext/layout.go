@@ -28,6 +28,7 @@ type block struct {
 	// gap is the space above a PDF block, in its first line's heights (9 at a page's or a
 	// column's top); size is its tallest line's height: a heading's layout.
 	gap, size float64
+	rows      int // the table rows it holds: lines read from cells side by side
 }
 
 // band is the share of a page's height at its top and bottom where a bare page number is
@@ -303,6 +304,9 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 		b := &out[len(out)-1]
 		b.lines = append(b.lines, l.Text)
 		b.size = max(b.size, l.Y1-l.Y0)
+		if l.cells > 1 {
+			b.rows++
+		}
 		prev = l
 	}
 	return out
@@ -331,6 +335,7 @@ func rows(lines []Line, side func(Line) int, width float64) []Line {
 			continue
 		}
 		o := &out[j]
+		o.cells = max(o.cells, 1) + 1
 		if l.X0 > o.X1 {
 			o.Text += " " + l.Text
 		} else {

@@ -160,12 +160,12 @@ func passages(blocks []block, paged bool) []Passage {
 			paras[k].add(text, b.page, join)
 			continue
 		}
-		float := paged && isFloat(text)
+		float := paged && (isFloat(text) || b.rows >= 2)
 		// Short blocks (a caption and a table's rows) are read together, and a subheading
 		// with the paragraph it heads.
 		// A paragraph cut short by a float is not: its sentence goes on after the float.
 		if n := len(paras); n > 0 && paras[n-1].section == sec && max(paras[n-1].last, paras[n-1].page) == b.page &&
-			(paras[n-1].float || float || ended(paras[n-1].text) || !paged) &&
+			(paras[n-1].float || float || ended(paras[n-1].text) || !paged || sec == SectionFront) &&
 			(len(paras[n-1].text) < minPassage && len(text) < minPassage || subheading(paras[n-1].text)) {
 			paras[n-1].add(text, b.page, func(a, c string) string { return a + " " + c })
 			paras[n-1].float = paras[n-1].float || float
@@ -284,6 +284,9 @@ type words map[string]bool
 func vocabulary(blocks []block) words {
 	v := words{}
 	for _, b := range blocks {
+		if b.section == sectionReferences || len(b.lines) == 1 && isReferences(b.lines[0]) {
+			break // a reference's title is another paper's spelling ("postmortem")
+		}
 		for _, l := range b.lines {
 			f := strings.Fields(l)
 			for i, w := range f {
@@ -331,6 +334,7 @@ func joinLines(lines []string, vocab words) string {
 			joined := strings.ToLower(strings.TrimSuffix(head, "-") + tail)
 			compound := strings.ToLower(head + tail)
 			keep := vocab[compound] || !vocab[joined] && (compoundTails[strings.ToLower(tail)] ||
+				compoundHeads[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && utf8.RuneCountInString(tail) >= 4 ||
 				vocab[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && vocab[strings.ToLower(tail)] &&
 					utf8.RuneCountInString(tail) >= 3 && utf8.RuneCountInString(lastPart(head)) >= 4)
 			if !keep {
@@ -359,6 +363,23 @@ var compoundTails = func() words {
 	}
 	return w
 }()
+
+// compoundHeads are the first halves of compounds written with a hyphen ("post-mortem",
+// "self-report", "dose-response"), which TeX breaks at their own hyphen and rarely
+// inside a plain word. "pre" and "inter" are not: "pre-sented" is a word broken.
+var compoundHeads = func() words {
+	w := words{}
+	for _, t := range strings.Fields(`post ante non anti self cross well dose time half semi multi long short high low
+		age sex case double single whole full`) {
+		w[t] = true
+	}
+	return w
+}()
+
+func isReferences(line string) bool {
+	name, ok := headingOf(line)
+	return ok && name == sectionReferences
+}
 
 // hyphenBreak says whether a line ending in text breaks a word the next line l goes on
 // with: a letter and a hyphen, then a letter.

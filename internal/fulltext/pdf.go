@@ -41,6 +41,7 @@ type Line struct {
 	Text           string
 	X0, Y0, X1, Y1 float64
 	Block          int
+	cells          int // the table cells read as this one line (rows), if more than one
 }
 
 // Page is one page's lines, in the extractor's order, and its size in points.
