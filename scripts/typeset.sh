@@ -7,11 +7,12 @@
 # Needed only to regenerate, not by `make test` (which reads the committed PDFs):
 # Debian's texlive packages (texlive-latex-base, texlive-latex-extra, texlive-publishers:
 # pdflatex, elsarticle, IEEEtran, revtex4-2, fancyhdr, geometry, multicol), poppler-utils
-# (pdfinfo, for the summary line) and, for the word-processor paper, libreoffice-writer-nogui
-# (soffice). Run as `make typeset-corpus`.
+# (pdfinfo: the word-processor paper's destinations and page count) and, for the
+# word-processor paper, libreoffice-writer-nogui (soffice) with its Liberation fonts. Run
+# as `make typeset-corpus`.
 #
-# The PDFs are reproducible: probe.sty omits the dates and the trailer id
-# (\pdfinfoomitdate, \pdftrailerid{}) and SOURCE_DATE_EPOCH fixes the rest.
+# The TeX PDFs are reproducible byte for byte: probe.sty omits the dates and the trailer
+# id (\pdfinfoomitdate, \pdftrailerid{}) and SOURCE_DATE_EPOCH fixes the rest.
 set -eu
 cd "$(dirname "$0")/../internal/fulltext/testdata/typeset"
 export SOURCE_DATE_EPOCH=1741910400 FORCE_SOURCE_DATE=1
@@ -29,5 +30,20 @@ for tex in *.tex; do
 	done
 	cp "$tmp/$name.pdf" "$name.pdf"
 	go run ../../../../scripts/typesettruth "$tmp/$name.probes" "$name.truth.json"
+	echo "typeset: $name.pdf ($(pdfinfo "$name.pdf" 2>/dev/null | sed -n 's/^Pages: *//p') pages), $name.truth.json"
+done
+# Papers written in a word processor: exported to PDF by LibreOffice with their bookmarks
+# kept as named destinations (where each probe sentence starts and ends), in a profile of
+# their own so that no user's LibreOffice settings change the layout. LibreOffice writes
+# the date of the export into the PDF, so these PDFs differ by their dates from one run to
+# the next; their text and layout do not.
+for fodt in *.fodt; do
+	[ -e "$fodt" ] || continue
+	name=${fodt%.fodt}
+	soffice -env:UserInstallation="file://$tmp/lo-profile" --headless \
+		--convert-to 'pdf:writer_pdf_Export:{"ExportBookmarksToPDFDestination":{"type":"boolean","value":"true"}}' \
+		--outdir "$tmp" "$fodt" >"$tmp/$name.out" 2>&1 || { cat "$tmp/$name.out" >&2; echo "typeset: soffice failed on $fodt" >&2; exit 1; }
+	cp "$tmp/$name.pdf" "$name.pdf"
+	go run ../../../../scripts/typesettruth "$fodt" "$name.pdf" "$name.truth.json"
 	echo "typeset: $name.pdf ($(pdfinfo "$name.pdf" 2>/dev/null | sed -n 's/^Pages: *//p') pages), $name.truth.json"
 done

@@ -2,13 +2,16 @@
 // (internal/fulltext/testdata/typeset/<name>.probes) into the paper's truth
 // (<name>.truth.json): its page count, the running heads and footers it carries, and each
 // probe sentence's text, pages, column, heading and section, as the maker placed them.
-// scripts/typeset.sh runs it after pdflatex; the tests read only the JSON.
+// For a paper written in a word processor it reads the same from the .fodt source and
+// the named destinations LibreOffice's PDF export keeps (fodt.go). scripts/typeset.sh
+// runs it after pdflatex or soffice; the tests read only the JSON.
 package main
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -29,6 +32,11 @@ type Probe struct {
 	PageEnd   int    `json:"page_end"`
 	Column    string `json:"column"`     // of its start: left, right or full
 	ColumnEnd string `json:"column_end"` // of its end
+	// Start and End are where the sentence starts (the left of its first letter, on its
+	// baseline) and ends (the right of its last character), in points from the page's top
+	// left, as a PDF extractor gives boxes.
+	Start [2]float64 `json:"start"`
+	End   [2]float64 `json:"end"`
 	// Heading is the nearest heading (a subsection's title inside one), Number its number
 	// as typeset ("2.1", "II-A"; "" for none), Section the top-level heading it is under.
 	Heading     string `json:"heading"`
@@ -37,24 +45,32 @@ type Probe struct {
 	SectionKind string `json:"section_kind"`
 }
 
-type mark struct{ page, x int }
+type mark struct{ page, x, y int }
 
 type layout struct {
-	horigin, hoffset, odd, even, textwidth int
-	twoside                                bool
+	horigin, hoffset, odd, even, textwidth, pageheight int
+	twoside                                            bool
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: typesettruth <name>.probes <name>.truth.json")
+	var (
+		t   Truth
+		err error
+	)
+	switch {
+	case len(os.Args) == 3:
+		t, err = read(os.Args[1])
+	case len(os.Args) == 4 && strings.HasSuffix(os.Args[1], ".fodt"):
+		t, err = fodtTruth(os.Args[1], os.Args[2])
+	default:
+		fmt.Fprintln(os.Stderr, "usage: typesettruth <name>.probes <name>.truth.json\n       typesettruth <name>.fodt <name>.pdf <name>.truth.json")
 		os.Exit(2)
 	}
-	t, err := read(os.Args[1])
 	if err == nil {
 		var b []byte
 		b, err = json.MarshalIndent(t, "", "  ")
 		if err == nil {
-			err = os.WriteFile(os.Args[2], append(b, '\n'), 0o644)
+			err = os.WriteFile(os.Args[len(os.Args)-1], append(b, '\n'), 0o644)
 		}
 	}
 	if err != nil {
@@ -102,7 +118,7 @@ func read(path string) (Truth, error) {
 			p.SectionKind, p.Number, p.Section, p.Heading = fs[2], plain(fs[4]), fs[5], fs[6]
 			hsize[n] = sp(fs[3])
 		case "start", "end":
-			m := mark{page: atoi(fs[2]), x: atoi(fs[4])}
+			m := mark{page: atoi(fs[2]), x: atoi(fs[4]), y: atoi(fs[5])}
 			if fs[0] == "start" {
 				starts[n] = m
 			} else {
@@ -114,7 +130,7 @@ func read(path string) (Truth, error) {
 				t.Furniture = append(t.Furniture, s)
 			}
 		case "layout":
-			lay = layout{horigin: sp(fs[2]), hoffset: sp(fs[3]), odd: sp(fs[4]), even: sp(fs[5]), twoside: fs[6] == "1", textwidth: sp(fs[7])}
+			lay = layout{horigin: sp(fs[2]), hoffset: sp(fs[3]), odd: sp(fs[4]), even: sp(fs[5]), twoside: fs[6] == "1", textwidth: sp(fs[7]), pageheight: sp(fs[10])}
 		case "pages":
 			t.Pages = atoi(fs[1])
 		}
@@ -134,6 +150,7 @@ func read(path string) (Truth, error) {
 		}
 		p.PageStart, p.PageEnd = s.page, e.page
 		p.Column, p.ColumnEnd = lay.column(s, hsize[n]), lay.column(e, hsize[n])
+		p.Start, p.End = lay.point(s), lay.point(e)
 		t.Probes = append(t.Probes, *p)
 	}
 	return t, nil
@@ -153,6 +170,12 @@ func (l layout) column(m mark, hsize int) string {
 		return "left"
 	}
 	return "right"
+}
+
+// point is a mark in points from the page's top left, to a hundredth.
+func (l layout) point(m mark) [2]float64 {
+	pt := func(sp int) float64 { return math.Round(float64(sp)/65536*100) / 100 }
+	return [2]float64{pt(m.x), pt(l.pageheight - m.y)}
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(strings.TrimSpace(s)); return n }
