@@ -51,8 +51,12 @@ func headingIn(b block, text string, body float64, unlisted bool) (heading, bool
 	switch {
 	case m != nil && (b.gap > 0.3 || larger) && len(b.lines) == 1:
 		return heading{text: text, level: depth}, true
-	case m == nil && unlisted && larger && len(b.lines) == 1 && len(strings.Fields(name)) <= 12:
-		return heading{text: text, level: 1}, true
+	case m == nil && unlisted && (larger || b.alone) && len(b.lines) == 1 && len(strings.Fields(name)) <= 12:
+		level := 1
+		if !larger {
+			level = 2 // in the body's type: a subheading
+		}
+		return heading{text: text, level: level}, true
 	}
 	return heading{}, false
 }

@@ -28,7 +28,8 @@ type block struct {
 	// gap is the space above a PDF block, in its first line's heights (9 at a page's or a
 	// column's top); size is its tallest line's height: a heading's layout.
 	gap, size float64
-	rows      int // the table rows it holds: lines read from cells side by side
+	rows      int  // the table rows it holds: lines read from cells side by side
+	alone     bool // a line set as a heading by its place (sideHeads)
 }
 
 // band is the share of a page's height at its top and bottom where a bare page number is
@@ -92,9 +93,9 @@ func furniture(pages []Page) []map[int]bool {
 			}
 		}
 	}
-	if len(pages) > 0 {
-		for j := range apart(pages[0], drop[0]) {
-			drop[0][j] = true
+	for i, p := range pages {
+		for j := range apart(p, drop[i], i == 0) {
+			drop[i][j] = true
 		}
 	}
 	return drop
@@ -135,10 +136,12 @@ func journalLine(l Line, p Page) bool {
 	return inBand(l, p, band) && journalLines.MatchString(strings.TrimSpace(l.Text))
 }
 
-// apart are the first page's lines at its very top or bottom set apart from the body by
-// a gap: a footer ("Preprint submitted to ... March 14, 2025") or a journal's line.
-// Captions are not: a float set at a page's foot is the paper's.
-func apart(p Page, drop map[int]bool) map[int]bool {
+// apart are a page's lines at its very top set apart from the body by a gap (a running
+// head on a page of its own: Nature's "Article" on the second of two pages), and the
+// first page's at its very bottom (a footer: "Preprint submitted to ... March 14, 2025").
+// Captions are not: a float set at a page's foot or a table's caption at its top is the
+// paper's.
+func apart(p Page, drop map[int]bool, first bool) map[int]bool {
 	var idx []int
 	for j := range p.Lines {
 		if !drop[j] {
@@ -156,8 +159,9 @@ func apart(p Page, drop map[int]bool) map[int]bool {
 	slices.Sort(hs)
 	h := hs[len(hs)/2]
 	out := map[int]bool{}
-	// the foot: up to three lines in the bottom band, below a gap of two lines' height
-	for k := len(idx) - 1; k >= max(1, len(idx)-3); k-- {
+	// the foot: up to three lines in the bottom band, below a gap of two lines' height,
+	// on the first page (a float's last lines may stand so on another)
+	for k := len(idx) - 1; first && k >= max(1, len(idx)-3); k-- {
 		l, above := p.Lines[idx[k]], p.Lines[idx[k-1]]
 		if l.Y0 < (1-band)*p.Height {
 			break
@@ -178,6 +182,11 @@ func apart(p Page, drop map[int]bool) map[int]bool {
 			break
 		}
 		if below.Y0-l.Y1 > 2*h {
+			for _, j := range idx[:k+1] {
+				if caption.MatchString(p.Lines[j].Text) {
+					return out // a table's caption at the top of a page
+				}
+			}
 			for _, j := range idx[:k+1] {
 				out[j] = true
 			}
@@ -288,18 +297,20 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 	}
 	flush()
 
+	heads := sideHeads(ordered, side)
 	var out []block
 	var prev Line
 	for i, l := range ordered {
 		h := max(l.Y1-l.Y0, 1)
 		newBlock := i == 0 || l.Block != prev.Block || side(l) != side(prev) ||
-			l.Y0 < prev.Y0 || l.Y0-prev.Y1 > 0.9*h || headingLine(prev.Text) || headingLine(l.Text) && l.Y0-prev.Y1 > 0.3*h
+			l.Y0 < prev.Y0 || l.Y0-prev.Y1 > 0.9*h || headingLine(prev.Text) || headingLine(l.Text) && l.Y0-prev.Y1 > 0.3*h ||
+			heads[i] || heads[i-1]
 		if newBlock {
 			gap := 9.0 // the top of a page or a column: set apart
 			if i > 0 && side(l) == side(prev) && l.Y0 >= prev.Y0 {
 				gap = (l.Y0 - prev.Y1) / h
 			}
-			out = append(out, block{page: n, gap: gap})
+			out = append(out, block{page: n, gap: gap, alone: heads[i]})
 		}
 		b := &out[len(out)-1]
 		b.lines = append(b.lines, l.Text)
@@ -310,6 +321,31 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 		prev = l
 	}
 	return out
+}
+
+// sideHeads are the lines that stand as headings by their place: at their column's left
+// edge, reading as a title (a capital first, no sentence's end), after a sentence's end
+// or a gap, and before a paragraph's indented first line or a gap. Nature's subheadings
+// are set so, in the body's size and in one block with the paragraph they head.
+func sideHeads(lines []Line, side func(Line) int) []bool {
+	margin := map[int]float64{}
+	for _, l := range lines {
+		if m, ok := margin[side(l)]; !ok || l.X0 < m {
+			margin[side(l)] = l.X0
+		}
+	}
+	heads := make([]bool, len(lines))
+	for i, l := range lines {
+		h := max(l.Y1-l.Y0, 1)
+		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 {
+			continue
+		}
+		after := i == 0 || side(lines[i-1]) != side(l) || ended(lines[i-1].Text) || l.Y0-lines[i-1].Y1 > 0.5*h
+		before := i+1 < len(lines) && side(lines[i+1]) == side(l) &&
+			(lines[i+1].X0 > l.X0+3 || lines[i+1].Y0-l.Y1 > 0.5*h)
+		heads[i] = after && before
+	}
+	return heads
 }
 
 // headingLine says whether a line is a numbered heading ("2.1. Cohort assembly"), which

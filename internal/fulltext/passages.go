@@ -105,6 +105,10 @@ func passages(blocks []block, paged bool) []Passage {
 	section, heading, ordinal := SectionFront, "", 0
 	topListed := false // the section's top-level heading is a listed one
 	topSize := 0.0     // the type size of the last top-level heading
+	// An abstract without a heading is one paragraph; the paragraphs after it, before
+	// any heading, are the introduction (Nature's). In a paper whose introduction has no
+	// heading, the headings that name no section, until a listed one, are its results.
+	abstractSeen, inferred := false, false
 	for _, b := range blocks {
 		if b.heading != "" { // a heading the text's structure gives (JATS, HTML)
 			section, heading = b.section, b.heading
@@ -129,7 +133,9 @@ func passages(blocks []block, paged bool) []Passage {
 				}
 				switch {
 				case h.level == 1 && h.listed:
-					section, topListed = h.kind, true
+					section, topListed, inferred = h.kind, true, false
+				case h.level == 1 && inferred:
+					section, topListed = SectionResults, false
 				case h.level == 1:
 					section, topListed = SectionOther, false
 				case h.listed && (section == SectionFront || !topListed):
@@ -151,21 +157,32 @@ func passages(blocks []block, paged bool) []Passage {
 			continue
 		}
 		if sec == SectionFront && b.page == 1 && len(strings.Fields(text)) >= 40 {
-			sec = SectionAbstract // an abstract without a heading
+			n := len(paras)
+			switch {
+			case n > 0 && paras[n-1].section == SectionAbstract && continues(paras[n-1].text, text):
+				sec = SectionAbstract
+			case abstractSeen:
+				section, sec, inferred = SectionIntroduction, SectionIntroduction, true
+			default:
+				sec, abstractSeen = SectionAbstract, true // an abstract without a heading
+			}
 		}
 		join := func(a, c string) string { return joinAcross(a, c, vocab) }
 		// A paragraph that runs on from the last column or page, perhaps around a
 		// caption, a table or a footnote set inside its sentence: one passage.
-		if k := opened(paras, sec, text); k >= 0 {
+		float := paged && (isFloat(text) || b.rows >= 2 || b.rows == 1 && len(b.lines) == 1)
+		if k := opened(paras, sec, heading, text, float); k >= 0 {
 			paras[k].add(text, b.page, join)
 			continue
 		}
-		float := paged && (isFloat(text) || b.rows >= 2)
 		// Short blocks (a caption and a table's rows) are read together, and a subheading
 		// with the paragraph it heads.
 		// A paragraph cut short by a float is not: its sentence goes on after the float.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && max(paras[n-1].last, paras[n-1].page) == b.page &&
+		// Nor is prose read into a float: a sentence that opens after a table or an
+		// equation is the paper's own.
+		if n := len(paras); n > 0 && paras[n-1].section == sec && paras[n-1].heading == heading && max(paras[n-1].last, paras[n-1].page) == b.page &&
 			(paras[n-1].float || float || ended(paras[n-1].text) || !paged || sec == SectionFront) &&
+			!(paged && paras[n-1].float && !float && startsCapital(text)) &&
 			(len(paras[n-1].text) < minPassage && len(text) < minPassage || subheading(paras[n-1].text)) {
 			paras[n-1].add(text, b.page, func(a, c string) string { return a + " " + c })
 			paras[n-1].float = paras[n-1].float || float
@@ -178,12 +195,16 @@ func passages(blocks []block, paged bool) []Passage {
 
 // opened is the paragraph text carries on, if any: the last one, or the last that ends
 // mid-sentence with only floats (captions, tables, a figure's words, a footnote) after
-// it; -1 for none.
-func opened(paras []para, sec, text string) int {
+// it; -1 for none. A float's text (a table's cells) carries on only a float, or a text
+// that ends in a sign.
+func opened(paras []para, sec, heading, text string, float bool) int {
 	n := len(paras)
-	for k := n - 1; k >= 0 && k >= n-5; k-- {
+	if n == 0 || paras[n-1].section != sec || paras[n-1].heading != heading {
+		return -1 // a heading stands between
+	}
+	for k := n - 1; k >= 0 && k >= n-5 && !float; k-- {
 		p := paras[k]
-		if p.section != sec {
+		if p.section != sec || p.heading != heading {
 			break
 		}
 		if !p.float && continues(p.text, text) {
@@ -193,7 +214,8 @@ func opened(paras []para, sec, text string) int {
 			break
 		}
 	}
-	if n > 0 && paras[n-1].section == sec && continues(paras[n-1].text, text) {
+	last, _ := utf8.DecodeLastRuneInString(paras[n-1].text)
+	if (!float || paras[n-1].float || strings.ContainsRune(signs, last)) && continues(paras[n-1].text, text) {
 		return n - 1 // a caption or a table that runs on into the next column
 	}
 	return -1
@@ -212,6 +234,11 @@ func isFloat(text string) bool {
 		}
 	}
 	return caption.MatchString(text) || digits > letters // a table's cells
+}
+
+func startsCapital(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
 }
 
 // ended says whether a text ends a sentence.
@@ -262,8 +289,25 @@ func cutParas(paras []para, paged bool) []Passage {
 func continues(a, b string) bool {
 	last, _ := utf8.DecodeLastRuneInString(a)
 	first, _ := utf8.DecodeRuneInString(b)
-	return !strings.ContainsRune(".?!:;)\"”’]", last) && unicode.IsLower(first)
+	if strings.ContainsRune(".?!:;)\"”’]", last) {
+		return false
+	}
+	return unicode.IsLower(first) || unicode.IsDigit(first) && (openWords[strings.ToLower(lastWord(a))] || strings.ContainsRune(signs, last))
 }
+
+// signs end no sentence: "(p <" goes on into its number, even one that reads as a
+// table's cell.
+const signs = "<>=≤≥±×+−–,(/"
+
+// openWords are the words no sentence ends with: a text ending in one (or in a sign, "p <")
+// goes on into a number ("... and in" "45 of 206 in the control group.").
+var openWords = func() words {
+	w := words{}
+	for _, t := range strings.Fields("a an the of in on at by for from to with and or than as into over under between within") {
+		w[t] = true
+	}
+	return w
+}()
 
 // subheading says whether a passage is only a heading: a short line with no sentence's end.
 func subheading(s string) bool {
@@ -335,6 +379,7 @@ func joinLines(lines []string, vocab words) string {
 			compound := strings.ToLower(head + tail)
 			keep := vocab[compound] || !vocab[joined] && (compoundTails[strings.ToLower(tail)] ||
 				compoundHeads[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && utf8.RuneCountInString(tail) >= 4 ||
+				strings.Count(head, "-") >= 2 && joiners[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] ||
 				vocab[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && vocab[strings.ToLower(tail)] &&
 					utf8.RuneCountInString(tail) >= 3 && utf8.RuneCountInString(lastPart(head)) >= 4)
 			if !keep {
@@ -371,6 +416,16 @@ var compoundHeads = func() words {
 	w := words{}
 	for _, t := range strings.Fields(`post ante non anti self cross well dose time half semi multi long short high low
 		age sex case double single whole full`) {
+		w[t] = true
+	}
+	return w
+}()
+
+// joiners are the short words inside compounds of several parts ("silicon-on-insulator",
+// "state-of-the-art"): a line end after "-on-" keeps its hyphen.
+var joiners = func() words {
+	w := words{}
+	for _, t := range strings.Fields("on of the to by at for and or over") {
 		w[t] = true
 	}
 	return w
