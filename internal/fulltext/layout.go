@@ -13,9 +13,10 @@ import (
 // way runs its columns together (poppler's own reading order puts a right-hand block
 // between two left-hand ones when the columns end unevenly). So the lines are placed by
 // their boxes: a line crossing the page's middle spans the page and cuts it into bands;
-// within a band the left column is read down, then the right. Running heads and page
-// numbers (lines at a page's top or bottom edge that recur from page to page, or are a
-// bare number) are left out, and the cells of a table row are read as one line.
+// within a band the left column is read down, then the right; a float set across both
+// columns (its extractor's block crosses the middle) spans the page at its height.
+// Running heads, feet and page numbers are left out by what they are (furniture), and
+// the cells of a table row are read as one line.
 
 // block is a run of lines that read as one paragraph (a heading, a table row, a caption).
 type block struct {

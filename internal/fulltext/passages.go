@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // From blocks to passages: headings name the sections (whatever their numbering or case),
@@ -102,17 +100,11 @@ func passages(blocks []block, paged bool) []Passage {
 	vocab := vocabulary(blocks)
 	body := bodySize(blocks)
 	var paras []para
-	section, heading, ordinal := SectionFront, "", 0
-	topListed := false // the section's top-level heading is a listed one
-	topSize := 0.0     // the type size of the last top-level heading
-	// An abstract without a heading is one paragraph; the paragraphs after it, before
-	// any heading, are the introduction (Nature's). In a paper whose introduction has no
-	// heading, the headings that name no section, until a listed one, are its results.
-	abstractSeen, inferred := false, false
+	st := sections{section: SectionFront}
 	for _, b := range blocks {
 		if b.heading != "" { // a heading the text's structure gives (JATS, HTML)
-			section, heading = b.section, b.heading
-			ordinal++
+			st.section, st.heading = b.section, b.heading
+			st.ordinal++
 			continue
 		}
 		text := joinLines(b.lines, vocab)
@@ -120,36 +112,14 @@ func passages(blocks []block, paged bool) []Passage {
 			continue
 		}
 		if b.section == "" && len(b.lines) <= 2 {
-			h, ok := headingIn(b, text, body, paged && section != SectionFront)
-			if ok && h.level == 1 && !h.listed && (section == sectionReferences || topSize > 0 && b.size < 0.95*topSize && !numbered.MatchString(text)) {
-				h.level = 2 // a reference's first line, or a subheading in a smaller type than its section's
-			}
-			if ok && section == sectionReferences && !h.listed {
-				ok = false
-			}
-			if ok {
-				if h.level == 1 {
-					topSize = b.size
-				}
-				switch {
-				case h.level == 1 && h.listed:
-					section, topListed, inferred = h.kind, true, false
-				case h.level == 1 && inferred:
-					section, topListed = SectionResults, false
-				case h.level == 1:
-					section, topListed = SectionOther, false
-				case h.listed && (section == SectionFront || !topListed):
-					section = h.kind // a listed name under no listed heading
-				}
-				heading = h.text
-				ordinal++
+			if h, ok := headingIn(b, text, body, paged && st.section != SectionFront); ok && st.take(h, b, text) {
 				continue
 			}
 		}
-		if rest, ok := abstractLead(text); ok && section == SectionFront {
-			section, heading, text = SectionAbstract, "Abstract", rest
+		if rest, ok := abstractLead(text); ok && st.section == SectionFront {
+			st.section, st.heading, text = SectionAbstract, "Abstract", rest
 		}
-		sec := section
+		sec := st.section
 		if b.section != "" {
 			sec = b.section
 		}
@@ -157,40 +127,92 @@ func passages(blocks []block, paged bool) []Passage {
 			continue
 		}
 		if sec == SectionFront && b.page == 1 && len(strings.Fields(text)) >= 40 {
-			n := len(paras)
-			switch {
-			case n > 0 && paras[n-1].section == SectionAbstract && continues(paras[n-1].text, text):
-				sec = SectionAbstract
-			case abstractSeen:
-				section, sec, inferred = SectionIntroduction, SectionIntroduction, true
-			default:
-				sec, abstractSeen = SectionAbstract, true // an abstract without a heading
-			}
+			sec = st.unheaded(paras, text)
 		}
 		join := func(a, c string) string { return joinAcross(a, c, vocab) }
 		// A paragraph that runs on from the last column or page, perhaps around a
 		// caption, a table or a footnote set inside its sentence: one passage.
 		float := paged && (isFloat(text) || b.rows >= 2 || b.rows == 1 && len(b.lines) == 1)
-		if k := opened(paras, sec, heading, text, float); k >= 0 {
+		if k := opened(paras, sec, st.heading, text, float); k >= 0 {
 			paras[k].add(text, b.page, join)
 			continue
 		}
-		// Short blocks (a caption and a table's rows) are read together, and a subheading
-		// with the paragraph it heads.
-		// A paragraph cut short by a float is not: its sentence goes on after the float.
-		// Nor is prose read into a float: a sentence that opens after a table or an
-		// equation is the paper's own.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && paras[n-1].heading == heading && max(paras[n-1].last, paras[n-1].page) == b.page &&
-			(paras[n-1].float || float || ended(paras[n-1].text) || !paged || sec == SectionFront) &&
-			!(paged && paras[n-1].float && !float && startsCapital(text)) &&
-			(len(paras[n-1].text) < minPassage && len(text) < minPassage || subheading(paras[n-1].text)) {
+		if n := len(paras); n > 0 && readWith(paras[n-1], sec, st.heading, b.page, text, float, paged) {
 			paras[n-1].add(text, b.page, func(a, c string) string { return a + " " + c })
 			paras[n-1].float = paras[n-1].float || float
 			continue
 		}
-		paras = append(paras, para{page: b.page, last: b.page, section: sec, heading: heading, ordinal: max(ordinal, 1), text: text, float: float})
+		paras = append(paras, para{page: b.page, last: b.page, section: sec, heading: st.heading, ordinal: max(st.ordinal, 1), text: text, float: float})
 	}
 	return cutParas(paras, paged)
+}
+
+// sections is where a reading of blocks is: the section and heading the next passage
+// is in.
+type sections struct {
+	section, heading string
+	ordinal          int     // the section's place, for ids of a text without pages
+	topListed        bool    // the section's top-level heading is a listed one
+	topSize          float64 // the type size of the last top-level heading
+	// An abstract without a heading is one paragraph; the paragraphs after it, before
+	// any heading, are the introduction (Nature's). In a paper whose introduction has no
+	// heading, the headings that name no section, until a listed one, are its results.
+	abstractSeen, inferred bool
+}
+
+// take reads a heading found in block b: the section it opens, or the subsection. It
+// says false when the line is not taken as a heading after all: in the references, only
+// a listed name is one.
+func (st *sections) take(h heading, b block, text string) bool {
+	if h.level == 1 && !h.listed && (st.section == sectionReferences || st.topSize > 0 && b.size < 0.95*st.topSize && !numbered.MatchString(text)) {
+		h.level = 2 // a reference's first line, or a subheading in a smaller type than its section's
+	}
+	if st.section == sectionReferences && !h.listed {
+		return false
+	}
+	if h.level == 1 {
+		st.topSize = b.size
+	}
+	switch {
+	case h.level == 1 && h.listed:
+		st.section, st.topListed, st.inferred = h.kind, true, false
+	case h.level == 1 && st.inferred:
+		st.section, st.topListed = SectionResults, false
+	case h.level == 1:
+		st.section, st.topListed = SectionOther, false
+	case h.listed && (st.section == SectionFront || !st.topListed):
+		st.section = h.kind // a listed name under no listed heading
+	}
+	st.heading = h.text
+	st.ordinal++
+	return true
+}
+
+// unheaded is the section of a long paragraph on the first page before any heading: the
+// abstract, or after it the introduction.
+func (st *sections) unheaded(paras []para, text string) string {
+	n := len(paras)
+	switch {
+	case n > 0 && paras[n-1].section == SectionAbstract && continues(paras[n-1].text, text):
+		return SectionAbstract
+	case st.abstractSeen:
+		st.section, st.inferred = SectionIntroduction, true
+		return SectionIntroduction
+	}
+	st.abstractSeen = true
+	return SectionAbstract // an abstract without a heading
+}
+
+// readWith says whether a block's text is read with the paragraph before it: short
+// blocks (a caption and a table's rows) together, and a subheading with the paragraph it
+// heads. Not a paragraph cut short by a float (its sentence goes on after the float),
+// nor prose into a float (a sentence that opens after a table or an equation is the
+// paper's own), nor across a heading or a page.
+func readWith(p para, sec, heading string, page int, text string, float, paged bool) bool {
+	return p.section == sec && p.heading == heading && max(p.last, p.page) == page &&
+		(p.float || float || ended(p.text) || !paged || sec == SectionFront) &&
+		!(paged && p.float && !float && startsCapital(text)) &&
+		(len(p.text) < minPassage && len(text) < minPassage || subheading(p.text))
 }
 
 // opened is the paragraph text carries on, if any: the last one, or the last that ends
@@ -313,182 +335,6 @@ var openWords = func() words {
 func subheading(s string) bool {
 	last, _ := utf8.DecodeLastRuneInString(s)
 	return len(s) < 80 && !strings.ContainsRune(".?!;)\"”’]", last)
-}
-
-// joinAcross joins a paragraph's parts across a column or page break, where a word may be
-// hyphenated as at a line end.
-func joinAcross(a, b string, vocab words) string {
-	return joinLines([]string{a, b}, vocab)
-}
-
-// words are the words a document uses, to tell a line end's hyphen that breaks a word
-// ("expres-" "sion") from one of a compound ("seed-" "competent").
-type words map[string]bool
-
-func vocabulary(blocks []block) words {
-	v := words{}
-	for _, b := range blocks {
-		if b.section == sectionReferences || len(b.lines) == 1 && isReferences(b.lines[0]) {
-			break // a reference's title is another paper's spelling ("postmortem")
-		}
-		for _, l := range b.lines {
-			f := strings.Fields(l)
-			for i, w := range f {
-				w = strings.ToLower(strings.TrimFunc(fold(w), isPunctNotHyphen))
-				if i == len(f)-1 && strings.HasSuffix(w, "-") {
-					continue // a line end's hyphen says nothing yet
-				}
-				if i == 0 {
-					continue // may be a word's second half
-				}
-				v[w] = true
-			}
-		}
-	}
-	return v
-}
-
-func isPunctNotHyphen(r rune) bool { return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }
-
-// joinLines joins a block's lines into one text: a word hyphenated at a line end is joined
-// again (without the hyphen, unless the document writes the word with one, or writes both
-// halves as words and not the whole), a soft hyphen is dropped, and the text is put in
-// Unicode's compatibility form (ligatures unfolded) with its spacing tidied.
-func joinLines(lines []string, vocab words) string {
-	var b strings.Builder
-	for _, l := range lines {
-		l = strings.TrimSpace(fold(l))
-		if l == "" {
-			continue
-		}
-		if b.Len() == 0 {
-			b.WriteString(l)
-			continue
-		}
-		text := b.String()
-		switch {
-		case strings.HasSuffix(text, "\x02") || strings.HasSuffix(text, "\u00ad"):
-			// A soft hyphen at the line end (PDFium writes it \x02): the word goes on.
-			text = strings.TrimSuffix(strings.TrimSuffix(text, "\x02"), "\u00ad")
-			b.Reset()
-			b.WriteString(text + l)
-		case hyphenBreak(text, l):
-			head := lastWord(text)
-			tail := firstWord(l)
-			joined := strings.ToLower(strings.TrimSuffix(head, "-") + tail)
-			compound := strings.ToLower(head + tail)
-			keep := vocab[compound] || !vocab[joined] && (compoundTails[strings.ToLower(tail)] ||
-				compoundHeads[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && utf8.RuneCountInString(tail) >= 4 ||
-				strings.Count(head, "-") >= 2 && joiners[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] ||
-				vocab[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && vocab[strings.ToLower(tail)] &&
-					utf8.RuneCountInString(tail) >= 3 && utf8.RuneCountInString(lastPart(head)) >= 4)
-			if !keep {
-				text = strings.TrimSuffix(text, "-")
-			}
-			b.Reset()
-			b.WriteString(text + l)
-		default:
-			b.WriteByte(' ')
-			b.WriteString(l)
-		}
-	}
-	return tidy(b.String())
-}
-
-// compoundTails are the second halves of the compounds scientific text writes with a
-// hyphen ("adeno-associated", "Iba1-positive"): a line end after their hyphen keeps it.
-var compoundTails = func() words {
-	w := words{}
-	for _, t := range strings.Fields(`associated derived dependent independent induced mediated positive negative
-		specific treated like related based free type wide competent linked binding containing expressing
-		labelled labeled deficient knockout fold dose term scale level sensitive resistant inducible regulated
-		activated stimulated driven targeted responsive controlled matched blind blinded year month week day
-		old month onset stage phase life cell cells receptor protein analysis analyses`) {
-		w[t] = true
-	}
-	return w
-}()
-
-// compoundHeads are the first halves of compounds written with a hyphen ("post-mortem",
-// "self-report", "dose-response"), which TeX breaks at their own hyphen and rarely
-// inside a plain word. "pre" and "inter" are not: "pre-sented" is a word broken.
-var compoundHeads = func() words {
-	w := words{}
-	for _, t := range strings.Fields(`post ante non anti self cross well dose time half semi multi long short high low
-		age sex case double single whole full`) {
-		w[t] = true
-	}
-	return w
-}()
-
-// joiners are the short words inside compounds of several parts ("silicon-on-insulator",
-// "state-of-the-art"): a line end after "-on-" keeps its hyphen.
-var joiners = func() words {
-	w := words{}
-	for _, t := range strings.Fields("on of the to by at for and or over") {
-		w[t] = true
-	}
-	return w
-}()
-
-func isReferences(line string) bool {
-	name, ok := headingOf(line)
-	return ok && name == sectionReferences
-}
-
-// hyphenBreak says whether a line ending in text breaks a word the next line l goes on
-// with: a letter and a hyphen, then a letter.
-func hyphenBreak(text, l string) bool {
-	if !strings.HasSuffix(text, "-") || len(text) < 2 {
-		return false
-	}
-	before, _ := utf8.DecodeLastRuneInString(text[:len(text)-1])
-	first, _ := utf8.DecodeRuneInString(l)
-	return unicode.IsLetter(before) && unicode.IsLetter(first)
-}
-
-func lastWord(s string) string {
-	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimLeftFunc(s, isPunctNotHyphen)
-}
-
-// lastPart is a compound's last part: "anti-in-" gives "in-".
-func lastPart(w string) string {
-	t := strings.TrimSuffix(w, "-")
-	if i := strings.LastIndex(t, "-"); i >= 0 {
-		return w[i+1:]
-	}
-	return w
-}
-
-func firstWord(s string) string {
-	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
-	if end < 0 {
-		return s
-	}
-	return s[:end]
-}
-
-// fold puts text in Unicode's compatibility form: ligatures ("ﬁ"), full-width letters and
-// non-breaking spaces as their plain forms. It keeps \x02, the soft hyphen PDFium writes.
-func fold(s string) string {
-	return norm.NFKC.String(s)
-}
-
-// tidy drops control and invisible formatting characters and collapses spacing.
-func tidy(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\u00ad' || r == '\x02' || r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\ufeff' || r == '\u2060':
-			return -1
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // cut cuts a text longer than max into pieces at sentence ends, each at most max bytes

@@ -290,15 +290,6 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 		block    = -1
 		textSize int
 	)
-	attr := func(se xml.StartElement, name string) float64 {
-		for _, a := range se.Attr {
-			if a.Name.Local == name {
-				v, _ := strconv.ParseFloat(a.Value, 64)
-				return v
-			}
-		}
-		return 0
-	}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF && done {
@@ -357,6 +348,17 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 			}
 		}
 	}
+}
+
+// attr is an element's numeric attribute (0 without one).
+func attr(se xml.StartElement, name string) float64 {
+	for _, a := range se.Attr {
+		if a.Name.Local == name {
+			v, _ := strconv.ParseFloat(a.Value, 64)
+			return v
+		}
+	}
+	return 0
 }
 
 // xmlReader reads r with what XML forbids mapped to spaces (xmlChars).
