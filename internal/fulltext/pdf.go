@@ -93,6 +93,16 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start pdftotext: %w", err)
 	}
+	// The page count is read beside the text, on the second core: it costs no wait.
+	type count struct {
+		n   int
+		err error
+	}
+	counted := make(chan count, 1)
+	go func() {
+		n, err := r.pageCount(ctx, tool, path, lim)
+		counted <- count{n, err}
+	}()
 	pages, readErr := readBBox(xmlReader(out), lim.TextBytes)
 	var short *shortRead
 	if readErr != nil && !errors.As(readErr, &short) {
@@ -112,7 +122,8 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 	case waitErr != nil:
 		return nil, pdfProblem(waitErr, stderr.String(), lim)
 	}
-	want, err := r.pageCount(ctx, tool, path, lim)
+	c := <-counted
+	want, err := c.n, c.err
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +224,14 @@ func pdfProblem(err error, stderr string, lim Limits) error {
 // word is one word of a line as pdftotext gives it, with its box.
 type word struct {
 	text           string
+	attrs          []xml.Attr // its box, read only for a line that needs it (lineText)
 	x0, y0, x1, y1 float64
+}
+
+// box reads a word's box from its attributes.
+func (w *word) box() {
+	se := xml.StartElement{Attr: w.attrs}
+	w.x0, w.y0, w.x1, w.y1 = attr(se, "xMin"), attr(se, "yMin"), attr(se, "xMax"), attr(se, "yMax")
 }
 
 // lineText joins a line's words with spaces, and small capitals again: pdftotext splits
@@ -222,6 +240,17 @@ type word struct {
 // it ("I" "NTRODUCTION"). Those are joined, and words in small capitals are read in
 // lower case, as they were written: "I. Introduction", "Results and Discussion".
 func lineText(words []word) string {
+	split := false // a capital letter and a word of capitals: perhaps small capitals
+	for i := 1; i < len(words) && !split; i++ {
+		split = utf8.RuneCountInString(words[i-1].text) == 1 && capitals(words[i-1].text) && capitals(words[i].text)
+	}
+	if split {
+		for i := range words {
+			if words[i].attrs != nil {
+				words[i].box()
+			}
+		}
+	}
 	tall := 0.0
 	for _, w := range words {
 		if capitals(w.text) {
@@ -315,7 +344,7 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 			case "word":
 				inWord = true
 				text.Reset()
-				words = append(words, word{x0: attr(t, "xMin"), y0: attr(t, "yMin"), x1: attr(t, "xMax"), y1: attr(t, "yMax")})
+				words = append(words, word{attrs: t.Attr})
 			}
 		case xml.CharData:
 			if inWord && text.Len() < 1024 {
