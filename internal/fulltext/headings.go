@@ -48,8 +48,10 @@ func headingIn(b block, text string, body float64, unlisted bool) (heading, bool
 		return heading{}, false
 	}
 	larger := body > 0 && b.size > 1.05*body
+	// A letter ("A. Front end") numbers a subsection, and only after the front matter:
+	// "A. Person" there is an author.
 	switch {
-	case m != nil && (b.gap > 0.3 || larger) && len(b.lines) == 1:
+	case m != nil && (b.gap > 0.3 || larger) && len(b.lines) == 1 && (unlisted || !unicode.IsLetter(rune(m[1][0]))):
 		return heading{text: text, level: depth}, true
 	case m == nil && unlisted && (larger || b.alone) && len(b.lines) == 1 && len(strings.Fields(name)) <= 12:
 		level := 1

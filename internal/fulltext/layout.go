@@ -258,11 +258,12 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 	slack := p.Width * 0.02
 	crosses := func(x0, x1 float64) bool { return x0 < mid-slack && x1 > mid+slack }
 	// A float set across both columns (a figure*, a table* whose cells fall on either
-	// side of the middle) spans the page at its height: the extractor's block that
-	// crosses the middle says where, and every line at that height is read across.
+	// side of the middle) spans the page at its height: the extractor's block that holds
+	// a line across the middle says where, and every line at that height is read across.
 	var spans [][2]float64
-	for _, b := range blockBoxes(lines) {
-		if crosses(b.X0, b.X1) {
+	boxes := blockBoxes(lines)
+	for _, l := range lines {
+		if b := boxes[l.Block]; crosses(l.X0, l.X1) && !slices.Contains(spans, [2]float64{b.Y0, b.Y1}) {
 			spans = append(spans, [2]float64{b.Y0, b.Y1})
 		}
 	}
@@ -384,25 +385,18 @@ func rows(lines []Line, side func(Line) int, width float64) []Line {
 	return out
 }
 
-// blockBoxes are the boxes of the extractor's blocks: each the union of its lines'.
-func blockBoxes(lines []Line) []Line {
-	boxes := map[int]*Line{}
-	var order []int
+// blockBoxes are the boxes of the extractor's blocks, by block: each the union of its
+// lines'.
+func blockBoxes(lines []Line) map[int]Line {
+	boxes := map[int]Line{}
 	for _, l := range lines {
 		b, ok := boxes[l.Block]
-		if !ok {
-			c := l
-			boxes[l.Block] = &c
-			order = append(order, l.Block)
-			continue
+		if ok {
+			l.X0, l.Y0, l.X1, l.Y1 = min(b.X0, l.X0), min(b.Y0, l.Y0), max(b.X1, l.X1), max(b.Y1, l.Y1)
 		}
-		b.X0, b.Y0, b.X1, b.Y1 = min(b.X0, l.X0), min(b.Y0, l.Y0), max(b.X1, l.X1), max(b.Y1, l.Y1)
+		boxes[l.Block] = l
 	}
-	out := make([]Line, 0, len(order))
-	for _, k := range order {
-		out = append(out, *boxes[k])
-	}
-	return out
+	return boxes
 }
 
 func cmpFloat(a, b float64) int {

@@ -132,7 +132,9 @@ func passages(blocks []block, paged bool) []Passage {
 		join := func(a, c string) string { return joinAcross(a, c, vocab) }
 		// A paragraph that runs on from the last column or page, perhaps around a
 		// caption, a table or a footnote set inside its sentence: one passage.
-		float := paged && (isFloat(text) || b.rows >= 2 || b.rows == 1 && len(b.lines) == 1)
+		// A float: a caption, a table, a footnote (in a smaller type than the body's).
+		float := paged && (isFloat(text) || b.rows >= 2 || b.rows == 1 && len(b.lines) == 1 || b.size > 0 && b.size < 0.85*body ||
+			b.gap >= 0.4 && footnoteMark.MatchString(text))
 		if k := opened(paras, sec, st.heading, text, float); k >= 0 {
 			paras[k].add(text, b.page, join)
 			continue
@@ -242,6 +244,9 @@ func opened(paras []para, sec, heading, text string, float bool) int {
 	}
 	return -1
 }
+
+// footnoteMark opens a footnote: a mark, or a number before a capital ("1 See ...").
+var footnoteMark = regexp.MustCompile(`^([*†‡§¶∗]|\d{1,2} \p{Lu})`)
 
 // isFloat says whether a block's text is a float's: a figure's or a table's caption, or
 // a table's cells (more digits than letters).

@@ -246,7 +246,7 @@ func lineText(words []word) string {
 	}
 	if split {
 		for i := range words {
-			if words[i].attrs != nil {
+			if words[i].attrs != nil && words[i].x1 == 0 {
 				words[i].box()
 			}
 		}
@@ -278,6 +278,35 @@ func lineText(words []word) string {
 		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// gutter reads a line as the extractor gave it, or as two where it runs across a
+// two-column page's gutter: poppler joins a left column's line and a right column's at
+// about the same height into one ("... interesting in dum, e..."). Such a line has a gap
+// wider than any space between words at the page's middle; its halves are lines of their
+// own, the right one in a block of its own.
+func gutter(l Line, words []word, width float64) []Line {
+	mid := width / 2
+	if width == 0 || l.X0 >= mid || l.X1 <= mid || len(words) < 2 {
+		l.Text = lineText(words)
+		return []Line{l}
+	}
+	for i := range words {
+		words[i].box()
+	}
+	for i := 1; i < len(words); i++ {
+		a, b := words[i-1], words[i]
+		h := max(a.y1-a.y0, b.y1-b.y0, 1)
+		if b.x0-a.x1 > 0.8*h && a.x1 < mid+0.1*width && b.x0 > mid-0.1*width {
+			left, right := l, l
+			left.X1, left.Text = a.x1, lineText(words[:i])
+			right.X0, right.Text = b.x0, lineText(words[i:])
+			right.Block = l.Block + 1<<20
+			return []Line{left, right}
+		}
+	}
+	l.Text = lineText(words)
+	return []Line{l}
 }
 
 // capitals says whether a word is all capital letters.
@@ -366,12 +395,13 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 			case "doc":
 				done = true
 			case "line":
-				if cur != nil {
-					cur.Text = lineText(words)
-				}
-				if cur != nil && len(pages) > 0 && strings.TrimSpace(cur.Text) != "" {
+				if cur != nil && len(pages) > 0 {
 					p := &pages[len(pages)-1]
-					p.Lines = append(p.Lines, *cur)
+					for _, l := range gutter(*cur, words, p.Width) {
+						if strings.TrimSpace(l.Text) != "" {
+							p.Lines = append(p.Lines, l)
+						}
+					}
 				}
 				cur = nil
 			}

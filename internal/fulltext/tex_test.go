@@ -3,8 +3,10 @@ package fulltext
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +108,78 @@ func TestPagesMissing(t *testing.T) {
 	var p *Problem
 	if !errors.As(err, &p) || !strings.Contains(p.Reason, "only 1 of its 2 pages could be read") {
 		t.Errorf("one page given of two: %v; want a problem saying only 1 of its 2 pages could be read", err)
+	}
+}
+
+// TestTwoColumnFootnotes reads a two-column article made by pdflatex whose first page has
+// two footnotes at the foot of its left column and a paragraph that runs on into the
+// right column past them (testdata/twocolumn-footnote.tex). Its sentences are numbered
+// (Core 1 to Core 24): each is read whole, in order, in its section, with no footnote
+// inside; the author's \thanks mark does not make "A. Person" a heading.
+func TestTwoColumnFootnotes(t *testing.T) {
+	needPDFText(t)
+	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", "twocolumn-footnote.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for i := 1; i <= 24; i++ {
+		want := fmt.Sprintf("Core %d was taken at its station and sliced at one centimetre intervals before it was frozen for transport to the laboratory.", i)
+		section := SectionIntroduction
+		if i > 18 {
+			section = SectionMethods
+		}
+		k := slices.IndexFunc(doc.Passages, func(p Passage) bool { return strings.Contains(p.Text, want) })
+		switch {
+		case k < 0:
+			t.Errorf("core %d: %q not whole in any passage", i, want)
+		case k < last:
+			t.Errorf("core %d is read before core %d", i, i-1)
+		case doc.Passages[k].Section != section:
+			t.Errorf("core %d is in %s, want %s", i, doc.Passages[k].Section, section)
+		}
+		last = max(last, k)
+	}
+	for _, p := range doc.Passages {
+		if strings.Contains(p.Text, "Core ") && (strings.Contains(p.Text, "Corresponding author") || strings.Contains(p.Text, "Deep lakes")) {
+			t.Errorf("a footnote is read inside the paragraph: %q", p.Text)
+		}
+		if strings.Contains(p.Heading, "Person") {
+			t.Errorf("passage %s is under the author's name as a heading: %q", p.ID, p.Heading)
+		}
+	}
+	abs := "We measured the phosphorus held in the sediments of twelve shallow lakes and found that most of it is released in late summer."
+	if k := slices.IndexFunc(doc.Passages, func(p Passage) bool { return strings.Contains(p.Text, abs) }); k < 0 || doc.Passages[k].Section != SectionAbstract {
+		t.Errorf("the abstract is not read whole in the abstract")
+	}
+}
+
+// TestTwoColumnMerged reads a two-column article on whose first page pdftotext joins
+// lines of the left column's abstract and introduction with the right column's at about
+// the same height (testdata/twocolumn-merged.tex): the sentences of the left column are
+// read whole, in their sections, with nothing of the right column inside them.
+func TestTwoColumnMerged(t *testing.T) {
+	needPDFText(t)
+	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", "twocolumn-merged.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct{ text, section string }{
+		{"We study things and find that they are interesting in several ways that matter to people who study things.", SectionAbstract},
+		{"Things have been studied for a long time.", SectionIntroduction},
+		{"Measure the things in the field.", SectionIntroduction},
+	} {
+		k := slices.IndexFunc(doc.Passages, func(p Passage) bool { return strings.Contains(p.Text, w.text) })
+		if k < 0 || doc.Passages[k].Section != w.section {
+			t.Errorf("%q is not read whole in the %s", w.text, w.section)
+		}
+	}
+	for _, p := range doc.Passages {
+		if strings.Contains(p.Text, "We list Pellentesque") || strings.Contains(p.Text, "interesting in dum") {
+			t.Errorf("passage %s runs the columns together: %q", p.ID, p.Text)
+		}
+		if strings.Contains(p.Heading, "Person") {
+			t.Errorf("passage %s is under the author's name as a heading: %q", p.ID, p.Heading)
+		}
 	}
 }
