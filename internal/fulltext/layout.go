@@ -98,8 +98,24 @@ func furniture(pages []Page) []map[int]bool {
 		for j := range apart(p, drop[i], i == 0) {
 			drop[i][j] = true
 		}
+		besideNumbers(p, drop[i])
 	}
 	return drop
+}
+
+// besideNumbers drops the lines set beside a page number in a page's head or foot, at its
+// height: a running head on one page only (amsart's author "A. PERSON" beside "2").
+func besideNumbers(p Page, drop map[int]bool) {
+	for j, n := range p.Lines {
+		if !drop[j] || !pageNumber(n.Text) || !inBand(n, p, band) {
+			continue
+		}
+		for k, l := range p.Lines {
+			if !drop[k] && abs(l.Y0-n.Y0) < 2 && abs(l.Y1-n.Y1) < 2 && len(l.Text) < 120 {
+				drop[k] = true
+			}
+		}
+	}
 }
 
 // pageCounts are the offsets (number minus page index) at which bare numbers count the

@@ -56,6 +56,10 @@ func TestFurniture(t *testing.T) {
 	// The third page's number right under its last line, in the body's own block: read
 	// with it, it would end the paragraph ("... ends here. 3").
 	pages[2].Lines = append(pages[2].Lines, Line{Text: "3", X0: 300, Y0: 212, X1: 306, Y1: 221, Block: 0})
+	// The second page's own head beside its number (amsart's author on even pages): on
+	// no other page, so only its place beside the number tells.
+	pages[1].Lines = append(pages[1].Lines, Line{Text: "2", X0: 72, Y0: 80, X1: 78, Y1: 88, Block: 7},
+		Line{Text: "A. PERSON", X0: 280, Y0: 80, X1: 330, Y1: 88, Block: 8})
 	// Every line furniture drops is the journal's, and every one of the journal's is
 	// dropped: the numbers in the margin too, though passages would drop them alone.
 	drop := furniture(pages)
