@@ -64,12 +64,13 @@ func headingIn(b block, text string, body float64, unlisted bool) (heading, bool
 }
 
 // titleLike says whether a line reads as a heading's name: a capital first, mostly
-// letters, no sentence's or clause's end.
+// letters, no sentence's or clause's end, no label and no list.
 func titleLike(s string) bool {
 	first, _ := utf8.DecodeRuneInString(s)
 	last, _ := utf8.DecodeLastRuneInString(s)
-	if !unicode.IsUpper(first) || strings.ContainsRune(".,;:=", last) || len(strings.Fields(s)) > 14 {
-		return false
+	if !unicode.IsUpper(first) || strings.ContainsRune(".,;:=", last) || len(strings.Fields(s)) > 14 ||
+		strings.Contains(s, ": ") || strings.Count(s, ",") > 1 || strings.Contains(s, ". ") {
+		return false // a label ("Keywords: ..."), a list, a sentence's end inside
 	}
 	letters, other := 0, 0
 	for _, r := range s {

@@ -181,6 +181,8 @@ func TestHeadings(t *testing.T) {
 	h := func(s string, size float64) block { return block{page: 1, lines: []string{s}, size: size, gap: 1.5} }
 	blocks := []block{
 		para(1, "The front matter."),
+		h("Abstract", 13), para(1, "Abstract text."),
+		{page: 1, lines: []string{"Keywords: tau, microglia, exosomes"}, size: 10, gap: 1.5, alone: true},
 		h("I. Introduction", 10), para(1, "Introduction text."),
 		h("II. System architecture", 10), para(1, "Architecture text."),
 		h("A. Front end", 10), para(1, "Front end text."),
@@ -201,7 +203,9 @@ func TestHeadings(t *testing.T) {
 		"Reflex text.":       {SectionDiscussion, "Saved cones drive a visual reflex"},
 		"Cohort text.":       {SectionMethods, "2.1 Cohort assembly"},
 	}
+	keywords := false
 	for _, p := range passages(blocks, true) {
+		keywords = keywords || strings.Contains(p.Text, "Keywords: tau, microglia, exosomes")
 		for text, w := range want {
 			if strings.HasPrefix(p.Text, text) && (p.Section != w[0] || p.Heading != w[1]) {
 				t.Errorf("%q: section %q heading %q; want %q %q", text, p.Section, p.Heading, w[0], w[1])
@@ -210,6 +214,9 @@ func TestHeadings(t *testing.T) {
 		if strings.Contains(p.Text, "Not a heading.") && p.Heading != "2.1 Cohort assembly" {
 			t.Errorf("a line ending in a comma was read as a heading: %+v", p)
 		}
+	}
+	if !keywords {
+		t.Errorf("the keywords' line set apart was taken for a heading, and its text lost")
 	}
 }
 
