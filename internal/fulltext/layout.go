@@ -342,25 +342,31 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 }
 
 // sideHeads are the lines that stand as headings by their place: at their column's left
-// edge, reading as a title (a capital first, no sentence's end), after a sentence's end
-// or a gap, and before a paragraph's indented first line or a gap. Nature's subheadings
+// edge and short of its right, reading as a title (a capital first, no sentence's end),
+// after a sentence's end or a gap, and before a paragraph's first line (indented, or
+// below a gap, and as wide as the column). Nature's subheadings
 // are set so, in the body's size and in one block with the paragraph they head.
 func sideHeads(lines []Line, side func(Line) int) []bool {
-	margin := map[int]float64{}
+	margin, edge := map[int]float64{}, map[int]float64{}
 	for _, l := range lines {
 		if m, ok := margin[side(l)]; !ok || l.X0 < m {
 			margin[side(l)] = l.X0
 		}
+		edge[side(l)] = max(edge[side(l)], l.X1)
 	}
 	heads := make([]bool, len(lines))
 	for i, l := range lines {
 		h := max(l.Y1-l.Y0, 1)
-		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 {
+		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 || l.X1 > edge[side(l)]-10 || i+1 == len(lines) {
 			continue
 		}
 		after := i == 0 || side(lines[i-1]) != side(l) || ended(lines[i-1].Text) || l.Y0-lines[i-1].Y1 > 0.5*h
-		before := i+1 < len(lines) && side(lines[i+1]) == side(l) &&
-			(lines[i+1].X0 > l.X0+3 || lines[i+1].Y0-l.Y1 > 0.5*h)
+		// The next line opens a paragraph: indented (or below a gap) and as wide as the
+		// column, not an equation set in the middle.
+		next := lines[i+1]
+		indent := next.X0 - l.X0
+		before := side(next) == side(l) && next.X1 >= edge[side(l)]-5 && indent < 40 &&
+			(indent > 3 || next.Y0-l.Y1 > 0.5*h)
 		heads[i] = after && before
 	}
 	return heads

@@ -273,3 +273,27 @@ func TestCompoundHyphen(t *testing.T) {
 		}
 	}
 }
+
+// TestSideHeads: a subheading in the body's type is found by its place (Nature's "Lake
+// selection" before an indented paragraph), and a short line before a displayed equation
+// is not one, though it also starts with a capital and ends a line of its own.
+func TestSideHeads(t *testing.T) {
+	line := func(text string, x0, x1, y float64) Line { return Line{Text: text, X0: x0, X1: x1, Y0: y, Y1: y + 9} }
+	lines := []Line{
+		line("the ice, and lakes with fewer records were left out of the analysis.", 51, 289, 400),
+		line("Lake selection", 51, 115, 416),
+		line("We included lakes with at least five winters of", 66, 289, 430),
+		line("chlorophyll measured under the ice, with the dates.", 51, 289, 442),
+		line("Each winter was described by the duration of its ice.", 51, 289, 454),
+		line("The model then reads", 51, 140, 466),
+		line("C(t) = C0 + D (1 - exp(-kt))", 120, 220, 482),
+		line("in which D is the size of the store and k its rate.", 51, 289, 498),
+	}
+	heads := sideHeads(lines, func(Line) int { return left })
+	want := []bool{false, true, false, false, false, false, false, false}
+	for i := range lines {
+		if heads[i] != want[i] {
+			t.Errorf("%q: a heading %v, want %v", lines[i].Text, heads[i], want[i])
+		}
+	}
+}
