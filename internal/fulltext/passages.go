@@ -26,7 +26,7 @@ var headings = map[string]string{
 	"introduction": SectionIntroduction, "background": SectionIntroduction,
 	"methods": SectionMethods, "materials and methods": SectionMethods, "material and methods": SectionMethods,
 	"methods and materials": SectionMethods, "experimental procedures": SectionMethods, "experimental section": SectionMethods,
-	"methodology": SectionMethods, "patients and methods": SectionMethods, "subjects and methods": SectionMethods,
+	"methodology": SectionMethods, "method": SectionMethods, "patients and methods": SectionMethods, "subjects and methods": SectionMethods,
 	"online methods": SectionMethods, "star methods": SectionMethods, "experimental": SectionMethods,
 	"results": SectionResults, "findings": SectionResults, "results and discussion": SectionResults,
 	"discussion": SectionDiscussion, "general discussion": SectionDiscussion,

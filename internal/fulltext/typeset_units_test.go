@@ -297,3 +297,19 @@ func TestSideHeads(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionNamed: the names classes number and set in capitals are the sections they
+// name, IEEE's singular "Method" among them.
+func TestSectionNamed(t *testing.T) {
+	for _, tc := range []struct{ heading, want string }{
+		{"III. Method", SectionMethods},
+		{"2. Materials and methods", SectionMethods},
+		{"IV. Results and Discussion", SectionResults},
+		{"VI. Conclusion", SectionConclusions},
+		{"II. System architecture", ""},
+	} {
+		if got, _ := SectionNamed(tc.heading); got != tc.want {
+			t.Errorf("SectionNamed(%q) = %q, want %q", tc.heading, got, tc.want)
+		}
+	}
+}
