@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // From blocks to passages: headings name the sections (whatever their numbering or case),
@@ -28,7 +26,7 @@ var headings = map[string]string{
 	"introduction": SectionIntroduction, "background": SectionIntroduction,
 	"methods": SectionMethods, "materials and methods": SectionMethods, "material and methods": SectionMethods,
 	"methods and materials": SectionMethods, "experimental procedures": SectionMethods, "experimental section": SectionMethods,
-	"methodology": SectionMethods, "patients and methods": SectionMethods, "subjects and methods": SectionMethods,
+	"methodology": SectionMethods, "method": SectionMethods, "patients and methods": SectionMethods, "subjects and methods": SectionMethods,
 	"online methods": SectionMethods, "star methods": SectionMethods, "experimental": SectionMethods,
 	"results": SectionResults, "findings": SectionResults, "results and discussion": SectionResults,
 	"discussion": SectionDiscussion, "general discussion": SectionDiscussion,
@@ -70,36 +68,58 @@ func headingOf(s string) (string, bool) {
 	return name, ok
 }
 
+// para is a paragraph read from blocks, before it is cut into passages.
+type para struct {
+	page, last       int   // the pages it starts and ends on
+	breaks           []int // where in text its pages after the first start
+	section, heading string
+	ordinal          int // the section's place, for ids of a text without pages
+	text             string
+	// float says it may stand inside another's sentence: a caption, a table, a figure's
+	// text, a footnote. A sentence it interrupts is joined around it.
+	float bool
+}
+
+// add joins text, from page, onto the paragraph, noting where each new page starts.
+func (p *para) add(text string, page int, join func(a, b string) string) {
+	joined := join(p.text, text)
+	at := len(joined) - len(text)
+	if !strings.HasSuffix(joined, text) {
+		at = len(joined) - len(strings.TrimSpace(text))
+	}
+	for pg := max(p.last, p.page) + 1; pg <= page && p.page > 0; pg++ {
+		p.breaks = append(p.breaks, max(at, 0))
+	}
+	p.last = max(p.last, page)
+	p.text = joined
+}
+
 // passages reads blocks into passages. paged says the blocks have pages (a PDF): ids are
 // then by page (p7.2), else by section (s3.2).
 func passages(blocks []block, paged bool) []Passage {
 	vocab := vocabulary(blocks)
-	type para struct {
-		page             int
-		section, heading string
-		ordinal          int // the section's place, for ids of a text without pages
-		text             string
-	}
+	body := bodySize(blocks)
 	var paras []para
-	section, heading, ordinal := SectionFront, "", 0
+	st := sections{section: SectionFront}
 	for _, b := range blocks {
 		if b.heading != "" { // a heading the text's structure gives (JATS, HTML)
-			section, heading = b.section, b.heading
-			ordinal++
+			st.section, st.heading = b.section, b.heading
+			st.ordinal++
 			continue
 		}
 		text := joinLines(b.lines, vocab)
-		if text == "" {
+		if text == "" || paged && pageNumber(text) {
 			continue
 		}
 		if b.section == "" && len(b.lines) <= 2 {
-			if name, ok := headingOf(text); ok {
-				section, heading = name, text
-				ordinal++
+			if h, ok := headingIn(b, text, body, paged && st.section != SectionFront); ok && st.take(h, b, text) {
 				continue
 			}
 		}
-		sec := section
+		if rest, ok := abstractLead(text); ok && st.section == SectionFront {
+			st.section, st.heading, text = SectionAbstract, "Abstract", rest
+		}
+		sec := st.section
 		if b.section != "" {
 			sec = b.section
 		}
@@ -107,32 +127,177 @@ func passages(blocks []block, paged bool) []Passage {
 			continue
 		}
 		if sec == SectionFront && b.page == 1 && len(strings.Fields(text)) >= 40 {
-			sec = SectionAbstract // an abstract without a heading
+			sec = st.unheaded(paras, text)
 		}
-		// A paragraph that runs on from the last column or page: one passage.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && continues(paras[n-1].text, text) {
-			paras[n-1].text = joinAcross(paras[n-1].text, text, vocab)
+		join := func(a, c string) string { return joinAcross(a, c, vocab) }
+		// A paragraph that runs on from the last column or page, perhaps around a
+		// caption, a table or a footnote set inside its sentence: one passage.
+		// A float: a caption, a table, a footnote (in a smaller type than the body's).
+		float := paged && (isFloat(text) || b.rows >= 2 || b.rows == 1 && len(b.lines) == 1 || b.size > 0 && b.size < 0.85*body ||
+			b.gap >= 0.4 && footnoteMark.MatchString(text))
+		if k := opened(paras, sec, st.heading, text, float); k >= 0 {
+			paras[k].add(text, b.page, join)
 			continue
 		}
-		// Short blocks (a caption and a table's rows) are read together, and a subheading
-		// with the paragraph it heads.
-		if n := len(paras); n > 0 && paras[n-1].section == sec && paras[n-1].page == b.page &&
-			(len(paras[n-1].text) < minPassage && len(text) < minPassage || subheading(paras[n-1].text)) {
-			paras[n-1].text += " " + text
+		if n := len(paras); n > 0 && readWith(paras[n-1], sec, st.heading, b.page, text, float, paged) {
+			paras[n-1].add(text, b.page, func(a, c string) string { return a + " " + c })
+			paras[n-1].float = paras[n-1].float || float
 			continue
 		}
-		paras = append(paras, para{page: b.page, section: sec, heading: heading, ordinal: max(ordinal, 1), text: text})
+		paras = append(paras, para{page: b.page, last: b.page, section: sec, heading: st.heading, ordinal: max(st.ordinal, 1), text: text, float: float})
 	}
+	return cutParas(paras, paged)
+}
+
+// sections is where a reading of blocks is: the section and heading the next passage
+// is in.
+type sections struct {
+	section, heading string
+	ordinal          int     // the section's place, for ids of a text without pages
+	topListed        bool    // the section's top-level heading is a listed one
+	topSize          float64 // the type size of the last top-level heading
+	// An abstract without a heading is one paragraph; the paragraphs after it, before
+	// any heading, are the introduction (Nature's). In a paper whose introduction has no
+	// heading, the headings that name no section, until a listed one, are its results.
+	abstractSeen, inferred bool
+}
+
+// take reads a heading found in block b: the section it opens, or the subsection. It
+// says false when the line is not taken as a heading after all: in the references, only
+// a listed name is one.
+func (st *sections) take(h heading, b block, text string) bool {
+	if h.level == 1 && !h.listed && (st.section == sectionReferences || st.topSize > 0 && b.size < 0.95*st.topSize && !numbered.MatchString(text)) {
+		h.level = 2 // a reference's first line, or a subheading in a smaller type than its section's
+	}
+	if st.section == sectionReferences && !h.listed {
+		return false
+	}
+	if h.level == 1 {
+		st.topSize = b.size
+	}
+	switch {
+	case h.level == 1 && h.listed:
+		st.section, st.topListed, st.inferred = h.kind, true, false
+	case h.level == 1 && st.inferred:
+		st.section, st.topListed = SectionResults, false
+	case h.level == 1:
+		st.section, st.topListed = SectionOther, false
+	case h.listed && (st.section == SectionFront || !st.topListed):
+		st.section = h.kind // a listed name under no listed heading
+	}
+	st.heading = h.text
+	st.ordinal++
+	return true
+}
+
+// unheaded is the section of a long paragraph on the first page before any heading: the
+// abstract, or after it the introduction.
+func (st *sections) unheaded(paras []para, text string) string {
+	n := len(paras)
+	switch {
+	case n > 0 && paras[n-1].section == SectionAbstract && continues(paras[n-1].text, text):
+		return SectionAbstract
+	case st.abstractSeen:
+		st.section, st.inferred = SectionIntroduction, true
+		return SectionIntroduction
+	}
+	st.abstractSeen = true
+	return SectionAbstract // an abstract without a heading
+}
+
+// readWith says whether a block's text is read with the paragraph before it: short
+// blocks (a caption and a table's rows) together, and a subheading with the paragraph it
+// heads. Not a paragraph cut short by a float (its sentence goes on after the float),
+// nor prose into a float (a sentence that opens after a table or an equation is the
+// paper's own), nor across a heading or a page.
+func readWith(p para, sec, heading string, page int, text string, float, paged bool) bool {
+	return p.section == sec && p.heading == heading && max(p.last, p.page) == page &&
+		(p.float || float || ended(p.text) || !paged || sec == SectionFront) &&
+		!(paged && p.float && !float && startsCapital(text)) &&
+		(len(p.text) < minPassage && len(text) < minPassage || subheading(p.text))
+}
+
+// opened is the paragraph text carries on, if any: the last one, or the last that ends
+// mid-sentence with only floats (captions, tables, a figure's words, a footnote) after
+// it; -1 for none. A float's text (a table's cells) carries on only a float, or a text
+// that ends in a sign.
+func opened(paras []para, sec, heading, text string, float bool) int {
+	n := len(paras)
+	if n == 0 || paras[n-1].section != sec || paras[n-1].heading != heading {
+		return -1 // a heading stands between
+	}
+	for k := n - 1; k >= 0 && k >= n-5 && !float; k-- {
+		p := paras[k]
+		if p.section != sec || p.heading != heading {
+			break
+		}
+		if !p.float && continues(p.text, text) {
+			return k
+		}
+		if !p.float && len(p.text) >= 2*minPassage {
+			break
+		}
+	}
+	last, _ := utf8.DecodeLastRuneInString(paras[n-1].text)
+	if (!float || paras[n-1].float || strings.ContainsRune(signs, last)) && continues(paras[n-1].text, text) {
+		return n - 1 // a caption or a table that runs on into the next column
+	}
+	return -1
+}
+
+// footnoteMark opens a footnote: a mark, or a number before a capital ("1 See ...").
+var footnoteMark = regexp.MustCompile(`^([*†‡§¶∗]|\d{1,2} \p{Lu})`)
+
+// isFloat says whether a block's text is a float's: a figure's or a table's caption, or
+// a table's cells (more digits than letters).
+func isFloat(text string) bool {
+	letters, digits := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return caption.MatchString(text) || digits > letters // a table's cells
+}
+
+func startsCapital(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
+
+// ended says whether a text ends a sentence.
+func ended(s string) bool {
+	last, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".?!:;)\"”’]", last)
+}
+
+// cutParas cuts long paragraphs into passages at sentences: each piece has the page it
+// starts on and the breaks within it, and its id by that page.
+func cutParas(paras []para, paged bool) []Passage {
 	var out []Passage
 	count := map[int]int{}
 	for _, p := range paras {
-		for _, piece := range cut(p.text, maxPassage) {
-			key := p.page
+		if paged && pageNumber(p.text) {
+			continue
+		}
+		whole := Passage{Page: p.page, Breaks: p.breaks}
+		for _, sp := range cut(p.text, maxPassage) {
+			page := whole.PageAt(sp.Start)
+			var breaks []int
+			for _, b := range p.breaks {
+				if b > sp.Start && b < sp.End {
+					breaks = append(breaks, b-sp.Start)
+				}
+			}
+			key := page
 			if !paged {
 				key = p.ordinal
 			}
 			count[key]++
-			id := fmt.Sprintf("p%d.%d", p.page, count[key])
+			id := fmt.Sprintf("p%d.%d", page, count[key])
 			if !paged {
 				id = fmt.Sprintf("s%d.%d", p.ordinal, count[key])
 			}
@@ -140,7 +305,7 @@ func passages(blocks []block, paged bool) []Passage {
 			if h != "" && strings.EqualFold(strings.Join(strings.Fields(numbering.ReplaceAllString(h, "")), " "), p.section) {
 				h = ""
 			}
-			out = append(out, Passage{ID: id, Page: p.page, Section: p.section, Heading: h, Text: piece})
+			out = append(out, Passage{ID: id, Page: page, Section: p.section, Heading: h, Text: p.text[sp.Start:sp.End], Breaks: breaks})
 		}
 	}
 	return out
@@ -151,8 +316,25 @@ func passages(blocks []block, paged bool) []Passage {
 func continues(a, b string) bool {
 	last, _ := utf8.DecodeLastRuneInString(a)
 	first, _ := utf8.DecodeRuneInString(b)
-	return !strings.ContainsRune(".?!:;)\"”’]", last) && unicode.IsLower(first)
+	if strings.ContainsRune(".?!:;)\"”’]", last) {
+		return false
+	}
+	return unicode.IsLower(first) || unicode.IsDigit(first) && (openWords[strings.ToLower(lastWord(a))] || strings.ContainsRune(signs, last))
 }
+
+// signs end no sentence: "(p <" goes on into its number, even one that reads as a
+// table's cell.
+const signs = "<>=≤≥±×+−–,(/"
+
+// openWords are the words no sentence ends with: a text ending in one (or in a sign, "p <")
+// goes on into a number ("... and in" "45 of 206 in the control group.").
+var openWords = func() words {
+	w := words{}
+	for _, t := range strings.Fields("a an the of in on at by for from to with and or than as into over under between within") {
+		w[t] = true
+	}
+	return w
+}()
 
 // subheading says whether a passage is only a heading: a short line with no sentence's end.
 func subheading(s string) bool {
@@ -160,178 +342,47 @@ func subheading(s string) bool {
 	return len(s) < 80 && !strings.ContainsRune(".?!;)\"”’]", last)
 }
 
-// joinAcross joins a paragraph's parts across a column or page break, where a word may be
-// hyphenated as at a line end.
-func joinAcross(a, b string, vocab words) string {
-	return joinLines([]string{a, b}, vocab)
-}
-
-// words are the words a document uses, to tell a line end's hyphen that breaks a word
-// ("expres-" "sion") from one of a compound ("seed-" "competent").
-type words map[string]bool
-
-func vocabulary(blocks []block) words {
-	v := words{}
-	for _, b := range blocks {
-		for _, l := range b.lines {
-			f := strings.Fields(l)
-			for i, w := range f {
-				w = strings.ToLower(strings.TrimFunc(fold(w), isPunctNotHyphen))
-				if i == len(f)-1 && strings.HasSuffix(w, "-") {
-					continue // a line end's hyphen says nothing yet
-				}
-				if i == 0 {
-					continue // may be a word's second half
-				}
-				v[w] = true
-			}
-		}
-	}
-	return v
-}
-
-func isPunctNotHyphen(r rune) bool { return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }
-
-// joinLines joins a block's lines into one text: a word hyphenated at a line end is joined
-// again (without the hyphen, unless the document writes the word with one, or writes both
-// halves as words and not the whole), a soft hyphen is dropped, and the text is put in
-// Unicode's compatibility form (ligatures unfolded) with its spacing tidied.
-func joinLines(lines []string, vocab words) string {
-	var b strings.Builder
-	for _, l := range lines {
-		l = strings.TrimSpace(fold(l))
-		if l == "" {
-			continue
-		}
-		if b.Len() == 0 {
-			b.WriteString(l)
-			continue
-		}
-		text := b.String()
-		switch {
-		case strings.HasSuffix(text, "\x02") || strings.HasSuffix(text, "\u00ad"):
-			// A soft hyphen at the line end (PDFium writes it \x02): the word goes on.
-			text = strings.TrimSuffix(strings.TrimSuffix(text, "\x02"), "\u00ad")
-			b.Reset()
-			b.WriteString(text + l)
-		case hyphenBreak(text, l):
-			head := lastWord(text)
-			tail := firstWord(l)
-			joined := strings.ToLower(strings.TrimSuffix(head, "-") + tail)
-			compound := strings.ToLower(head + tail)
-			keep := vocab[compound] || !vocab[joined] && (compoundTails[strings.ToLower(tail)] ||
-				vocab[strings.ToLower(strings.TrimSuffix(lastPart(head), "-"))] && vocab[strings.ToLower(tail)] &&
-					utf8.RuneCountInString(tail) >= 3 && utf8.RuneCountInString(lastPart(head)) >= 4)
-			if !keep {
-				text = strings.TrimSuffix(text, "-")
-			}
-			b.Reset()
-			b.WriteString(text + l)
-		default:
-			b.WriteByte(' ')
-			b.WriteString(l)
-		}
-	}
-	return tidy(b.String())
-}
-
-// compoundTails are the second halves of the compounds scientific text writes with a
-// hyphen ("adeno-associated", "Iba1-positive"): a line end after their hyphen keeps it.
-var compoundTails = func() words {
-	w := words{}
-	for _, t := range strings.Fields(`associated derived dependent independent induced mediated positive negative
-		specific treated like related based free type wide competent linked binding containing expressing
-		labelled labeled deficient knockout fold dose term scale level sensitive resistant inducible regulated
-		activated stimulated driven targeted responsive controlled matched blind blinded year month week day
-		old month onset stage phase life cell cells receptor protein analysis analyses`) {
-		w[t] = true
-	}
-	return w
-}()
-
-// hyphenBreak says whether a line ending in text breaks a word the next line l goes on
-// with: a letter and a hyphen, then a letter.
-func hyphenBreak(text, l string) bool {
-	if !strings.HasSuffix(text, "-") || len(text) < 2 {
-		return false
-	}
-	before, _ := utf8.DecodeLastRuneInString(text[:len(text)-1])
-	first, _ := utf8.DecodeRuneInString(l)
-	return unicode.IsLetter(before) && unicode.IsLetter(first)
-}
-
-func lastWord(s string) string {
-	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimLeftFunc(s, isPunctNotHyphen)
-}
-
-// lastPart is a compound's last part: "anti-in-" gives "in-".
-func lastPart(w string) string {
-	t := strings.TrimSuffix(w, "-")
-	if i := strings.LastIndex(t, "-"); i >= 0 {
-		return w[i+1:]
-	}
-	return w
-}
-
-func firstWord(s string) string {
-	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
-	if end < 0 {
-		return s
-	}
-	return s[:end]
-}
-
-// fold puts text in Unicode's compatibility form: ligatures ("ﬁ"), full-width letters and
-// non-breaking spaces as their plain forms. It keeps \x02, the soft hyphen PDFium writes.
-func fold(s string) string {
-	return norm.NFKC.String(s)
-}
-
-// tidy drops control and invisible formatting characters and collapses spacing.
-func tidy(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\u00ad' || r == '\x02' || r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\ufeff' || r == '\u2060':
-			return -1
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
-}
-
 // cut cuts a text longer than max into pieces at sentence ends, each at most max bytes
-// where its sentences allow, and none shorter than a third of max but the last.
-func cut(text string, max int) []string {
-	if len(text) <= max {
-		return []string{text}
-	}
-	var out []string
-	for len(text) > max {
+// where its sentences allow, and none shorter than a third of max but the last: their
+// spans in text, without the spaces between them.
+func cut(text string, max int) []Span {
+	var out []Span
+	start := 0
+	for len(text)-start > max {
+		rest := text[start:]
 		at := -1
-		for i := 0; i+1 < len(text) && i < max; i++ {
-			if (text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i+1] == ' ' && i >= max/3 {
+		for i := 0; i+1 < len(rest) && i < max; i++ {
+			if (rest[i] == '.' || rest[i] == '?' || rest[i] == '!') && rest[i+1] == ' ' && i >= max/3 {
 				at = i + 1
 			}
 		}
 		if at < 0 {
-			at = strings.LastIndexByte(text[:max], ' ')
+			at = strings.LastIndexByte(rest[:max], ' ')
 			if at <= 0 {
 				at = max
-				for at > 0 && !utf8.RuneStart(text[at]) {
+				for at > 0 && !utf8.RuneStart(rest[at]) {
 					at--
 				}
 			}
 		}
-		out = append(out, strings.TrimSpace(text[:at]))
-		text = strings.TrimSpace(text[at:])
+		out = append(out, trimSpan(text, start, start+at))
+		start += at
+		for start < len(text) && text[start] == ' ' {
+			start++
+		}
 	}
-	if text != "" {
-		out = append(out, text)
+	if start < len(text) {
+		out = append(out, trimSpan(text, start, len(text)))
 	}
 	return out
+}
+
+func trimSpan(text string, start, end int) Span {
+	for start < end && text[start] == ' ' {
+		start++
+	}
+	for end > start && text[end-1] == ' ' {
+		end--
+	}
+	return Span{start, end}
 }

@@ -8,11 +8,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/transform"
 )
 
 // PDFs are read by poppler's pdftotext (Debian's poppler-utils), the extractor desktop
@@ -35,6 +41,7 @@ type Line struct {
 	Text           string
 	X0, Y0, X1, Y1 float64
 	Block          int
+	cells          int // the table cells read as this one line (rows), if more than one
 }
 
 // Page is one page's lines, in the extractor's order, and its size in points.
@@ -76,6 +83,98 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 		tool = p
 	}
 	args := []string{"-enc", "UTF-8", "-bbox-layout", "-f", "1", "-l", strconv.Itoa(lim.Pages), path, "-"}
+	cmd := capCommand(ctx, tool, lim, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start pdftotext: %w", err)
+	}
+	// The page count is read beside the text, on the second core: it costs no wait.
+	type count struct {
+		n   int
+		err error
+	}
+	counted := make(chan count, 1)
+	go func() {
+		n, err := r.pageCount(ctx, tool, path, lim)
+		counted <- count{n, err}
+	}()
+	pages, readErr := readBBox(xmlReader(out), lim.TextBytes)
+	var short *shortRead
+	if readErr != nil && !errors.As(readErr, &short) {
+		_ = cmd.Process.Kill() // over the text cap
+	}
+	// Drained on every path: a child blocked on a full pipe would be killed only at the
+	// time cap, and what it wrote would be lost with it. After a short read the child is
+	// left to end on its own, so that its exit says whether it failed (a crash, a cap).
+	_, _ = io.Copy(io.Discard, out)
+	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	switch {
+	case readErr != nil && short == nil:
+		return nil, readErr // over the text cap: the kill is ours
+	case waitErr != nil:
+		return nil, pdfProblem(waitErr, stderr.String(), lim)
+	}
+	c := <-counted
+	want, err := c.n, c.err
+	if err != nil {
+		return nil, err
+	}
+	want = min(want, lim.Pages)
+	switch {
+	case readErr != nil:
+		return nil, problem("only %d of its %d pages could be read: %v", short.pages, want, short.err)
+	case len(pages) != want:
+		return nil, problem("only %d of its %d pages could be read: the extractor gave no more", min(len(pages), want), want)
+	}
+	return pages, nil
+}
+
+// pageCount is a PDF's page count, as pdfinfo (poppler-utils, beside pdftotext) gives it,
+// run under the same caps. Why not read "/Type /Pages ... /Count N" from the file's
+// bytes: pdflatex writes the page tree in compressed object streams (PDF 1.5), where no
+// byte search finds it, so that would check TeX's papers least, the ones the control
+// characters cut short. pdfinfo parses the file as pdftotext does, in some 5 ms.
+func (r Reader) pageCount(ctx context.Context, tool, path string, lim Limits) (int, error) {
+	info := filepath.Join(filepath.Dir(tool), "pdfinfo")
+	if _, err := os.Stat(info); err != nil {
+		p, err := exec.LookPath("pdfinfo")
+		if err != nil {
+			return 0, ErrNoExtractor
+		}
+		info = p
+	}
+	cmd := capCommand(ctx, info, lim, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	var stdout bytes.Buffer
+	cmd.Stdout = &capped{w: &stdout, n: 64 << 10}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, pdfProblem(err, stderr.String(), lim)
+	}
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, "Pages:"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
+				return n, nil
+			}
+		}
+	}
+	return 0, problem("corrupt: its page count could not be read (pdfinfo gave none)")
+}
+
+// capCommand runs a poppler tool under prlimit (when there is one) with the caps on
+// address space and CPU time, no core file, and a bare environment.
+func capCommand(ctx context.Context, tool string, lim Limits, args ...string) *exec.Cmd {
 	var cmd *exec.Cmd
 	if prlimit, err := exec.LookPath("prlimit"); err == nil {
 		cpu := int(math.Ceil(lim.Timeout.Seconds()))
@@ -86,31 +185,7 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 	}
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.WaitDelay = 2 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &capped{w: &stderr, n: 4096}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start pdftotext: %w", err)
-	}
-	pages, readErr := readBBox(out, lim.TextBytes)
-	if readErr != nil {
-		_ = cmd.Process.Kill()
-		_, _ = io.Copy(io.Discard, out)
-	}
-	waitErr := cmd.Wait()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	if waitErr != nil {
-		return nil, pdfProblem(waitErr, stderr.String(), lim)
-	}
-	return pages, nil
+	return cmd
 }
 
 // pdfProblem says why pdftotext failed on a file.
@@ -146,35 +221,143 @@ func pdfProblem(err error, stderr string, lim Limits) error {
 	return problem("corrupt: not a PDF that can be read (pdftotext: %s)", oneLine(first, 200))
 }
 
+// word is one word of a line as pdftotext gives it, with its box.
+type word struct {
+	text           string
+	attrs          []xml.Attr // its box, read only for a line that needs it (lineText)
+	x0, y0, x1, y1 float64
+}
+
+// box reads a word's box from its attributes.
+func (w *word) box() {
+	se := xml.StartElement{Attr: w.attrs}
+	w.x0, w.y0, w.x1, w.y1 = attr(se, "xMin"), attr(se, "yMin"), attr(se, "xMax"), attr(se, "yMax")
+}
+
+// lineText joins a line's words with spaces, and small capitals again: pdftotext splits
+// a word set in small capitals (IEEE's headings, "INTRODUCTION" typeset as Introduction)
+// into its full-size capital and the rest, a smaller all-capital word set hard against
+// it ("I" "NTRODUCTION"). Those are joined, and words in small capitals are read in
+// lower case, as they were written: "I. Introduction", "Results and Discussion".
+func lineText(words []word) string {
+	split := false // a capital letter and a word of capitals: perhaps small capitals
+	for i := 1; i < len(words) && !split; i++ {
+		split = utf8.RuneCountInString(words[i-1].text) == 1 && capitals(words[i-1].text) && capitals(words[i].text)
+	}
+	if split {
+		for i := range words {
+			if words[i].attrs != nil && words[i].x1 == 0 {
+				words[i].box()
+			}
+		}
+	}
+	tall := 0.0
+	for _, w := range words {
+		if capitals(w.text) {
+			tall = max(tall, w.y1-w.y0)
+		}
+	}
+	small := func(w word) bool { return capitals(w.text) && w.y1-w.y0 < 0.9*tall }
+	var b strings.Builder
+	for i, w := range words {
+		if w.text == "" {
+			continue
+		}
+		t := w.text
+		if small(w) {
+			t = strings.ToLower(t)
+		}
+		if i > 0 && small(w) && utf8.RuneCountInString(words[i-1].text) == 1 && capitals(words[i-1].text) &&
+			!small(words[i-1]) && w.x0-words[i-1].x1 < 0.15*(w.y1-w.y0) {
+			b.WriteString(t) // the rest of a word in small capitals
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// gutter reads a line as the extractor gave it, or as two where it runs across a
+// two-column page's gutter: poppler joins a left column's line and a right column's at
+// about the same height into one ("... interesting in dum, e..."). Such a line has a gap
+// wider than any space between words at the page's middle; its halves are lines of their
+// own, the right one in a block of its own.
+func gutter(l Line, words []word, width float64) []Line {
+	mid := width / 2
+	if width == 0 || l.X0 >= mid || l.X1 <= mid || len(words) < 2 {
+		l.Text = lineText(words)
+		return []Line{l}
+	}
+	for i := range words {
+		words[i].box()
+	}
+	for i := 1; i < len(words); i++ {
+		a, b := words[i-1], words[i]
+		h := max(a.y1-a.y0, b.y1-b.y0, 1)
+		if b.x0-a.x1 > 0.8*h && a.x1 < mid+0.1*width && b.x0 > mid-0.1*width {
+			left, right := l, l
+			left.X1, left.Text = a.x1, lineText(words[:i])
+			right.X0, right.Text = b.x0, lineText(words[i:])
+			right.Block = l.Block + 1<<20
+			return []Line{left, right}
+		}
+	}
+	l.Text = lineText(words)
+	return []Line{l}
+}
+
+// capitals says whether a word is all capital letters.
+func capitals(s string) bool {
+	for _, r := range s {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// shortRead is a reading of pdftotext's output that stopped before its end: the pages
+// read whole before it, and why.
+type shortRead struct {
+	pages int
+	err   error
+}
+
+func (s *shortRead) Error() string {
+	return fmt.Sprintf("the text stops after page %d: %v", s.pages, s.err)
+}
+
 // readBBox reads pdftotext's -bbox-layout XHTML as it comes: pages, their blocks, lines
-// and words. It stops with a *Problem once the words run over maxText bytes.
+// and words. It stops with a *Problem once the words run over maxText bytes, and with a
+// *shortRead when the output cannot be read to its end (</doc>): a paper cut short is
+// an error, never a shorter paper.
 func readBBox(r io.Reader, maxText int) ([]Page, error) {
 	dec := xml.NewDecoder(r)
 	dec.Strict = false
 	var (
 		pages    []Page
+		whole    int // pages read to their end
+		done     bool
 		cur      *Line
-		word     strings.Builder
+		words    []word
+		text     strings.Builder
 		inWord   bool
 		block    = -1
 		textSize int
 	)
-	attr := func(se xml.StartElement, name string) float64 {
-		for _, a := range se.Attr {
-			if a.Name.Local == name {
-				v, _ := strconv.ParseFloat(a.Value, 64)
-				return v
-			}
-		}
-		return 0
-	}
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if err == io.EOF && done {
 			return pages, nil
 		}
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		if err != nil {
-			return pages, nil // cut short: the exit status says why
+			return pages[:whole], &shortRead{pages: whole, err: err}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -186,37 +369,99 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 				block++
 			case "line":
 				cur = &Line{X0: attr(t, "xMin"), Y0: attr(t, "yMin"), X1: attr(t, "xMax"), Y1: attr(t, "yMax"), Block: block}
+				words = words[:0]
 			case "word":
 				inWord = true
-				word.Reset()
+				text.Reset()
+				words = append(words, word{attrs: t.Attr})
 			}
 		case xml.CharData:
-			if inWord && word.Len() < 1024 {
-				word.Write(t)
+			if inWord && text.Len() < 1024 {
+				text.Write(t)
 			}
 		case xml.EndElement:
 			switch t.Name.Local {
 			case "word":
 				inWord = false
-				if cur != nil && word.Len() > 0 {
-					if cur.Text != "" {
-						cur.Text += " "
-					}
-					cur.Text += word.String()
-					textSize += word.Len() + 1
+				if n := len(words); n > 0 {
+					words[n-1].text = strings.TrimSpace(text.String())
+					textSize += len(words[n-1].text) + 1
 					if textSize > maxText {
 						return nil, problem("not read: its text runs over the cap of %s on one file", Size(int64(maxText)))
 					}
 				}
+			case "page":
+				whole = len(pages)
+			case "doc":
+				done = true
 			case "line":
-				if cur != nil && len(pages) > 0 && strings.TrimSpace(cur.Text) != "" {
+				if cur != nil && len(pages) > 0 {
 					p := &pages[len(pages)-1]
-					p.Lines = append(p.Lines, *cur)
+					for _, l := range gutter(*cur, words, p.Width) {
+						if strings.TrimSpace(l.Text) != "" {
+							p.Lines = append(p.Lines, l)
+						}
+					}
 				}
 				cur = nil
 			}
 		}
 	}
+}
+
+// attr is an element's numeric attribute (0 without one).
+func attr(se xml.StartElement, name string) float64 {
+	for _, a := range se.Attr {
+		if a.Name.Local == name {
+			v, _ := strconv.ParseFloat(a.Value, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// xmlReader reads r with what XML forbids mapped to spaces (xmlChars).
+func xmlReader(r io.Reader) io.Reader { return transform.NewReader(r, xmlChars{}) }
+
+// xmlChars maps what XML forbids to spaces, byte for byte: the C0 controls (TeX's big
+// delimiters, \Bigl( and the like, come out of pdftotext as U+0010 and U+0011), bytes
+// that are not UTF-8, U+FFFE and U+FFFF. encoding/xml stops at any of them, even with
+// Strict off, and the rest of the paper would be lost.
+type xmlChars struct{ transform.NopResetter }
+
+func (xmlChars) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		if nDst >= len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		c := src[nSrc]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+				c = ' '
+			}
+			dst[nDst] = c
+			nDst++
+			nSrc++
+			continue
+		}
+		if !utf8.FullRune(src[nSrc:]) && !atEOF {
+			return nDst, nSrc, transform.ErrShortSrc
+		}
+		r, size := utf8.DecodeRune(src[nSrc:])
+		if nDst+size > len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
+			for i := 0; i < size; i++ {
+				dst[nDst+i] = ' '
+			}
+		} else {
+			copy(dst[nDst:], src[nSrc:nSrc+size])
+		}
+		nDst += size
+		nSrc += size
+	}
+	return nDst, nSrc, nil
 }
 
 // capped writes at most n bytes to w, and drops the rest.
