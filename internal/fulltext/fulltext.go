@@ -210,7 +210,8 @@ type Limits struct {
 	MemoryBytes int64
 	// TextBytes is the most text one file may give; a file that gives more is not kept.
 	TextBytes int
-	// Pages is the most pages of a PDF read; the rest are named as not read.
+	// Pages is the most pages of a PDF read; a longer PDF gives its first Pages pages (no
+	// note says so yet: 2,000 pages is past any paper or thesis).
 	Pages int
 }
 
