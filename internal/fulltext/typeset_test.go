@@ -55,9 +55,16 @@ type typesetPaper struct {
 
 func typesetCorpus(tb testing.TB) []typesetPaper {
 	tb.Helper()
-	names, err := filepath.Glob(filepath.Join("testdata", "typeset", "*.truth.json"))
+	return typesetCorpusIn(tb, filepath.Join("testdata", "typeset"))
+}
+
+// typesetCorpusIn reads the papers of a corpus directory (testdata/typeset, or the
+// held-out papers of testdata/heldout).
+func typesetCorpusIn(tb testing.TB, dir string) []typesetPaper {
+	tb.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.truth.json"))
 	if err != nil || len(names) == 0 {
-		tb.Fatalf("no typeset corpus in testdata/typeset (%v)", err)
+		tb.Fatalf("no typeset corpus in %s (%v)", dir, err)
 	}
 	var out []typesetPaper
 	for _, n := range names {
@@ -279,7 +286,13 @@ func TestTypesetCorpus(t *testing.T) {
 // truth file out of step with its PDF fails here.
 func TestTypesetTruth(t *testing.T) {
 	needPDFText(t)
-	for _, p := range typesetCorpus(t) {
+	checkTruth(t, typesetCorpus(t))
+}
+
+// checkTruth checks each paper's truth against its PDF's word boxes (TestTypesetTruth).
+func checkTruth(t *testing.T, corpus []typesetPaper) {
+	t.Helper()
+	for _, p := range corpus {
 		pages := wordBoxes(t, p.pdf)
 		if len(pages) != p.truth.Pages {
 			t.Errorf("%s: the PDF has %d pages, its truth %d", p.name, len(pages), p.truth.Pages)
