@@ -48,7 +48,7 @@ for fodt in *.fodt; do
 	echo "typeset: $name.pdf ($(pdfinfo "$name.pdf" 2>/dev/null | sed -n 's/^Pages: *//p') pages), $name.truth.json"
 done
 # The held-out papers (internal/fulltext/testdata/heldout): written after the reader, in
-# classes the corpus does not use (llncs, amsart, article + authblk), typeset the same way
+# classes the corpus does not use (llncs, amsart, article + authblk, elsarticle 5p), typeset the same way
 # with the corpus's probe.sty (found through TEXINPUTS).
 cd ../heldout
 for tex in *.tex; do

@@ -8,16 +8,16 @@ import (
 
 // The held-out corpus (testdata/heldout, #43): papers written and typeset after the
 // reader was built, in classes the typeset corpus does not use (Springer LNCS, amsart,
-// a two-column article with authblk), made with the same tooling (probe.sty, \furniture,
+// a two-column article with authblk, elsarticle's two-column 5p), made with the same tooling (probe.sty, \furniture,
 // scripts/typesettruth) and never used to tune the reader. TestTypesetCorpus says the
 // reader reads the corpus it was tuned on; these say how it does on papers it has not
 // seen, and so what that 100% is worth.
 
 // heldOutFloor is the number of held-out probe sentences the reader found at their page,
-// section and heading when the corpus was made (28 November 2026: 19 of 36, no paper whole): TestHeldOutCorpus
+// section and heading when the corpus was made (28 November 2026: 30 of 48, no paper whole): TestHeldOutCorpus
 // fails only below it, a regression, and logs every miss. When the reader reads the
 // held-out corpus whole, make the test strict like TestTypesetCorpus.
-const heldOutFloor = 19
+const heldOutFloor = 30
 
 func heldOutCorpus(tb testing.TB) []typesetPaper {
 	tb.Helper()
