@@ -1,7 +1,6 @@
 package fulltext
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -62,24 +61,5 @@ func TestHeldOutTruth(t *testing.T) {
 // whole (perfect-papers). It reports and does not fail: the held-out papers measure the
 // reader, they are not its target.
 func BenchmarkHeldOutCorpus(b *testing.B) {
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		b.Fatal("pdftotext is not installed (Debian: apt-get install poppler-utils)")
-	}
-	corpus := heldOutCorpus(b)
-	var found, total, perfect int
-	for b.Loop() {
-		found, total, perfect = 0, 0, 0
-		for _, p := range corpus {
-			s := scoreTypeset(p)
-			found += s.found
-			total += s.total
-			if s.perfect(p.truth) {
-				perfect++
-			}
-		}
-	}
-	b.ReportMetric(float64(found), "found")
-	b.ReportMetric(float64(total), "probes")
-	b.ReportMetric(100*float64(found)/float64(total), "found-%")
-	b.ReportMetric(float64(perfect), "perfect-papers")
+	benchCorpus(b, heldOutCorpus(b))
 }

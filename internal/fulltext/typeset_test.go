@@ -377,11 +377,21 @@ func keyOf(s string) string {
 // at their page and section, of all (found, probes, found-%), and the papers read whole
 // (perfect-papers). Under 100% it fails: the target of #43.
 func BenchmarkTypesetCorpus(b *testing.B) {
+	corpus := typesetCorpus(b)
+	found, total, perfect := benchCorpus(b, corpus)
+	if found < total || perfect < len(corpus) {
+		b.Errorf("typeset corpus: %d/%d probes at page and section, %d/%d papers read whole (heads, footers and pages too); the target is all (#43)", found, total, perfect, len(corpus))
+	}
+}
+
+// benchCorpus scores the reader on a corpus in a benchmark's loop and reports the probe
+// sentences found at their page and section, of all (found, probes, found-%), and the
+// papers read whole (perfect-papers).
+func benchCorpus(b *testing.B, corpus []typesetPaper) (found, total, perfect int) {
+	b.Helper()
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		b.Fatal("pdftotext is not installed (Debian: apt-get install poppler-utils)")
 	}
-	corpus := typesetCorpus(b)
-	var found, total, perfect int
 	for b.Loop() {
 		found, total, perfect = 0, 0, 0
 		for _, p := range corpus {
@@ -397,9 +407,7 @@ func BenchmarkTypesetCorpus(b *testing.B) {
 	b.ReportMetric(float64(total), "probes")
 	b.ReportMetric(100*float64(found)/float64(total), "found-%")
 	b.ReportMetric(float64(perfect), "perfect-papers")
-	if found < total || perfect < len(corpus) {
-		b.Errorf("typeset corpus: %d/%d probes at page and section, %d/%d papers read whole (heads, footers and pages too); the target is all (#43)", found, total, perfect, len(corpus))
-	}
+	return found, total, perfect
 }
 
 // TestTypesetScoring checks the corpus's scoring on passages made by hand, so that a
