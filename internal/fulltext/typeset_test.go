@@ -55,9 +55,16 @@ type typesetPaper struct {
 
 func typesetCorpus(tb testing.TB) []typesetPaper {
 	tb.Helper()
-	names, err := filepath.Glob(filepath.Join("testdata", "typeset", "*.truth.json"))
+	return typesetCorpusIn(tb, filepath.Join("testdata", "typeset"))
+}
+
+// typesetCorpusIn reads the papers of a corpus directory (testdata/typeset, or the
+// held-out papers of testdata/heldout).
+func typesetCorpusIn(tb testing.TB, dir string) []typesetPaper {
+	tb.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.truth.json"))
 	if err != nil || len(names) == 0 {
-		tb.Fatalf("no typeset corpus in testdata/typeset (%v)", err)
+		tb.Fatalf("no typeset corpus in %s (%v)", dir, err)
 	}
 	var out []typesetPaper
 	for _, n := range names {
@@ -279,7 +286,13 @@ func TestTypesetCorpus(t *testing.T) {
 // truth file out of step with its PDF fails here.
 func TestTypesetTruth(t *testing.T) {
 	needPDFText(t)
-	for _, p := range typesetCorpus(t) {
+	checkTruth(t, typesetCorpus(t))
+}
+
+// checkTruth checks each paper's truth against its PDF's word boxes (TestTypesetTruth).
+func checkTruth(t *testing.T, corpus []typesetPaper) {
+	t.Helper()
+	for _, p := range corpus {
 		pages := wordBoxes(t, p.pdf)
 		if len(pages) != p.truth.Pages {
 			t.Errorf("%s: the PDF has %d pages, its truth %d", p.name, len(pages), p.truth.Pages)
@@ -364,11 +377,21 @@ func keyOf(s string) string {
 // at their page and section, of all (found, probes, found-%), and the papers read whole
 // (perfect-papers). Under 100% it fails: the target of #43.
 func BenchmarkTypesetCorpus(b *testing.B) {
+	corpus := typesetCorpus(b)
+	found, total, perfect := benchCorpus(b, corpus)
+	if found < total || perfect < len(corpus) {
+		b.Errorf("typeset corpus: %d/%d probes at page and section, %d/%d papers read whole (heads, footers and pages too); the target is all (#43)", found, total, perfect, len(corpus))
+	}
+}
+
+// benchCorpus scores the reader on a corpus in a benchmark's loop and reports the probe
+// sentences found at their page and section, of all (found, probes, found-%), and the
+// papers read whole (perfect-papers).
+func benchCorpus(b *testing.B, corpus []typesetPaper) (found, total, perfect int) {
+	b.Helper()
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		b.Fatal("pdftotext is not installed (Debian: apt-get install poppler-utils)")
 	}
-	corpus := typesetCorpus(b)
-	var found, total, perfect int
 	for b.Loop() {
 		found, total, perfect = 0, 0, 0
 		for _, p := range corpus {
@@ -384,9 +407,7 @@ func BenchmarkTypesetCorpus(b *testing.B) {
 	b.ReportMetric(float64(total), "probes")
 	b.ReportMetric(100*float64(found)/float64(total), "found-%")
 	b.ReportMetric(float64(perfect), "perfect-papers")
-	if found < total || perfect < len(corpus) {
-		b.Errorf("typeset corpus: %d/%d probes at page and section, %d/%d papers read whole (heads, footers and pages too); the target is all (#43)", found, total, perfect, len(corpus))
-	}
+	return found, total, perfect
 }
 
 // TestTypesetScoring checks the corpus's scoring on passages made by hand, so that a
