@@ -249,7 +249,7 @@ func TestBatchedPrices(t *testing.T) {
 		want    float64
 	}{
 		{"m", 0, list},
-		{"m", 1, list * DefaultBatchShare},
+		{"m", 1, list * research.DefaultBatchShare},
 		{"other", 1, list * 0.25},
 	} {
 		u.Batched = tc.batched
