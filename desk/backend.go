@@ -23,7 +23,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -50,7 +49,7 @@ type Backend interface {
 	Start(ctx context.Context, id string, req research.Request) error
 	// List returns the newest sessions (at most limit), in Temporal and in the store.
 	List(ctx context.Context, limit int) ([]Row, error)
-	Tools(ctx context.Context) (activities.Catalog, error)
+	Tools(ctx context.Context) (workflows.Catalog, error)
 }
 
 // Row is one session in a list. Parent and Relation say where it started from, if it
@@ -298,7 +297,7 @@ func decode(p *commonpb.Payload, out any) {
 
 // Tools asks a worker for the tools it offers, through a short ToolCatalog workflow, as
 // `starter tools` does.
-func (b *temporalBackend) Tools(ctx context.Context) (activities.Catalog, error) {
+func (b *temporalBackend) Tools(ctx context.Context) (workflows.Catalog, error) {
 	var n [4]byte
 	_, _ = rand.Read(n[:])
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -308,7 +307,7 @@ func (b *temporalBackend) Tools(ctx context.Context) (activities.Catalog, error)
 		StaticSummary: "list the workers' tools", WorkflowExecutionTimeout: 30 * time.Second,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 	}, workflows.ToolCatalogWorkflow)
-	var cat activities.Catalog
+	var cat workflows.Catalog
 	if err == nil {
 		err = run.Get(ctx, &cat)
 	}

@@ -24,7 +24,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -200,7 +199,7 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 	default:
 		// An ended session, or one Temporal no longer keeps: its final checkpoint has the
 		// proposals' status, the store every message (those asked since it ended too).
-		v, err = t.stored(ctx, id, p, activities.EndedReason)
+		v, err = t.stored(ctx, id, p, workflows.EndedReason)
 	}
 	if err != nil {
 		return ConversationPage{}, err

@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/httpguard"
@@ -204,7 +203,7 @@ func (f *fake) List(context.Context, int) ([]Row, error) {
 	return rows, nil
 }
 
-func (f *fake) Tools(context.Context) (activities.Catalog, error) { return activities.Catalog{}, nil }
+func (f *fake) Tools(context.Context) (workflows.Catalog, error) { return workflows.Catalog{}, nil }
 
 // testDesk is a desk behind the proxy sign-in (the test sets the identity in headers),
 // over the fake and a directory store.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/citation"
-	"github.com/cosci-dev/cosci/internal/fulltext"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -31,7 +30,7 @@ import (
 // sourceLink is where a reference's location links: the file at its page, when the desk
 // can serve it, else the DOI; "" for none.
 func (d *desk) sourceLink(sessionID, where string, i int, r research.Reference) string {
-	if d.library != nil && r.File != "" && fulltext.KindOf(r.File) == fulltext.KindPDF {
+	if d.library != nil && r.File != "" && isPDF(r.File) {
 		u := fmt.Sprintf("/s/%s/%s/ref/%d", sessionID, where, i)
 		if r.Page > 0 {
 			u += fmt.Sprintf("#page=%d", r.Page)
@@ -95,7 +94,7 @@ func (d *desk) serveSource(w http.ResponseWriter, r *http.Request, refs []resear
 		return
 	}
 	name := filepath.Clean(filepath.FromSlash(refs[i].File))
-	if fulltext.KindOf(name) != fulltext.KindPDF || filepath.IsAbs(name) {
+	if !isPDF(name) || filepath.IsAbs(name) {
 		d.fail(w, r, fs.ErrNotExist)
 		return
 	}
@@ -135,3 +134,8 @@ func openLibrary(dir string) (*os.Root, error) {
 	}
 	return root, nil
 }
+
+// isPDF reports whether a cited file is a PDF by its name, as the literature server names
+// the kinds it reads (fulltext.KindOf; TestIsPDF holds them together): the desk serves
+// the file and reads none, so it does not import the readers' package.
+func isPDF(name string) bool { return strings.ToLower(filepath.Ext(name)) == ".pdf" }

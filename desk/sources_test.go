@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/fulltext"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -95,5 +96,20 @@ func TestSourceAtThePage(t *testing.T) {
 	td.library = nil
 	if _, body := td.do(t, "ada@lab", "GET", "/s/s-1/h/h-0001", nil); !strings.Contains(body, `<cite class="at"><a href="https://doi.org/10.5555/cosci.tau.001">p. 7, Results</a></cite>`) {
 		t.Errorf("without the library the quote does not link its DOI:\n%s", body)
+	}
+}
+
+// TestIsPDF: the desk knows a PDF by its name as the literature server does
+// (fulltext.KindOf), which the desk no longer imports: a file the server read as a PDF is
+// served, and no other.
+func TestIsPDF(t *testing.T) {
+	for _, name := range []string{
+		"a.pdf", "files/12/Ito et al. - 2021.PDF", "a.Pdf", "a.pdf.xml", "a.xml", "a.nxml", "a.html",
+		"a.htm", "a.xhtml", "pdf", "a.pdf/", "a.pdfx", ".pdf", "a", "", "a.ſdf",
+	} {
+		want := fulltext.KindOf(name) == fulltext.KindPDF
+		if got := isPDF(name); got != want {
+			t.Errorf("isPDF(%q) = %v; the literature server reads it as a PDF: %v", name, got, want)
+		}
 	}
 }

@@ -51,6 +51,10 @@ func ToolQueue(server string) string { return "cosci-tools-" + server }
 // ToolCatalogWorkflow is the type of the short workflow that lists the workers' tools.
 const ToolCatalogWorkflow = "ToolCatalog"
 
+// Catalog is the ToolCatalog workflow's answer: the tools of the servers a worker
+// connects to. A client reads it from here, not from activities, whose code it never runs.
+type Catalog = activities.Catalog
+
 // Commands lists every command name, in the order of session.Commands, the table that
 // names, describes and parses them.
 var Commands = commandNames()
@@ -106,6 +110,10 @@ const (
 	EndedAskRefusal     = "ask: " + activities.EndedReason + "; ask its final state with starter ask, which answers from the store"
 	EndedConfirmRefusal = "confirm: " + activities.EndedReason + "; nothing can change it now"
 )
+
+// EndedReason is why a proposal of an ended session's answer is refused: what a client
+// reading an ended session's conversation from the store gives StoredConversation.
+const EndedReason = activities.EndedReason
 
 // AskRequest is the scientist's message (at most session.MaxAskLength characters) and who
 // writes it.

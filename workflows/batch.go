@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
-	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -46,7 +45,7 @@ func (s *supervisor) batch(ctx workflow.Context, what, agent string, turns []act
 	for range turns {
 		expected = expected.Add(s.expected(agent))
 	}
-	expected.CostUSD *= provider.DefaultBatchShare // the tokens are as many, the price half
+	expected.CostUSD *= research.DefaultBatchShare // the tokens are as many, the price half
 	release, err := s.reserve("batched "+what, expected)
 	if err != nil {
 		return "", func() {}

@@ -70,7 +70,7 @@ func StoredHistory(events []session.Event, p Page) HistoryView {
 // StoredConversation is the conversation query's answer from a session's latest
 // checkpoint and the messages the store holds (texts included): what the session and the
 // EndedConversation workflow wrote. Proposals left open are refused for reason: the
-// session has ended (activities.EndedReason), or keeps them no longer (OldProposalReason).
+// session has ended (EndedReason), or keeps them no longer (OldProposalReason).
 func StoredConversation(snap session.Snapshot, stored []research.Message, p Page, reason string) ConversationView {
 	msgs, _ := session.EndedConversation(snap.Conversation, stored, reason)
 	texts := make(map[string]string, len(stored))

@@ -2,7 +2,8 @@
 // Ollama, vLLM, llama.cpp, OpenRouter) and Anthropic through their official SDKs, the
 // registry that resolves a turn's provider and model from the worker's environment, the
 // price table, and the mapping of provider errors onto what Temporal retries. The offline
-// simulator, the embedded default, is package simulator.
+// simulator, the default provider, is package simulator: the binaries that offer it give
+// it to the Registry (Registry.Offline), so that provider does not import it.
 package provider
 
 import (
@@ -13,7 +14,6 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // Model is a cosci model: it answers one step of a turn of any agent, asked with the
@@ -27,10 +27,7 @@ type Model interface {
 	Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error)
 }
 
-var (
-	_ Model = (*simulator.Offline)(nil)
-	_ Model = (*LLM)(nil)
-)
+var _ Model = (*LLM)(nil)
 
 // Ask asks m for the answer of spec's agent to req: text is the rendered prompt and cache
 // how a provider may cache it; tooling, for a step of a turn that may call tools, is the

@@ -18,7 +18,7 @@ import (
 // (research.Cache.Long: Anthropic's 1-hour cache); any of them left at 0 costs as the
 // next one down (a long write as a short one, a short one or a read as any input token).
 // A request answered through the provider's batch API costs BatchShare of all that (0:
-// DefaultBatchShare).
+// research.DefaultBatchShare).
 type Price struct {
 	PromptPerMTok         float64 `json:"prompt_per_mtok"`
 	CompletionPerMTok     float64 `json:"completion_per_mtok"`
@@ -27,11 +27,6 @@ type Price struct {
 	CacheWriteLongPerMTok float64 `json:"cache_write_long_per_mtok,omitempty"`
 	BatchShare            float64 `json:"batch_share,omitempty"`
 }
-
-// DefaultBatchShare is what a request costs through a batch API, as a share of its list
-// price: both OpenAI's Batch API and Anthropic's Message Batches take 50% off input and
-// output.
-const DefaultBatchShare = 0.5
 
 // Prices are prices by model name. A session's CostUSD is an estimate from this table,
 // not a bill: providers change their prices.
@@ -146,7 +141,7 @@ func LoadPrices(path string) (Prices, error) {
 			return nil, fmt.Errorf("price table %s: model %q has a negative price; prices are USD per million tokens", path, m)
 		}
 		if pr.BatchShare < 0 || pr.BatchShare > 1 || math.IsNaN(pr.BatchShare) {
-			return nil, fmt.Errorf("price table %s: model %q has batch_share %g; it is the share of the list price a batch costs, from 0 to 1 (0: the default %g)", path, m, pr.BatchShare, DefaultBatchShare)
+			return nil, fmt.Errorf("price table %s: model %q has batch_share %g; it is the share of the list price a batch costs, from 0 to 1 (0: the default %g)", path, m, pr.BatchShare, research.DefaultBatchShare)
 		}
 	}
 	if p == nil {
@@ -191,7 +186,7 @@ func (pr Price) cost(u research.Usage) float64 {
 	if u.Batched > 0 {
 		share = pr.BatchShare
 		if share == 0 {
-			share = DefaultBatchShare
+			share = research.DefaultBatchShare
 		}
 	}
 	or := func(v, def float64) float64 {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/cosci-dev/cosci/internal/research"
-	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // Default model names, used when a session names none.
@@ -31,7 +30,10 @@ const (
 //   - ANTHROPIC_API_KEY: required for provider "anthropic".
 //   - ANTHROPIC_BASE_URL: optional.
 type Registry struct {
-	Offline    *simulator.Offline  // the "offline" model; nil means a zero Offline
+	// Offline is the "offline" model, given by the binaries that offer it (the worker gives
+	// its simulator.Offline), so that what only names or prices models does not carry the
+	// simulator; nil: this registry does not serve the offline provider.
+	Offline    Model
 	Env        func(string) string // os.Getenv in production
 	Prices     Prices              // for the cost of real models' turns
 	HTTPClient *http.Client        // for real models; nil means a new client each
@@ -66,7 +68,8 @@ func ModelName(provider, model string) (string, string) {
 // the provider's default (OpenAIDefaultModel, AnthropicDefaultModel); "offline" (or an
 // empty provider) returns r.Offline, whatever the model name. A missing key is an
 // *AuthError naming the variable to set, an unusable base URL an *AuthError naming its
-// variable, and a provider cosci does not know wraps ErrUnknownProvider.
+// variable, and a provider cosci does not know (or "offline" when r.Offline is nil)
+// wraps ErrUnknownProvider.
 func (r *Registry) Model(provider, model string) (Model, error) {
 	provider, model = ModelName(provider, model)
 	switch provider {
@@ -104,10 +107,10 @@ func cached[T any](cache *map[[2]string]T, provider, model string, build func(pr
 
 func (r *Registry) build(provider, model string) (Model, error) {
 	if provider == research.DefaultProvider {
-		if r.Offline != nil {
-			return r.Offline, nil
+		if r.Offline == nil {
+			return nil, fmt.Errorf("%w %q: this binary's registry has no offline model (Registry.Offline)", ErrUnknownProvider, provider)
 		}
-		return &simulator.Offline{}, nil
+		return r.Offline, nil
 	}
 	env := r.Env
 	if env == nil {

@@ -121,8 +121,12 @@ func TestRegistryRefuses(t *testing.T) {
 	if _, err := r.Model("openai", ""); !errors.As(err, &ae) || !strings.Contains(err.Error(), "OPENAI_BASE_URL") {
 		t.Errorf("a base URL without a scheme: %v", err)
 	}
-	if m, err := (&Registry{}).Model("offline", ""); err != nil || m == nil {
-		t.Errorf("a registry without Offline or Env: %v, %v; want a zero Offline", m, err)
+	// provider does not import the simulator: a binary that does not give its registry an
+	// offline model does not serve the offline provider.
+	for _, p := range []string{"offline", ""} {
+		if m, err := (&Registry{}).Model(p, ""); m != nil || !errors.Is(err, ErrUnknownProvider) || !strings.Contains(err.Error(), "Registry.Offline") {
+			t.Errorf("provider %q of a registry without Offline: %v, %v; want no model and %v naming Registry.Offline", p, m, err, ErrUnknownProvider)
+		}
 	}
 	if _, err := (&Registry{}).Model("openai", ""); !errors.As(err, &ae) {
 		t.Errorf("a registry without Env: %v", err)
@@ -245,7 +249,7 @@ func TestBatchedPrices(t *testing.T) {
 		want    float64
 	}{
 		{"m", 0, list},
-		{"m", 1, list * DefaultBatchShare},
+		{"m", 1, list * research.DefaultBatchShare},
 		{"other", 1, list * 0.25},
 	} {
 		u.Batched = tc.batched

@@ -27,6 +27,12 @@ type Usage struct {
 	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
+// DefaultBatchShare is what a request costs through a batch API, as a share of its list
+// price: both OpenAI's Batch API and Anthropic's Message Batches take 50% off input and
+// output. It is here, not in provider, because a session's workflow reserves its budget
+// for a batch with it, and a workflow imports no model client.
+const DefaultBatchShare = 0.5
+
 // Add returns the sum of two usages.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
