@@ -132,9 +132,9 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 		t.TurnID, rec = StepID(t.TurnID, l.Step), &store.Turn{}
 	}
 	ctx, end := a.observeTurn(ctx, t, ag.label)
-	var spent research.Usage // what the model call cost, whatever came of it
-	stored := false          // the turn had finished before: no model was called
-	defer func() { end(err, spent, stored) }()
+	call := turnCall{turnID: t.TurnID, loop: l, rec: rec}
+	stored := false // the turn had finished before: no model was called
+	defer func() { end(err, call.spent, stored) }()
 	if done, ok, err := a.Store.Turn(ctx, t.SessionID, t.TurnID); err != nil {
 		return zero, err
 	} else if ok {
@@ -146,18 +146,16 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 		stored = true
 		return r, nil
 	}
-	m, err := a.turnModel(ctx, t)
-	if err != nil {
+	if call.model, err = a.turnModel(ctx, t); err != nil {
 		return zero, err
 	}
 	stop := a.keepAlive(ctx)
-	var asked *research.Cache // how the model was asked to cache the prompt; nil: not asked
-	r, promptText, err := take(ctx, a, ag, m, in, t.TurnID, l, rec, &spent, &asked)
+	r, promptText, err := take(ctx, a, ag, in, &call)
 	stop()
 	if err != nil {
-		return zero, withUsage(providerError(err), spent)
+		return zero, withUsage(providerError(err), call.spent)
 	}
-	if spent.Unpriced > 0 {
+	if call.spent.Unpriced > 0 {
 		a.warnUnpriced(ctx, t)
 	}
 	result, err := json.Marshal(r)
@@ -166,11 +164,11 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 	}
 	record := store.Turn{
 		ID: t.TurnID, Agent: ag.label, Prompt: promptText, Result: result,
-		Usage: spent, Finished: session.Stamp(time.Now()),
+		Usage: call.spent, Finished: session.Stamp(time.Now()),
 	}
-	if asked != nil {
+	if call.asked != nil {
 		name, model := provider.ModelName(t.Provider, t.Model)
-		record.Cache = provider.CacheLifetime(name, model, *asked)
+		record.Cache = provider.CacheLifetime(name, model, *call.asked)
 	}
 	if rec != nil {
 		record.Given, record.Said = rec.Given, rec.Said
@@ -184,13 +182,27 @@ func runTurn[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag
 	return r, nil
 }
 
+// turnCall is the one model call of a turn: what take is given (the model, the turn's
+// or step's id, its place in the tool loop and its conversation) and what it leaves
+// besides the result (what the call spent, how the prompt was asked to be cached).
+type turnCall struct {
+	model  Model
+	turnID string
+	loop   Loop
+	rec    *store.Turn // a step of a tool-using turn: its part of the conversation, stored with its record
+
+	spent research.Usage  // what the model call cost, whatever came of it
+	asked *research.Cache // how the model was asked to cache the prompt; nil: not asked
+}
+
 // take is the agent's part of a turn: prepare the request, fill in its tooling (a step
 // of a tool-using turn), prompt and cache, make the one model call, and keep the answer.
 // It returns the rendered prompt for the turn's record, adds what the call spent to
-// spent, and points asked at the prompt's cache when it asks the model.
-func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], m Model, in In, turnID string, l Loop, rec *store.Turn, spent *research.Usage, asked **research.Cache) (Res, string, error) {
+// c.spent, and points c.asked at the prompt's cache when it asks the model.
+func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag agent[In, Req, Ans, Res], in In, c *turnCall) (Res, string, error) {
 	var zero Res
-	tu, err := ag.prepare(ctx, a, in, turnID)
+	l, rec := c.loop, c.rec
+	tu, err := ag.prepare(ctx, a, in, c.turnID)
 	if err != nil {
 		return zero, "", err
 	}
@@ -206,14 +218,14 @@ func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag ag
 	if tu.done != nil {
 		return *tu.done, text, nil
 	}
-	c := *f.cache
-	*asked = &c
+	asked := *f.cache
+	c.asked = &asked
 	var tooling *research.Tooling // a step of a tool-using turn: its tools and conversation
 	if l.On() {
 		tooling = f.tooling
 	}
-	st, u, err := provider.Ask(ctx, m, ag.spec, tu.req, text, *f.cache, tooling)
-	*spent = spent.Add(u)
+	st, u, err := provider.Ask(ctx, c.model, ag.spec, tu.req, text, *f.cache, tooling)
+	c.spent = c.spent.Add(u)
 	if err != nil {
 		return zero, text, err
 	}

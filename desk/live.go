@@ -116,9 +116,9 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	data := d.sessionData(who, rec, id, snap, offset)
-	data["Files"], data["HasReport"] = files, slices.Contains(files, report.HTMLFile)
-	data["CanShare"] = access.Decide(who.Identity, rec, access.ActShare).Allowed
-	data["Levels"] = access.Levels
+	data.Files, data.HasReport = files, slices.Contains(files, report.HTMLFile)
+	data.CanShare = access.Decide(who.Identity, rec, access.ActShare).Allowed
+	data.Levels = access.Levels
 	// What the stream keeps up to date: the ranking on its first page, the conversation
 	// at its latest messages.
 	// Each with a digest of what the page shows of it, so the stream sends only what
@@ -135,12 +135,12 @@ func (d *desk) session(w http.ResponseWriter, r *http.Request) {
 	}
 	// A reading older than the page's would take the page back in time.
 	q.Set("since", strconv.FormatInt(snap.At.UnixNano(), 10))
-	data["Events"] = "/s/" + id + "/events?" + q.Encode()
+	data.Events = "/s/" + id + "/events?" + q.Encode()
 	d.render(w, r, http.StatusOK, "session", data)
 }
 
 // part renders one live part of the session page.
-func (d *desk) part(name string, data map[string]any) (string, error) {
+func (d *desk) part(name string, data *sessionPage) (string, error) {
 	var b bytes.Buffer
 	err := d.pages["session"].ExecuteTemplate(&b, name, data)
 	return b.String(), err
@@ -163,18 +163,19 @@ func pageOffsets(r *http.Request) (int, workflows.Page) {
 }
 
 // sessionData is what the session page and its live parts are rendered from.
-func (d *desk) sessionData(who auth.Who, rec access.Record, id string, snap *snapshot, offset int) map[string]any {
+func (d *desk) sessionData(who auth.Who, rec access.Record, id string, snap *snapshot, offset int) *sessionPage {
 	v, conv := snap.View, snap.Conv
 	convEnd := conv.Offset + len(conv.Turns)
-	return map[string]any{
-		"Who": who, "ID": id, "Status": v.Status, "State": v.State, "Line": progressLine(v.Progress), "Record": rec,
-		"CanSteer": access.Decide(who.Identity, rec, access.ActSteer).Allowed,
-		"Prev":     max(offset-pageSize, 0), "Next": offset + pageSize, "HasPrev": offset > 0, "HasNext": offset+pageSize < v.State.Total,
-		"Offset": offset, "Conversation": conv, "ConvFirst": conv.Offset + 1, "ConvLast": convEnd,
-		"ConvPrev": max(conv.Offset-convPageSize, 0), "HasConvPrev": conv.Offset > 0, "ConvNext": convEnd, "HasConvNext": convEnd < conv.Total,
-		"ConversationNote": snap.ConvErr, "Converses": d.conv.Available(),
-		"Verdicts": research.Verdicts, "Ended": v.Status.State.Terminal(), "Mode": d.auth.Mode(),
-		"Trusted": d.trustedTools(id, v.Status.Trusted),
+	return &sessionPage{
+		frame: frame{Who: who, Mode: d.auth.Mode()},
+		ID:    id, Status: v.Status, State: v.State, Line: progressLine(v.Progress), Record: rec,
+		CanSteer: access.Decide(who.Identity, rec, access.ActSteer).Allowed,
+		Prev:     max(offset-pageSize, 0), Next: offset + pageSize, HasPrev: offset > 0, HasNext: offset+pageSize < v.State.Total,
+		Offset: offset, Conversation: conv, ConvFirst: conv.Offset + 1, ConvLast: convEnd,
+		ConvPrev: max(conv.Offset-convPageSize, 0), HasConvPrev: conv.Offset > 0, ConvNext: convEnd, HasConvNext: convEnd < conv.Total,
+		ConversationNote: snap.ConvErr, Converses: d.conv.Available(),
+		Verdicts: research.Verdicts, Ended: v.Status.State.Terminal(),
+		Trusted: d.trustedTools(id, v.Status.Trusted),
 	}
 }
 

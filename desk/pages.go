@@ -66,8 +66,8 @@ func (d *desk) list(w http.ResponseWriter, r *http.Request) {
 	for _, s := range session.States {
 		states = append(states, string(s))
 	}
-	d.render(w, r, http.StatusOK, "list", map[string]any{"Rows": shown, "Waiting": waiting, "Whose": whose, "Status": status, "Q": q.Get("q"),
-		"States": states, "Form": startForm{}, "Reviews": research.ReviewTypes, "Safety": research.SafetyLevels, "Providers": research.Providers})
+	d.render(w, r, http.StatusOK, "list", &listPage{frame: frame{Waiting: waiting}, Rows: shown, Whose: whose, Status: status, Q: q.Get("q"),
+		States: states, Form: startForm{}, Reviews: research.ReviewTypes, Safety: research.SafetyLevels, Providers: research.Providers})
 }
 
 // startForm is the start form's fields, kept to show them again with an error.
@@ -98,8 +98,8 @@ func (d *desk) start(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		f.Error = err.Error()
-		d.render(w, r, http.StatusUnprocessableEntity, "list", map[string]any{"Form": f, "Reviews": research.ReviewTypes,
-			"Safety": research.SafetyLevels, "Providers": research.Providers})
+		d.render(w, r, http.StatusUnprocessableEntity, "list", &listPage{Form: f, Reviews: research.ReviewTypes,
+			Safety: research.SafetyLevels, Providers: research.Providers})
 		return
 	}
 	if !d.mayStart(w, r, who.ID) {
@@ -264,7 +264,7 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 	for i, ref := range h.References {
 		cites[i] = d.citeOf(id, "h/"+hid, i, ref)
 	}
-	d.render(w, r, http.StatusOK, "hypothesis", map[string]any{"ID": id, "H": h, "Reviews": reviews, "Entry": entry, "Cites": cites})
+	d.render(w, r, http.StatusOK, "hypothesis", &hypothesisPage{ID: id, H: h, Reviews: reviews, Entry: entry, Cites: cites})
 }
 
 // command sends one of the scientist's commands, from its form, with the same checks as
@@ -427,7 +427,7 @@ func (d *desk) tree(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.render(w, r, http.StatusOK, "tree", map[string]any{"ID": id, "Root": root})
+	d.render(w, r, http.StatusOK, "tree", &treePage{ID: id, Root: root})
 }
 
 // answerCalls answers tool calls that wait: several at once ("Approve selected"), or one

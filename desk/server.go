@@ -134,7 +134,7 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("POST /auth/logout", d.signOut)
 	signed.HandleFunc("POST /auth/signout-everywhere", d.signOutEverywhere)
 	mux.HandleFunc("GET /signed-out", func(w http.ResponseWriter, r *http.Request) {
-		d.render(w, r, http.StatusOK, "signedout", map[string]any{"SignIn": d.auth.SignInURL("/sessions")})
+		d.render(w, r, http.StatusOK, "signedout", &signedOutPage{SignIn: d.auth.SignInURL("/sessions")})
 	})
 	mux.Handle("/", d.signedIn(signed))
 	cop := http.NewCrossOriginProtection()
@@ -175,7 +175,7 @@ func (d *desk) signedIn(next http.Handler) http.Handler {
 				return
 			}
 			if errors.Is(err, auth.ErrNotSignedIn) {
-				d.render(w, r, http.StatusUnauthorized, "error", map[string]any{"Who": auth.Who{}, "Title": "Not signed in", "Message": "Not signed in: " + notSignedIn[d.auth.Mode()]})
+				d.render(w, r, http.StatusUnauthorized, "error", &errorPage{Title: "Not signed in", Message: "Not signed in: " + notSignedIn[d.auth.Mode()]})
 			} else {
 				d.fail(w, r, err)
 			}
@@ -243,13 +243,13 @@ func (d *desk) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signed-out", http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "error", map[string]any{"Title": "Signed out everywhere",
-		"Message": fmt.Sprintf("Every sign-in of %s begun before now ends, at every desk within %v.", person, auth.RevocationTTL)})
+	d.render(w, r, http.StatusOK, "error", &errorPage{Title: "Signed out everywhere",
+		Message: fmt.Sprintf("Every sign-in of %s begun before now ends, at every desk within %v.", person, auth.RevocationTTL)})
 }
 
 // forbid is a 403 that says what is missing.
 func (d *desk) forbid(w http.ResponseWriter, r *http.Request, who auth.Who, missing string) {
-	d.render(w, r, http.StatusForbidden, "error", map[string]any{"Who": who, "Title": "Not allowed", "Message": "Missing: " + missing})
+	d.render(w, r, http.StatusForbidden, "error", &errorPage{frame: frame{Who: who}, Title: "Not allowed", Message: "Missing: " + missing})
 }
 
 // fail answers an error: 404 for an unknown session, 409 for a refused command, 502 for
@@ -262,18 +262,18 @@ func (d *desk) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var late *notAnswering
 	switch {
 	case errors.Is(err, errNoSession), errors.Is(err, fs.ErrNotExist):
-		d.render(w, r, http.StatusNotFound, "error", map[string]any{"Who": who, "Title": "Not found", "Message": "No such session, or nothing of that name in it."})
+		d.render(w, r, http.StatusNotFound, "error", &errorPage{frame: frame{Who: who}, Title: "Not found", Message: "No such session, or nothing of that name in it."})
 	case errors.As(err, &ref):
-		d.render(w, r, http.StatusConflict, "error", map[string]any{"Who": who, "Title": "Refused", "Message": ref.msg})
+		d.render(w, r, http.StatusConflict, "error", &errorPage{frame: frame{Who: who}, Title: "Refused", Message: ref.msg})
 	case errors.Is(err, context.Canceled):
 	case errors.As(err, &late):
 		req := d.logFailure(r, late.err)
-		d.render(w, r, http.StatusGatewayTimeout, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
-			"Message": late.Error() + ". Reload the page in a minute; if it goes on, tell whoever runs the desk and its workers, with the request id below."})
+		d.render(w, r, http.StatusGatewayTimeout, "error", &errorPage{frame: frame{Who: who}, Title: "Not answering", Request: req,
+			Message: late.Error() + ". Reload the page in a minute; if it goes on, tell whoever runs the desk and its workers, with the request id below."})
 	default:
 		req := d.logFailure(r, err)
-		d.render(w, r, http.StatusBadGateway, "error", map[string]any{"Who": who, "Title": "Not answering", "Request": req,
-			"Message": "The sessions did not answer just now (Temporal, a worker or the session store). Reload the page in a minute; if it goes on, tell whoever runs the desk, with the request id below: the reason is in the desk's log under it."})
+		d.render(w, r, http.StatusBadGateway, "error", &errorPage{frame: frame{Who: who}, Title: "Not answering", Request: req,
+			Message: "The sessions did not answer just now (Temporal, a worker or the session store). Reload the page in a minute; if it goes on, tell whoever runs the desk, with the request id below: the reason is in the desk's log under it."})
 	}
 }
 
@@ -286,12 +286,15 @@ func (d *desk) logFailure(r *http.Request, err error) string {
 	return req
 }
 
-// render executes a page; every value is escaped by html/template.
-func (d *desk) render(w http.ResponseWriter, r *http.Request, code int, page string, data map[string]any) {
-	if _, ok := data["Who"]; !ok {
-		data["Who"], _ = auth.WhoFrom(r.Context())
+// render executes a page; every value is escaped by html/template. The layout's frame is
+// the request's signed-in person, unless the page names one (a page that fails before
+// anyone is known names nobody), and the desk's mode.
+func (d *desk) render(w http.ResponseWriter, r *http.Request, code int, page string, data pageData) {
+	f := data.framed()
+	if f.Who.ID == "" {
+		f.Who, _ = auth.WhoFrom(r.Context())
 	}
-	data["Mode"] = d.auth.Mode()
+	f.Mode = d.auth.Mode()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	if err := d.pages[page].ExecuteTemplate(w, "layout", data); err != nil {

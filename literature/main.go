@@ -110,36 +110,12 @@ func run() error {
 	reading, _ := lib.Reading()
 	logger.Info("library ready", "references", lib.Len(), "full texts", lib.Texts(), "full texts still being read", reading,
 		"library", *libPath, "index", *indexDir, "took", time.Since(t0).Round(time.Millisecond))
-	go func() {
-		d := <-textsRead
-		if errors.Is(d.err, context.Canceled) {
-			return // the server stops
-		}
-		if d.err != nil {
-			logger.Error("reading the full texts failed", "error", d.err)
-		}
-		skipped := 0
-		for s := range report(logger, d.ch.Skipped, reported) {
-			if !reported[s] {
-				skipped++
-			}
-		}
-		logger.Info("full texts indexed", "full texts", lib.Texts(), "read", len(d.ch.Texts), "indexed", d.ch.TextsIndexed, "skipped", skipped,
-			"took", time.Since(t0).Round(time.Millisecond))
-	}()
+	go logTextsRead(logger, lib, textsRead, reported, t0)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *every > 0 {
-		go lib.Watch(ctx, *every, func(ch library.Changes, err error) {
-			if err != nil {
-				logger.Error("refresh failed", "error", err)
-				return
-			}
-			logger.Info("library changed", "files", ch.Files, "added", ch.Added, "updated", ch.Updated, "removed", ch.Removed, "references", ch.References,
-				"full texts read", len(ch.Texts), "indexed", ch.TextsIndexed, "dropped", ch.TextsRemoved)
-			report(logger, ch.Skipped, nil)
-		})
+		go lib.Watch(ctx, *every, logChanges(logger))
 	}
 	server := library.Server(lib)
 	if *httpAddr == "" {
@@ -161,6 +137,40 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// logTextsRead logs the end of the first reading of the full texts, once it comes: how
+// many were read and indexed, and those skipped that were not reported already.
+func logTextsRead(logger *slog.Logger, lib *library.Library, textsRead <-chan textsDone, reported map[string]bool, t0 time.Time) {
+	d := <-textsRead
+	if errors.Is(d.err, context.Canceled) {
+		return // the server stops
+	}
+	if d.err != nil {
+		logger.Error("reading the full texts failed", "error", d.err)
+	}
+	skipped := 0
+	for s := range report(logger, d.ch.Skipped, reported) {
+		if !reported[s] {
+			skipped++
+		}
+	}
+	logger.Info("full texts indexed", "full texts", lib.Texts(), "read", len(d.ch.Texts), "indexed", d.ch.TextsIndexed, "skipped", skipped,
+		"took", time.Since(t0).Round(time.Millisecond))
+}
+
+// logChanges is what the library's watch calls with each refresh: it logs what changed,
+// and what was skipped.
+func logChanges(logger *slog.Logger) func(library.Changes, error) {
+	return func(ch library.Changes, err error) {
+		if err != nil {
+			logger.Error("refresh failed", "error", err)
+			return
+		}
+		logger.Info("library changed", "files", ch.Files, "added", ch.Added, "updated", ch.Updated, "removed", ch.Removed, "references", ch.References,
+			"full texts read", len(ch.Texts), "indexed", ch.TextsIndexed, "dropped", ch.TextsRemoved)
+		report(logger, ch.Skipped, nil)
+	}
 }
 
 // textsDone is the end of the first reading of the full texts.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -71,111 +72,16 @@ var payloadFields = []string{"research_goal", "reason", "goal", "focus", "token_
 func parseCommand(name string, args []string) (string, map[string]any, error) {
 	spec, _ := session.LookupCommand(name)
 	fs := newFlagSet(name, commandArgs[name], spec.Help)
-	var (
-		reason, goal, focus           string
-		title, statement, rationale   string
-		predictions                   stringList
-		predictionsFile               string
-		hypothesis, verdict, critique string
-		toward, away                  string
-		tokenBudget, maxHypotheses    optInt
-		score, budgetUSD              optFloat
-		call, result, resultFile      string
-		tool                          string
-		approve, reject               bool
-		as                            string
-	)
-	fs.StringVar(&as, "as", defaultIdentity(), "who sends the command, for the session's history (default $USER)")
-	switch name {
-	case workflows.Suspend, workflows.Terminate:
-		fs.StringVar(&reason, "reason", "", "why, for the session's history")
-	case workflows.RefineGoal:
-		fs.StringVar(&goal, "goal", "", "the new research goal")
-		fs.StringVar(&focus, "focus", "", "what to concentrate on from now on")
-		fs.Var(&tokenBudget, "token-budget", "the new token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
-	case workflows.AddHypothesis:
-		fs.StringVar(&title, "title", "", "a short title (required)")
-		fs.StringVar(&statement, "statement", "", "the hypothesis itself (required)")
-		fs.StringVar(&rationale, "rationale", "", "why it may be true")
-		fs.Var(&predictions, "prediction", "a testable prediction `P`; repeat the flag for several (at least one)")
-		fs.StringVar(&predictionsFile, "predictions-file", "", "read testable predictions from this `file`, one per line (- for stdin)")
-	case workflows.Review:
-		fs.StringVar(&hypothesis, "hypothesis", "", "the hypothesis you reviewed, e.g. h-0003 (required)")
-		fs.Var(&score, "score", "your overall score from 0 to 10, e.g. `7.5`")
-		fs.StringVar(&verdict, "verdict", "", "one of "+strings.Join(research.Verdicts, ", "))
-		fs.StringVar(&critique, "critique", "", "what is wrong or missing")
-	case workflows.Feedback:
-		fs.StringVar(&toward, "toward", "", "a direction the agents should explore more")
-		fs.StringVar(&away, "away", "", "a direction the agents should leave")
-	case workflows.SetBudget:
-		fs.Var(&tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
-		fs.Var(&budgetUSD, "usd", "the dollar budget: `USD` dollars, e.g. 5 or 0.50 (0: no cap)")
-		fs.Var(&maxHypotheses, "max-hypotheses", "stop once the agents have made `N` hypotheses")
-	case workflows.AnswerTool:
-		fs.StringVar(&call, "call", "", "the waiting call, e.g. call-1 (see starter status; required)")
-		fs.BoolVar(&approve, "approve", false, "let the call be made")
-		fs.BoolVar(&reject, "reject", false, "refuse the call; the model goes on without it")
-		fs.StringVar(&reason, "reason", "", "why you refuse it, for the model and the history")
-		fs.StringVar(&result, "result", "", "give the call's result yourself, in place of the tool's")
-		fs.StringVar(&resultFile, "result-file", "", "read the result from this `file` (- for stdin)")
-	case workflows.TrustTool, workflows.UntrustTool:
-		fs.StringVar(&tool, "tool", "", "the tool, e.g. literature.fetch (required)")
-	}
+	var c commandFlags
+	c.define(fs, name)
 	id, err := sessionArg(fs, args)
 	if err != nil {
 		return "", nil, err
 	}
-	if resultFile != "" {
-		b, err := readAll(resultFile)
-		if err != nil {
-			return "", nil, usageErrorf("--result-file: %v", err)
-		}
-		result = string(b)
+	if err := c.readFiles(); err != nil {
+		return "", nil, err
 	}
-	if approve && reject {
-		return "", nil, usageErrorf("give --approve or --reject, not both")
-	}
-	if predictionsFile != "" {
-		lines, err := readLines(predictionsFile)
-		if err != nil {
-			return "", nil, usageErrorf("--predictions-file: %v", err)
-		}
-		predictions = append(predictions, lines...)
-	}
-
-	arg := map[string]any{}
-	for k, v := range map[string]string{"reason": reason, "goal": goal, "focus": focus, "title": title,
-		"statement": statement, "rationale": rationale, "hypothesis_id": hypothesis, "verdict": verdict,
-		"critique": critique, "toward": toward, "away": away, "call": call, "result": result, "decision": decision(approve, reject),
-		"tool": tool} {
-		if v = strings.TrimSpace(v); v != "" {
-			arg[k] = v
-		}
-	}
-	var kept []string
-	for _, p := range predictions {
-		if p = strings.TrimSpace(p); p != "" {
-			kept = append(kept, p)
-		}
-	}
-	if len(kept) > 0 {
-		arg["testable_predictions"] = kept
-	}
-	if by := session.CleanBy(as); by != "" {
-		arg["by"] = by
-	}
-	if tokenBudget.set {
-		arg["token_budget"] = tokenBudget.v
-	}
-	if score.set {
-		arg["score"] = score.v
-	}
-	if maxHypotheses.set {
-		arg["max_hypotheses"] = maxHypotheses.v
-	}
-	if budgetUSD.set {
-		arg["budget_usd"] = budgetUSD.v
-	}
+	arg := c.payload()
 
 	payload, err := json.Marshal(arg)
 	if err != nil {
@@ -191,6 +97,126 @@ func parseCommand(name string, args []string) (string, map[string]any, error) {
 		arg = nil
 	}
 	return id, arg, nil
+}
+
+// commandFlags are the flags of every command; each command defines its own.
+type commandFlags struct {
+	reason, goal, focus           string
+	title, statement, rationale   string
+	predictions                   stringList
+	predictionsFile               string
+	hypothesis, verdict, critique string
+	toward, away                  string
+	tokenBudget, maxHypotheses    optInt
+	score, budgetUSD              optFloat
+	call, result, resultFile      string
+	tool                          string
+	approve, reject               bool
+	as                            string
+}
+
+// define defines command name's flags on fs.
+func (c *commandFlags) define(fs *flag.FlagSet, name string) {
+	fs.StringVar(&c.as, "as", defaultIdentity(), "who sends the command, for the session's history (default $USER)")
+	switch name {
+	case workflows.Suspend, workflows.Terminate:
+		fs.StringVar(&c.reason, "reason", "", "why, for the session's history")
+	case workflows.RefineGoal:
+		fs.StringVar(&c.goal, "goal", "", "the new research goal")
+		fs.StringVar(&c.focus, "focus", "", "what to concentrate on from now on")
+		fs.Var(&c.tokenBudget, "token-budget", "the new token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
+	case workflows.AddHypothesis:
+		fs.StringVar(&c.title, "title", "", "a short title (required)")
+		fs.StringVar(&c.statement, "statement", "", "the hypothesis itself (required)")
+		fs.StringVar(&c.rationale, "rationale", "", "why it may be true")
+		fs.Var(&c.predictions, "prediction", "a testable prediction `P`; repeat the flag for several (at least one)")
+		fs.StringVar(&c.predictionsFile, "predictions-file", "", "read testable predictions from this `file`, one per line (- for stdin)")
+	case workflows.Review:
+		fs.StringVar(&c.hypothesis, "hypothesis", "", "the hypothesis you reviewed, e.g. h-0003 (required)")
+		fs.Var(&c.score, "score", "your overall score from 0 to 10, e.g. `7.5`")
+		fs.StringVar(&c.verdict, "verdict", "", "one of "+strings.Join(research.Verdicts, ", "))
+		fs.StringVar(&c.critique, "critique", "", "what is wrong or missing")
+	case workflows.Feedback:
+		fs.StringVar(&c.toward, "toward", "", "a direction the agents should explore more")
+		fs.StringVar(&c.away, "away", "", "a direction the agents should leave")
+	case workflows.SetBudget:
+		fs.Var(&c.tokenBudget, "tokens", "the token budget: `N` tokens, e.g. 500000 or 500k (0: no cap)")
+		fs.Var(&c.budgetUSD, "usd", "the dollar budget: `USD` dollars, e.g. 5 or 0.50 (0: no cap)")
+		fs.Var(&c.maxHypotheses, "max-hypotheses", "stop once the agents have made `N` hypotheses")
+	case workflows.AnswerTool:
+		fs.StringVar(&c.call, "call", "", "the waiting call, e.g. call-1 (see starter status; required)")
+		fs.BoolVar(&c.approve, "approve", false, "let the call be made")
+		fs.BoolVar(&c.reject, "reject", false, "refuse the call; the model goes on without it")
+		fs.StringVar(&c.reason, "reason", "", "why you refuse it, for the model and the history")
+		fs.StringVar(&c.result, "result", "", "give the call's result yourself, in place of the tool's")
+		fs.StringVar(&c.resultFile, "result-file", "", "read the result from this `file` (- for stdin)")
+	case workflows.TrustTool, workflows.UntrustTool:
+		fs.StringVar(&c.tool, "tool", "", "the tool, e.g. literature.fetch (required)")
+	}
+}
+
+// readFiles reads the files the flags name into the result and the predictions, and
+// refuses flags that contradict each other.
+func (c *commandFlags) readFiles() error {
+	if c.resultFile != "" {
+		b, err := readAll(c.resultFile)
+		if err != nil {
+			return usageErrorf("--result-file: %v", err)
+		}
+		c.result = string(b)
+	}
+	if c.approve && c.reject {
+		return usageErrorf("give --approve or --reject, not both")
+	}
+	if c.predictionsFile != "" {
+		lines, err := readLines(c.predictionsFile)
+		if err != nil {
+			return usageErrorf("--predictions-file: %v", err)
+		}
+		c.predictions = append(c.predictions, lines...)
+	}
+
+	return nil
+}
+
+// payload is the command's payload from its flags: the texts trimmed, those left empty
+// and the numbers not given left out.
+func (c *commandFlags) payload() map[string]any {
+	arg := map[string]any{}
+	for k, v := range map[string]string{"reason": c.reason, "goal": c.goal, "focus": c.focus, "title": c.title,
+		"statement": c.statement, "rationale": c.rationale, "hypothesis_id": c.hypothesis, "verdict": c.verdict,
+		"critique": c.critique, "toward": c.toward, "away": c.away, "call": c.call, "result": c.result, "decision": decision(c.approve, c.reject),
+		"tool": c.tool} {
+		if v = strings.TrimSpace(v); v != "" {
+			arg[k] = v
+		}
+	}
+	var kept []string
+	for _, p := range c.predictions {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) > 0 {
+		arg["testable_predictions"] = kept
+	}
+	if by := session.CleanBy(c.as); by != "" {
+		arg["by"] = by
+	}
+	if c.tokenBudget.set {
+		arg["token_budget"] = c.tokenBudget.v
+	}
+	if c.score.set {
+		arg["score"] = c.score.v
+	}
+	if c.maxHypotheses.set {
+		arg["max_hypotheses"] = c.maxHypotheses.v
+	}
+	if c.budgetUSD.set {
+		arg["budget_usd"] = c.budgetUSD.v
+	}
+
+	return arg
 }
 
 // defaultIdentity is who sends a command when --as does not say: the user the starter

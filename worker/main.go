@@ -61,12 +61,10 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
@@ -248,16 +246,7 @@ func run() error {
 	}
 	defer obs.close()
 	acts.Metrics = obs.metrics()
-	if obs.exporter != nil {
-		backend := "dir"
-		if store.IsDatabase(cfg.store) {
-			backend = "postgres"
-		}
-		m := obs.metrics()
-		st.Observe(func(ctx context.Context, op string, took time.Duration, err error) {
-			m.StoreOp(ctx, backend, op, took, err)
-		})
-	}
+	observeStore(cfg, obs, st)
 
 	c, err := connection.Dial(logger, obs.client, codec.ClientOptions(keys))
 	if err != nil {
@@ -268,79 +257,17 @@ func run() error {
 		return err
 	}
 	acts.Sessions = c // to find the most recent foreground session
-	if opts, err := connection.Options(nil); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		added, err := connection.EnsureSearchAttributes(ctx, c, opts.Namespace, workflows.SearchAttributes)
-		cancel()
-		switch {
-		case err != nil:
-			logger.Warn("search attributes not checked; sessions fail if one is missing", "error", err)
-		case len(added) > 0:
-			logger.Info("registered missing search attributes", "namespace", opts.Namespace, "added", strings.Join(added, ","))
-		}
-	}
+	ensureSearchAttributes(logger, c)
 
-	// Workflow tasks queue behind each other when many sessions run at once, and a query on a
-	// session waits for its pending task: pollers scale with the backlog the server reports
-	// (BENCHMARKS.md, "Queries under load").
-	// The classifier gives every activity's failure its kind (a provider's, the store's),
-	// which the workflow acts on.
-	classify := []interceptor.WorkerInterceptor{activities.Classifier()}
-	deployment := cfg.deploymentOptions()
-	// newWorker is a worker on queue with what every worker of this process has: the
-	// classifier, and this build's place in the Worker Deployment.
-	newWorker := func(queue string, o worker.Options) worker.Worker {
-		o.Interceptors, o.DeploymentOptions = classify, deployment
-		return worker.New(c, queue, o)
+	ws := &workerSet{
+		c:          c,
+		classify:   []interceptor.WorkerInterceptor{activities.Classifier()},
+		deployment: cfg.deploymentOptions(),
 	}
-	// start starts an activity worker, stopped when run returns (the last started first).
-	var started []worker.Worker
-	defer func() {
-		for _, w := range slices.Backward(started) {
-			w.Stop()
-		}
-	}()
-	start := func(what string, w worker.Worker) error {
-		if err := w.Start(); err != nil {
-			return fmt.Errorf("cannot start the %s: %w", what, err)
-		}
-		started = append(started, w)
-		return nil
-	}
-
-	sessions := newWorker(workflows.TaskQueue, worker.Options{
-		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
-	})
-	workflows.Register(sessions)
-	sessions.RegisterActivity(acts)
-
-	turns := newWorker(workflows.TurnsQueue, worker.Options{
-		MaxConcurrentActivityExecutionSize: cfg.slots,
-		TaskQueueActivitiesPerSecond:       cfg.rps,
-	})
-	turns.RegisterActivity(acts)
-	if err := start("turns worker", turns); err != nil {
+	defer ws.stop()
+	sessions, names, err := ws.startAll(cfg, acts, servers)
+	if err != nil {
 		return err
-	}
-
-	// The CPU-heavy activities, at most --compute-slots at once: a worker full of sessions
-	// that fit and report together keeps cores for their workflow tasks and queries.
-	compute := newWorker(workflows.ComputeQueue, worker.Options{MaxConcurrentActivityExecutionSize: cfg.computeSlots})
-	compute.RegisterActivity(acts)
-	if err := start("compute worker", compute); err != nil {
-		return err
-	}
-
-	// One worker per tool server, on the server's own queue, so its rate holds across
-	// every worker of the deployment.
-	var names []string
-	for _, srv := range servers {
-		w := newWorker(workflows.ToolQueue(srv.Name), worker.Options{TaskQueueActivitiesPerSecond: srv.Rate})
-		w.RegisterActivityWithOptions(acts.CallTool, activity.RegisterOptions{Name: "CallTool"})
-		if err := start("worker of tool server "+srv.Name, w); err != nil {
-			return err
-		}
-		names = append(names, srv.Name)
 	}
 
 	logger.Info("worker started",
@@ -349,6 +276,21 @@ func run() error {
 		"providers", strings.Join(configured(os.Getenv), ","), "prices", len(prices), "tool_servers", strings.Join(names, ","),
 		"notify", cfg.notifyState(), "metrics", obs.address(), "traces", obs.tracing != nil, "encryption", encryptionText(keys), "store_migrating", cfg.storeMigrating, "deployment", cfg.versionText())
 	return sessions.Run(worker.InterruptCh())
+}
+
+// observeStore times the store's operations into the metrics, when they are exported.
+func observeStore(cfg *config, obs *observability, st *store.Store) {
+	if obs.exporter == nil {
+		return
+	}
+	backend := "dir"
+	if store.IsDatabase(cfg.store) {
+		backend = "postgres"
+	}
+	m := obs.metrics()
+	st.Observe(func(ctx context.Context, op string, took time.Duration, err error) {
+		m.StoreOp(ctx, backend, op, took, err)
+	})
 }
 
 // configured names the providers this worker can serve: offline always, and each real

@@ -360,30 +360,7 @@ func mdRecord(s *mdSection) (Record, bool) {
 				continue
 			}
 			if scheme, ok := idLabels[label]; ok {
-				if i := strings.Index(f.value, " ("); i > 0 {
-					f.value = f.value[:i] // "PMC123 (PMC)"
-				}
-				var id ID
-				if scheme == "" || scheme == SchemeKey {
-					id = ParseID(f.value)
-				} else {
-					id, _ = parseAs(scheme, unwrap(f.value))
-				}
-				if _, link := parseLink(f.value); link {
-					if id.Value != "" {
-						r.addID(id) // "**PubMed:** https://pubmed.ncbi.nlm.nih.gov/1/"
-					}
-					if d.URL == "" {
-						d.URL = f.value
-					}
-					continue
-				}
-				if id.Value != "" {
-					r.addID(id)
-					if d.ID == "" || label == "id" || label == "key" || label == "epmc id" {
-						d.ID = unwrap(f.value)
-					}
-				}
+				r.mdIDField(scheme, label, f.value)
 				continue
 			}
 			if slices.Contains(linkLabels, label) {
@@ -434,6 +411,36 @@ func mdRecord(s *mdSection) (Record, bool) {
 	}
 	r.Text = strings.Join(parts, "\n")
 	return r, true
+}
+
+// mdIDField reads a field whose label names an id (of scheme, or any scheme when "") into
+// the record's ids, and its value as the record's id or, when a link, its URL.
+func (r *Record) mdIDField(scheme, label, value string) {
+	d := &r.Details
+	if i := strings.Index(value, " ("); i > 0 {
+		value = value[:i] // "PMC123 (PMC)"
+	}
+	var id ID
+	if scheme == "" || scheme == SchemeKey {
+		id = ParseID(value)
+	} else {
+		id, _ = parseAs(scheme, unwrap(value))
+	}
+	if _, link := parseLink(value); link {
+		if id.Value != "" {
+			r.addID(id) // "**PubMed:** https://pubmed.ncbi.nlm.nih.gov/1/"
+		}
+		if d.URL == "" {
+			d.URL = value
+		}
+		return
+	}
+	if id.Value != "" {
+		r.addID(id)
+		if d.ID == "" || label == "id" || label == "key" || label == "epmc id" {
+			d.ID = unwrap(value)
+		}
+	}
 }
 
 var mdPersonNoise = regexp.MustCompile(`\s*(\[aff [^\]]*\]|· ORCID \S+|\([A-Z]{1,4}\))`)

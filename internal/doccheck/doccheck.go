@@ -261,156 +261,205 @@ type command struct {
 // and redirections dropped, here-documents skipped. $(...) is a word of its own, and the
 // commands inside it are returned too.
 func shell(text string, line int) []command {
-	src := []rune(text)
-	var (
-		cmds    []command
-		cur     command
-		word    strings.Builder
-		inWord  bool
-		pending []string // here-document delimiters, to skip after this line
-	)
-	startWord := func() {
-		if !inWord {
-			inWord = true
-			if len(cur.words) == 0 {
-				cur.line = line
-			}
-		}
-	}
-	endWord := func() {
-		if inWord {
-			cur.words = append(cur.words, word.String())
-			word.Reset()
-			inWord = false
-		}
-	}
-	endCommand := func() {
-		endWord()
-		if len(cur.words) > 0 {
-			cmds = append(cmds, cur)
-		}
-		cur = command{}
-	}
-	// readWord reads a redirection's target or a here-document's delimiter, unquoted.
-	readWord := func(i int) (string, int) {
-		for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
-			i++
-		}
-		var b strings.Builder
-		for i < len(src) && !unicode.IsSpace(src[i]) && !strings.ContainsRune(";&|<>", src[i]) {
-			if src[i] != '\'' && src[i] != '"' {
-				b.WriteRune(src[i])
-			}
-			i++
-		}
-		return b.String(), i
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
+	sh := &shellSplitter{src: []rune(text), line: line}
+	src := sh.src
+	for sh.i = 0; sh.i < len(src); sh.i++ {
+		c := src[sh.i]
 		switch {
-		case c == '\\' && i+1 < len(src):
-			i++
-			if src[i] == '\n' {
-				line++
-				continue
-			}
-			startWord()
-			word.WriteRune(src[i])
+		case c == '\\' && sh.i+1 < len(src):
+			sh.escaped()
 		case c == '\n':
-			endCommand()
-			line++
-			for _, delim := range pending {
-				for i+1 < len(src) {
-					end := i + 1
-					for end < len(src) && src[end] != '\n' {
-						end++
-					}
-					l := strings.TrimSpace(string(src[i+1 : end]))
-					i = end
-					line++
-					if l == delim {
-						break
-					}
-				}
-			}
-			pending = nil
+			sh.endCommand()
+			sh.line++
+			sh.skipHereDocs()
 		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
-		case c == '#' && !inWord:
-			for i+1 < len(src) && src[i+1] != '\n' {
-				i++
+			sh.endWord()
+		case c == '#' && !sh.inWord:
+			for sh.i+1 < len(src) && src[sh.i+1] != '\n' {
+				sh.i++
 			}
 		case c == '\'':
-			startWord()
-			for i++; i < len(src) && src[i] != '\''; i++ {
-				if src[i] == '\n' {
-					line++
-				}
-				word.WriteRune(src[i])
-			}
+			sh.singleQuoted()
 		case c == '"':
-			startWord()
-			for i++; i < len(src) && src[i] != '"'; i++ {
-				switch {
-				case src[i] == '\\' && i+1 < len(src) && src[i+1] == '\n':
-					i++
-					line++
-					continue
-				case src[i] == '\\' && i+1 < len(src) && strings.ContainsRune("\"\\$`", src[i+1]):
-					i++
-				case src[i] == '\n':
-					line++
-				}
-				word.WriteRune(src[i])
-			}
-		case c == '$' && i+1 < len(src) && src[i+1] == '(':
-			depth, j := 0, i+1
-			for ; j < len(src); j++ {
-				if src[j] == '(' {
-					depth++
-				} else if src[j] == ')' {
-					if depth--; depth == 0 {
-						break
-					}
-				}
-			}
-			inner := string(src[i+2 : min(j, len(src))])
-			cmds = append(cmds, shell(inner, line)...)
-			line += strings.Count(inner, "\n")
-			startWord()
-			word.WriteString("$(...)")
-			i = j
-		case c == '<' && placeholderAt.MatchString(string(src[i:min(i+64, len(src))])):
-			p := placeholderAt.FindString(string(src[i:min(i+64, len(src))]))
-			startWord()
-			word.WriteString(p)
-			i += len([]rune(p)) - 1
+			sh.doubleQuoted()
+		case c == '$' && sh.i+1 < len(src) && src[sh.i+1] == '(':
+			sh.substitution()
+		case c == '<' && placeholderAt.MatchString(string(src[sh.i:min(sh.i+64, len(src))])):
+			p := placeholderAt.FindString(string(src[sh.i:min(sh.i+64, len(src))]))
+			sh.startWord()
+			sh.word.WriteString(p)
+			sh.i += len([]rune(p)) - 1
 		case c == '<' || c == '>':
-			if inWord && strings.Trim(word.String(), "0123456789") == "" {
-				word.Reset() // a file descriptor: 2>&1
-				inWord = false
-			}
-			endWord()
-			j := i
-			for j < len(src) && (src[j] == '<' || src[j] == '>') {
-				j++
-			}
-			op := string(src[i:j])
-			if j < len(src) && (src[j] == '&' || src[j] == '-') {
-				j++
-			}
-			target, next := readWord(j)
-			if op == "<<" {
-				pending = append(pending, target)
-			}
-			i = next - 1
+			sh.redirection()
 		case c == ';' || c == '&' || c == '|':
-			endCommand()
+			sh.endCommand()
 		default:
-			startWord()
-			word.WriteRune(c)
+			sh.startWord()
+			sh.word.WriteRune(c)
 		}
 	}
-	endCommand()
-	return cmds
+	sh.endCommand()
+	return sh.cmds
+}
+
+// shellSplitter is where shell is in its text: at src[i], on line, in the command cur
+// and, when inWord, in its word.
+type shellSplitter struct {
+	src     []rune
+	i       int
+	line    int
+	cmds    []command
+	cur     command
+	word    strings.Builder
+	inWord  bool
+	pending []string // here-document delimiters, to skip after this line
+}
+
+func (sh *shellSplitter) startWord() {
+	if !sh.inWord {
+		sh.inWord = true
+		if len(sh.cur.words) == 0 {
+			sh.cur.line = sh.line
+		}
+	}
+}
+
+func (sh *shellSplitter) endWord() {
+	if sh.inWord {
+		sh.cur.words = append(sh.cur.words, sh.word.String())
+		sh.word.Reset()
+		sh.inWord = false
+	}
+}
+
+func (sh *shellSplitter) endCommand() {
+	sh.endWord()
+	if len(sh.cur.words) > 0 {
+		sh.cmds = append(sh.cmds, sh.cur)
+	}
+	sh.cur = command{}
+}
+
+// readWord reads a redirection's target or a here-document's delimiter, unquoted, from
+// src[i], and says where it ends.
+func (sh *shellSplitter) readWord(i int) (string, int) {
+	src := sh.src
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	var b strings.Builder
+	for i < len(src) && !unicode.IsSpace(src[i]) && !strings.ContainsRune(";&|<>", src[i]) {
+		if src[i] != '\'' && src[i] != '"' {
+			b.WriteRune(src[i])
+		}
+		i++
+	}
+	return b.String(), i
+}
+
+// escaped reads a backslash's character into the word, or joins the lines it ends.
+func (sh *shellSplitter) escaped() {
+	sh.i++
+	if sh.src[sh.i] == '\n' {
+		sh.line++
+		return
+	}
+	sh.startWord()
+	sh.word.WriteRune(sh.src[sh.i])
+}
+
+// skipHereDocs skips, after a line's end, the here-documents the line opened.
+func (sh *shellSplitter) skipHereDocs() {
+	src := sh.src
+	for _, delim := range sh.pending {
+		for sh.i+1 < len(src) {
+			end := sh.i + 1
+			for end < len(src) && src[end] != '\n' {
+				end++
+			}
+			l := strings.TrimSpace(string(src[sh.i+1 : end]))
+			sh.i = end
+			sh.line++
+			if l == delim {
+				break
+			}
+		}
+	}
+	sh.pending = nil
+}
+
+// singleQuoted reads a '...' string into the word, as it is.
+func (sh *shellSplitter) singleQuoted() {
+	src := sh.src
+	sh.startWord()
+	for sh.i++; sh.i < len(src) && src[sh.i] != '\''; sh.i++ {
+		if src[sh.i] == '\n' {
+			sh.line++
+		}
+		sh.word.WriteRune(src[sh.i])
+	}
+}
+
+// doubleQuoted reads a "..." string into the word, with the escapes a shell takes in it.
+func (sh *shellSplitter) doubleQuoted() {
+	src := sh.src
+	sh.startWord()
+	for sh.i++; sh.i < len(src) && src[sh.i] != '"'; sh.i++ {
+		switch {
+		case src[sh.i] == '\\' && sh.i+1 < len(src) && src[sh.i+1] == '\n':
+			sh.i++
+			sh.line++
+			continue
+		case src[sh.i] == '\\' && sh.i+1 < len(src) && strings.ContainsRune("\"\\$`", src[sh.i+1]):
+			sh.i++
+		case src[sh.i] == '\n':
+			sh.line++
+		}
+		sh.word.WriteRune(src[sh.i])
+	}
+}
+
+// substitution reads a $(...) as the word "$(...)", and the commands inside it as commands.
+func (sh *shellSplitter) substitution() {
+	src := sh.src
+	depth, j := 0, sh.i+1
+	for ; j < len(src); j++ {
+		if src[j] == '(' {
+			depth++
+		} else if src[j] == ')' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	inner := string(src[sh.i+2 : min(j, len(src))])
+	sh.cmds = append(sh.cmds, shell(inner, sh.line)...)
+	sh.line += strings.Count(inner, "\n")
+	sh.startWord()
+	sh.word.WriteString("$(...)")
+	sh.i = j
+}
+
+// redirection drops a redirection and its target (and a file descriptor before it), and
+// keeps a here-document's delimiter, to skip the document after the line.
+func (sh *shellSplitter) redirection() {
+	src := sh.src
+	if sh.inWord && strings.Trim(sh.word.String(), "0123456789") == "" {
+		sh.word.Reset() // a file descriptor: 2>&1
+		sh.inWord = false
+	}
+	sh.endWord()
+	j := sh.i
+	for j < len(src) && (src[j] == '<' || src[j] == '>') {
+		j++
+	}
+	op := string(src[sh.i:j])
+	if j < len(src) && (src[j] == '&' || src[j] == '-') {
+		j++
+	}
+	target, next := sh.readWord(j)
+	if op == "<<" {
+		sh.pending = append(sh.pending, target)
+	}
+	sh.i = next - 1
 }

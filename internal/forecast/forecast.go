@@ -208,6 +208,14 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 		}
 		add(name, f, req, req, req, batched)
 	}
+	e.assumeSession(c, byAgent[AgentHypothesis], p, share)
+	return e, nil
+}
+
+// assumeSession adds what the forecast assumes of the session as a whole: its length, its
+// tokens, its cache, its debates, its tool calls (costed in the high end from f, a
+// generation's figures) and its budget.
+func (e *Estimate) assumeSession(c research.Config, f Figure, p provider.Prices, share float64) {
 	e.Assumes = append(e.Assumes,
 		fmt.Sprintf("the session researches to max_hypotheses (%d): it may converge or hit a limit sooner, and cost less", c.MaxHypotheses),
 		fmt.Sprintf("prompts and answers within ±%.0f%% of the benchmark's tokens a request (figures of %s, %s)", 100*tokenSpread, e.FiguresOf, e.Mode))
@@ -224,7 +232,6 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 		// A tool call is one more step of the turn that made it: the turn's prompt again,
 		// with the tool's answer. At most the session's tool-call budget of them.
 		calls := c.ToolSessionBudget()
-		f := byAgent[AgentHypothesis]
 		if e.Priced {
 			e.High += p.Cost(e.Model, usage(f, float64(calls), 1+tokenSpread, 0, false))
 		}
@@ -236,7 +243,6 @@ func Forecast(c research.Config, fs Figures, p provider.Prices) (Estimate, error
 	if c.BudgetUSD > 0 && e.Priced && c.BudgetUSD < e.High {
 		e.Assumes = append(e.Assumes, fmt.Sprintf("the range ignores the budget: session's budget of $%.2f suspends it when spent, below the range's top", c.BudgetUSD))
 	}
-	return e, nil
 }
 
 // expectedDebateTurns is a debate's turns on average: between tournament.MinTurns for

@@ -30,20 +30,16 @@ const (
 	maxTokens = 4_000_000
 )
 
+// readJATS reads a JATS article's abstract, body and back matter into passages, one
+// top-level section at a time, leaving out the reference list, formulae and citations.
 func readJATS(data []byte, lim Limits) (Document, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	dec.AutoClose = xml.HTMLAutoClose
-	r := &structured{lim: lim}
-	var stack []string // element names, innermost last
-	skip := 0          // depth inside an element left out
-	capture := 0       // depth inside a figure or table: read as one block
-	topSec := 0        // depth of the body's or back's top-level section, or 0
-	inAbstract, inBody, inBack := 0, false, false
-	var title *strings.Builder
+	j := &jatsReader{r: &structured{lim: lim}}
 	for n := 0; ; n++ {
-		if n > maxTokens || len(stack) > maxDepth {
+		if n > maxTokens || len(j.stack) > maxDepth {
 			return Document{}, problem("not read: its XML nests deeper than %d elements or holds over %d of them", maxDepth, maxTokens)
 		}
 		tok, err := dec.Token()
@@ -51,127 +47,157 @@ func readJATS(data []byte, lim Limits) (Document, error) {
 			break
 		}
 		if err != nil {
-			if len(r.blocks) == 0 {
+			if len(j.r.blocks) == 0 {
 				return Document{}, problem("corrupt: not XML that can be read (%s)", oneLine(err.Error(), 200))
 			}
 			break // cut short: keep what was read
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			name := t.Name.Local
-			stack = append(stack, name)
-			depth := len(stack)
-			if skip > 0 {
-				continue
-			}
-			switch name {
-			case "ref-list", "inline-formula", "disp-formula", "sub-article", "response", "trans-abstract", "journal-meta", "object-id", "alt-text":
-				skip = depth
-				continue
-			case "xref":
-				if attrOf(t, "ref-type") == "bibr" {
-					skip = depth
-					continue
-				}
-			case "front":
-				continue
-			case "body":
-				inBody = true
-			case "back":
-				inBack, inBody = true, false
-			case "abstract":
-				if inAbstract == 0 && !inBody && !inBack {
-					inAbstract = depth
-					r.heading(SectionAbstract, "Abstract")
-				}
-			case "article-meta":
-			case "sec", "ack", "app":
-				if (inBody || inBack) && topSec == 0 && inAbstract == 0 {
-					r.flush()
-					topSec = depth
-					r.pendingType = strings.ToLower(attrOf(t, "sec-type"))
-					r.pendingName = name
-				}
-			case "title":
-				switch {
-				case inAbstract > 0 && capture == 0:
-					skip = depth // "Abstract", or a structured abstract's part
-				case topSec == depth-1 && capture == 0:
-					title = &strings.Builder{}
-				}
-			case "fig", "table-wrap", "boxed-text":
-				if capture == 0 && (inBody || inBack || inAbstract > 0) {
-					capture = depth
-				}
-			}
+			j.start(t)
 		case xml.EndElement:
-			depth := len(stack)
-			if depth == 0 {
-				continue
-			}
-			name := stack[depth-1]
-			stack = stack[:depth-1]
-			switch {
-			case skip == depth:
-				skip = 0
-				continue
-			case skip > 0:
-				continue
-			}
-			switch name {
-			case "title":
-				if title != nil {
-					r.openSection(strings.TrimSpace(title.String()))
-					title = nil
-					continue
-				}
-				if capture == 0 {
-					r.flush() // a subsection's title: read with the paragraph it heads
-				} else {
-					r.text.WriteByte(' ')
-				}
-			case "p", "list-item", "def", "term", "verse-line", "disp-quote", "label", "caption", "td", "th", "tr", "preformat", "statement":
-				if capture == 0 {
-					if name == "p" || name == "preformat" || name == "verse-line" || name == "term" || name == "def" {
-						r.flush()
-					}
-				} else {
-					r.text.WriteByte(' ')
-				}
-			case "fig", "table-wrap", "boxed-text":
-				if capture == depth {
-					capture = 0
-					r.flush()
-				}
-			case "sec", "ack", "app":
-				if topSec == depth {
-					r.flush()
-					r.pendingType, r.pendingName = "", ""
-					topSec = 0
-				}
-			case "abstract":
-				if inAbstract == depth {
-					r.flush()
-					inAbstract = 0
-				}
-			}
+			j.end()
 		case xml.CharData:
-			if skip > 0 {
-				continue
-			}
-			if title != nil {
-				title.Write(t)
-				continue
-			}
-			if inAbstract > 0 || inBody || inBack {
-				if err := r.add(t); err != nil {
-					return Document{}, err
-				}
+			if err := j.text(t); err != nil {
+				return Document{}, err
 			}
 		}
 	}
-	r.flush()
-	return Document{Kind: KindJATS, Passages: passages(r.blocks, false)}, nil
+	j.r.flush()
+	return Document{Kind: KindJATS, Passages: passages(j.r.blocks, false)}, nil
+}
+
+// jatsReader is where readJATS is in the article: the elements open around it and the
+// parts of the article it is inside, as depths into stack (0 when outside).
+type jatsReader struct {
+	r              *structured
+	stack          []string // element names, innermost last
+	skip           int      // depth inside an element left out
+	capture        int      // depth inside a figure or table: read as one block
+	topSec         int      // depth of the body's or back's top-level section, or 0
+	inAbstract     int
+	inBody, inBack bool
+	title          *strings.Builder // a top-level section's title being read
+}
+
+// start opens an element: it may begin a part left out, a section, a title or a figure.
+func (j *jatsReader) start(t xml.StartElement) {
+	name := t.Name.Local
+	j.stack = append(j.stack, name)
+	depth := len(j.stack)
+	if j.skip > 0 {
+		return
+	}
+	switch name {
+	case "ref-list", "inline-formula", "disp-formula", "sub-article", "response", "trans-abstract", "journal-meta", "object-id", "alt-text":
+		j.skip = depth
+	case "xref":
+		if attrOf(t, "ref-type") == "bibr" {
+			j.skip = depth
+		}
+	case "body":
+		j.inBody = true
+	case "back":
+		j.inBack, j.inBody = true, false
+	case "abstract":
+		if j.inAbstract == 0 && !j.inBody && !j.inBack {
+			j.inAbstract = depth
+			j.r.heading(SectionAbstract, "Abstract")
+		}
+	case "sec", "ack", "app":
+		if (j.inBody || j.inBack) && j.topSec == 0 && j.inAbstract == 0 {
+			j.r.flush()
+			j.topSec = depth
+			j.r.pendingType = strings.ToLower(attrOf(t, "sec-type"))
+			j.r.pendingName = name
+		}
+	case "title":
+		switch {
+		case j.inAbstract > 0 && j.capture == 0:
+			j.skip = depth // "Abstract", or a structured abstract's part
+		case j.topSec == depth-1 && j.capture == 0:
+			j.title = &strings.Builder{}
+		}
+	case "fig", "table-wrap", "boxed-text":
+		if j.capture == 0 && (j.inBody || j.inBack || j.inAbstract > 0) {
+			j.capture = depth
+		}
+	}
+}
+
+// end closes the innermost element: it may end a part left out, a paragraph, a section's
+// title, a figure, a section or the abstract.
+func (j *jatsReader) end() {
+	depth := len(j.stack)
+	if depth == 0 {
+		return
+	}
+	name := j.stack[depth-1]
+	j.stack = j.stack[:depth-1]
+	switch {
+	case j.skip == depth:
+		j.skip = 0
+		return
+	case j.skip > 0:
+		return
+	}
+	switch name {
+	case "title":
+		j.endTitle()
+	case "p", "list-item", "def", "term", "verse-line", "disp-quote", "label", "caption", "td", "th", "tr", "preformat", "statement":
+		if j.capture == 0 {
+			if name == "p" || name == "preformat" || name == "verse-line" || name == "term" || name == "def" {
+				j.r.flush()
+			}
+		} else {
+			j.r.text.WriteByte(' ')
+		}
+	case "fig", "table-wrap", "boxed-text":
+		if j.capture == depth {
+			j.capture = 0
+			j.r.flush()
+		}
+	case "sec", "ack", "app":
+		if j.topSec == depth {
+			j.r.flush()
+			j.r.pendingType, j.r.pendingName = "", ""
+			j.topSec = 0
+		}
+	case "abstract":
+		if j.inAbstract == depth {
+			j.r.flush()
+			j.inAbstract = 0
+		}
+	}
+}
+
+// endTitle closes a title: a top-level section's opens the section; a subsection's is
+// read with the paragraph it heads; one inside a figure runs on into its caption.
+func (j *jatsReader) endTitle() {
+	switch {
+	case j.title != nil:
+		j.r.openSection(strings.TrimSpace(j.title.String()))
+		j.title = nil
+	case j.capture == 0:
+		j.r.flush()
+	default:
+		j.r.text.WriteByte(' ')
+	}
+}
+
+// text reads character data into the section's title or the passage being read, unless
+// it is in a part left out or outside the abstract, body and back.
+func (j *jatsReader) text(t xml.CharData) error {
+	switch {
+	case j.skip > 0:
+		return nil
+	case j.title != nil:
+		j.title.Write(t)
+		return nil
+	case j.inAbstract > 0 || j.inBody || j.inBack:
+		return j.r.add(t)
+	}
+	return nil
 }
 
 func attrOf(se xml.StartElement, name string) string {

@@ -155,63 +155,12 @@ func (v *view) page(chart []byte) page {
 		// The chart is cosci's own drawing (gonum/plot), not input: it goes in as it is.
 		p.Chart = template.HTML(chart[m[2]:])
 	}
-	if o := v.in.Overview; o != nil {
-		for i, t := range o.Themes {
-			th := pageTheme{Title: oneLine(t.Title), Note: t.Note}
-			if th.Title == "" {
-				th.Title = "Theme " + strconv.Itoa(i+1)
-			}
-			for _, id := range t.Hypotheses {
-				th.Members = append(th.Members, v.link(id))
-			}
-			p.Themes = append(p.Themes, th)
-		}
-	} else {
-		groups, loose := byCluster(v.top())
-		for _, g := range groups {
-			th := pageTheme{Title: fmt.Sprintf("Cluster %d", g.id)}
-			for _, id := range g.members {
-				th.Members = append(th.Members, v.link(id))
-			}
-			p.Themes = append(p.Themes, th)
-		}
-		if len(loose) > 0 {
-			th := pageTheme{Title: "Not clustered"}
-			for _, id := range loose {
-				th.Members = append(th.Members, v.link(id))
-			}
-			p.Themes = append(p.Themes, th)
-		}
-	}
+	p.Themes = v.themes()
 	for _, e := range v.ranked {
 		p.Ranked = append(p.Ranked, v.row(e))
 	}
 	for i, e := range v.top() {
-		h, ok := v.text(e.ID)
-		ph := pageHypothesis{Rank: i + 1, Link: v.link(e.ID), Rating: rating(e) + fmt.Sprintf(" (%d won, %d lost)", e.Wins, e.Losses),
-			Origin: v.originLong(e.ID), Score: score(e) + " from " + count(e.Reviews, "review"),
-			Statement: h.Statement, Rational: h.Rationale, Predictions: h.Predictions, Missing: !ok}
-		if v.evolved(e.ID) {
-			for _, par := range v.parents(e.ID) {
-				ph.Parents = append(ph.Parents, v.link(par))
-			}
-			ph.EvolvedBy = oneLine(v.strategy(e.ID))
-		}
-		for _, c := range v.citations(e.ID) {
-			ph.Sources = append(ph.Sources, source(c))
-		}
-		for _, r := range v.in.Reviews[e.ID] {
-			pr := pageReview{Kind: r.Type, Verdict: r.Verdict, Critique: r.Critique, Assumptions: r.Assumptions, Marks: "unscored"}
-			if manual(r) {
-				pr.Kind += ", by the scientist " + oneLine(r.Reviewer)
-			}
-			if s := r.Scores; s != (research.Scores{}) {
-				pr.Marks = fmt.Sprintf("overall %s/10 (novelty %s, plausibility %s, testability %s, safety %s)",
-					mark(s.Overall()), mark(s.Novelty), mark(s.Plausibility), mark(s.Testability), mark(s.Safety))
-			}
-			ph.Reviews = append(ph.Reviews, pr)
-		}
-		p.Top = append(p.Top, ph)
+		p.Top = append(p.Top, v.hypothesis(i+1, e))
 	}
 	for _, e := range v.all() {
 		if !v.evolved(e.ID) {
@@ -239,6 +188,71 @@ func (v *view) page(chart []byte) page {
 	}
 	p.Invented = invented
 	return p
+}
+
+// themes are the top hypotheses grouped: by the overview's themes, or by their clusters
+// when there is no overview.
+func (v *view) themes() []pageTheme {
+	var themes []pageTheme
+	if o := v.in.Overview; o != nil {
+		for i, t := range o.Themes {
+			th := pageTheme{Title: oneLine(t.Title), Note: t.Note}
+			if th.Title == "" {
+				th.Title = "Theme " + strconv.Itoa(i+1)
+			}
+			for _, id := range t.Hypotheses {
+				th.Members = append(th.Members, v.link(id))
+			}
+			themes = append(themes, th)
+		}
+	} else {
+		groups, loose := byCluster(v.top())
+		for _, g := range groups {
+			th := pageTheme{Title: fmt.Sprintf("Cluster %d", g.id)}
+			for _, id := range g.members {
+				th.Members = append(th.Members, v.link(id))
+			}
+			themes = append(themes, th)
+		}
+		if len(loose) > 0 {
+			th := pageTheme{Title: "Not clustered"}
+			for _, id := range loose {
+				th.Members = append(th.Members, v.link(id))
+			}
+			themes = append(themes, th)
+		}
+	}
+	return themes
+}
+
+// hypothesis is the top hypothesis e, at rank, in full: its text, its parents, its
+// sources and its reviews.
+func (v *view) hypothesis(rank int, e session.Entry) pageHypothesis {
+	h, ok := v.text(e.ID)
+	ph := pageHypothesis{Rank: rank, Link: v.link(e.ID), Rating: rating(e) + fmt.Sprintf(" (%d won, %d lost)", e.Wins, e.Losses),
+		Origin: v.originLong(e.ID), Score: score(e) + " from " + count(e.Reviews, "review"),
+		Statement: h.Statement, Rational: h.Rationale, Predictions: h.Predictions, Missing: !ok}
+	if v.evolved(e.ID) {
+		for _, par := range v.parents(e.ID) {
+			ph.Parents = append(ph.Parents, v.link(par))
+		}
+		ph.EvolvedBy = oneLine(v.strategy(e.ID))
+	}
+	for _, c := range v.citations(e.ID) {
+		ph.Sources = append(ph.Sources, source(c))
+	}
+	for _, r := range v.in.Reviews[e.ID] {
+		pr := pageReview{Kind: r.Type, Verdict: r.Verdict, Critique: r.Critique, Assumptions: r.Assumptions, Marks: "unscored"}
+		if manual(r) {
+			pr.Kind += ", by the scientist " + oneLine(r.Reviewer)
+		}
+		if s := r.Scores; s != (research.Scores{}) {
+			pr.Marks = fmt.Sprintf("overall %s/10 (novelty %s, plausibility %s, testability %s, safety %s)",
+				mark(s.Overall()), mark(s.Novelty), mark(s.Plausibility), mark(s.Testability), mark(s.Safety))
+		}
+		ph.Reviews = append(ph.Reviews, pr)
+	}
+	return ph
 }
 
 // renderHTML writes report.html.

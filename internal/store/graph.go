@@ -50,6 +50,23 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 	if _, err := escape("session id", dst); err != nil {
 		return snap, err
 	}
+	snap, err := s.branchPoint(ctx, src, seq, dst)
+	if err != nil {
+		return snap, err
+	}
+	keys, err := s.branchKeys(ctx, src, snap, only)
+	if err != nil {
+		return snap, err
+	}
+	if err := s.copyRecords(ctx, src, dst, keys); err != nil {
+		return snap, fmt.Errorf("store: branch %q from checkpoint %d of %q: %w", dst, snap.Seq, src, err)
+	}
+	return snap, nil
+}
+
+// branchPoint is the checkpoint seq of src (0 for its latest) that dst branches from.
+func (s *Store) branchPoint(ctx context.Context, src string, seq int, dst string) (session.Snapshot, error) {
+	var snap session.Snapshot
 	var err error
 	if seq == 0 {
 		snap, err = s.LatestCheckpoint(ctx, src)
@@ -62,10 +79,13 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 		}
 		return snap, fmt.Errorf("store: session %q has no checkpoint %d to branch %q from: %w", src, seq, dst, errNoRecord)
 	}
-	if err != nil {
-		return snap, err
-	}
+	return snap, err
+}
 
+// branchKeys are the keys of the records of src a branch at snap copies: those of every
+// hypothesis, or of only those, with their reviews, the plan, the meta-reviews, the audit
+// trail they cite and the debates between them.
+func (s *Store) branchKeys(ctx context.Context, src string, snap session.Snapshot, only []string) ([]string, error) {
 	// Keys depend on the ids only, so a record has the same key in src and in dst.
 	var keys []string
 	ids := make(map[string]bool, len(snap.Hypotheses))
@@ -76,20 +96,20 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 		ids[e.ID] = true
 		h, err := key(src, hypothesesDir, ".json", "hypothesis id", e.ID)
 		if err != nil {
-			return snap, err
+			return nil, err
 		}
 		keys = append(keys, h)
 		dir, _ := key(src, reviewsDir, "", "hypothesis id", e.ID)
 		reviews, err := s.b.List(ctx, src, dir+"/")
 		if err != nil {
-			return snap, err
+			return nil, err
 		}
 		keys = append(keys, reviews...)
 	}
 	keys = append(keys, planFile)
 	metas, err := s.b.List(ctx, src, metaReviewsDir+"/")
 	if err != nil {
-		return snap, err
+		return nil, err
 	}
 	for _, k := range metas {
 		// Rounds, not names: past 9999 the padding no longer orders them. A subagent's
@@ -101,48 +121,51 @@ func (s *Store) Branch(ctx context.Context, src string, seq int, dst string, onl
 			keys = append(keys, k)
 		}
 	}
-	// The audit trail the references cite, so their checks and the report find it: all of
-	// it for a whole branch, and for a subagent what its hypotheses cite.
-	if only == nil {
-		trail, err := s.b.List(ctx, src, toolsDir+"/")
-		if err != nil {
-			return snap, err
-		}
-		keys = append(keys, trail...)
-	} else {
-		var picked []string
-		for id := range ids {
-			picked = append(picked, id)
-		}
-		slices.Sort(picked)
-		hs, err := s.Hypotheses(ctx, src, picked)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return snap, err
-		}
-		for _, id := range picked {
-			keys = append(keys, sourceKeys(hs[id])...)
-		}
+	trail, err := s.trailKeys(ctx, src, ids, only == nil)
+	if err != nil {
+		return nil, err
 	}
+	keys = append(keys, trail...)
 	// A debate's id is "debate-A-B", but ids may hold '-': read who debated instead.
 	var debates []string
 	if only == nil {
 		if debates, err = s.b.List(ctx, src, debatesDir+"/"); err != nil {
-			return snap, err
+			return nil, err
 		}
 	}
 	for _, k := range debates {
 		var d research.Debate
 		if err := s.get(ctx, src, k, "debate", &d); err != nil {
-			return snap, err
+			return nil, err
 		}
 		if ids[d.A] && ids[d.B] {
 			keys = append(keys, k)
 		}
 	}
-	if err := s.copyRecords(ctx, src, dst, keys); err != nil {
-		return snap, fmt.Errorf("store: branch %q from checkpoint %d of %q: %w", dst, snap.Seq, src, err)
+	return keys, nil
+}
+
+// trailKeys are the keys of src's audit trail a branch copies, so the references' checks
+// and the report find it: all of it for a whole branch, and for a subagent what its
+// hypotheses (ids) cite.
+func (s *Store) trailKeys(ctx context.Context, src string, ids map[string]bool, whole bool) ([]string, error) {
+	if whole {
+		return s.b.List(ctx, src, toolsDir+"/")
 	}
-	return snap, nil
+	var picked []string
+	for id := range ids {
+		picked = append(picked, id)
+	}
+	slices.Sort(picked)
+	hs, err := s.Hypotheses(ctx, src, picked)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var keys []string
+	for _, id := range picked {
+		keys = append(keys, sourceKeys(hs[id])...)
+	}
+	return keys, nil
 }
 
 // ImportHypothesis copies hypothesis srcID of session src into session dst as dstID: a

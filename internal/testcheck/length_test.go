@@ -60,7 +60,24 @@ func TestLongFiles(t *testing.T) {
 // lexical order.
 func longFiles(fsys fs.FS, limit int) ([]string, error) {
 	var long []string
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+	err := walkSource(fsys, func(path string, data []byte) error {
+		n := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			n++ // a last line without its newline
+		}
+		if n > limit {
+			long = append(long, fmt.Sprintf("%s (%d lines)", path, n))
+		}
+		return nil
+	})
+	return long, err
+}
+
+// walkSource calls visit with each non-test Go file of fsys and its contents, in lexical
+// order, leaving out bin/ (the tools the Makefile installs), testdata/, and the
+// directories the go command ignores (.x, _x).
+func walkSource(fsys fs.FS, visit func(path string, data []byte) error) error {
+	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -78,16 +95,8 @@ func longFiles(fsys fs.FS, limit int) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		n := bytes.Count(data, []byte("\n"))
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			n++ // a last line without its newline
-		}
-		if n > limit {
-			long = append(long, fmt.Sprintf("%s (%d lines)", path, n))
-		}
-		return nil
+		return visit(path, data)
 	})
-	return long, err
 }
 
 // moduleRoot is the directory of the go.mod above the test's working directory.

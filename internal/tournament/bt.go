@@ -151,6 +151,59 @@ func FitFrom(from map[string]Rating, ids []string, results []Result) Ratings {
 // fit is Fit or FitFrom with the position bias fitted or held at 0 (to measure what
 // fitting it buys).
 func fit(ids []string, results []Result, from map[string]Rating, withBias bool) Ratings {
+	f := newFitter(ids, results)
+	f.startFrom(from)
+	sweeps := 0
+	for sweeps < fitMaxSweeps {
+		sweeps++
+		moved := f.sweepStrengths()
+		if withBias && len(f.pairs) > 0 {
+			moved = max(moved, f.stepBias())
+		}
+		if len(f.names) > 0 {
+			moved = max(moved, f.stepScale(sweeps))
+		}
+		if moved < fitTolerance {
+			break
+		}
+	}
+	out := Ratings{By: make(map[string]Rating, len(f.names)), Scale: math.Sqrt(f.tau2), FirstBias: f.bias, Sweeps: sweeps}
+	for i, id := range f.names {
+		_, h := f.newton(i) // the information at the final strengths and scale
+		out.By[id] = Rating{Strength: f.theta[i], SE: 1 / math.Sqrt(h), Games: len(f.games[i])}
+	}
+	return out
+}
+
+// game is one result as one of its hypotheses played it.
+type game struct {
+	opp   int32
+	first bool // this hypothesis was shown first
+	won   bool
+}
+
+// pair is one result between two different hypotheses, a shown first.
+type pair struct {
+	a, b int32
+	aWon bool
+}
+
+// fitter is one fit's results, indexed by hypothesis, and where the fit has reached.
+type fitter struct {
+	names []string  // every hypothesis, sorted
+	games [][]game  // each hypothesis' games
+	pairs []pair    // every result
+	theta []float64 // each hypothesis' strength
+	info  []float64 // Fisher information of each strength, prior included
+	bias  float64   // the advantage of being shown first
+	tau2  float64   // the prior's variance of strengths
+
+	history []float64 // the prior's last variances, for the acceleration
+}
+
+// newFitter indexes the results by hypothesis, each hypothesis' games and the results in
+// a canonical order so that sums come out the same however the results were ordered.
+func newFitter(ids []string, results []Result) *fitter {
 	names := slices.Clone(ids)
 	for _, r := range results {
 		names = append(names, r.A, r.B)
@@ -161,19 +214,7 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 	for i, id := range names {
 		at[id] = i
 	}
-
-	// Each hypothesis' games, in a canonical order so that sums come out the same
-	// however the results were ordered.
-	type game struct {
-		opp   int32
-		first bool // this hypothesis was shown first
-		won   bool
-	}
 	games := make([][]game, len(names))
-	type pair struct {
-		a, b int32
-		aWon bool
-	}
 	ps := make([]pair, 0, len(results))
 	for _, r := range results {
 		a, b := int32(at[r.A]), int32(at[r.B])
@@ -184,140 +225,148 @@ func fit(ids []string, results []Result, from map[string]Rating, withBias bool) 
 		games[b] = append(games[b], game{opp: a, first: false, won: !r.AWon})
 		ps = append(ps, pair{a, b, r.AWon})
 	}
-	byGame := func(x, y game) int {
-		if c := cmp.Compare(x.opp, y.opp); c != 0 {
-			return c
-		}
-		if x.first != y.first {
-			if x.first {
-				return -1
-			}
-			return 1
-		}
-		if x.won != y.won {
-			if x.won {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	}
 	for _, g := range games {
 		slices.SortFunc(g, byGame)
 	}
-	slices.SortFunc(ps, func(x, y pair) int {
-		if c := cmp.Compare(x.a, y.a); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.b, y.b); c != 0 {
-			return c
-		}
-		if x.aWon == y.aWon {
-			return 0
-		}
-		if x.aWon {
+	slices.SortFunc(ps, byPair)
+	n := len(names)
+	return &fitter{
+		names: names, games: games, pairs: ps,
+		theta: make([]float64, n), info: make([]float64, n),
+		tau2: scaleStart * scaleStart,
+	}
+}
+
+// byGame orders one hypothesis' games by opponent, then shown first, then won.
+func byGame(x, y game) int {
+	if c := cmp.Compare(x.opp, y.opp); c != 0 {
+		return c
+	}
+	if x.first != y.first {
+		if x.first {
 			return -1
 		}
 		return 1
-	})
+	}
+	if x.won != y.won {
+		if x.won {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
 
-	n := len(names)
-	theta := make([]float64, n)
-	info := make([]float64, n) // Fisher information of each strength, prior included
-	bias, tau2 := 0.0, scaleStart*scaleStart
-	if len(from) > 0 && n > 0 {
-		// Start from the earlier fit, and from the prior's variance it implies.
-		sum, known := 0.0, 0
-		for i, id := range names {
-			if r, ok := from[id]; ok {
-				theta[i] = r.Strength
-				sum += r.Strength*r.Strength + r.SE*r.SE
-				known++
-			}
-		}
-		if known > 0 {
-			tau2 = min(max(sum/float64(known), scaleMin*scaleMin), scaleMax*scaleMax)
+// byPair orders results by the hypothesis shown first, then second, then wins first.
+func byPair(x, y pair) int {
+	if c := cmp.Compare(x.a, y.a); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.b, y.b); c != 0 {
+		return c
+	}
+	if x.aWon == y.aWon {
+		return 0
+	}
+	if x.aWon {
+		return -1
+	}
+	return 1
+}
+
+// startFrom starts the fit from an earlier fit's strengths, and from the prior's
+// variance they imply; with none, from 0 and the starting scale.
+func (f *fitter) startFrom(from map[string]Rating) {
+	if len(from) == 0 || len(f.names) == 0 {
+		return
+	}
+	sum, known := 0.0, 0
+	for i, id := range f.names {
+		if r, ok := from[id]; ok {
+			f.theta[i] = r.Strength
+			sum += r.Strength*r.Strength + r.SE*r.SE
+			known++
 		}
 	}
-	// newton is the gradient of the log posterior in hypothesis i's strength, and its
-	// information (the negative second derivative), prior included.
-	newton := func(i int) (g, h float64) {
-		g, h = -theta[i]/tau2, 1/tau2
-		for _, gm := range games[i] {
-			d := theta[i] - theta[gm.opp]
-			if gm.first {
-				d += bias
-			} else {
-				d -= bias
-			}
-			p := sigmoid(d)
-			if gm.won {
-				g += 1 - p
-			} else {
-				g -= p
-			}
-			h += p * (1 - p)
-		}
-		return g, h
+	if known > 0 {
+		f.tau2 = min(max(sum/float64(known), scaleMin*scaleMin), scaleMax*scaleMax)
 	}
-	var history []float64 // the prior's last variances, for the acceleration
-	sweeps := 0
-	for sweeps < fitMaxSweeps {
-		sweeps++
-		moved := 0.0
-		for i := range n {
-			g, h := newton(i)
-			step := g / h
-			theta[i] += step
-			info[i] = h
-			moved = max(moved, math.Abs(step))
+}
+
+// newton is the gradient of the log posterior in hypothesis i's strength, and its
+// information (the negative second derivative), prior included.
+func (f *fitter) newton(i int) (g, h float64) {
+	g, h = -f.theta[i]/f.tau2, 1/f.tau2
+	for _, gm := range f.games[i] {
+		d := f.theta[i] - f.theta[gm.opp]
+		if gm.first {
+			d += f.bias
+		} else {
+			d -= f.bias
 		}
-		if withBias && len(ps) > 0 {
-			g, h := -bias/(biasPrior*biasPrior), 1/(biasPrior*biasPrior)
-			for _, p := range ps {
-				q := sigmoid(theta[p.a] - theta[p.b] + bias)
-				if p.aWon {
-					g += 1 - q
-				} else {
-					g -= q
-				}
-				h += q * (1 - q)
-			}
-			step := g / h
-			bias += step
-			moved = max(moved, math.Abs(step))
+		p := sigmoid(d)
+		if gm.won {
+			g += 1 - p
+		} else {
+			g -= p
 		}
-		if n > 0 {
-			sum := 0.0
-			for i := range n {
-				sum += theta[i]*theta[i] + 1/info[i]
-			}
-			next := (sum + scaleWeight*scaleStart*scaleStart) / (float64(n) + scaleWeight)
-			// The EM update creeps when results are few (hundreds of passes at one result
-			// a hypothesis): every third pass, jump to where the last three were heading
-			// (Aitken's delta-squared), if they head there steadily.
-			history = append(history[max(0, len(history)-2):], next)
-			if len(history) == 3 && sweeps%3 == 0 {
-				d1, d2 := history[1]-history[0], history[2]-history[1]
-				if d1*d2 > 0 && math.Abs(d2) < math.Abs(d1) {
-					next = history[2] - d2*d2/(d2-d1)
-					history = history[:0]
-				}
-			}
-			next = min(max(next, scaleMin*scaleMin), scaleMax*scaleMax)
-			moved = max(moved, math.Abs(math.Sqrt(next)-math.Sqrt(tau2)))
-			tau2 = next
+		h += p * (1 - p)
+	}
+	return g, h
+}
+
+// sweepStrengths takes one Newton step in each strength in turn, and says the largest.
+func (f *fitter) sweepStrengths() (moved float64) {
+	for i := range f.names {
+		g, h := f.newton(i)
+		step := g / h
+		f.theta[i] += step
+		f.info[i] = h
+		moved = max(moved, math.Abs(step))
+	}
+	return moved
+}
+
+// stepBias takes one Newton step in the position bias, and says how far.
+func (f *fitter) stepBias() float64 {
+	g, h := -f.bias/(biasPrior*biasPrior), 1/(biasPrior*biasPrior)
+	for _, p := range f.pairs {
+		q := sigmoid(f.theta[p.a] - f.theta[p.b] + f.bias)
+		if p.aWon {
+			g += 1 - q
+		} else {
+			g -= q
 		}
-		if moved < fitTolerance {
-			break
+		h += q * (1 - q)
+	}
+	step := g / h
+	f.bias += step
+	return math.Abs(step)
+}
+
+// stepScale takes one EM step in the prior's variance on the sweepth pass, and says how
+// far its scale moved.
+func (f *fitter) stepScale(sweep int) float64 {
+	sum := 0.0
+	for i := range f.names {
+		sum += f.theta[i]*f.theta[i] + 1/f.info[i]
+	}
+	next := (sum + scaleWeight*scaleStart*scaleStart) / (float64(len(f.names)) + scaleWeight)
+	// The EM update creeps when results are few (hundreds of passes at one result
+	// a hypothesis): every third pass, jump to where the last three were heading
+	// (Aitken's delta-squared), if they head there steadily.
+	f.history = append(f.history[max(0, len(f.history)-2):], next)
+	if len(f.history) == 3 && sweep%3 == 0 {
+		d1, d2 := f.history[1]-f.history[0], f.history[2]-f.history[1]
+		if d1*d2 > 0 && math.Abs(d2) < math.Abs(d1) {
+			next = f.history[2] - d2*d2/(d2-d1)
+			f.history = f.history[:0]
 		}
 	}
-	out := Ratings{By: make(map[string]Rating, n), Scale: math.Sqrt(tau2), FirstBias: bias, Sweeps: sweeps}
-	for i, id := range names {
-		_, h := newton(i) // the information at the final strengths and scale
-		out.By[id] = Rating{Strength: theta[i], SE: 1 / math.Sqrt(h), Games: len(games[i])}
-	}
-	return out
+	next = min(max(next, scaleMin*scaleMin), scaleMax*scaleMax)
+	moved := math.Abs(math.Sqrt(next) - math.Sqrt(f.tau2))
+	f.tau2 = next
+	return moved
 }
 
 // Ranked orders ids by fitted strength, strongest first, ties by id.

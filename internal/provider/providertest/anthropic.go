@@ -207,35 +207,62 @@ type parsedMessage struct {
 // a change anywhere invalidates what follows, and nothing before. Text counts are
 // multiplied by scale (Options.AnthropicTokenScale).
 func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError) {
-	p := parsedMessage{turn: Turn{Provider: "anthropic", Model: req.Model}}
+	l := &anthropicLayout{p: parsedMessage{turn: Turn{Provider: "anthropic", Model: req.Model}}, h: newHasher(req.Model), scale: scale}
 	switch {
 	case req.Model == "":
-		return p, badRequest("model: Field required")
+		return l.p, badRequest("model: Field required")
 	case req.MaxTokens < 1:
-		return p, badRequest("max_tokens: Field required (a positive integer)")
+		return l.p, badRequest("max_tokens: Field required (a positive integer)")
 	case len(req.Messages) == 0:
-		return p, badRequest("messages: at least one message is required")
+		return l.p, badRequest("messages: at least one message is required")
 	}
-	h := newHasher(req.Model)
-	end := 0
-	var breakpoints []string // their TTLs, in order
-	add := func(kind, text string, cc *cacheControl) *apiError {
-		h = h.text(kind).text(text)
-		end += scaled(Tokens(text), scale)
-		b := block{key: uint64(h), end: end}
-		if cc != nil {
-			ttl, e := cc.lifetime()
-			if e != nil {
-				return e
-			}
-			b.ttl = ttl
-			breakpoints = append(breakpoints, cc.TTL)
-		}
-		p.blocks = append(p.blocks, b)
-		return nil
+	choice, e := l.tools(req)
+	if e != nil {
+		return l.p, e
 	}
+	if e := l.system(req); e != nil {
+		return l.p, e
+	}
+	l.toolPrompt(req, choice)
+	if e := l.messages(req); e != nil {
+		return l.p, e
+	}
+	if e := l.cacheBreakpoints(req); e != nil {
+		return l.p, e
+	}
+	return l.p, nil
+}
 
-	// Tools, and which of them is the answer.
+// anthropicLayout is a request laid out so far: its blocks, in p, the hash of everything
+// up to the last, where it ends in tokens, and the cache breakpoints' TTLs, in order.
+type anthropicLayout struct {
+	p           parsedMessage
+	h           hasher
+	end         int
+	scale       float64 // multiplies text counts
+	breakpoints []string
+}
+
+// add lays out one block of text, and the cache breakpoint cc sets at it, if any.
+func (l *anthropicLayout) add(kind, text string, cc *cacheControl) *apiError {
+	l.h = l.h.text(kind).text(text)
+	l.end += scaled(Tokens(text), l.scale)
+	b := block{key: uint64(l.h), end: l.end}
+	if cc != nil {
+		ttl, e := cc.lifetime()
+		if e != nil {
+			return e
+		}
+		b.ttl = ttl
+		l.breakpoints = append(l.breakpoints, cc.TTL)
+	}
+	l.p.blocks = append(l.p.blocks, b)
+	return nil
+}
+
+// tools lays out the tools and the structured output's schema, finds which tool (if any)
+// is the answer, and says the tool_choice.
+func (l *anthropicLayout) tools(req messageRequest) (string, *apiError) {
 	choice := "auto"
 	if req.ToolChoice != nil {
 		choice = req.ToolChoice.Type
@@ -243,67 +270,70 @@ func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError)
 	names := map[string]bool{}
 	for i, td := range req.Tools {
 		if td.Name == "" {
-			return p, badRequest("tools.%d.name: Field required", i)
+			return "", badRequest("tools.%d.name: Field required", i)
 		}
 		if names[td.Name] {
-			return p, badRequest("tools: Tool names must be unique.")
+			return "", badRequest("tools: Tool names must be unique.")
 		}
 		names[td.Name] = true
 		def, _ := json.Marshal(map[string]any{"name": td.Name, "description": td.Description, "input_schema": td.InputSchema})
-		if e := add("tool", string(def), td.CacheControl); e != nil {
-			return p, e
+		if e := l.add("tool", string(def), td.CacheControl); e != nil {
+			return "", e
 		}
 	}
 	if (choice == "any" || choice == "tool") && alwaysThinks(req.Model) {
-		return p, badRequest("tool_choice: forcing a tool is not supported with thinking on %s; use tool_choice auto or none, and output_config.format for structured output", req.Model)
+		return "", badRequest("tool_choice: forcing a tool is not supported with thinking on %s; use tool_choice auto or none, and output_config.format for structured output", req.Model)
 	}
 	// Structured output: its schema is laid out with the tools (a grammar the model is
 	// held to), and the answer comes as text.
 	var format json.RawMessage
 	if oc := req.OutputConfig; oc != nil && oc.Format != nil {
 		if oc.Format.Type != "json_schema" || !isObject(string(oc.Format.Schema)) {
-			return p, badRequest("output_config.format: a json_schema with an object schema is required")
+			return "", badRequest("output_config.format: a json_schema with an object schema is required")
 		}
 		format = oc.Format.Schema
-		if e := add("format", string(format), nil); e != nil {
-			return p, e
+		if e := l.add("format", string(format), nil); e != nil {
+			return "", e
 		}
 	}
 	switch choice {
 	case "auto", "none", "any":
 		if choice == "any" && len(req.Tools) == 0 {
-			return p, badRequest("tool_choice: tool_choice.type any requires tools")
+			return "", badRequest("tool_choice: tool_choice.type any requires tools")
 		}
 		for _, td := range req.Tools {
 			if _, known := schemaNames[strings.ToLower(td.Name)]; known || schemaShapes[shape(td.InputSchema)] != "" {
-				p.answerTool = td.Name
+				l.p.answerTool = td.Name
 				break
 			}
 		}
 	case "tool":
 		if !names[req.ToolChoice.Name] {
-			return p, badRequest("tool_choice.name: Tool '%s' not found in the request's tools", req.ToolChoice.Name)
+			return "", badRequest("tool_choice.name: Tool '%s' not found in the request's tools", req.ToolChoice.Name)
 		}
-		p.answerTool = req.ToolChoice.Name
+		l.p.answerTool = req.ToolChoice.Name
 	default:
-		return p, badRequest("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'")
+		return "", badRequest("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'")
 	}
 	if format != nil {
-		p.answerTool = "" // the answer is the text, held to the format
-		p.turn.Schema = format
-		p.turn.Agent = agentOf("", format)
+		l.p.answerTool = "" // the answer is the text, held to the format
+		l.p.turn.Schema = format
+		l.p.turn.Agent = agentOf("", format)
 	}
 	for _, td := range req.Tools {
-		if td.Name == p.answerTool {
-			p.turn.SchemaName, p.turn.Schema = td.Name, td.InputSchema
-			p.turn.Agent = agentOf(td.Name, td.InputSchema)
+		if td.Name == l.p.answerTool {
+			l.p.turn.SchemaName, l.p.turn.Schema = td.Name, td.InputSchema
+			l.p.turn.Agent = agentOf(td.Name, td.InputSchema)
 			continue
 		}
-		p.turn.Tools = append(p.turn.Tools, Tool{Name: td.Name, Description: td.Description, InputSchema: td.InputSchema})
+		l.p.turn.Tools = append(l.p.turn.Tools, Tool{Name: td.Name, Description: td.Description, InputSchema: td.InputSchema})
 	}
-	p.turn.MayCallTools = len(p.turn.Tools) > 0 && (choice == "auto" || choice == "any")
+	l.p.turn.MayCallTools = len(l.p.turn.Tools) > 0 && (choice == "auto" || choice == "any")
+	return choice, nil
+}
 
-	// The system prompt.
+// system lays out the system prompt.
+func (l *anthropicLayout) system(req messageRequest) *apiError {
 	if len(req.System) > 0 && string(req.System) != "null" {
 		var sys string
 		var sysBlocks []contentBlock
@@ -312,22 +342,26 @@ func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError)
 			sysBlocks = []contentBlock{{Type: "text", Text: sys}}
 		case json.Unmarshal(req.System, &sysBlocks) == nil:
 		default:
-			return p, badRequest("system: Input should be a valid string or a list of text blocks")
+			return badRequest("system: Input should be a valid string or a list of text blocks")
 		}
 		var texts []string
 		for i, b := range sysBlocks {
 			if b.Type != "text" {
-				return p, badRequest("system.%d.type: Input should be 'text'", i)
+				return badRequest("system.%d.type: Input should be 'text'", i)
 			}
 			texts = append(texts, b.Text)
-			if e := add("system", b.Text, b.CacheControl); e != nil {
-				return p, e
+			if e := l.add("system", b.Text, b.CacheControl); e != nil {
+				return e
 			}
 		}
-		p.turn.System = strings.Join(texts, "\n")
+		l.p.turn.System = strings.Join(texts, "\n")
 	}
+	return nil
+}
 
-	// The tool-use prompt: it depends on tool_choice, so it comes after the system prompt.
+// toolPrompt counts the tool-use prompt: it depends on tool_choice, so it comes after the
+// system prompt.
+func (l *anthropicLayout) toolPrompt(req messageRequest, choice string) {
 	toolPrompt := 0
 	if len(req.Tools) > 0 {
 		toolPrompt = toolPromptAuto
@@ -339,57 +373,65 @@ func anthropicTurn(req messageRequest, scale float64) (parsedMessage, *apiError)
 	if req.ToolChoice != nil {
 		tc += ":" + req.ToolChoice.Name
 	}
-	h = h.text("tool_choice").text(tc)
-	end += toolPrompt // so every message block's prefix counts it
+	l.h = l.h.text("tool_choice").text(tc)
+	l.end += toolPrompt // so every message block's prefix counts it
+}
 
-	// The messages.
+// messages lays out the messages' blocks.
+func (l *anthropicLayout) messages(req messageRequest) *apiError {
 	for i, m := range req.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
-			return p, badRequest("messages.%d.role: Input should be 'user' or 'assistant'", i)
+			return badRequest("messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
 		bs, raw, err := blocks(m.Content)
 		if err != nil {
-			return p, badRequest("messages.%d.content: %v", i, err)
+			return badRequest("messages.%d.content: %v", i, err)
 		}
 		if len(bs) == 0 {
-			return p, badRequest("messages.%d: all messages must have non-empty content", i)
+			return badRequest("messages.%d: all messages must have non-empty content", i)
 		}
 		var texts []string
 		for j, b := range bs {
 			text := b.text(raw[j])
 			if b.Type == "tool_result" {
-				p.turn.ToolResults++
+				l.p.turn.ToolResults++
 			}
 			texts = append(texts, text)
-			if e := add(m.Role+"/"+b.Type, text, b.CacheControl); e != nil {
-				return p, e
+			if e := l.add(m.Role+"/"+b.Type, text, b.CacheControl); e != nil {
+				return e
 			}
 		}
-		p.turn.Messages = append(p.turn.Messages, Message{Role: m.Role, Text: strings.Join(texts, "\n")})
+		l.p.turn.Messages = append(l.p.turn.Messages, Message{Role: m.Role, Text: strings.Join(texts, "\n")})
 	}
-	last := &p.blocks[len(p.blocks)-1]
+	return nil
+}
+
+// cacheBreakpoints checks the cache breakpoints as the API does, with the automatic one
+// the top-level cache_control sets at the last block.
+func (l *anthropicLayout) cacheBreakpoints(req messageRequest) *apiError {
+	last := &l.p.blocks[len(l.p.blocks)-1]
 	// Automatic caching: the top-level cache_control marks the last block.
 	if req.CacheControl != nil && last.ttl == 0 {
 		ttl, e := req.CacheControl.lifetime()
 		if e != nil {
-			return p, e
+			return e
 		}
 		last.ttl = ttl
-		breakpoints = append(breakpoints, req.CacheControl.TTL)
+		l.breakpoints = append(l.breakpoints, req.CacheControl.TTL)
 	}
-	if n := len(breakpoints); n > anthropicMaxBreakpoints {
-		return p, badRequest("A maximum of %d blocks with cache_control may be provided. Found %d.", anthropicMaxBreakpoints, n)
+	if n := len(l.breakpoints); n > anthropicMaxBreakpoints {
+		return badRequest("A maximum of %d blocks with cache_control may be provided. Found %d.", anthropicMaxBreakpoints, n)
 	}
 	short := false
-	for _, ttl := range breakpoints {
+	for _, ttl := range l.breakpoints {
 		switch {
 		case ttl == "1h" && short:
-			return p, badRequest("cache_control: a breakpoint with ttl '1h' cannot come after one with ttl '5m'; longer lifetimes must come first (tools, then system, then messages)")
+			return badRequest("cache_control: a breakpoint with ttl '1h' cannot come after one with ttl '5m'; longer lifetimes must come first (tools, then system, then messages)")
 		case ttl != "1h":
 			short = true
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // lifetime is a cache_control's TTL, or the error the API gives for a bad one.
