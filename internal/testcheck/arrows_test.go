@@ -153,24 +153,7 @@ func modulePath(fsys fs.FS) (string, error) {
 func moduleImports(fsys fs.FS, mod string) (map[string][]string, error) {
 	imports := map[string][]string{}
 	fset := token.NewFileSet()
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != "." && (name == "bin" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
+	err := walkSource(fsys, func(p string, data []byte) error {
 		f, err := parser.ParseFile(fset, p, data, parser.ImportsOnly)
 		if err != nil {
 			return err
