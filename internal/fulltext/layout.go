@@ -88,8 +88,12 @@ func furniture(pages []Page) []map[int]bool {
 			repeats := len(l.Text) < 200 && slices.ContainsFunc(seen[headKey(l.Text)], func(o place) bool {
 				return o.page != i && abs(o.y-l.Y0) <= near
 			})
-			n, number := pageNumberValue(l.Text)
-			if repeats || number && (inBand(l, p, band) || counts[n-i]) || journalLine(l, p) {
+			if repeats || journalLine(l, p) {
+				drop[i][j] = true
+			}
+		}
+		for j, l := range p.Lines {
+			if n, number := pageNumberValue(l.Text); number && (inBand(l, p, band) && outermost(p, j, drop[i]) || counts[n-i]) {
 				drop[i][j] = true
 			}
 		}
@@ -101,6 +105,21 @@ func furniture(pages []Page) []map[int]bool {
 		besideNumbers(p, drop[i])
 	}
 	return drop
+}
+
+// outermost says whether a line in a page's head or foot band has none of the paper's
+// lines beyond it (above it in the head, below it in the foot): a page number does, and
+// a number in an equation set low on a page ("t/60" in a display above the page's last
+// lines) does not. Taken for a page number, it would take the heading beside it too.
+func outermost(p Page, j int, drop map[int]bool) bool {
+	l := p.Lines[j]
+	foot := l.Y0 > p.Height/2
+	for k, o := range p.Lines {
+		if k != j && !drop[k] && (foot && o.Y0 > l.Y1 || !foot && o.Y1 < l.Y0) {
+			return false
+		}
+	}
+	return true
 }
 
 // besideNumbers drops the lines set beside a page number in a page's head or foot, at its
