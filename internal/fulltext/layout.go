@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -97,6 +98,7 @@ func furniture(pages []Page) []map[int]bool {
 				drop[i][j] = true
 			}
 		}
+		journalEdges(p, drop[i])
 	}
 	for i, p := range pages {
 		for j := range apart(p, drop[i], i == 0) {
@@ -122,11 +124,34 @@ func outermost(p Page, j int, drop map[int]bool) bool {
 	return true
 }
 
-// besideNumbers drops the lines set beside a page number in a page's head or foot, at its
-// height: a running head on one page only (amsart's author "A. PERSON" beside "2").
+// journalEdges drops the journal lines set beyond a page's band with nothing of the
+// paper beyond them: the classification and key-word footnotes amsart sets above the
+// page number, well above the foot of an A4 page. The outermost first, so that a
+// footnote of two such lines goes whole.
+func journalEdges(p Page, drop map[int]bool) {
+	var js []int
+	beyond := maps.Clone(drop) // what may lie beyond: furniture, and any bare number
+	for j, l := range p.Lines {
+		if !drop[j] && journalLines.MatchString(strings.TrimSpace(l.Text)) {
+			js = append(js, j)
+		}
+		beyond[j] = beyond[j] || pageNumber(l.Text)
+	}
+	edge := func(l Line) float64 { return min(l.Y0, p.Height-l.Y1) }
+	slices.SortFunc(js, func(a, b int) int { return cmpFloat(edge(p.Lines[a]), edge(p.Lines[b])) })
+	for _, j := range js {
+		if outermost(p, j, beyond) {
+			drop[j], beyond[j] = true, true
+		}
+	}
+}
+
+// besideNumbers drops the lines set beside a page number or a journal line in a page's
+// head or foot, at its height: a running head on one page only (amsart's author
+// "A. PERSON" beside "2"), the date beside "Preprint submitted to ..." (elsarticle's).
 func besideNumbers(p Page, drop map[int]bool) {
 	for j, n := range p.Lines {
-		if !drop[j] || !pageNumber(n.Text) || !inBand(n, p, band) {
+		if !drop[j] || !inBand(n, p, band) || !pageNumber(n.Text) && !journalLines.MatchString(strings.TrimSpace(n.Text)) {
 			continue
 		}
 		for k, l := range p.Lines {
@@ -165,8 +190,10 @@ func inBand(l Line, p Page, share float64) bool {
 	return p.Height > 0 && (l.Y1 < share*p.Height || l.Y0 > (1-share)*p.Height)
 }
 
-// journalLines are what journals and preprint servers set in a page's head or foot.
-var journalLines = regexp.MustCompile(`(?i)^(preprint submitted to|accepted manuscript|bioRxiv preprint|medRxiv preprint|arXiv:\d|©|\(c\) ?(19|20)\d\d|copyright|IEEE TRANSACTIONS|IEEE JOURNAL|downloaded from|this article is protected by copyright|the copyright holder for this preprint)`)
+// journalLines are what journals and preprint servers set in a page's head or foot, and
+// the classification and key-word notes math classes set as first-page footnotes
+// (amsart's, SIAM's).
+var journalLines = regexp.MustCompile(`(?i)^((19|20)\d\d )?(mathematics subject classification|date: |ams subject classifications|key ?words and phrases\.|preprint submitted to|accepted manuscript|bioRxiv preprint|medRxiv preprint|arXiv:\d|©|\(c\) ?(19|20)\d\d|copyright|IEEE TRANSACTIONS|IEEE JOURNAL|downloaded from|this article is protected by copyright|the copyright holder for this preprint)`)
 
 func journalLine(l Line, p Page) bool {
 	return inBand(l, p, band) && journalLines.MatchString(strings.TrimSpace(l.Text))
