@@ -403,7 +403,11 @@ func sideHeads(lines []Line, side func(Line) int) []bool {
 	heads := make([]bool, len(lines))
 	for i, l := range lines {
 		h := max(l.Y1-l.Y0, 1)
-		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 || l.X1 > edge[side(l)]-10 || i+1 == len(lines) {
+		// or centred, well in from both edges: amsart's unnumbered small-capital heads
+		left, width := l.X0-margin[side(l)], edge[side(l)]-margin[side(l)]
+		centred := left > 0.15*width && abs(left-(edge[side(l)]-l.X1)) < 0.03*width
+		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 && !centred || l.X1 > edge[side(l)]-10 ||
+			i+1 == len(lines) || caption.MatchString(lines[i+1].Text) {
 			continue
 		}
 		after := i == 0 || side(lines[i-1]) != side(l) || ended(lines[i-1].Text) || l.Y0-lines[i-1].Y1 > 0.5*h
