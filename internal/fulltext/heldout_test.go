@@ -17,7 +17,8 @@ import (
 // whole; 34 once a joined line is cut at the gap nearest the page's middle and at the
 // page's gutter; 35 once a bare number low on a page is its number only with none of
 // the paper below it; 36 once a centred title-like line between paragraphs is a
-// heading): TestHeldOutCorpus fails only below it, a regression, and logs every miss. When the reader reads the held-out corpus whole, make the test strict like
+// heading): TestHeldOutCorpus fails only below it, a regression, and logs every miss.
+// When the reader reads the held-out corpus whole, make the test strict like
 // TestTypesetCorpus.
 const heldOutFloor = 36
 

@@ -10,13 +10,18 @@ import (
 
 // TestLayoutHeadings reads headings that neither a number nor a larger type marks, from
 // pdflatex papers of our own: amsart's unnumbered section, centred in small capitals in
-// the body's size (testdata/amsart-unnumbered.tex). The passage after it is under it,
-// and the one before it is not.
+// the body's size (testdata/amsart-unnumbered.tex), and amsart's numbered subsections,
+// set run in at the start of their paragraph's first line (testdata/amsart-runin.tex).
+// The passage after a heading is under it, whole, and the one before it is not.
 func TestLayoutHeadings(t *testing.T) {
 	needPDFText(t)
 	for _, c := range []struct{ file, text, heading string }{
 		{"amsart-unnumbered.pdf", "On a holiday twice as many cars come", "Holidays at the landing"},
 		{"amsart-unnumbered.pdf", "Between two crossings it grows as the arrivals come.", "2. The model"},
+		{"amsart-runin.pdf", "2.1. Waiting cars. The number of cars waiting is a queue served in batches of forty at fixed times.", "2.1. Waiting cars"},
+		{"amsart-runin.pdf", "We take the arrivals as a Poisson stream whose rate changes with the hour.", "2.2. Arrivals"},
+		{"amsart-runin.pdf", "Average the counts over the weekdays of the year.", "2.2. Arrivals"},
+		{"amsart-runin.pdf", "A ferry leaves the landing every half hour and takes forty cars.", ""},
 	} {
 		doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", c.file))
 		if err != nil {
