@@ -329,10 +329,18 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 			spans = append(spans, [2]float64{b.Y0, b.Y1})
 		}
 	}
+	// A page with no column of text right of the middle is read down whole: a table's
+	// cells on a one-column page are not two columns (llncs's, centred on the page).
+	wide := 0
+	for _, l := range lines {
+		if l.X0 >= mid-slack && l.X1-l.X0 > 0.25*p.Width {
+			wide++
+		}
+	}
 	side := func(l Line) int {
 		c := (l.Y0 + l.Y1) / 2
 		switch {
-		case crosses(l.X0, l.X1) || slices.ContainsFunc(spans, func(s [2]float64) bool { return s[0] <= c && c <= s[1] }):
+		case wide < 2 || crosses(l.X0, l.X1) || slices.ContainsFunc(spans, func(s [2]float64) bool { return s[0] <= c && c <= s[1] }):
 			return spanning
 		case l.X1 <= mid+slack:
 			return left

@@ -231,6 +231,7 @@ func readWith(p para, sec, heading string, page int, text string, float, paged b
 	return p.section == sec && p.heading == heading && max(p.last, p.page) == page &&
 		(p.float || float || ended(p.text) || !paged || sec == SectionFront) &&
 		!(paged && p.float && !float && startsCapital(text)) &&
+		!(paged && float && !p.float && !ended(p.text)) && // a caption set inside a sentence
 		(len(p.text) < minPassage && len(text) < minPassage || subheading(p.text))
 }
 
