@@ -1,9 +1,7 @@
 package fulltext
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,11 +12,7 @@ import (
 // the number is not the page's, so neither it nor the line beside it is dropped as
 // furniture. The page number itself, at the page's foot, still is.
 func TestFootBandNumber(t *testing.T) {
-	needPDFText(t)
-	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", "footband-number.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readTestdata(t, "footband-number.pdf")
 	var all strings.Builder
 	for _, p := range doc.Passages {
 		all.WriteString(p.Text + "\n")

@@ -1,8 +1,6 @@
 package fulltext
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,7 +12,6 @@ import (
 // to ..." below a full column (testdata/elsarticle5p-date.tex). None is read as text,
 // and the paper's last sentence on the page is.
 func TestFirstPageNotes(t *testing.T) {
-	needPDFText(t)
 	for _, c := range []struct {
 		file  string
 		notes []string
@@ -25,10 +22,7 @@ func TestFirstPageNotes(t *testing.T) {
 		{"elsarticle5p-date.pdf", []string{"November 28, 2026", "Preprint submitted to"},
 			"Between storms 20 and 21 the crest fell a little at every stake."},
 	} {
-		doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		doc := readTestdata(t, c.file)
 		var all strings.Builder
 		for _, p := range doc.Passages {
 			all.WriteString(p.Text + "\n")

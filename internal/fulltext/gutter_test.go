@@ -13,11 +13,7 @@ import (
 // that looks at one line alone cannot cut: each sentence is read whole, with nothing of
 // the other column inside it, and each subsection's text under its own heading.
 func TestTwoColumnGutter(t *testing.T) {
-	needPDFText(t)
-	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", "twocolumn-gutter.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readTestdata(t, "twocolumn-gutter.pdf")
 	for _, w := range []struct{ text, heading string }{
 		{"We counted broods in forty ponds.", ""},
 		{"A brood was counted lost when its pond held no water.", ""},
@@ -43,4 +39,15 @@ func TestTwoColumnGutter(t *testing.T) {
 			t.Errorf("passage %s runs the columns together: %q", p.ID, p.Text)
 		}
 	}
+}
+
+// readTestdata reads a PDF in testdata/ with the reader under test.
+func readTestdata(t *testing.T, name string) Document {
+	t.Helper()
+	needPDFText(t)
+	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

@@ -1,8 +1,6 @@
 package fulltext
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 // set run in at the start of their paragraph's first line (testdata/amsart-runin.tex).
 // The passage after a heading is under it, whole, and the one before it is not.
 func TestLayoutHeadings(t *testing.T) {
-	needPDFText(t)
 	for _, c := range []struct{ file, text, heading string }{
 		{"amsart-unnumbered.pdf", "On a holiday twice as many cars come", "Holidays at the landing"},
 		{"amsart-unnumbered.pdf", "Between two crossings it grows as the arrivals come.", "2. The model"},
@@ -23,10 +20,7 @@ func TestLayoutHeadings(t *testing.T) {
 		{"amsart-runin.pdf", "Average the counts over the weekdays of the year.", "2.2. Arrivals"},
 		{"amsart-runin.pdf", "A ferry leaves the landing every half hour and takes forty cars.", ""},
 	} {
-		doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		doc := readTestdata(t, c.file)
 		k := slices.IndexFunc(doc.Passages, func(p Passage) bool { return strings.Contains(p.Text, c.text) })
 		switch {
 		case k < 0:

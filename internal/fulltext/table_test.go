@@ -1,8 +1,6 @@
 package fulltext
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,11 +11,7 @@ import (
 // halves. The sentence is read whole, and the caption and cells in a passage of their
 // own, row by row.
 func TestTableInSentence(t *testing.T) {
-	needPDFText(t)
-	doc, err := Reader{}.Read(context.Background(), filepath.Join("testdata", "article-table.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readTestdata(t, "article-table.pdf")
 	sentence := "We compared three harbours, one on the open coast, one in an estuary and one in a sheltered bay, against the records the harbour masters kept for the ten years before."
 	var whole, table bool
 	for _, p := range doc.Passages {
