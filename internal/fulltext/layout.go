@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -88,11 +89,16 @@ func furniture(pages []Page) []map[int]bool {
 			repeats := len(l.Text) < 200 && slices.ContainsFunc(seen[headKey(l.Text)], func(o place) bool {
 				return o.page != i && abs(o.y-l.Y0) <= near
 			})
-			n, number := pageNumberValue(l.Text)
-			if repeats || number && (inBand(l, p, band) || counts[n-i]) || journalLine(l, p) {
+			if repeats || journalLine(l, p) {
 				drop[i][j] = true
 			}
 		}
+		for j, l := range p.Lines {
+			if n, number := pageNumberValue(l.Text); number && (inBand(l, p, band) && outermost(p, j, drop[i]) || counts[n-i]) {
+				drop[i][j] = true
+			}
+		}
+		journalEdges(p, drop[i])
 	}
 	for i, p := range pages {
 		for j := range apart(p, drop[i], i == 0) {
@@ -103,11 +109,49 @@ func furniture(pages []Page) []map[int]bool {
 	return drop
 }
 
-// besideNumbers drops the lines set beside a page number in a page's head or foot, at its
-// height: a running head on one page only (amsart's author "A. PERSON" beside "2").
+// outermost says whether a line in a page's head or foot band has none of the paper's
+// lines beyond it (above it in the head, below it in the foot): a page number does, and
+// a number in an equation set low on a page ("t/60" in a display above the page's last
+// lines) does not. Taken for a page number, it would take the heading beside it too.
+func outermost(p Page, j int, drop map[int]bool) bool {
+	l := p.Lines[j]
+	foot := l.Y0 > p.Height/2
+	for k, o := range p.Lines {
+		if k != j && !drop[k] && (foot && o.Y0 > l.Y1 || !foot && o.Y1 < l.Y0) {
+			return false
+		}
+	}
+	return true
+}
+
+// journalEdges drops the journal lines set beyond a page's band with nothing of the
+// paper beyond them: the classification and key-word footnotes amsart sets above the
+// page number, well above the foot of an A4 page. The outermost first, so that a
+// footnote of two such lines goes whole.
+func journalEdges(p Page, drop map[int]bool) {
+	var js []int
+	beyond := maps.Clone(drop) // what may lie beyond: furniture, and any bare number
+	for j, l := range p.Lines {
+		if !drop[j] && journalLines.MatchString(strings.TrimSpace(l.Text)) {
+			js = append(js, j)
+		}
+		beyond[j] = beyond[j] || pageNumber(l.Text)
+	}
+	edge := func(l Line) float64 { return min(l.Y0, p.Height-l.Y1) }
+	slices.SortFunc(js, func(a, b int) int { return cmpFloat(edge(p.Lines[a]), edge(p.Lines[b])) })
+	for _, j := range js {
+		if outermost(p, j, beyond) {
+			drop[j], beyond[j] = true, true
+		}
+	}
+}
+
+// besideNumbers drops the lines set beside a page number or a journal line in a page's
+// head or foot, at its height: a running head on one page only (amsart's author
+// "A. PERSON" beside "2"), the date beside "Preprint submitted to ..." (elsarticle's).
 func besideNumbers(p Page, drop map[int]bool) {
 	for j, n := range p.Lines {
-		if !drop[j] || !pageNumber(n.Text) || !inBand(n, p, band) {
+		if !drop[j] || !inBand(n, p, band) || !pageNumber(n.Text) && !journalLines.MatchString(strings.TrimSpace(n.Text)) {
 			continue
 		}
 		for k, l := range p.Lines {
@@ -146,8 +190,10 @@ func inBand(l Line, p Page, share float64) bool {
 	return p.Height > 0 && (l.Y1 < share*p.Height || l.Y0 > (1-share)*p.Height)
 }
 
-// journalLines are what journals and preprint servers set in a page's head or foot.
-var journalLines = regexp.MustCompile(`(?i)^(preprint submitted to|accepted manuscript|bioRxiv preprint|medRxiv preprint|arXiv:\d|©|\(c\) ?(19|20)\d\d|copyright|IEEE TRANSACTIONS|IEEE JOURNAL|downloaded from|this article is protected by copyright|the copyright holder for this preprint)`)
+// journalLines are what journals and preprint servers set in a page's head or foot, and
+// the classification and key-word notes math classes set as first-page footnotes
+// (amsart's, SIAM's).
+var journalLines = regexp.MustCompile(`(?i)^((19|20)\d\d )?(mathematics subject classification|date: |ams subject classifications|key ?words and phrases\.|preprint submitted to|accepted manuscript|bioRxiv preprint|medRxiv preprint|arXiv:\d|©|\(c\) ?(19|20)\d\d|copyright|IEEE TRANSACTIONS|IEEE JOURNAL|downloaded from|this article is protected by copyright|the copyright holder for this preprint)`)
 
 func journalLine(l Line, p Page) bool {
 	return inBand(l, p, band) && journalLines.MatchString(strings.TrimSpace(l.Text))
@@ -283,10 +329,18 @@ func pageBlocks(n int, p Page, lines []Line) []block {
 			spans = append(spans, [2]float64{b.Y0, b.Y1})
 		}
 	}
+	// A page with no column of text right of the middle is read down whole: a table's
+	// cells on a one-column page are not two columns (llncs's, centred on the page).
+	wide := 0
+	for _, l := range lines {
+		if l.X0 >= mid-slack && l.X1-l.X0 > 0.25*p.Width {
+			wide++
+		}
+	}
 	side := func(l Line) int {
 		c := (l.Y0 + l.Y1) / 2
 		switch {
-		case crosses(l.X0, l.X1) || slices.ContainsFunc(spans, func(s [2]float64) bool { return s[0] <= c && c <= s[1] }):
+		case wide < 2 || crosses(l.X0, l.X1) || slices.ContainsFunc(spans, func(s [2]float64) bool { return s[0] <= c && c <= s[1] }):
 			return spanning
 		case l.X1 <= mid+slack:
 			return left
@@ -357,7 +411,11 @@ func sideHeads(lines []Line, side func(Line) int) []bool {
 	heads := make([]bool, len(lines))
 	for i, l := range lines {
 		h := max(l.Y1-l.Y0, 1)
-		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 || l.X1 > edge[side(l)]-10 || i+1 == len(lines) {
+		// or centred, well in from both edges: amsart's unnumbered small-capital heads
+		left, width := l.X0-margin[side(l)], edge[side(l)]-margin[side(l)]
+		centred := left > 0.15*width && abs(left-(edge[side(l)]-l.X1)) < 0.03*width
+		if l.cells > 1 || len(l.Text) > 90 || !titleLike(l.Text) || l.X0 > margin[side(l)]+2 && !centred || l.X1 > edge[side(l)]-10 ||
+			i+1 == len(lines) || caption.MatchString(lines[i+1].Text) {
 			continue
 		}
 		after := i == 0 || side(lines[i-1]) != side(l) || ended(lines[i-1].Text) || l.Y0-lines[i-1].Y1 > 0.5*h

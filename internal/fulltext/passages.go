@@ -116,6 +116,9 @@ func passages(blocks []block, paged bool) []Passage {
 				continue
 			}
 		}
+		if h, ok := runIn(text); ok && paged && st.section != SectionFront {
+			st.take(h, b, text) // and the paragraph is read whole, its head in it
+		}
 		if rest, ok := abstractLead(text); ok && st.section == SectionFront {
 			st.section, st.heading, text = SectionAbstract, "Abstract", rest
 		}
@@ -147,6 +150,20 @@ func passages(blocks []block, paged bool) []Passage {
 		paras = append(paras, para{page: b.page, last: b.page, section: sec, heading: st.heading, ordinal: max(st.ordinal, 1), text: text, float: float})
 	}
 	return cutParas(paras, paged)
+}
+
+// runInHead opens a paragraph with a numbered subsection's run-in head: "2.1. Stock as
+// a queue. Let a dock hold ..." (amsart's, and any class's \paragraph-style heads with a
+// number). A number with one part is not one: a list's item ("1. Measure the ...").
+var runInHead = regexp.MustCompile(`^(\d+(?:\.\d+)+\.?)\s+(\p{Lu}[^.]{1,80}?)\.\s+\S`)
+
+// runIn is the run-in head a paragraph opens with, if any.
+func runIn(text string) (heading, bool) {
+	m := runInHead.FindStringSubmatch(text)
+	if m == nil || !titleLike(m[2]) {
+		return heading{}, false
+	}
+	return heading{text: m[1] + " " + m[2], level: 2}, true
 }
 
 // sections is where a reading of blocks is: the section and heading the next passage
@@ -214,6 +231,7 @@ func readWith(p para, sec, heading string, page int, text string, float, paged b
 	return p.section == sec && p.heading == heading && max(p.last, p.page) == page &&
 		(p.float || float || ended(p.text) || !paged || sec == SectionFront) &&
 		!(paged && p.float && !float && startsCapital(text)) &&
+		!(paged && float && !p.float && !ended(p.text)) && // a caption set inside a sentence
 		(len(p.text) < minPassage && len(text) < minPassage || subheading(p.text))
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -280,35 +281,6 @@ func lineText(words []word) string {
 	return b.String()
 }
 
-// gutter reads a line as the extractor gave it, or as two where it runs across a
-// two-column page's gutter: poppler joins a left column's line and a right column's at
-// about the same height into one ("... interesting in dum, e..."). Such a line has a gap
-// wider than any space between words at the page's middle; its halves are lines of their
-// own, the right one in a block of its own.
-func gutter(l Line, words []word, width float64) []Line {
-	mid := width / 2
-	if width == 0 || l.X0 >= mid || l.X1 <= mid || len(words) < 2 {
-		l.Text = lineText(words)
-		return []Line{l}
-	}
-	for i := range words {
-		words[i].box()
-	}
-	for i := 1; i < len(words); i++ {
-		a, b := words[i-1], words[i]
-		h := max(a.y1-a.y0, b.y1-b.y0, 1)
-		if b.x0-a.x1 > 0.8*h && a.x1 < mid+0.1*width && b.x0 > mid-0.1*width {
-			left, right := l, l
-			left.X1, left.Text = a.x1, lineText(words[:i])
-			right.X0, right.Text = b.x0, lineText(words[i:])
-			right.Block = l.Block + 1<<20
-			return []Line{left, right}
-		}
-	}
-	l.Text = lineText(words)
-	return []Line{l}
-}
-
 // capitals says whether a word is all capital letters.
 func capitals(s string) bool {
 	for _, r := range s {
@@ -347,6 +319,7 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 		inWord   bool
 		block    = -1
 		textSize int
+		joined   []joinedLine // the page's lines across the middle left whole
 	)
 	for {
 		tok, err := dec.Token()
@@ -391,16 +364,24 @@ func readBBox(r io.Reader, maxText int) ([]Page, error) {
 					}
 				}
 			case "page":
+				if len(pages) > 0 {
+					pageGutter(&pages[len(pages)-1], joined)
+				}
+				joined = joined[:0]
 				whole = len(pages)
 			case "doc":
 				done = true
 			case "line":
 				if cur != nil && len(pages) > 0 {
 					p := &pages[len(pages)-1]
-					for _, l := range gutter(*cur, words, p.Width) {
+					split := gutter(*cur, words, p.Width)
+					for _, l := range split {
 						if strings.TrimSpace(l.Text) != "" {
 							p.Lines = append(p.Lines, l)
 						}
+					}
+					if len(split) == 1 && len(words) > 1 && crossesMiddle(split[0], p.Width) && strings.TrimSpace(split[0].Text) != "" {
+						joined = append(joined, joinedLine{len(p.Lines) - 1, slices.Clone(words)})
 					}
 				}
 				cur = nil
