@@ -78,8 +78,13 @@ func (s *asks) QueryWorkflow(ctx context.Context, _ *interceptor.ClientQueryWork
 	}
 }
 
+// hedgeBound is how long TestQueryHedge waits for what should come at once (an answer, the
+// losing ask's end) before it fails: a broken hedge fails the test rather than hanging it.
+const hedgeBound = 5 * time.Second
+
 // TestQueryHedge: a query is asked again only when its answer is late, the first answer
-// wins, and the ask that lost is cancelled.
+// wins, and the ask that lost is cancelled (by the hedge: the caller's own time is a
+// minute).
 func TestQueryHedge(t *testing.T) {
 	unknown := errors.New("unknown queryType progess")
 	// The hedge's delay is an hour where no second ask is wanted, none where it is: what
@@ -104,19 +109,45 @@ func TestQueryHedge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &asks{script: tt.script, again: make(chan struct{}), first: make(chan struct{})}
 			q := (&queryHedge{after: tt.after}).InterceptClient(s)
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			defer cancel()
-			v, err := q.QueryWorkflow(ctx, &interceptor.ClientQueryWorkflowInput{WorkflowID: "tau-1", QueryType: "status"})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v; want %v", err, tt.wantErr)
+			// The caller waits a minute, except where both answers are lost: a losing ask
+			// that ends is then ended by the hedge, not by the caller's time.
+			deadline := time.Minute
+			if errors.Is(tt.wantErr, context.DeadlineExceeded) {
+				deadline = 300 * time.Millisecond
 			}
-			if err == nil {
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			defer cancel()
+			type result struct {
+				v   converter.EncodedValue
+				err error
+			}
+			got := make(chan result, 1)
+			go func() {
+				v, err := q.QueryWorkflow(ctx, &interceptor.ClientQueryWorkflowInput{WorkflowID: "tau-1", QueryType: "status"})
+				got <- result{v, err}
+			}()
+			var r result
+			select {
+			case r = <-got:
+			case <-time.After(hedgeBound):
+				t.Fatalf("no answer within %s: was the query asked again?", hedgeBound)
+			}
+			if !errors.Is(r.err, tt.wantErr) {
+				t.Fatalf("error %v; want %v", r.err, tt.wantErr)
+			}
+			if r.err == nil {
 				var got string
-				if err := v.Get(&got); err != nil || got != tt.want {
+				if err := r.v.Get(&got); err != nil || got != tt.want {
 					t.Errorf("answer %q (%v); want %q", got, err, tt.want)
 				}
 			}
-			s.done.Wait() // every ask has returned: the one that lost was cancelled
+			finished := make(chan struct{})
+			go func() { s.done.Wait(); close(finished) }()
+			select {
+			case <-finished: // every ask has returned: the one that lost was cancelled
+			case <-time.After(hedgeBound):
+				t.Fatalf("an ask still runs %s after the answer: the one that lost was not cancelled", hedgeBound)
+			}
 			slices.Sort(s.cancelled)
 			if s.calls != tt.calls || !slices.Equal(s.cancelled, tt.cancelled) {
 				t.Errorf("asked %d times, cancelled %v; want %d, %v", s.calls, s.cancelled, tt.calls, tt.cancelled)
