@@ -223,3 +223,20 @@ func TestOpenRefuses(t *testing.T) {
 		t.Errorf("a file of another kind: %d, %v", l.Len(), l.Skipped())
 	}
 }
+
+// TestSnippetKeepsSentencesWhole: a snippet starts where its sentence starts, by the
+// full-text reader's rule; "et al. (2019)" and "Fig. 2" are not sentence ends (the
+// library's own splitter cut after "al. " and served "(2019) showed ..." as a sentence).
+func TestSnippetKeepsSentencesWhole(t *testing.T) {
+	words := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
+	r := Reference{Abstract: "Background on the field is long and dull and says nothing of note here at all. " +
+		"Smith et al. (2019) showed that kinase binds ligand in mice, as Fig. 2 shows clearly. " +
+		"A last sentence about something else entirely, which is long enough to stand alone."}
+	got := snippet(r, []string{"binds"}, words)
+	if !strings.HasPrefix(got, "Smith et al. (2019) showed") {
+		t.Fatalf("snippet = %q, want it to start at its sentence's start", got)
+	}
+	if !strings.Contains(got, "as Fig. 2 shows clearly.") {
+		t.Fatalf("snippet = %q, want the sentence whole past \"Fig. 2\"", got)
+	}
+}

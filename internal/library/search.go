@@ -10,6 +10,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
 // Ranked search over the index, and the snippet of each hit.
@@ -181,18 +183,17 @@ func snippet(r Reference, terms []string, analyze func(string) []string) string 
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-// splitSentences splits a text after ". ", "? " and "! ", keeping each sentence whole.
+// splitSentences splits an abstract into its sentences by the full-text reader's rule
+// (fulltext.Sentences), so a snippet and a passage agree on where a sentence ends: "et al.
+// (2019)" or "Fig. 2" does not cut a snippet short.
 func splitSentences(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i+1 < len(text); i++ {
-		if (text[i] == '.' || text[i] == '?' || text[i] == '!') && text[i+1] == ' ' {
-			out = append(out, strings.TrimSpace(text[start:i+1]))
-			start = i + 2
-		}
+	spans := fulltext.Sentences(text)
+	out := make([]string, 0, len(spans)+1)
+	for _, s := range spans {
+		out = append(out, text[s.Start:s.End])
 	}
-	if rest := strings.TrimSpace(text[start:]); rest != "" {
-		out = append(out, rest)
+	if len(out) == 0 {
+		return []string{strings.TrimSpace(text)}
 	}
 	return out
 }
