@@ -121,6 +121,13 @@ desk-screenshots: $(TEMPORAL) $(AXE) $(CHROMIUM)
 typeset-corpus:
 	scripts/typeset.sh
 
+# The truth internal/stats is tested against: R's own tests (t.test, wilcox.test, fisher.test,
+# chisq.test, cor.test, lm, p.adjust) on R's built-in datasets, inputs and answers written to
+# internal/stats/testdata/r-truth.json. Needs Debian's r-base-core; `make test` does not: it
+# reads the committed file.
+stats-truth:
+	Rscript scripts/statstruth.R internal/stats/testdata/r-truth.json
+
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's
 # testdata/fuzz/ and are then seeds of their own.
