@@ -142,7 +142,8 @@ FUZZ_TARGETS := \
 	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \
 	./internal/tournament:FuzzResult \
 	./internal/library:FuzzBibTeX ./internal/library:FuzzRIS \
-	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX ./internal/library:FuzzBibTeXExpansion
+	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX ./internal/library:FuzzBibTeXExpansion \
+	./internal/stats:FuzzRun
 # Minimising each new input is capped at 2,000 runs: the library's test binary links bleve,
 # whose coverage counters make each run slow, and the default (60 s per input) spent whole
 # fuzzing budgets minimising instead of fuzzing.

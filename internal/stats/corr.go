@@ -74,16 +74,26 @@ func correlationResult(test string, r float64, n int) Result {
 // correlation is Pearson's r by centred sums, refusing a constant column.
 func correlation(x, y []float64) (float64, error) {
 	m := centred(x, y)
-	sxx, syy, sxy := m.sxx, m.syy, m.sxy
-	if sxx == 0 {
+	if m.sxx == 0 {
 		return 0, inputErr("x is constant: a correlation needs both columns to vary")
 	}
-	if syy == 0 {
+	if m.syy == 0 {
 		return 0, inputErr("y is constant: a correlation needs both columns to vary")
 	}
-	r := sxy / math.Sqrt(sxx) / math.Sqrt(syy)
-	// Rounding can carry |r| a hair past 1; the atanh and the square root would give NaN.
-	return math.Max(-1, math.Min(1, r)), nil
+	return corrFrom(m), nil
+}
+
+// corrFrom is r from centred sums. One square root of the product rounds once, so an exact
+// line gives exactly ±1; where the product overflows or underflows (values near 1e±100 in a
+// long column), two roots. Rounding can carry |r| a hair past 1, where atanh and the square
+// roots downstream would give NaN: it is clamped.
+func corrFrom(m moments) float64 {
+	p := m.sxx * m.syy
+	r := m.sxy / math.Sqrt(p)
+	if p < 1e-290 || math.IsInf(p, 0) {
+		r = m.sxy / math.Sqrt(m.sxx) / math.Sqrt(m.syy)
+	}
+	return math.Max(-1, math.Min(1, r))
 }
 
 // moments are the means and centred sums of squares and products of paired columns.
@@ -137,13 +147,16 @@ func Regression(x, y []float64) (Result, error) {
 		e := y[i] - a - b*x[i]
 		rss += e * e
 	}
+	if math.IsInf(b, 0) || math.IsInf(a, 0) || math.IsInf(rss, 0) || math.IsNaN(rss) {
+		return Result{}, inputErr("x and y differ in scale by too much to fit in float64: rescale them")
+	}
 	n := len(x)
 	df := float64(n - 2)
 	res := Result{
 		Test: LinearRegression, N: []int{n}, StatisticName: "t", DF: df,
 		Effect: Effect{Name: "slope", Value: b},
 	}
-	r2 := math.Min(1, sxy*sxy/(sxx*syy))
+	r2 := math.Pow(corrFrom(m), 2)
 	res.Secondary = &Effect{Name: "r squared", Value: r2}
 	se := math.Sqrt(rss / df / sxx)
 	if se == 0 {

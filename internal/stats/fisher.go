@@ -66,12 +66,20 @@ func lchoose(n, k float64) float64 {
 func (h hyper) density(ncp float64) []float64 {
 	d := make([]float64, len(h.logdc))
 	top := math.Inf(-1)
+	lg := math.Log(ncp)
 	for i, l := range h.logdc {
-		d[i] = l + math.Log(ncp)*float64(h.lo+i)
-		top = math.Max(top, d[i])
+		d[i] = l + lg*float64(h.lo+i)
+		if d[i] > top {
+			top = d[i]
+		}
 	}
 	sum := 0.0
 	for i := range d {
+		// Below e^-746 of the mode a term is 0 in float64: skip its Exp.
+		if d[i]-top < -746 {
+			d[i] = 0
+			continue
+		}
 		d[i] = math.Exp(d[i] - top)
 		sum += d[i]
 	}
@@ -132,20 +140,11 @@ func solve(f func(float64) float64, target float64) float64 {
 	return 1
 }
 
-// bisect finds a root of g, increasing on [a, b] with g(a) <= 0 <= g(b), to the last bit.
+// bisect finds the root of g, increasing on [a, b] with g(a) <= 0 <= g(b), to adjacent
+// floats: at most 64 halvings of the floats' order, where halving the interval itself takes
+// over a thousand near 0, each summing the whole support.
 func bisect(g func(float64) float64, a, b float64) float64 {
-	for i := 0; i < 2000; i++ {
-		mid := a + (b-a)/2
-		if mid <= a || mid >= b {
-			break
-		}
-		if g(mid) < 0 {
-			a = mid
-		} else {
-			b = mid
-		}
-	}
-	return a + (b-a)/2
+	return firstFloat(a, b, func(t float64) bool { return g(t) >= 0 })
 }
 
 func (h hyper) mle() float64 {

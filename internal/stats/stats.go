@@ -154,11 +154,19 @@ func (r Result) check() error {
 	return errors.Join(errs...)
 }
 
-// finite refuses a column holding NaN or ±Inf, naming the first.
+// maxMagnitude bounds the values a test takes: their squares, summed over a million rows,
+// must stay finite, or a mean or variance overflows to Inf and a difference of them to NaN.
+const maxMagnitude = 1e100
+
+// finite refuses a column holding NaN, ±Inf, or a value too large to square and sum, naming
+// the first.
 func finite(name string, xs []float64) error {
 	for i, v := range xs {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return inputErr("%s[%d] is %v: missing and infinite values must be dropped before the test", name, i, v)
+		}
+		if math.Abs(v) > maxMagnitude {
+			return inputErr("%s[%d] = %g is beyond ±1e100: rescale the column", name, i, v)
 		}
 	}
 	return nil

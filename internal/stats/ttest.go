@@ -33,7 +33,10 @@ func WelchTTest(x, y []float64) (Result, error) {
 	if se < 10*eps*math.Max(math.Abs(mx), math.Abs(my)) || se == 0 {
 		return Result{}, inputErr("both groups are constant (zero variance): the t statistic is undefined")
 	}
-	df := (sx + sy) * (sx + sy) / (sx*sx/(nx-1) + sy*sy/(ny-1))
+	// Welch-Satterthwaite df from the shares of the variance, so it does not depend on its
+	// scale: squaring variances near 1e-300 underflows to 0/0 (found by FuzzRun).
+	a, b := sx/(sx+sy), sy/(sx+sy)
+	df := 1 / (a*a/(nx-1) + b*b/(ny-1))
 	diff := mx - my
 	t := diff / se
 	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
