@@ -93,6 +93,10 @@ func TestEdges(t *testing.T) {
 		if math.Abs(r.Statistic+3/math.Sqrt(2.0/3)) > 1e-12 || math.Abs(r.DF-4) > 1e-12 {
 			t.Errorf("t = %g on %g df, want %g on 4", r.Statistic, r.DF, -3/math.Sqrt(2.0/3))
 		}
+		// Pooled SD 1, so d = -3; J(4) = Γ(2) / (√2 Γ(3/2)) = 1 / (√2 · √π/2) = √(2/π).
+		if want := -3 * math.Sqrt(2/math.Pi); math.Abs(r.Secondary.Value-want) > 1e-12 {
+			t.Errorf("hedges g = %.15g, want %.15g", r.Secondary.Value, want)
+		}
 	})
 	t.Run("perfect correlation", func(t *testing.T) {
 		// Centred sums 10, 20 and 40: r = 20 / sqrt(400) is 1 exactly, so t is infinite.

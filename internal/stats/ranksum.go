@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -95,33 +94,51 @@ func newRankSum(x, y []float64) rankSum {
 	return s
 }
 
-// wAt is R's dz at shift d: W for x - d and y, minus its null mean nx ny / 2.
+// wAt is R's dz at shift d: W for x - d and y, minus its null mean nx ny / 2. One merge of
+// the sorted groups: x_i - d rises with i (rounding is monotone), so the counts of y below
+// and equal to it only move forward.
 func (s rankSum) wAt(d float64) float64 {
 	w := 0.0
+	below, upto := 0, 0 // y[:below] < v, y[:upto] <= v
 	for _, xi := range s.x {
 		v := xi - d
-		below := sort.SearchFloat64s(s.y, v)
-		equal := sort.SearchFloat64s(s.y, math.Nextafter(v, math.Inf(1))) - below
-		w += float64(below) + float64(equal)/2
+		for below < len(s.y) && s.y[below] < v {
+			below++
+		}
+		if upto < below {
+			upto = below
+		}
+		for upto < len(s.y) && s.y[upto] <= v {
+			upto++
+		}
+		w += float64(below) + float64(upto-below)/2
 	}
 	return w - s.nx*s.ny/2
 }
 
-// tieSumAt is the sum of t³ - t over tied groups of the pooled x - d and y, merged in order
-// (x - d stays sorted: rounding is monotone).
+// tieSumAt is the sum of t³ - t over tied groups of the pooled x - d and y, counted while
+// merging them in order.
 func (s rankSum) tieSumAt(d float64) float64 {
-	pooled := make([]float64, 0, len(s.x)+len(s.y))
+	ties, run := 0.0, 0.0
+	var last float64
 	i, j := 0, 0
 	for i < len(s.x) || j < len(s.y) {
+		var v float64
 		if j == len(s.y) || (i < len(s.x) && s.x[i]-d <= s.y[j]) {
-			pooled = append(pooled, s.x[i]-d)
+			v = s.x[i] - d
 			i++
 		} else {
-			pooled = append(pooled, s.y[j])
+			v = s.y[j]
 			j++
 		}
+		if run > 0 && v == last {
+			run++
+			continue
+		}
+		ties += run*run*run - run
+		last, run = v, 1
 	}
-	return tieSum(pooled)
+	return ties + run*run*run - run
 }
 
 // sigma is the standard deviation of W under the null at shift d, corrected for ties.
@@ -167,10 +184,14 @@ func (s rankSum) kth(k int) float64 {
 	lo := s.x[0] - s.y[len(s.y)-1]
 	hi := s.x[len(s.x)-1] - s.y[0]
 	at := func(v float64) bool {
-		c := 0
+		// x_i - y_j falls as j grows, so the differences at or below v are a suffix
+		// y[j_i:], and j_i only grows with i: one pass over both groups.
+		c, j := 0, 0
 		for _, xi := range s.x {
-			// x_i - y_j falls as j grows: the differences at or below v are a suffix.
-			c += len(s.y) - sort.Search(len(s.y), func(j int) bool { return xi-s.y[j] <= v })
+			for j < len(s.y) && xi-s.y[j] > v {
+				j++
+			}
+			c += len(s.y) - j
 		}
 		return c >= k
 	}

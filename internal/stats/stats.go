@@ -18,10 +18,11 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -185,37 +186,27 @@ func paired(x, y []float64, min int) error {
 
 // ranks returns the average ranks (1-based) of xs, as R's rank(ties.method="average").
 func ranks(xs []float64) []float64 {
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
+	type vi struct {
+		v float64
+		i int
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
+	s := make([]vi, len(xs))
+	for i, v := range xs {
+		s[i] = vi{v, i}
+	}
+	// Tied values get one rank whatever their order, so an unstable sort will do.
+	slices.SortFunc(s, func(a, b vi) int { return cmp.Compare(a.v, b.v) })
 	r := make([]float64, len(xs))
-	for i := 0; i < len(idx); {
+	for i := 0; i < len(s); {
 		j := i + 1
-		for j < len(idx) && xs[idx[j]] == xs[idx[i]] {
+		for j < len(s) && s[j].v == s[i].v {
 			j++
 		}
 		avg := float64(i+j+1) / 2 // ranks i+1..j averaged
 		for k := i; k < j; k++ {
-			r[idx[k]] = avg
+			r[s[k].i] = avg
 		}
 		i = j
 	}
 	return r
-}
-
-// tieSum returns the sum of t³ - t over the groups of tied values in sorted xs.
-func tieSum(sorted []float64) float64 {
-	ties := 0.0
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j] == sorted[i] {
-			j++
-		}
-		t := float64(j - i)
-		ties += t*t*t - t
-		i = j
-	}
-	return ties
 }

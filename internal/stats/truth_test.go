@@ -9,23 +9,9 @@ import (
 	"testing"
 )
 
-// rnum reads R's numbers as written by scripts/statstruth.R: JSON numbers, or "Inf"/"-Inf".
-type rnum float64
-
-func (r *rnum) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case `"Inf"`:
-		*r = rnum(math.Inf(1))
-		return nil
-	case `"-Inf"`:
-		*r = rnum(math.Inf(-1))
-		return nil
-	}
-	var f float64
-	err := json.Unmarshal(b, &f)
-	*r = rnum(f)
-	return err
-}
+// rnum reads R's numbers as scripts/statstruth.R writes them: JSON numbers, or "Inf" and
+// "-Inf", as a Result's JSON does.
+type rnum = jnum
 
 func floats(rs []rnum) []float64 {
 	out := make([]float64, len(rs))
