@@ -28,6 +28,7 @@ add <- function(name, test, h, x = NULL, y = NULL, table = NULL, method = NULL, 
     df = if (!is.null(h$parameter)) num(unname(h$parameter)) else NULL,
     estimate = if (!is.null(h$estimate)) vec(unname(h$estimate)) else NULL,
     ci = if (!is.null(h$conf.int)) vec(as.numeric(h$conf.int)) else NULL,
+    conf_level = if (!is.null(attr(h$conf.int, "conf.level"))) num(attr(h$conf.int, "conf.level")) else NULL,
     method = str(h$method))
   if (!is.null(extra)) want <- c(want, extra)
   cases <<- c(cases, obj(name = str(name), test = str(test),
@@ -51,7 +52,11 @@ groups <- list(
   faithful_first_20_vs_next_15 = list(faithful$eruptions[1:20], faithful$eruptions[21:35]),
   precip_12_vs_10 = list(precip[1:12], precip[13:22]),
   rivers_9_vs_7 = list(rivers[1:9] + 0.5, rivers[10:16]),
-  LakeHuron_10_vs_15 = list(as.numeric(LakeHuron[1:10]), as.numeric(LakeHuron[11:25]))
+  LakeHuron_10_vs_15 = list(as.numeric(LakeHuron[1:10]), as.numeric(LakeHuron[11:25])),
+  # Groups too small for a 95% exact CI: R says what the interval covers.
+  sleep_2_vs_3 = list(c(0.7, -1.6), c(1.9, 1.1, 4.4)),
+  sleep_3_vs_3 = list(c(0.7, -1.6, -0.2), c(1.9, 1.1, 4.4)),
+  sleep_4_vs_4 = list(c(0.7, -1.6, -0.2, -1.2), c(1.9, 1.1, 4.4, 5.5))
 )
 for (g in names(groups)) {
   x <- as.numeric(groups[[g]][[1]]); y <- as.numeric(groups[[g]][[2]])
@@ -114,7 +119,8 @@ pairs <- list(
   cars_speed_dist = list(cars$speed, cars$dist),
   women_height_weight = list(women$height, women$weight),
   faithful_eruptions_waiting = list(faithful$eruptions, faithful$waiting),
-  trees_girth_volume_first_4 = list(trees$Girth[1:4], trees$Volume[1:4])
+  trees_girth_volume_first_4 = list(trees$Girth[1:4], trees$Volume[1:4]),
+  trees_girth_volume_first_3 = list(trees$Girth[1:3], trees$Volume[1:3])
 )
 for (p in names(pairs)) {
   x <- as.numeric(pairs[[p]][[1]]); y <- as.numeric(pairs[[p]][[2]])

@@ -67,7 +67,7 @@ func correlationResult(test string, r float64, n int) Result {
 	}
 	z := math.Atanh(r)
 	h := distuv.UnitNormal.Quantile(1-(1-Confidence)/2) / math.Sqrt(float64(n-3))
-	res.Effect.CI = &Interval{math.Tanh(z - h), math.Tanh(z + h)}
+	res.Effect.CI = ci95(math.Tanh(z-h), math.Tanh(z+h))
 	return res
 }
 
@@ -161,13 +161,13 @@ func Regression(x, y []float64) (Result, error) {
 	se := math.Sqrt(rss / df / sxx)
 	if se == 0 {
 		res.Statistic = math.Copysign(math.Inf(1), b)
-		res.Effect.CI = &Interval{b, b}
+		res.Effect.CI = ci95(b, b)
 		res.Notes = append(res.Notes, "perfect fit: no residual, so t is infinite and p is 0")
 		return res, nil
 	}
 	res.Statistic = b / se
 	res.P = twoSidedT(res.Statistic, df)
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
-	res.Effect.CI = &Interval{b - q*se, b + q*se}
+	res.Effect.CI = ci95(b-q*se, b+q*se)
 	return res, nil
 }

@@ -109,7 +109,7 @@ func TestEdges(t *testing.T) {
 			}
 		}
 		r := mustRun(t, LinearRegression, in)
-		if r.Effect.Value != 2 || r.P != 0 || r.Secondary.Value != 1 || *r.Effect.CI != (Interval{2, 2}) || !hasNote(r, "perfect fit") {
+		if r.Effect.Value != 2 || r.P != 0 || r.Secondary.Value != 1 || *r.Effect.CI != (Interval{2, 2, Confidence}) || !hasNote(r, "perfect fit") {
 			t.Errorf("regression: %+v: want slope 2, p 0, R² 1, CI [2, 2], noted", r)
 		}
 	})

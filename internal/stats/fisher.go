@@ -25,7 +25,7 @@ func FisherTest(t [][]float64) (Result, error) {
 		Test: Fisher, N: []int{int(h.m + h.n)},
 		P: h.twoSided(),
 		Effect: Effect{Name: "odds ratio", Value: h.mle(),
-			CI: &Interval{h.lower(alpha), h.upper(alpha)}},
+			CI: ci95(h.lower(alpha), h.upper(alpha))},
 		Notes: []string{"conditional maximum-likelihood odds ratio and exact conditional CI, as R's fisher.test"},
 	}
 	return r, nil

@@ -50,20 +50,22 @@ func (n *jnum) UnmarshalJSON(b []byte) error {
 
 func (iv Interval) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Low  jnum `json:"low"`
-		High jnum `json:"high"`
-	}{jnum(iv.Low), jnum(iv.High)})
+		Low   jnum    `json:"low"`
+		High  jnum    `json:"high"`
+		Level float64 `json:"level"`
+	}{jnum(iv.Low), jnum(iv.High), iv.Level})
 }
 
 func (iv *Interval) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Low  jnum `json:"low"`
-		High jnum `json:"high"`
+		Low   jnum    `json:"low"`
+		High  jnum    `json:"high"`
+		Level float64 `json:"level"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*iv = Interval{float64(w.Low), float64(w.High)}
+	*iv = Interval{float64(w.Low), float64(w.High), w.Level}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -62,14 +63,21 @@ func MannWhitneyTest(x, y []float64, method Method) (Result, error) {
 		if qu == 0 {
 			qu = 1
 		}
-		res.Effect.CI = &Interval{s.kth(qu), s.kth(int(mn) - qu + 1)}
+		res.Effect.CI = ci95(s.kth(qu), s.kth(int(mn)-qu+1))
+		// R's check: the interval between order statistics covers 1 - 2 P(W < qu); when
+		// that falls short of 95% by more than half of 5%, say what it covers.
+		const alpha = 1 - Confidence
+		if achieved := 2 * d.cdf(float64(qu-1)); achieved-alpha > alpha/2 {
+			res.Effect.CI.Level = 1 - achieved
+			res.Notes = append(res.Notes, fmt.Sprintf("groups this small cannot give a 95%% CI: this one covers %.1f%%", 100*(1-achieved)))
+		}
 		res.Notes = append(res.Notes, "exact p and CI (no ties, both groups under 50)")
 		return res, nil
 	}
 	z := s.z(0, true)
 	res.P = twoSidedZ(z)
 	q := distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
-	res.Effect.CI = &Interval{s.root(q), s.root(-q)}
+	res.Effect.CI = ci95(s.root(q), s.root(-q))
 	res.Notes = append(res.Notes, "normal approximation with continuity correction")
 	if ties {
 		res.Notes = append(res.Notes, "tied values: variance corrected for ties")

@@ -44,10 +44,15 @@ var Menu = []string{WelchT, MannWhitney, Fisher, ChiSquare, Pearson, Spearman, L
 const Confidence = 0.95
 
 // Interval is a confidence interval. High may be +Inf (an odds ratio with a zero cell).
+// Level is the confidence it has: 0.95, except where small groups cannot reach it (an exact
+// Mann-Whitney CI of 2 and 3 values covers at most 80%), which a note then says, as R warns.
 type Interval struct {
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Level float64 `json:"level"`
 }
+
+func ci95(low, high float64) *Interval { return &Interval{low, high, Confidence} }
 
 // Effect is an effect size with its confidence interval, when the test has one.
 type Effect struct {

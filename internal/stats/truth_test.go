@@ -34,6 +34,7 @@ type truthCase struct {
 		DF        *rnum  `json:"df"`
 		Estimate  []rnum `json:"estimate"`
 		CI        []rnum `json:"ci"`
+		ConfLevel *rnum  `json:"conf_level"`
 		Method    string `json:"method"`
 		CramersV  *rnum  `json:"cramers_v"`
 		RSquared  *rnum  `json:"r_squared"`
@@ -173,6 +174,12 @@ func compare(c truthCase, got Result) []string {
 	}
 	if len(w.CI) == 2 {
 		bad = append(bad, compareCI(c, ci, float64(w.CI[0]), float64(w.CI[1]))...)
+	}
+	if w.ConfLevel != nil && ci != nil {
+		check("CI level", ci.Level, float64(*w.ConfLevel), relTol)
+	}
+	if len(w.CI) == 0 && ci != nil && c.Test == Pearson {
+		bad = append(bad, fmt.Sprintf("a CI %+v where R gives none", *ci))
 	}
 	return bad
 }

@@ -45,7 +45,7 @@ func WelchTTest(x, y []float64) (Result, error) {
 		Test: WelchT, N: []int{len(x), len(y)},
 		StatisticName: "t", Statistic: t, DF: df,
 		P:      twoSidedT(t, df),
-		Effect: Effect{Name: "mean difference", Value: diff, CI: &Interval{diff - q*se, diff + q*se}},
+		Effect: Effect{Name: "mean difference", Value: diff, CI: ci95(diff-q*se, diff+q*se)},
 	}
 	nu := nx + ny - 2
 	sp := math.Sqrt(((nx-1)*vx + (ny-1)*vy) / nu)
