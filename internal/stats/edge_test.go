@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,6 +149,31 @@ func TestAdjustBHRefusals(t *testing.T) {
 	}
 	if got, err := AdjustBH(nil); err != nil || len(got) != 0 {
 		t.Errorf("AdjustBH(nil) = %v, %v", got, err)
+	}
+}
+
+// TestInputUntouched: a test sorts and ranks copies; the caller's columns (which may be the
+// analysis record's own) keep their order.
+func TestInputUntouched(t *testing.T) {
+	for _, m := range Menu {
+		in := Input{X: []float64{5, 1, 4, 2, 3}, Y: []float64{2, 9, 1, 7, 3}, Table: [][]float64{{3, 1}, {1, 3}}}
+		mustRun(t, m, in)
+		if !slices.Equal(in.X, []float64{5, 1, 4, 2, 3}) || !slices.Equal(in.Y, []float64{2, 9, 1, 7, 3}) {
+			t.Errorf("%s reordered its input: %v %v", m, in.X, in.Y)
+		}
+	}
+}
+
+// TestDescribeIsTheMenu: the analyst is shown exactly the tests Run accepts, in order.
+func TestDescribeIsTheMenu(t *testing.T) {
+	d := Describe()
+	if len(d) != len(Menu) {
+		t.Fatalf("%d descriptions for %d tests", len(d), len(Menu))
+	}
+	for i, m := range Menu {
+		if d[i].Name != m || d[i].Reads == "" || d[i].Effect == "" || d[i].When == "" {
+			t.Errorf("description %d: %+v, want %s described", i, d[i], m)
+		}
 	}
 }
 

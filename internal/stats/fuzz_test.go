@@ -3,7 +3,9 @@ package stats
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -50,11 +52,14 @@ func fuzzInput(data []byte) (string, Input) {
 	return test, in
 }
 
-// FuzzRun: over arbitrary inputs Run never panics, refuses only with ErrInput, and a result
-// it returns holds no NaN, a p in [0, 1] and CIs whose bounds are in order.
+// FuzzRun: over arbitrary inputs Run never panics, never changes its input, answers the same
+// twice (an analysis on the same data must give the same numbers), refuses only with
+// ErrInput, and a result it returns holds no NaN, a p in [0, 1] and CIs whose bounds are in
+// order.
 func FuzzRun(f *testing.F) {
 	f.Add([]byte{0, 5, 5, 1, 2, 1, 4, 1, 6, 1, 8, 1, 3, 1, 9, 1, 1, 1, 7, 1, 2, 1, 2})
 	f.Add([]byte{1, 4, 3, 1, 2, 1, 2, 1, 2, 1, 3, 1, 2, 1, 2, 1, 9})
+	f.Add([]byte{1, 4, 3, 1, 9, 1, 2, 1, 7, 1, 4, 1, 8, 1, 1, 1, 6}) // unsorted groups
 	f.Add([]byte{2, 0, 0, 1, 0, 1, 5, 1, 7, 1, 3})
 	f.Add([]byte{3, 1, 2, 1, 10, 1, 20, 1, 0, 1, 5, 1, 6, 1, 7, 1, 8, 1, 9})
 	f.Add([]byte{4, 3, 3, 1, 1, 1, 2, 1, 3, 1, 2, 1, 4, 1, 6})
@@ -62,7 +67,14 @@ func FuzzRun(f *testing.F) {
 	f.Add([]byte{6, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		test, in := fuzzInput(data)
+		before := fmt.Sprint(in)
 		r, err := Run(test, in)
+		if after := fmt.Sprint(in); after != before {
+			t.Fatalf("%s changed its input: %s became %s", test, before, after)
+		}
+		if again, err2 := Run(test, in); !reflect.DeepEqual(again, r) || fmt.Sprint(err2) != fmt.Sprint(err) {
+			t.Fatalf("%s on %+v: two runs differ: %+v, then %+v", test, in, r, again)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrInput) {
 				t.Fatalf("%s on %+v: error %v is not a refusal of input", test, in, err)
