@@ -10,11 +10,18 @@
 // and its CI, the Mann-Whitney CI in the normal approximation) ours is the exact root and
 // the tests say by how much the two may differ.
 //
+// Run uses R's defaults, with two departures, both documented where they are made:
+// Spearman's p is always R's t approximation (exact = FALSE), where R's default for fewer
+// than 1290 pairs without ties is the AS 89 series; and Mann-Whitney's estimate in the normal
+// approximation is the median of the pairwise differences, where R reports whichever zero of
+// its z function uniroot lands on. Effects R does not compute (Hedges' g, rank-biserial r,
+// Cramér's V, Spearman's CI) are given by their textbook formulas, and say so.
+//
 // Inputs are refused with an error rather than answered with NaN: too few observations,
 // NaN or Inf values, zero variance, negative or fractional counts, mismatched lengths, empty
 // rows or columns. A Result never holds NaN. It may hold ±Inf where the quantity is
 // infinite: the upper CI bound of an odds ratio with a zero cell, the statistic of a perfect
-// correlation or a perfect fit.
+// correlation or a perfect fit; in JSON those are the strings "Inf" and "-Inf".
 package stats
 
 import (
