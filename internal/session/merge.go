@@ -44,14 +44,18 @@ func Top(entries []Entry, n int) []Entry {
 	return top
 }
 
-// rankOrder is the ranking's order: competing before excluded, then Elo, highest first,
-// then id.
+// rankOrder is the ranking's order: competing before excluded, then the lab's verdict in
+// tiers (Standing.tier: supported, untested or inconclusive, refuted), then Elo, highest
+// first, then id.
 func rankOrder(x, y Entry) int {
 	if (x.Excluded == "") != (y.Excluded == "") {
 		if x.Excluded == "" {
 			return -1
 		}
 		return 1
+	}
+	if tx, ty := x.Standing.tier(), y.Standing.tier(); tx != ty {
+		return tx - ty
 	}
 	if x.Elo != y.Elo {
 		if x.Elo > y.Elo {
@@ -96,5 +100,5 @@ func SameEntry(x, y Entry) bool {
 	return x.ID == y.ID && x.Title == y.Title && x.Origin == y.Origin && x.Strategy == y.Strategy &&
 		slices.Equal(x.Parents, y.Parents) && x.Round == y.Round && x.Cluster == y.Cluster &&
 		x.Excluded == y.Excluded && x.Elo == y.Elo && x.EloSE == y.EloSE && x.Wins == y.Wins && x.Losses == y.Losses &&
-		x.Reviews == y.Reviews && x.Score == y.Score
+		x.Reviews == y.Reviews && x.Score == y.Score && x.Standing == y.Standing
 }
