@@ -76,13 +76,18 @@ func Standings(results []Result) map[string]session.Standing {
 // and by rating within a tier. Computing the standings afresh from the active results, and
 // never adjusting a rating, is what makes a withdrawn result undo its effect exactly.
 //
-// How results change the ranking (for docs/experiments.md): a supported hypothesis ranks
-// above every hypothesis without a verdict, a refuted one below every one, so a refuted
-// hypothesis leaves the top 3 whatever its rating; inconclusive results change nothing.
-// Tiers rather than points, because a rating and a result are not on one scale: the
-// rating says how convincing the judges found a hypothesis, the result whether the world
-// agreed, and no number of won matches should outweigh the world disagreeing. Within a
-// tier the tournament's order stands.
+// How results change the ranking (for docs/experiments.md): a refuted hypothesis ranks
+// below every hypothesis the lab has not refuted, whatever its rating, so it leaves the
+// top 3; a supported one ranks as if rated session.SupportedBonus (100 Elo) higher, above
+// the untested hypotheses rated near it but not above ones the tournament clearly prefers;
+// an inconclusive result changes nothing. The asymmetry is deliberate. A refutation is the
+// world disagreeing, which no number of won matches outweighs, and a session must not
+// recommend what its own lab refuted. A support says the prediction held once, which a
+// mediocre hypothesis can also do: placing every supported hypothesis above every untested
+// one (tiers) locked hypotheses tested early above better ones found later, and lost
+// quality in the closed-loop benchmark wherever the tournament's ratings were accurate
+// (BENCHMARKS.md); a bonus of 100 Elo never lost significantly there. Within these rules
+// the tournament's order stands.
 func Apply(entries []session.Entry, results []Result) []session.Entry {
 	st := Standings(results)
 	out := slices.Clone(entries)

@@ -67,7 +67,8 @@ func randomEntries(rng *rand.Rand, n int) []session.Entry {
 }
 
 // TestFeedback: over random rankings, a refuted hypothesis leaves the top 3 whichever
-// of them it was, a supported one ranks above the untested ones rated near it, and a
+// of them it was, a supported one ranks above the untested ones rated less than
+// session.SupportedBonus above it, and a
 // withdrawn result leaves the ranking exactly as it was without it, the ratings untouched.
 func TestFeedback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(46, 1))
@@ -88,8 +89,16 @@ func TestFeedback(t *testing.T) {
 		if slices.Contains(ids(session.Top(Apply(entries, results), 3)), refuted) {
 			t.Fatalf("seed %d: refuted %s still in the top 3 %v", seed, refuted, ids(session.Top(Apply(entries, results), 3)))
 		}
-		if ranked[0].ID != supported.ID {
-			t.Errorf("seed %d: supported %s (Elo %.0f) not first: %v", seed, supported.ID, supported.Elo, ids(ranked[:3]))
+		// The supported one ranks above every untested one rated less than the bonus
+		// above it, below every one rated more.
+		at := slices.IndexFunc(ranked, func(e session.Entry) bool { return e.ID == supported.ID })
+		for i, e := range ranked {
+			if e.Excluded != "" || e.Standing != session.Untested {
+				continue
+			}
+			if above := i < at; above != (e.Elo > supported.Elo+session.SupportedBonus || e.Elo == supported.Elo+session.SupportedBonus && e.ID < supported.ID) {
+				t.Errorf("seed %d: untested %s (Elo %.0f) ranks above supported %s (Elo %.0f): %v", seed, e.ID, e.Elo, supported.ID, supported.Elo, above)
+			}
 		}
 		// Withdraw the refutation: the ranking is as if it had never been.
 		results[0].Withdrawal = "failed assay"

@@ -44,9 +44,8 @@ func Top(entries []Entry, n int) []Entry {
 	return top
 }
 
-// rankOrder is the ranking's order: competing before excluded, then the lab's verdict in
-// tiers (Standing.tier: supported, untested or inconclusive, refuted), then Elo, highest
-// first, then id.
+// rankOrder is the ranking's order: competing before excluded, refuted after the rest,
+// then Elo (plus SupportedBonus for a supported hypothesis), highest first, then id.
 func rankOrder(x, y Entry) int {
 	if (x.Excluded == "") != (y.Excluded == "") {
 		if x.Excluded == "" {
@@ -54,11 +53,11 @@ func rankOrder(x, y Entry) int {
 		}
 		return 1
 	}
-	if tx, ty := x.Standing.tier(), y.Standing.tier(); tx != ty {
+	if tx, ty := x.Standing.refutedTier(), y.Standing.refutedTier(); tx != ty {
 		return tx - ty
 	}
-	if x.Elo != y.Elo {
-		if x.Elo > y.Elo {
+	if rx, ry := x.rating(), y.rating(); rx != ry {
+		if rx > ry {
 			return -1
 		}
 		return 1

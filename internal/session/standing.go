@@ -14,23 +14,35 @@ const (
 	Refuted      Standing = "refuted"
 )
 
-// Standings lists every standing a result can give, in the ranking's order of tiers.
+// Standings lists every standing a result can give.
 var Standings = []Standing{Supported, Inconclusive, Refuted}
 
-// tier is a standing's place in the ranking, lower first. A lab's result and a
-// tournament's rating are not on one scale: the rating says how convincing the judges found
-// a hypothesis, the result whether the world agreed, and no number of won matches outweighs
-// the world disagreeing. So results order hypotheses in tiers, and ratings order them only
-// within a tier: supported first, then those without a verdict (untested or inconclusive,
-// which says nothing either way), then refuted. An unknown standing ranks as untested.
-func (s Standing) tier() int {
-	switch s {
-	case Supported:
-		return 0
-	case Refuted:
-		return 2
+// SupportedBonus is what a supported result adds to a hypothesis' rating in the ranking,
+// in Elo points: it then ranks above every hypothesis without a verdict rated less than
+// 100 points above it. 100 points is a 64% expectation of winning a match: a clear edge,
+// about one or two standard errors of a settled fitted rating, so the lab's support
+// decides between hypotheses the tournament cannot tell apart, and does not lift a
+// mediocre hypothesis tested early above much better ones found later. A refutation is
+// not weighed against ratings at all: see refutedTier.
+const SupportedBonus = 100
+
+// refutedTier places a refuted hypothesis below every hypothesis the lab has not refuted,
+// whatever its rating: no number of won matches outweighs the world disagreeing, and a
+// refuted hypothesis must not stay among the ones a session recommends.
+func (s Standing) refutedTier() int {
+	if s == Refuted {
+		return 1
 	}
-	return 1
+	return 0
+}
+
+// rating is the rating the ranking orders by: the tournament's, plus SupportedBonus for a
+// supported hypothesis. An unknown standing counts as untested.
+func (e Entry) rating() float64 {
+	if e.Standing == Supported {
+		return e.Elo + SupportedBonus
+	}
+	return e.Elo
 }
 
 // Valid reports whether s is a standing the ranking knows.

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestRankByStanding: the lab's verdicts order the ranking in tiers before Elo, and
-// entries without one (every entry recorded before experiments) keep the order they had.
+// TestRankByStanding: a refuted hypothesis ranks below every other competing one, a
+// supported one as if rated SupportedBonus higher, and entries without a standing (every
+// entry recorded before experiments) keep the order they had.
 func TestRankByStanding(t *testing.T) {
 	entries := []Entry{
 		{ID: "h-0001", Elo: 1400, Standing: Refuted},
@@ -24,9 +25,10 @@ func TestRankByStanding(t *testing.T) {
 	for _, e := range Rank(entries) {
 		got = append(got, e.ID)
 	}
-	// Supported first, then untested and inconclusive by Elo, then refuted by Elo; the
-	// excluded last whatever their standing.
-	want := []string{"h-0003", "h-0002", "h-0004", "h-0006", "h-0001", "h-0007", "h-0005"}
+	// The supported h-0003 (1210) counts as 1310: above the inconclusive h-0004 (1300),
+	// below h-0002 (1350), more than the bonus above it. Refuted last among the competing,
+	// by Elo; the excluded last whatever their standing.
+	want := []string{"h-0002", "h-0003", "h-0004", "h-0006", "h-0001", "h-0007", "h-0005"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Rank = %v; want %v", got, want)
 	}
@@ -36,6 +38,11 @@ func TestRankByStanding(t *testing.T) {
 	}
 	if !slices.Equal(top, want[:3]) {
 		t.Errorf("Top(3) = %v; want %v (the refuted h-0001, best rated, has left it)", top, want[:3])
+	}
+	// At exactly the bonus apart, the tie goes by id as any tie does.
+	tie := Rank([]Entry{{ID: "h-2", Elo: 1300}, {ID: "h-1", Elo: 1200, Standing: Supported}})
+	if tie[0].ID != "h-1" {
+		t.Errorf("a supported 1200 against an untested 1300 (a tie at 1300): %s first; want h-1 by id", tie[0].ID)
 	}
 
 	// Sessions recorded before experiments: no standing, so Elo then id as always.
