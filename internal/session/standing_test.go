@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -59,7 +60,7 @@ func TestRankByStanding(t *testing.T) {
 			}
 			return 1
 		}
-		return cmpString(x.ID, y.ID)
+		return strings.Compare(x.ID, y.ID)
 	}) {
 		t.Error("entries without a standing are not ordered by Elo then id")
 	}
@@ -74,16 +75,6 @@ func TestRankByStanding(t *testing.T) {
 			t.Errorf("Top(%d) with standings is not the ranking's first %d", n, n)
 		}
 	}
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestSameEntryStanding(t *testing.T) {
