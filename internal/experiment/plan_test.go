@@ -3,6 +3,7 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -141,4 +142,38 @@ func TestValidate(t *testing.T) {
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "unknown test") || !strings.Contains(err.Error(), "empty query") {
 		t.Errorf("two problems, Validate = %v", err)
 	}
+}
+
+// TestDigestSurvivesJSON: a plan goes through Temporal's payloads and the store as JSON;
+// read back, it has the digest it had, absent and empty lists alike.
+func TestDigestSurvivesJSON(t *testing.T) {
+	for _, p := range []Plan{samplePlan(), {Hypothesis: "h-1", Prediction: Prediction{Text: "x <b>&</b>", Direction: TwoSided, MinEffect: 0.1 + 0.2}}} {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q Plan
+		if err := json.Unmarshal(b, &q); err != nil {
+			t.Fatal(err)
+		}
+		if q.Digest() != p.Digest() {
+			t.Errorf("the digest changed through JSON: %s", b)
+		}
+	}
+}
+
+// FuzzPlan: whatever a plan holds, Validate answers without panicking, and Canonical is
+// JSON that reads back to the same encoding.
+func FuzzPlan(f *testing.F) {
+	f.Add("h-1", "x rises", "greater", 0.2, "SELECT 1", "welch-t", "g", "t", "c")
+	f.Add("", "\x00", "up", math.Inf(1), "", "anova", "", "\n", "")
+	f.Fuzz(func(t *testing.T, h, text, dir string, m float64, query, test, col, table, tcol string) {
+		p := Plan{h, Prediction{text, Direction(dir), m}, Analysis{query, test, []string{col}}, []Table{{table, []string{tcol}}}}
+		_ = p.Validate()
+		var v map[string]any
+		c := p.Canonical()
+		if err := json.Unmarshal(c, &v); err != nil {
+			t.Fatalf("canonical encoding is not JSON: %v: %s", err, c)
+		}
+	})
 }
