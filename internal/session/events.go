@@ -151,6 +151,9 @@ type Entry struct {
 	Reviews int     `json:"reviews"`
 	// Score is the mean overall review score, 0 to 10.
 	Score float64 `json:"review_score"`
+	// Standing is the lab's verdict on it from the session's active results (empty: none),
+	// which the ranking orders by before Elo (see Standing).
+	Standing Standing `json:"standing,omitempty"`
 }
 
 // Progress is what the progress query answers.

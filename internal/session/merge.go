@@ -44,8 +44,8 @@ func Top(entries []Entry, n int) []Entry {
 	return top
 }
 
-// rankOrder is the ranking's order: competing before excluded, then Elo, highest first,
-// then id.
+// rankOrder is the ranking's order: competing before excluded, refuted after the rest,
+// then Elo (plus SupportedBonus for a supported hypothesis), highest first, then id.
 func rankOrder(x, y Entry) int {
 	if (x.Excluded == "") != (y.Excluded == "") {
 		if x.Excluded == "" {
@@ -53,8 +53,11 @@ func rankOrder(x, y Entry) int {
 		}
 		return 1
 	}
-	if x.Elo != y.Elo {
-		if x.Elo > y.Elo {
+	if tx, ty := x.Standing.refutedTier(), y.Standing.refutedTier(); tx != ty {
+		return tx - ty
+	}
+	if rx, ry := x.rating(), y.rating(); rx != ry {
+		if rx > ry {
 			return -1
 		}
 		return 1
@@ -96,5 +99,5 @@ func SameEntry(x, y Entry) bool {
 	return x.ID == y.ID && x.Title == y.Title && x.Origin == y.Origin && x.Strategy == y.Strategy &&
 		slices.Equal(x.Parents, y.Parents) && x.Round == y.Round && x.Cluster == y.Cluster &&
 		x.Excluded == y.Excluded && x.Elo == y.Elo && x.EloSE == y.EloSE && x.Wins == y.Wins && x.Losses == y.Losses &&
-		x.Reviews == y.Reviews && x.Score == y.Score
+		x.Reviews == y.Reviews && x.Score == y.Score && x.Standing == y.Standing
 }

@@ -1,0 +1,94 @@
+package experiment
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cosci-dev/cosci/internal/session"
+)
+
+// TestJudge: the standing at the rule's boundaries, for differences (no effect is 0) and
+// ratios (no effect is 1), each direction, with and without a smallest effect of interest.
+func TestJudge(t *testing.T) {
+	const (
+		sup = session.Supported
+		ref = session.Refuted
+		inc = session.Inconclusive
+	)
+	plan := func(test string, d Direction, m float64) Plan {
+		p := samplePlan()
+		p.Analysis.Test, p.Prediction.Direction, p.Prediction.MinEffect = test, d, m
+		return p
+	}
+	for _, c := range []struct {
+		name           string
+		test           string
+		dir            Direction
+		m              float64
+		effect, lo, hi float64
+		want           session.Standing
+	}{
+		{"greater, CI above 0", "welch-t", Greater, 0, 0.5, 0.01, 1, sup},
+		{"greater, CI touching 0", "welch-t", Greater, 0, 0.5, 0, 1, inc},
+		{"greater, CI across 0", "welch-t", Greater, 0, 0.2, -0.1, 0.5, inc},
+		{"greater, CI below 0", "welch-t", Greater, 0, -0.5, -1, -0.01, ref},
+		{"greater, CI below 0 touching", "welch-t", Greater, 0, -0.5, -1, 0, inc},
+		{"less, CI below 0", "welch-t", Less, 0, -0.5, -1, -0.01, sup},
+		{"less, CI above 0", "welch-t", Less, 0, 0.5, 0.01, 1, ref},
+		{"two-sided, CI above 0", "welch-t", TwoSided, 0, 0.5, 0.01, 1, sup},
+		{"two-sided, CI below 0", "welch-t", TwoSided, 0, -0.5, -1, -0.01, sup},
+		{"two-sided, CI across 0", "welch-t", TwoSided, 0, 0, -1, 1, inc},
+		{"band: CI wholly inside", "welch-t", Greater, 0.2, 0.02, -0.19, 0.19, ref},
+		{"band: CI touching its edge", "welch-t", Greater, 0.2, 0.02, -0.19, 0.2, inc},
+		{"band: significant but negligible", "welch-t", Greater, 0.2, 0.1, 0.01, 0.19, ref},
+		{"band: significant, beyond it", "welch-t", Greater, 0.2, 0.3, 0.01, 0.5, sup},
+		{"band: two-sided inside", "welch-t", TwoSided, 0.2, 0, -0.1, 0.1, ref},
+		{"positive association", "pearson", Positive, 0, 0.4, 0.1, 0.6, sup},
+		{"negative association refuted", "spearman", Negative, 0, 0.4, 0.1, 0.6, ref},
+		{"slope across 0", "linear-regression", Positive, 0, 0.4, -0.1, 0.9, inc},
+		{"odds ratio above 1", "fisher-exact", Greater, 0, 2.5, 1.01, 6, sup},
+		{"odds ratio touching 1", "fisher-exact", Greater, 0, 2.5, 1, 6, inc},
+		// 0.9 to 1.5 holds 1 (no effect) though it lies above 0: a ratio's null is 1.
+		{"odds ratio across 1, above 0", "fisher-exact", Greater, 0, 1.2, 0.9, 1.5, inc},
+		{"odds ratio below 1", "fisher-exact", Greater, 0, 0.5, 0.2, 0.99, ref},
+		{"odds ratio unbounded above", "fisher-exact", Greater, 0, 8, 1.2, math.Inf(1), sup},
+		{"ratio band inside", "fisher-exact", Greater, 1.5, 1.05, 1 / 1.4, 1.4, ref},
+		{"ratio band: lower edge out", "fisher-exact", Greater, 1.5, 1.05, 1 / 1.6, 1.4, inc},
+		{"chi-square V above 0", "chi-square", TwoSided, 0, 0.3, 0.1, 0.5, sup},
+	} {
+		v, err := Judge(plan(c.test, c.dir, c.m), Outcome{Test: c.test, Effect: c.effect, Low: c.lo, High: c.hi, P: 0.01, N: 40})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if v.Standing != c.want {
+			t.Errorf("%s: %s (%s); want %s", c.name, v.Standing, v.Why, c.want)
+		}
+		if v.Why == "" {
+			t.Errorf("%s: no reason given", c.name)
+		}
+	}
+}
+
+func TestJudgeRefusesNonOutcomes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		test string
+		o    Outcome
+		want string
+	}{
+		{"NaN", "welch-t", Outcome{Effect: math.NaN(), Low: -1, High: 1}, "NaN"},
+		{"upside down", "welch-t", Outcome{Effect: 0, Low: 1, High: -1}, "does not hold its effect"},
+		{"effect outside", "welch-t", Outcome{Effect: 2, Low: -1, High: 1}, "does not hold its effect"},
+		{"ratio at 0", "fisher-exact", Outcome{Effect: 1, Low: 0, High: 3}, "must lie above 0"},
+		{"other test", "welch-t", Outcome{Test: "pearson", Effect: 0, Low: -1, High: 1}, "the outcome is of pearson"},
+		{"unknown test", "anova", Outcome{}, "unknown test"},
+	} {
+		p := samplePlan()
+		p.Analysis.Test = c.test
+		if _, err := Judge(p, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Judge = %v; want %q", c.name, err, c.want)
+		}
+	}
+}
