@@ -82,6 +82,7 @@ const (
 type token struct {
 	kind tokenKind
 	text string // a word as written, a quoted identifier or string's content
+	pos  int    // its offset in the SQL
 }
 
 // Guard refuses SQL that is not exactly one read-only statement over the loaded tables:
@@ -126,6 +127,22 @@ func Guard(sql string) error {
 		}
 	}
 	return nil
+}
+
+// Statement is sql up to its first ';' (read as Guard reads it), so that the child can
+// set the statement inside a query of its own; sql itself if it has none or cannot be
+// read (DuckDB's parser then says what is wrong with it).
+func Statement(sql string) string {
+	toks, err := lex(sql)
+	if err != nil {
+		return sql
+	}
+	for _, t := range toks {
+		if t.kind == tokSemi {
+			return sql[:t.pos]
+		}
+	}
+	return sql
 }
 
 func isQueryStart(w string) bool {
@@ -228,12 +245,12 @@ func lex(s string) ([]token, error) {
 			if c == '"' {
 				kind = tokQuoted
 			}
-			toks = append(toks, token{kind: kind, text: text})
+			toks = append(toks, token{kind: kind, text: text, pos: i})
 			i += n
 		case c == '$':
 			return nil, refuse(ReasonParse, LayerGuard, "'$' (dollar quoting or parameters) may not be used in a query")
 		case c == ';':
-			toks = append(toks, token{kind: tokSemi, text: ";"})
+			toks = append(toks, token{kind: tokSemi, text: ";", pos: i})
 			i++
 		case isWordStart(s, i):
 			j := i
@@ -241,11 +258,11 @@ func lex(s string) ([]token, error) {
 				_, w := utf8.DecodeRuneInString(s[j:])
 				j += w
 			}
-			toks = append(toks, token{kind: tokWord, text: s[i:j]})
+			toks = append(toks, token{kind: tokWord, text: s[i:j], pos: i})
 			i = j
 		default:
 			_, w := utf8.DecodeRuneInString(s[i:])
-			toks = append(toks, token{kind: tokOther, text: s[i : i+w]})
+			toks = append(toks, token{kind: tokOther, text: s[i : i+w], pos: i})
 			i += w
 		}
 	}

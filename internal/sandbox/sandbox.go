@@ -66,6 +66,11 @@ type Caps struct {
 	Timeout   time.Duration `json:"timeout"`    // loading and the query together
 }
 
+// MaxRows is the most rows a result may have, whatever Caps.Rows asks: the child bounds
+// the query by it, since DuckDB's driver holds a whole result in memory before the
+// first row is read.
+const MaxRows = 100_000
+
 // DefaultCaps are what a zero Caps field takes.
 var DefaultCaps = Caps{Rows: 1000, Bytes: 1 << 20, CellBytes: 1024, MemoryMB: 512, TempMB: 1024, Threads: 2, Timeout: 30 * time.Second}
 
@@ -77,6 +82,7 @@ func (c Caps) withDefaults() Caps {
 		}
 	}
 	pick(&c.Rows, d.Rows)
+	c.Rows = min(c.Rows, MaxRows)
 	pick(&c.Bytes, d.Bytes)
 	pick(&c.CellBytes, d.CellBytes)
 	pick(&c.MemoryMB, d.MemoryMB)
