@@ -99,3 +99,25 @@ func TestSpillStaysInItsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A child killed while it spills leaves its spill files where they were written, which
+// shows where that is: in the run's temp directory (which the parent removes), not .tmp/
+// of the working directory. (DuckDB removes its files when it ends on its own, so the
+// test above cannot see them.)
+func TestSpillOfAKilledChild(t *testing.T) {
+	q := `SELECT sum(hash(x)) AS h FROM (SELECT md5(i::VARCHAR) AS x FROM range(8000000) t(i) ORDER BY x)`
+	dir := t.TempDir()
+	creq, err := writeInputs(dir, Request{Mode: ModeQuery, Query: q, Caps: Caps{MemoryMB: 100, TempMB: 4000, Timeout: 5 * time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	if _, err := testRunner().runChild(ctx, childBin, creq); err == nil {
+		t.Fatal("the sort of 8,000,000 values finished within 8 s: it no longer shows where it spills")
+	}
+	spilled, _ := os.ReadDir(filepath.Join(dir, TempDir))
+	if _, err := os.Stat(filepath.Join(dir, ".tmp")); err == nil || len(spilled) == 0 {
+		t.Errorf("%d files spilled into the run's temp directory, .tmp/ in the working directory: %v; want files there and no .tmp/", len(spilled), err == nil)
+	}
+}

@@ -94,6 +94,8 @@ func TestErrorsNameNoPath(t *testing.T) {
 	}{
 		{"an input that does not parse", bad, `SELECT 1`, ReasonInput, "assay"},
 		{"a column that does not exist", assayInput(t), `SELECT nope FROM assay`, ReasonQuery, "nope"},
+		// DuckDB's message names the file it read: the run directory's path.
+		{"a Parquet file that is not one", Input{Table: "plate", Format: Parquet, Data: []byte("not parquet")}, `SELECT 1`, ReasonInput, "plate"},
 	} {
 		_, err := testRunner().Run(context.Background(), Request{Inputs: []Input{c.in}, Query: c.q})
 		r := wantRefusal(t, c.name, err, c.reason, LayerDuckDB)
