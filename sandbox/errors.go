@@ -52,6 +52,10 @@ func refused(err error, dir string) sandbox.ChildResponse {
 	}
 	var le *loadError
 	if errors.As(err, &le) {
+		if r := classify(le.err, dir); r.Reason == sandbox.ReasonTime || r.Reason == sandbox.ReasonMemory {
+			r.Detail = fmt.Sprintf("loading the input %q: %s", le.table, r.Detail)
+			return sandbox.ChildResponse{Error: &r}
+		}
 		return failed(sandbox.ReasonInput, fmt.Sprintf("the input %q could not be loaded (%s)", le.table, scrub(le.err.Error(), dir)))
 	}
 	r := classify(err, dir)
