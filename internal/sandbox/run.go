@@ -11,9 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/cosci-dev/cosci/internal/proclimit"
 )
 
 // ErrNoChild is returned when the child binary cannot be found: no query can run until
@@ -147,12 +148,12 @@ func (r Runner) runChild(ctx context.Context, bin string, creq ChildRequest) (Re
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + creq.Dir, "TMPDIR=" + filepath.Join(creq.Dir, TempDir)}, r.env...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
-	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	cmd.Stderr = &proclimit.Head{W: &stderr, N: 4096}
 	// The answer is bounded by the caps the child keeps; a child that writes more than
 	// twice that has gone wrong, and what it wrote is not read.
 	limit := int64(creq.Caps.Bytes)*2 + int64(creq.Caps.Rows)*64 + 1<<20
 	var stdout bytes.Buffer
-	cmd.Stdout = &capped{w: &stdout, n: int(limit)}
+	cmd.Stdout = &proclimit.Head{W: &stdout, N: int(limit)}
 	start := time.Now()
 	runErr := cmd.Run()
 	took := time.Since(start)
@@ -183,12 +184,7 @@ func (r Runner) runChild(ctx context.Context, bin string, creq ChildRequest) (Re
 func capCommand(ctx context.Context, bin string, caps Caps, wall time.Duration) *exec.Cmd {
 	as := max(int64(MinAddressSpace), int64(caps.MemoryMB)<<20*2+int64(1<<30))
 	cpu := int(math.Ceil(wall.Seconds()))*caps.Threads + 1
-	var cmd *exec.Cmd
-	if prlimit, err := exec.LookPath("prlimit"); err == nil {
-		cmd = exec.CommandContext(ctx, prlimit, "--as="+strconv.FormatInt(as, 10), "--cpu="+strconv.Itoa(cpu), "--core=0", "--", bin)
-	} else {
-		cmd = exec.CommandContext(ctx, bin)
-	}
+	cmd := proclimit.Command(ctx, proclimit.Limits{AddressSpace: as, CPUSeconds: cpu}, bin)
 	cmd.WaitDelay = 2 * time.Second
 	return cmd
 }
@@ -215,20 +211,4 @@ func childFailure(err error, wctx context.Context, caps Caps, wall time.Duration
 		}
 	}
 	return refuse(ReasonCrash, LayerCap, "the child ended without an answer")
-}
-
-// capped keeps the first n bytes written to it and drops the rest (always reporting
-// success, so that a child is never blocked on a full pipe).
-type capped struct {
-	w io.Writer
-	n int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.n > 0 {
-		k := min(len(p), c.n)
-		c.w.Write(p[:k])
-		c.n -= k
-	}
-	return len(p), nil
 }
