@@ -110,3 +110,25 @@ func TestErrorsNameNoPath(t *testing.T) {
 		}
 	}
 }
+
+// Every form of query the guard lets through runs inside the child's row bound (which sets
+// it in a subquery): VALUES, FROM first, a parenthesised union, a trailing ';' and comments.
+func TestRunQueryForms(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{`VALUES (1, 'a'), (2, 'b')`, `[[1,"a"],[2,"b"]]`},
+		{`FROM assay SELECT id WHERE id < 3 ORDER BY id`, `[[1],[2]]`},
+		{`(SELECT 1 AS x) UNION ALL (SELECT 2) ORDER BY x`, `[[1],[2]]`},
+		{`SELECT count(*) FROM assay; -- the end, no newline`, `[[5]]`},
+		{`SELECT count(*) FROM assay -- no ';'`, `[[5]]`},
+		{`SELECT count(*) /* ; */ FROM assay;  /* done */`, `[[5]]`},
+	} {
+		res, err := testRunner().Run(context.Background(), Request{Inputs: []Input{assayInput(t)}, Query: c.q})
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		if got := rowsJSON(t, res); got != c.want {
+			t.Errorf("%s: rows %s, want %s", c.q, got, c.want)
+		}
+	}
+}
