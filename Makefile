@@ -94,6 +94,8 @@ build:
 	go build -o bin/starter ./starter
 	go build -o bin/literature ./literature
 	go build -o bin/desk ./desk
+	@# The analysis sandbox's child, the one binary linking DuckDB (cgo; the first link takes about 2 minutes).
+	go build -o bin/cosci-sandbox ./sandbox
 
 # A worker in the foreground (the offline provider, store in .data/sessions).
 worker: $(PDFTOTEXT) build
@@ -159,4 +161,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk
+	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk bin/cosci-sandbox

@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/transform"
+
+	"github.com/cosci-dev/cosci/internal/proclimit"
 )
 
 // PDFs are read by poppler's pdftotext (Debian's poppler-utils), the extractor desktop
@@ -86,7 +88,7 @@ func (r Reader) pdfPages(ctx context.Context, path string, lim Limits) ([]Page, 
 	args := []string{"-enc", "UTF-8", "-bbox-layout", "-f", "1", "-l", strconv.Itoa(lim.Pages), path, "-"}
 	cmd := capCommand(ctx, tool, lim, args...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	cmd.Stderr = &proclimit.Head{W: &stderr, N: 4096}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -154,9 +156,9 @@ func (r Reader) pageCount(ctx context.Context, tool, path string, lim Limits) (i
 	}
 	cmd := capCommand(ctx, info, lim, path)
 	var stderr bytes.Buffer
-	cmd.Stderr = &capped{w: &stderr, n: 4096}
+	cmd.Stderr = &proclimit.Head{W: &stderr, N: 4096}
 	var stdout bytes.Buffer
-	cmd.Stdout = &capped{w: &stdout, n: 64 << 10}
+	cmd.Stdout = &proclimit.Head{W: &stdout, N: 64 << 10}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
@@ -176,14 +178,8 @@ func (r Reader) pageCount(ctx context.Context, tool, path string, lim Limits) (i
 // capCommand runs a poppler tool under prlimit (when there is one) with the caps on
 // address space and CPU time, no core file, and a bare environment.
 func capCommand(ctx context.Context, tool string, lim Limits, args ...string) *exec.Cmd {
-	var cmd *exec.Cmd
-	if prlimit, err := exec.LookPath("prlimit"); err == nil {
-		cpu := int(math.Ceil(lim.Timeout.Seconds()))
-		cmd = exec.CommandContext(ctx, prlimit, append([]string{
-			"--as=" + strconv.FormatInt(lim.MemoryBytes, 10), "--cpu=" + strconv.Itoa(cpu), "--core=0", "--", tool}, args...)...)
-	} else {
-		cmd = exec.CommandContext(ctx, tool, args...)
-	}
+	cpu := int(math.Ceil(lim.Timeout.Seconds()))
+	cmd := proclimit.Command(ctx, proclimit.Limits{AddressSpace: lim.MemoryBytes, CPUSeconds: cpu}, tool, args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.WaitDelay = 2 * time.Second
 	return cmd
@@ -443,21 +439,6 @@ func (xmlChars) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err erro
 		nSrc += size
 	}
 	return nDst, nSrc, nil
-}
-
-// capped writes at most n bytes to w, and drops the rest.
-type capped struct {
-	w io.Writer
-	n int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.n > 0 {
-		k := min(len(p), c.n)
-		c.w.Write(p[:k])
-		c.n -= k
-	}
-	return len(p), nil
 }
 
 // oneLine is s on one line, cut to at most n bytes.
