@@ -169,11 +169,3 @@ func quotedFrom(recs []Record, ref research.Reference) string {
 
 // SameID says whether two written ids name the same source (MatchID).
 func SameID(a, b string) bool { return MatchID(a, b) }
-
-// NormalDOI is a DOI in lower case without a resolver prefix, or "" if id is not a DOI.
-func NormalDOI(id string) string {
-	if p := ParseID(id); p.Scheme == SchemeDOI {
-		return p.Value
-	}
-	return ""
-}
