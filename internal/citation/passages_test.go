@@ -113,20 +113,6 @@ func TestPassageCitations(t *testing.T) {
 	}
 }
 
-func TestSplitPassage(t *testing.T) {
-	for _, tc := range []struct{ in, source, place string }{
-		{"10.5555/cosci.tau.001#p7.2", "10.5555/cosci.tau.001", "p7.2"},
-		{"kim2021#s3.1", "kim2021", "s3.1"},
-		{"10.5555/cosci.tau.001", "10.5555/cosci.tau.001", ""},
-		{"https://doi.org/10.1000/x#frag/ment", "https://doi.org/10.1000/x#frag/ment", ""},
-		{"#p1.1", "#p1.1", ""},
-	} {
-		if s, p := SplitPassage(tc.in); s != tc.source || p != tc.place {
-			t.Errorf("SplitPassage(%q) = %q, %q", tc.in, s, p)
-		}
-	}
-}
-
 // Results of one paper read at its pages: a fetch of page 1 (an abstract that finds no
 // evidence of what the results then state of a subgroup), a fetch of page 2 with a
 // passage that runs onto page 3 ("breaks": the offset at which page 3 starts), and a
