@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -260,11 +261,14 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	cites := make([]cite, len(h.References))
+	page := &hypothesisPage{ID: id, H: h, Entry: entry}
 	for i, ref := range h.References {
-		cites[i] = d.citeOf(id, "h/"+hid, i, ref)
+		page.Refs = append(page.Refs, citedRef{Reference: ref, Cite: d.citeOf(id, "h/"+hid, i, ref)})
 	}
-	d.render(w, r, http.StatusOK, "hypothesis", &hypothesisPage{ID: id, H: h, Reviews: reviews, Entry: entry, Cites: cites})
+	for _, rv := range reviews {
+		page.Reviews = append(page.Reviews, reviewPage{Review: rv, Cited: citation.Join(h.References, rv.Citations)})
+	}
+	d.render(w, r, http.StatusOK, "hypothesis", page)
 }
 
 // command sends one of the scientist's commands, from its form, with the same checks as

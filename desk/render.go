@@ -9,7 +9,6 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
-	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -130,15 +129,6 @@ var funcs = template.FuncMap{
 	// sourceWords says whether a check's passage is worth showing: for a quote that is not
 	// the source's words, the words it was read against.
 	"sourceWords": func(c research.CitationCheck) bool { return c.Passage != "" && c.Verdict != research.CitationVerified },
-	// quoteOf is the quote of the reference a check is of.
-	"quoteOf": func(refs []research.Reference, id string) string {
-		for _, r := range refs {
-			if citation.SameID(r.ID, id) {
-				return r.Quote
-			}
-		}
-		return ""
-	},
 }
 
 // pageNames are the pages, each a template file with the shared layout.

@@ -141,9 +141,10 @@ func describe(r *research.Reference, d Details) {
 // Check checks each reference against the audit trail: records maps a record's digest to
 // its text (for every Source the references name that the trail holds). A reference
 // whose source is not in the trail, or has no record of its id, is invented; the rest get
-// what comparing the quote with the record of its id found (Compare).
-func Check(refs []research.Reference, records map[string]string) []research.CitationCheck {
-	checks := make([]research.CitationCheck, 0, len(refs))
+// what comparing the quote with the record of its id found (Compare). Each comes back
+// whole, the reference with its check (Cited), in order.
+func Check(refs []research.Reference, records map[string]string) []Cited {
+	checks := make([]Cited, 0, len(refs))
 	reads := map[string]*read{} // each result read once, however many references cite it
 	readOf := func(source string) *read {
 		if r, ok := reads[source]; ok {
@@ -162,7 +163,7 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 		}
 		if ref.Source == "" || !ok {
 			c.Verdict, c.Note = research.CitationInvented, "no tool result the citing turn read returned this source"
-			checks = append(checks, c)
+			checks = append(checks, Cited{Reference: ref, Check: c})
 			continue
 		}
 		f := compareRecord(rec, ref.Quote)
@@ -175,7 +176,7 @@ func Check(refs []research.Reference, records map[string]string) []research.Cita
 				c.Note = fmt.Sprintf("the quote is from another source of the same result, %s, not from %s", other, ref.ID)
 			}
 		}
-		checks = append(checks, c)
+		checks = append(checks, Cited{Reference: ref, Check: c})
 	}
 	return checks
 }

@@ -105,7 +105,7 @@ func TestPassageCitations(t *testing.T) {
 			if (got.File == file) != tc.fileWanted {
 				t.Errorf("file %q", got.File)
 			}
-			c := Check([]research.Reference{got}, records)[0]
+			c := Check([]research.Reference{got}, records)[0].Check
 			if c.Verdict != tc.verdict || !strings.Contains(c.Note, tc.note) {
 				t.Errorf("checked %s (%s); want %s (%s)", c.Verdict, c.Note, tc.verdict, tc.note)
 			}
@@ -162,7 +162,7 @@ func TestPagedCitations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref := Resolve([]research.Reference{{ID: sauna, Page: tc.page, Quote: tc.quote}}, results, nil)[0]
-			c := Check([]research.Reference{ref}, records)[0]
+			c := Check([]research.Reference{ref}, records)[0].Check
 			if c.Verdict != tc.verdict || !strings.Contains(c.Note, tc.note) {
 				t.Errorf("checked %s (%s) from %s; want %s (%s)", c.Verdict, c.Note, ref.Source, tc.verdict, tc.note)
 			}
