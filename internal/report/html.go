@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -102,33 +103,34 @@ func (v *view) row(e session.Entry) pageRow {
 		Score: score(e), Origin: v.originShort(e.ID), Cluster: clusterCell(e.Cluster), Excuse: oneLine(e.Excluded)}
 	for _, c := range v.citations(e.ID) {
 		r.References++
-		if c.Flagged() {
+		if flagged(c) {
 			r.FlaggedCites++
 		}
 	}
 	return r
 }
 
-func source(c cited) pageSource {
+func source(c citation.Cited) pageSource {
+	ch := c.Check
 	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
-		Note: oneLine(c.Note), At: Location(c.Reference)}
-	if c.Verdict != research.CitationVerified {
-		s.Passage = oneLine(c.Passage) // a verified quote is the source's words
+		Note: oneLine(ch.Note), At: Location(c.Reference)}
+	if ch.Verdict != research.CitationVerified {
+		s.Passage = oneLine(ch.Passage) // a verified quote is the source's words
 	}
 	if s.Link == "" {
 		s.Address = address(c.Reference)
 	}
 	switch {
-	case c.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
+	case ch.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
 		s.Line, s.Link, s.Address = c.ID+" (no tool returned it)", "", "" // no link: it may lead nowhere
 	case c.Title == "":
 		s.Line = c.ID // a record without a title (prose, a bare id): the id names it
 	}
-	if c.Verdict != "" {
-		s.Verdict, s.Class = verdicts.word(c.Verdict), strings.ReplaceAll(c.Verdict, " ", "-") // "out-of-context"
+	if ch.Verdict != "" {
+		s.Verdict, s.Class = verdicts.word(ch.Verdict), strings.ReplaceAll(ch.Verdict, " ", "-") // "out-of-context"
 	}
-	if c.Support != "" {
-		s.Support, s.SupportClass, s.SupportNote = supports.word(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
+	if ch.Support != "" {
+		s.Support, s.SupportClass, s.SupportNote = supports.word(ch.Support), "support-"+ch.Support, oneLine(ch.SupportNote)
 	}
 	return s
 }
@@ -184,7 +186,7 @@ func (v *view) page(chart []byte) page {
 	}
 	refs, invented := v.bibliography()
 	for _, r := range refs {
-		p.Bibliography = append(p.Bibliography, source(cited{Reference: r}))
+		p.Bibliography = append(p.Bibliography, source(citation.Cited{Reference: r}))
 	}
 	p.Invented = invented
 	return p
