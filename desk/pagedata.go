@@ -4,6 +4,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
@@ -47,15 +48,9 @@ type hypothesisPage struct {
 	frame
 	ID      string
 	H       research.Hypothesis
-	Refs    []citedRef // H's references, in order
+	Refs    []report.Source // H's citations, in order, as the report shows them (template "source")
 	Reviews []reviewPage
 	Entry   *session.Entry
-}
-
-// citedRef is a reference a page shows, with where its quote is and the link there.
-type citedRef struct {
-	research.Reference
-	Cite cite
 }
 
 // reviewPage is a review, with each of its citation checks beside the reference it is of

@@ -10,6 +10,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -137,7 +138,10 @@ var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "sign
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).Parse(report.SourceTemplate) // a citation, as the report shows it
+		if err == nil {
+			t, err = t.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -68,34 +68,13 @@ func (s scale) word(v string) string {
 	return s[0].word
 }
 
-// citations are a hypothesis' citations as the report shows them: each reference with
-// the worst verdict any of its reviews' checks gave it (Verdict unchecked when none did),
-// and the worst support judgement. Each review's checks meet the references by the one
-// rule (citation.Join), so two quotes of one source keep their own verdicts.
+// citations are a hypothesis' citations as the report shows them (Citations).
 func (v *view) citations(id string) []citation.Cited {
 	h, ok := v.text(id)
 	if !ok {
 		return nil
 	}
-	out := citation.Join(h.References, nil)
-	for i := range out {
-		out[i].Check.Verdict = unchecked
-	}
-	for _, rv := range v.in.Reviews[id] {
-		for i, c := range citation.Join(h.References, rv.Citations) {
-			ch, worst := c.Check, &out[i].Check
-			if !c.Checked() {
-				continue
-			}
-			if verdicts.worse(ch.Verdict, worst.Verdict) {
-				worst.ID, worst.Verdict, worst.Note, worst.Passage = ch.ID, ch.Verdict, ch.Note, ch.Passage
-			}
-			if supports.worse(ch.Support, worst.Support) {
-				worst.Support, worst.SupportNote = ch.Support, ch.SupportNote
-			}
-		}
-	}
-	return out
+	return Citations(h.References, v.in.Reviews[id])
 }
 
 // bibliography is every source the ranked hypotheses (and their reviews) cite, once each,
