@@ -361,6 +361,9 @@ func TestFetchFullText(t *testing.T) {
 		{map[string]any{"id": "10.5555/cosci.tau.001", "page": 9}, "page 9 is out of range: the full text of 10.5555/cosci.tau.001 has 3 pages"},
 		{map[string]any{"id": "10.5555/cosci.tau.001", "section": "conclusions"}, "has no conclusions section; it has abstract, discussion"},
 		{map[string]any{"id": "10.5555/cosci.tau.001#p9.1"}, `has no passage "p9.1"`},
+		{map[string]any{"id": "10.5555/cosci.tau.001#P9.1"}, `has no passage "p9.1"`},
+		{map[string]any{"id": "10.5555/cosci.tau.001#p9"}, `names no passage: a passage's id is "<source>#p<page>.<index>"`},
+		{map[string]any{"id": "p1.13"}, "is a passage's place without its source"},
 		{map[string]any{"id": "10.5555/cosci.tau.017", "page": 1}, "has no pages (a jats text): fetch a section instead"},
 		{map[string]any{"id": "garcia2019activity", "page": 1}, "garcia2019activity has no full text in the library"},
 	} {
