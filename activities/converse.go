@@ -157,13 +157,13 @@ func prepareConverse(ctx context.Context, a *Activities, in ConverseInput, turnI
 		if !in.Loop.On() {
 			refs = citation.Resolve(refs, nil, inherited)
 		}
-		checks, err := a.citationChecks(ctx, in.SessionID, refs)
+		cited, err := a.cite(ctx, in.SessionID, refs)
 		if err != nil {
 			return ConverseResult{}, err
 		}
 		answer := research.Message{
 			ID: in.Answer, Role: session.RoleSession, Time: in.Time, Text: ans.Text, Answers: in.Message, Turn: turnID,
-			Proposals: ans.Proposals, References: refs, Citations: checks, Dropped: ans.Dropped,
+			Proposals: ans.Proposals, References: refs, Citations: citation.Checks(cited), Dropped: ans.Dropped,
 		}
 		if err := a.Store.PutMessage(ctx, in.SessionID, answer); err != nil {
 			return ConverseResult{}, err
@@ -246,8 +246,9 @@ func (a *Activities) ranked(ctx context.Context, sessionID string, top []session
 	return out, refs, nil
 }
 
-// citationChecks checks references against the session's audit trail of tool results.
-func (a *Activities) citationChecks(ctx context.Context, sessionID string, refs []research.Reference) ([]research.CitationCheck, error) {
+// cite checks references against the session's audit trail of tool results: each
+// reference whole, with its check (citation.Cited), in order.
+func (a *Activities) cite(ctx context.Context, sessionID string, refs []research.Reference) ([]citation.Cited, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}

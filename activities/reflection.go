@@ -37,19 +37,21 @@ func prepareReview(ctx context.Context, a *Activities, in ReviewInput, turnID st
 	if err != nil {
 		return reviewTurn{}, err
 	}
-	keep := func(_ research.ReviewRequest, r research.Review, usage research.Usage) (ReviewResult, error) {
-		return a.keepReview(ctx, in, h, r, usage)
-	}
-	asked := func(calls []PendingCall, u research.Usage) ReviewResult {
-		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: calls, Usage: u}
-	}
 	req := research.ReviewRequest{TurnID: turnID, Goal: in.Goal, Type: in.Type, Hypothesis: h, Context: c, Seed: in.Seed}
+	var cited []citation.Cited // made once: for the prompt, and then for the marks
 	if prompt.JudgesSupport(in.Type) {
 		// The review judges each citation's support on its source's passage, beside
 		// the quote and the check's verdict, not on the quote alone.
-		if req.Citations, err = a.citationChecks(ctx, in.SessionID, h.References); err != nil {
+		if cited, err = a.cite(ctx, in.SessionID, h.References); err != nil {
 			return reviewTurn{}, err
 		}
+		req.Citations = citation.Checks(cited)
+	}
+	keep := func(_ research.ReviewRequest, r research.Review, usage research.Usage) (ReviewResult, error) {
+		return a.keepReview(ctx, in, h, cited, r, usage)
+	}
+	asked := func(calls []PendingCall, u research.Usage) ReviewResult {
+		return ReviewResult{HypothesisID: h.ID, Type: in.Type, Calls: calls, Usage: u}
 	}
 	return reviewTurn{req: req, keep: keep, asked: asked}, nil
 }
@@ -59,9 +61,10 @@ func (in ReviewInput) loop() Loop { return in.Loop }
 // reviewRefs are the references a review cites.
 func reviewRefs(r *research.Review) *[]research.Reference { return &r.References }
 
-// keepReview checks a review of h, weighs h's citations in it, stores it, and returns
-// what the workflow keeps of it.
-func (a *Activities) keepReview(ctx context.Context, in ReviewInput, h research.Hypothesis, r research.Review, usage research.Usage) (ReviewResult, error) {
+// keepReview checks a review of h, weighs h's citations in it (cited, when the turn
+// checked them for its prompt; else they are checked here), stores it, and returns what
+// the workflow keeps of it.
+func (a *Activities) keepReview(ctx context.Context, in ReviewInput, h research.Hypothesis, cited []citation.Cited, r research.Review, usage research.Usage) (ReviewResult, error) {
 	r.HypothesisID, r.Type = h.ID, in.Type
 	if r.Reviewer == "" {
 		r.Reviewer = "agent"
@@ -69,9 +72,13 @@ func (a *Activities) keepReview(ctx context.Context, in ReviewInput, h research.
 	if in.Type == research.ReviewDeepVerification && len(r.Assumptions) == 0 {
 		return ReviewResult{}, malformed(errors.New("a deep verification review lists no assumptions"))
 	}
-	if err := a.checkCitations(ctx, in.SessionID, h, &r); err != nil {
-		return ReviewResult{}, err
+	if cited == nil {
+		var err error
+		if cited, err = a.cite(ctx, in.SessionID, h.References); err != nil {
+			return ReviewResult{}, err
+		}
 	}
+	weighCitations(cited, &r)
 	if err := a.Store.PutReview(ctx, in.SessionID, 0, r); err != nil {
 		return ReviewResult{}, err
 	}
@@ -105,14 +112,21 @@ func (a *Activities) keepReview(ctx context.Context, in ReviewInput, h research.
 // it. The check is cosci's, not the model's, so it is the same for every review and every
 // provider.
 func (a *Activities) checkCitations(ctx context.Context, sessionID string, h research.Hypothesis, r *research.Review) error {
-	if len(h.References) == 0 {
-		return nil
-	}
-	checks, err := a.citationChecks(ctx, sessionID, h.References)
+	cited, err := a.cite(ctx, sessionID, h.References)
 	if err != nil {
 		return err
 	}
-	r.Citations = checks
+	weighCitations(cited, r)
+	return nil
+}
+
+// weighCitations records the checks of a hypothesis' citations in a review of it, with
+// the review's support judgements, and weighs each flagged citation (checkCitations).
+func weighCitations(cited []citation.Cited, r *research.Review) {
+	if len(cited) == 0 {
+		return
+	}
+	r.Citations = citation.Checks(cited) // the review's own: its support judgements go in
 	var flagged []string
 	discredited := false
 	for i, c := range r.Citations {
@@ -140,7 +154,6 @@ func (a *Activities) checkCitations(ctx context.Context, sessionID string, h res
 			r.Verdict = "revise"
 		}
 	}
-	return nil
 }
 
 // readsPassage says whether a verdict found the record's passage of a quote, so that a

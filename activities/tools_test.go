@@ -2,6 +2,9 @@ package activities
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -201,5 +204,46 @@ func TestCitationsWeighAsAReaderWould(t *testing.T) {
 				t.Errorf("critique %q lacks %q", r.Critique, tt.critique)
 			}
 		})
+	}
+}
+
+// TestReviewChecksOnce: a review that judges support checks the hypothesis' citations
+// once, for its prompt, and weighs its marks by that same check: the audit trail is not
+// read again when the review is kept. The record is taken out of the trail between the
+// two; a second check would find the source invented and reject the hypothesis.
+func TestReviewChecksOnce(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(t.Context(), dir)
+	must(t, err)
+	a := &Activities{Store: st, Models: map[string]Model{"offline": &simulator.Offline{}}}
+	ctx := t.Context()
+	const record = `{"results": [{"id": "10.5555/cosci.once", "title": "Microglia and tau", "snippet": "Depleting microglia halved tau spread in PS19 mice."}]}`
+	digest, err := a.Store.PutToolRecord(ctx, "s-1", store.ToolRecord{Tool: "literature.search", Content: record})
+	must(t, err)
+	h := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Predictions: []string{"p"}, Goal: "g", Origin: "generation",
+		References: []research.Reference{{ID: "10.5555/cosci.once", Source: digest, Quote: "Depleting microglia halved tau spread in PS19 mice", Claim: "Microglia spread tau."}}}
+	must(t, a.Store.PutHypothesis(ctx, "s-1", h))
+	turn, err := prepareReview(ctx, a, ReviewInput{Turn: Turn{SessionID: "s-1", Goal: "g"}, HypothesisID: "h-0001", Type: research.ReviewFull}, "review-1")
+	must(t, err)
+	if len(turn.req.Citations) != 1 || turn.req.Citations[0].Verdict != research.CitationVerified {
+		t.Fatalf("the prompt's checks = %+v, want one verified", turn.req.Citations)
+	}
+	removed := 0
+	must(t, filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.Contains(e.Name(), digest) {
+			removed++
+			return os.Remove(path)
+		}
+		return err
+	}))
+	if removed == 0 {
+		t.Fatal("the record was not found in the store's folder")
+	}
+	review := research.Review{Scores: research.Scores{Novelty: 8, Plausibility: 8, Testability: 8, Safety: 8}, Verdict: "accept", Critique: "Sound.",
+		Support: []research.SupportJudgement{{ID: "10.5555/cosci.once", Judgement: research.SupportSupports}}}
+	res, err := turn.keep(turn.req, review, research.Usage{})
+	must(t, err)
+	if res.Invented != 0 || res.Verdict != "accept" {
+		t.Errorf("kept %+v: the review checked its citations again", res)
 	}
 }

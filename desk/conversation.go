@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/converse"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -244,19 +245,16 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 	return page, nil
 }
 
-// cited is an answer's citations, each with what the check found.
+// cited is an answer's citations, each with what the check found (citation.Join, the
+// rule the hypothesis page and the report pair them by).
 func cited(m research.Message) []Citation {
-	checks := make(map[string]research.CitationCheck, len(m.Citations))
-	for _, c := range m.Citations {
-		checks[c.ID] = c
-	}
 	var out []Citation
-	for _, r := range m.References {
-		c, ok := checks[r.ID]
-		if !ok {
-			c.Verdict = "unchecked"
+	for _, c := range citation.Join(m.References, m.Citations) {
+		check := c.Check
+		if !c.Checked() {
+			check.Verdict = "unchecked"
 		}
-		out = append(out, Citation{Reference: r, Check: c, Flagged: ok && c.Flagged()})
+		out = append(out, Citation{Reference: c.Reference, Check: check, Flagged: c.Checked() && c.Check.Flagged()})
 	}
 	return out
 }

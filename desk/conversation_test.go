@@ -285,3 +285,24 @@ func TestLongConversationPages(t *testing.T) {
 		}
 	}
 }
+
+// TestCitedPairsByTheOneRule: an answer's references meet their checks as the hypothesis
+// page and the report meet them (citation.Join): two quotes of one source keep their own
+// verdicts, and a check that writes the id another way is still the reference's.
+func TestCitedPairsByTheOneRule(t *testing.T) {
+	m := research.Message{
+		References: []research.Reference{{ID: "10.1000/tau.01", Quote: "first"}, {ID: "10.1000/tau.01", Quote: "second"}, {ID: "10.1000/tau.02", Quote: "third"}},
+		Citations: []research.CitationCheck{{ID: "10.1000/tau.01", Verdict: research.CitationVerified}, {ID: "10.1000/tau.01", Verdict: research.CitationAltered},
+			{ID: "https://doi.org/10.1000/TAU.02", Verdict: research.CitationOverstated}},
+	}
+	got := cited(m)
+	want := []string{research.CitationVerified, research.CitationAltered, research.CitationOverstated}
+	if len(got) != len(want) {
+		t.Fatalf("%d citations, want %d", len(got), len(want))
+	}
+	for i, c := range got {
+		if c.Check.Verdict != want[i] || c.Flagged != (want[i] != research.CitationVerified) {
+			t.Errorf("%q: %s (flagged %v); want %s", c.Reference.Quote, c.Check.Verdict, c.Flagged, want[i])
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/auth"
 	"github.com/cosci-dev/cosci/internal/httpguard"
 	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -792,6 +794,47 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		}
 		if !strings.Contains(log.String(), "request="+m[1]) || !strings.Contains(log.String(), "10.0.0.7:7233") {
 			t.Errorf("%s: the log has not the error under request id %s:\n%s", tt.name, m[1], log.String())
+		}
+	}
+}
+
+// TestHypothesisPageShowsCitationsAsTheReport: the hypothesis page lists its citations
+// by the report's own render (report.Citations, report.Show, report.SourceTemplate): each
+// with its source's line and link, its verdict and the source's words where the quote is
+// not them, as the report's HTML shows it.
+func TestHypothesisPageShowsCitationsAsTheReport(t *testing.T) {
+	td := newTestDesk(t)
+	ctx := t.Context()
+	td.fake.add("s-1", "ada@lab", "tau", session.Entry{ID: "h-0001", Title: "t", Origin: "generation"})
+	h := research.Hypothesis{ID: "h-0001", Title: "t", Statement: "s", Rationale: "r", Predictions: []string{"p"}, Origin: "generation",
+		References: []research.Reference{
+			{ID: "10.1/a#b", DOI: "10.1/a#b", Title: "Microglia & tau", Authors: []string{"Ito, Kenji"}, Year: 2021, Quote: "microglia drive tau spread", Claim: "Microglia drive tau spread.", Source: "x", Page: 7, Section: "results"},
+			{ID: "10.1/a#b", DOI: "10.1/a#b", Title: "Microglia & tau", Quote: "microglia <b>carry</b> tau", Source: "x"},
+			{ID: "kim2021", Quote: "made up"}}}
+	review := research.Review{HypothesisID: "h-0001", Type: research.ReviewFull, Verdict: "revise", Critique: "c", Citations: []research.CitationCheck{
+		{ID: "10.1/a#b", Verdict: research.CitationVerified},
+		{ID: "10.1/a#b", Verdict: research.CitationAltered, Note: "a word changed", Passage: "microglia take up tau"},
+		{ID: "kim2021", Verdict: research.CitationInvented}}}
+	if err := td.st.PutHypothesis(ctx, "s-1", h); err != nil {
+		t.Fatal(err)
+	}
+	if err := td.st.PutReview(ctx, "s-1", 0, review); err != nil {
+		t.Fatal(err)
+	}
+	_, body := td.do(t, "ada@lab", "GET", "/s/s-1/h/h-0001", nil)
+	tmpl := template.Must(template.New("").Parse(report.SourceTemplate))
+	for i, c := range report.Citations(h.References, []research.Review{review}) {
+		var b strings.Builder
+		if err := tmpl.ExecuteTemplate(&b, "source", report.Show(c)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(body, b.String()) {
+			t.Errorf("citation %d is not shown as the report shows it:\n%s\nin\n%s", i, b.String(), body)
+		}
+	}
+	for _, want := range []string{`<a href="https://doi.org/10.1/a%23b">p. 7, Results</a>`, "flagged: altered", "microglia take up tau", "kim2021 (no tool returned it)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/workflows"
@@ -40,15 +42,22 @@ type listPage struct {
 	Providers     []string
 }
 
-// hypothesisPage is one hypothesis, its reviews, its entry in the ranking (nil when not
-// found) and its citations.
+// hypothesisPage is one hypothesis, its citations, its reviews and its entry in the
+// ranking (nil when not found).
 type hypothesisPage struct {
 	frame
 	ID      string
 	H       research.Hypothesis
-	Reviews []research.Review
+	Refs    []report.Source // H's citations, in order, as the report shows them (template "source")
+	Reviews []reviewPage
 	Entry   *session.Entry
-	Cites   []cite
+}
+
+// reviewPage is a review, with each of its citation checks beside the reference it is of
+// (citation.Join: one rule for every page and the report).
+type reviewPage struct {
+	research.Review
+	Cited []citation.Cited
 }
 
 // treePage is a session's lineage.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
@@ -260,11 +261,18 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	cites := make([]cite, len(h.References))
-	for i, ref := range h.References {
-		cites[i] = d.citeOf(id, "h/"+hid, i, ref)
+	page := &hypothesisPage{ID: id, H: h, Entry: entry}
+	for i, c := range report.Citations(h.References, reviews) {
+		s := report.Show(c)
+		if s.AtLink != "" || c.File != "" { // the desk links the full text at the page, when it serves it
+			s.AtLink = d.citeOf(id, "h/"+hid, i, c.Reference).Link
+		}
+		page.Refs = append(page.Refs, s)
 	}
-	d.render(w, r, http.StatusOK, "hypothesis", &hypothesisPage{ID: id, H: h, Reviews: reviews, Entry: entry, Cites: cites})
+	for _, rv := range reviews {
+		page.Reviews = append(page.Reviews, reviewPage{Review: rv, Cited: citation.Join(h.References, rv.Citations)})
+	}
+	d.render(w, r, http.StatusOK, "hypothesis", page)
 }
 
 // command sends one of the scientist's commands, from its form, with the same checks as

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
-	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/lineage"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -130,15 +130,6 @@ var funcs = template.FuncMap{
 	// sourceWords says whether a check's passage is worth showing: for a quote that is not
 	// the source's words, the words it was read against.
 	"sourceWords": func(c research.CitationCheck) bool { return c.Passage != "" && c.Verdict != research.CitationVerified },
-	// quoteOf is the quote of the reference a check is of.
-	"quoteOf": func(refs []research.Reference, id string) string {
-		for _, r := range refs {
-			if citation.SameID(r.ID, id) {
-				return r.Quote
-			}
-		}
-		return ""
-	},
 }
 
 // pageNames are the pages, each a template file with the shared layout.
@@ -147,7 +138,10 @@ var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "sign
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).Parse(report.SourceTemplate) // a citation, as the report shows it
+		if err == nil {
+			t, err = t.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/access"
-	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -28,7 +27,8 @@ import (
 // served, and it is served sandboxed (a PDF may carry scripts), never as the desk's page.
 
 // sourceLink is where a reference's location links: the file at its page, when the desk
-// can serve it, else the DOI; "" for none.
+// can serve it, else where the report links the source (its DOI, URL or registry page);
+// "" for none.
 func (d *desk) sourceLink(sessionID, where string, i int, r research.Reference) string {
 	if d.library != nil && r.File != "" && isPDF(r.File) {
 		u := fmt.Sprintf("/s/%s/%s/ref/%d", sessionID, where, i)
@@ -37,13 +37,7 @@ func (d *desk) sourceLink(sessionID, where string, i int, r research.Reference) 
 		}
 		return u
 	}
-	if doi := citation.NormalDOI(r.DOI); doi != "" {
-		return "https://doi.org/" + doi
-	}
-	if doi := citation.NormalDOI(r.ID); doi != "" {
-		return "https://doi.org/" + doi
-	}
-	return ""
+	return report.SourceLink(r) // the report's link: a DOI's "#" or "?" escaped, only an address a page may follow
 }
 
 // cite is what a page shows beside a quote: where it is, and its link.

@@ -113,3 +113,23 @@ func TestIsPDF(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLinkEscapes: without the library, a quote links its source as the report
+// does (report.SourceLink): a DOI's "#" and "?" are escaped, so the link reaches the
+// whole DOI and not a fragment or query of a shorter one.
+func TestSourceLinkEscapes(t *testing.T) {
+	d := &desk{}
+	for _, tc := range []struct {
+		ref  research.Reference
+		want string
+	}{
+		{research.Reference{ID: "10.1000/a#b?c"}, "https://doi.org/10.1000/a%23b%3Fc"},
+		{research.Reference{ID: "k", DOI: "https://doi.org/10.1002/(SICI)1097-4636<1::AID>3.0.CO;2-%23"}, "https://doi.org/10.1002/(sici)1097-4636%3C1::aid%3E3.0.co;2-%23"},
+		{research.Reference{ID: "10.5555/cosci.tau.001"}, "https://doi.org/10.5555/cosci.tau.001"},
+		{research.Reference{ID: "kim2021"}, ""},
+	} {
+		if got := d.sourceLink("s-1", "h/h-0001", 0, tc.ref); got != tc.want {
+			t.Errorf("%+v links %q; want %q", tc.ref, got, tc.want)
+		}
+	}
+}

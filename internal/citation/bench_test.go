@@ -313,7 +313,7 @@ func (f *fixture) score(tb testing.TB, ls []labelled) map[string]*tally {
 			continue
 		}
 		ref := f.reference(tb, l)
-		c := citation.Check([]research.Reference{ref}, trail)[0]
+		c := citation.Check([]research.Reference{ref}, trail)[0].Check
 		tl.verdicts[c.Verdict]++
 		flagged, penalised := c.Verdict != research.CitationVerified, c.Penalised()
 		if flagged {

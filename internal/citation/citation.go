@@ -23,6 +23,26 @@ type Result struct {
 	Content string
 }
 
+// read is a tool result read once, however many references cite it: its records, and
+// (when a reference names a passage or a page, or is to be placed) its full text's
+// passages.
+type read struct {
+	Result
+	records []Record
+	ps      []Passage
+	psRead  bool
+}
+
+func readResult(r Result) *read { return &read{Result: r, records: Records(r.Content)} }
+
+// passages is the result's full-text passages (PassagesIn), read the first time asked.
+func (r *read) passages() []Passage {
+	if !r.psRead {
+		r.ps, r.psRead = PassagesIn(r.Content), true
+	}
+	return r.ps
+}
+
 // Resolve ties each reference to the result it quotes (of the results with a record of
 // its id, the one whose record holds its quote best; else the first) and fills in what
 // the records say of the source (title, authors, year, venue, identifiers, URL). A
@@ -31,6 +51,10 @@ type Result struct {
 // (an evolved hypothesis' parents'); a reference to one of them keeps its source and
 // details.
 func Resolve(refs []research.Reference, results []Result, inherited []research.Reference) []research.Reference {
+	reads := make([]*read, len(results)) // each result read once for the turn, not once a reference
+	for i, res := range results {
+		reads[i] = readResult(res)
+	}
 	out := make([]research.Reference, len(refs))
 	for i, ref := range refs {
 		ref = passageOf(ref) // "10.5555/x#p7.2" cites the source 10.5555/x, at that passage
@@ -59,8 +83,8 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 			best = detailsOf(p).fields()
 			better = func(held int) bool { return held < quoted && held < rank(research.CitationUnsupported) }
 		}
-		for _, res := range results {
-			rec, ok := FindRecord(res.Content, ref.ID)
+		for _, res := range reads {
+			rec, ok := findRecord(res.records, ref.ID)
 			if !ok {
 				continue
 			}
@@ -79,7 +103,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 				}
 			}
 		}
-		place(&r, results)
+		place(&r, reads)
 		out[i] = r
 	}
 	return out
@@ -117,41 +141,42 @@ func describe(r *research.Reference, d Details) {
 // Check checks each reference against the audit trail: records maps a record's digest to
 // its text (for every Source the references name that the trail holds). A reference
 // whose source is not in the trail, or has no record of its id, is invented; the rest get
-// what comparing the quote with the record of its id found (Compare).
-func Check(refs []research.Reference, records map[string]string) []research.CitationCheck {
-	checks := make([]research.CitationCheck, 0, len(refs))
-	read := map[string][]Record{} // each result read once, however many references cite it
-	recordsOf := func(source string) []Record {
-		if recs, ok := read[source]; ok {
-			return recs
+// what comparing the quote with the record of its id found (Compare). Each comes back
+// whole, the reference with its check (Cited), in order.
+func Check(refs []research.Reference, records map[string]string) []Cited {
+	checks := make([]Cited, 0, len(refs))
+	reads := map[string]*read{} // each result read once, however many references cite it
+	readOf := func(source string) *read {
+		if r, ok := reads[source]; ok {
+			return r
 		}
-		recs := Records(records[source])
-		read[source] = recs
-		return recs
+		r := readResult(Result{Source: source, Content: records[source]})
+		reads[source] = r
+		return r
 	}
 	for _, ref := range refs {
 		c := research.CitationCheck{ID: ref.ID}
 		_, ok := records[ref.Source]
 		var rec Record
 		if ok {
-			rec, ok = findRecord(recordsOf(ref.Source), ref.ID)
+			rec, ok = findRecord(readOf(ref.Source).records, ref.ID)
 		}
 		if ref.Source == "" || !ok {
 			c.Verdict, c.Note = research.CitationInvented, "no tool result the citing turn read returned this source"
-			checks = append(checks, c)
+			checks = append(checks, Cited{Reference: ref, Check: c})
 			continue
 		}
 		f := compareRecord(rec, ref.Quote)
 		if ref.Passage != "" || ref.Page > 0 {
-			f = checkAt(records[ref.Source], ref) // the passage or page cited, not the whole source
+			f = checkAt(of(readOf(ref.Source).passages(), ref.ID), ref) // the passage or page cited, not the whole source
 		}
 		c.Verdict, c.Note, c.Passage = f.Verdict, f.Note, f.Passage
 		if f.Verdict == research.CitationUnsupported {
-			if other := quotedFrom(recordsOf(ref.Source), ref); other != "" {
+			if other := quotedFrom(readOf(ref.Source).records, ref); other != "" {
 				c.Note = fmt.Sprintf("the quote is from another source of the same result, %s, not from %s", other, ref.ID)
 			}
 		}
-		checks = append(checks, c)
+		checks = append(checks, Cited{Reference: ref, Check: c})
 	}
 	return checks
 }
@@ -169,11 +194,3 @@ func quotedFrom(recs []Record, ref research.Reference) string {
 
 // SameID says whether two written ids name the same source (MatchID).
 func SameID(a, b string) bool { return MatchID(a, b) }
-
-// NormalDOI is a DOI in lower case without a resolver prefix, or "" if id is not a DOI.
-func NormalDOI(id string) string {
-	if p := ParseID(id); p.Scheme == SchemeDOI {
-		return p.Value
-	}
-	return ""
-}

@@ -82,7 +82,7 @@ func TestCheck(t *testing.T) {
 	want := []string{research.CitationVerified, research.CitationVerified, research.CitationUnsupported, research.CitationContradicted,
 		research.CitationInvented, research.CitationInvented, research.CitationInvented, research.CitationInvented,
 		research.CitationUnsupported, research.CitationUnsupported}
-	got := Check(refs, records)
+	got := Checks(Check(refs, records))
 	for i, c := range got {
 		if c.Verdict != want[i] || c.ID != refs[i].ID {
 			t.Errorf("reference %d (%s): %s (%s), want %s", i, refs[i].ID, c.Verdict, c.Note, want[i])

@@ -196,8 +196,8 @@ func parseAs(scheme, s string) (ID, bool) {
 	}
 	switch scheme {
 	case SchemeDOI:
-		d := strings.ToLower(s)
-		if !strings.HasPrefix(d, "10.") || !strings.Contains(d, "/") || strings.ContainsAny(d, " \t\r\n") {
+		d := doiOf(s)
+		if d == "" {
 			return ID{}, false
 		}
 		if a, ok := strings.CutPrefix(d, "10.48550/arxiv."); ok {
@@ -240,6 +240,51 @@ func parseAs(scheme, s string) (ID, bool) {
 		}
 	}
 	return ID{}, false
+}
+
+// doiOf is s, a DOI without prefix, in lower case; "" when it is not one ("10.", a
+// registrant, "/", no space). It is the DOI rule of the whole tree (NormalDOI).
+func doiOf(s string) string {
+	d := strings.ToLower(strings.TrimSpace(s))
+	if !strings.HasPrefix(d, "10.") || !strings.Contains(d, "/") || strings.ContainsAny(d, " \t\r\n") {
+		return ""
+	}
+	return d
+}
+
+// NormalDOI is the DOI s writes, in lower case without its resolver ("https://doi.org/",
+// "dx.doi.org/", percent-encoded in a link as a link may be) or its "doi:" prefix; "" when
+// s is not a DOI. An arXiv DataCite DOI (10.48550/arXiv.2101.01234) is a DOI here, which
+// ParseID reads as the arXiv id it names: a library that holds it keeps it. The library,
+// the report and the desk all read DOIs by this rule.
+func NormalDOI(s string) string {
+	if len(s) > 4*maxIDLen {
+		return ""
+	}
+	s = unwrap(normID(s))
+	lower := strings.ToLower(s)
+	for _, host := range []string{"doi.org/", "dx.doi.org/"} {
+		if strings.HasPrefix(lower, host) {
+			s, lower = "https://"+s, "https://"+lower
+		}
+	}
+	if strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
+		u, err := url.Parse(s)
+		if err != nil || strings.TrimPrefix(strings.ToLower(u.Host), "www.") != "doi.org" && strings.ToLower(u.Host) != "dx.doi.org" {
+			return ""
+		}
+		path := u.EscapedPath()
+		if p, err := url.PathUnescape(path); err == nil {
+			path = p
+		}
+		return doiOf(strings.Trim(path, "/"))
+	}
+	for _, p := range []string{"doi:", "doi "} {
+		if strings.HasPrefix(lower, p) {
+			return doiOf(strings.TrimLeft(s[len(p):], ": \t"))
+		}
+	}
+	return doiOf(s)
 }
 
 // parseLink reads an id from a resolver's or a database's link.

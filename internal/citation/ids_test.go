@@ -129,3 +129,29 @@ func TestMatchID(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalDOI: the one DOI rule, as the library reads a BibTeX field and the report and
+// the desk read a reference: resolvers and "doi:" taken off, lower case, and no DOI in
+// what is not one.
+func TestNormalDOI(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"10.1038/NN.4321", "10.1038/nn.4321"},
+		{" https://doi.org/10.1038/nn.4321 ", "10.1038/nn.4321"},
+		{"http://dx.doi.org/10.1038/nn.4321", "10.1038/nn.4321"},
+		{"doi.org/10.1038/nn.4321", "10.1038/nn.4321"},
+		{"doi:10.1038/nn.4321", "10.1038/nn.4321"},
+		{"DOI 10.1038/nn.4321", "10.1038/nn.4321"},
+		{"https://doi.org/10.1000/a%23b", "10.1000/a#b"}, // a link's escape read back
+		{"10.1000/a#b?c", "10.1000/a#b?c"},
+		{"10.48550/arXiv.2101.01234", "10.48550/arxiv.2101.01234"}, // a DOI, though ParseID reads the arXiv id
+		{"https://example.org/10.1038/nn.4321", ""},
+		{"10.1038 nn.4321", ""},
+		{"kim2021", ""},
+		{"doiron2020", ""},
+		{"", ""},
+	} {
+		if got := NormalDOI(tc.in); got != tc.want {
+			t.Errorf("NormalDOI(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}

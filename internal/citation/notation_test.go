@@ -104,7 +104,7 @@ func TestNotationInMarkup(t *testing.T) {
 		{"Indium seals were first described by Okafor3 for such stores", research.CitationVerified},
 	} {
 		ref := research.Reference{ID: "10.5555/cosci.seal.01", Source: "r", Quote: tc.quote}
-		if c := Check([]research.Reference{ref}, records)[0]; c.Verdict != tc.want {
+		if c := Check([]research.Reference{ref}, records)[0].Check; c.Verdict != tc.want {
 			t.Errorf("%q: %s (%s); want %s", tc.quote, c.Verdict, c.Note, tc.want)
 		}
 	}

@@ -1,11 +1,12 @@
 package citation
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
+	"github.com/cosci-dev/cosci/internal/passage"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -20,9 +21,12 @@ import (
 
 // Passage is a passage of a source's full text as a tool result gives it.
 type Passage struct {
-	ID      string // the whole passage id, as the tool wrote it
-	Page    int    // 0 for a text without pages; the page it starts on
+	ID      passage.ID // its source, and its place in the source's full text
+	Page    int        // 0 for a text without pages; the page it starts on
 	Section string
+	// Heading is its section's heading as the text gives it ("2 Materials and methods"),
+	// where that differs from the section's name.
+	Heading string
 	Text    string
 	File    string // the full text's file, as the tool named it
 	// Breaks are where a passage that crosses a page break runs onto page Page+1,
@@ -45,115 +49,124 @@ func (p Passage) OnPage(n int) string {
 	return fulltext.Passage{Page: p.Page, Text: p.Text, Breaks: p.Breaks}.OnPage(n)
 }
 
-// breaksOf reads a passage's page breaks as the tool gave them: ascending offsets inside
-// its text, or none (a damaged list is no list: the passage is then on its first page).
-func breaksOf(v any, text string) []int {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 || len(list) > maxBreaks {
+// literatureResult is a result of cosci's literature server, read by the JSON names of
+// its own types (internal/library's SearchOutput and FetchOutput, which import this
+// package, so the names are kept here and held to the library's by its
+// TestCitationReadsResults): a search's passages, each naming its reference; a fetch's
+// reference, its full text, and the passages asked for.
+type literatureResult struct {
+	ID       string `json:"id"` // a fetch's reference
+	Fulltext *struct {
+		File string `json:"file"`
+	} `json:"fulltext"`
+	Passages []json.RawMessage `json:"passages"` // each read alone: one malformed passage loses only itself
+}
+
+// literaturePassage is one passage of a result (library.PassageResult, PassageShown).
+type literaturePassage struct {
+	Passage  string `json:"passage"` // its whole id: "10.5555/x#p7.2"
+	Page     int    `json:"page"`
+	LastPage int    `json:"last_page"`
+	Breaks   []int  `json:"breaks"`
+	Section  string `json:"section"`
+	Heading  string `json:"heading"`
+	Text     string `json:"text"`
+	File     string `json:"file"` // a search's passage names its file; a fetch's, its record's
+}
+
+// PassagesIn is every passage of a full text a tool result of cosci's literature server
+// gives, in the result's order: a search's passages, a fetch's page, section or passage.
+// A result of another shape has none; so does a passage without a text or a well-formed
+// id (passage.Parse), and page breaks out of order or outside the text are dropped (the
+// passage is then on its first page).
+func PassagesIn(content string) []Passage {
+	body := strings.TrimSpace(content)
+	if len(body) > maxContent || body == "" || body[0] != '{' {
+		return nil // the literature server's results are objects, and far shorter
+	}
+	var res literatureResult
+	if json.Unmarshal([]byte(body), &res) != nil {
 		return nil
 	}
-	out := make([]int, 0, len(list))
-	for _, x := range list {
-		n, err := strconv.Atoi(scalar(x))
-		if err != nil || n <= 0 || n > len(text) || len(out) > 0 && n <= out[len(out)-1] {
-			return nil
+	file := ""
+	if res.Fulltext != nil {
+		file = res.Fulltext.File // a fetched record's passages are of its full text
+	}
+	var out []Passage
+	for _, raw := range res.Passages {
+		var lp literaturePassage
+		if len(out) == maxRecords || json.Unmarshal(raw, &lp) != nil {
+			continue
 		}
-		out = append(out, n)
+		id, err := passage.Parse(lp.Passage)
+		if err != nil || id.Source == "" || strings.TrimSpace(lp.Text) == "" {
+			continue
+		}
+		p := Passage{ID: id, Page: max(lp.Page, 0), Section: lp.Section, Heading: lp.Heading, Text: lp.Text, File: file,
+			Breaks: breaksOf(lp.Breaks, lp.Text)}
+		if lp.File != "" {
+			p.File = lp.File
+		}
+		if lp.LastPage > p.Page && lp.LastPage-p.Page <= maxBreaks {
+			p.LastPage = lp.LastPage
+		}
+		out = append(out, p)
 	}
 	return out
+}
+
+// of is the passages of ps whose source is id.
+func of(ps []Passage, id string) []Passage {
+	want := ParseID(id)
+	var out []Passage
+	for _, p := range ps {
+		if ParseID(p.ID.Source).Matches(want) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// breaksOf is a passage's page breaks as the tool gave them, when they are ascending
+// offsets inside its text; else none (a damaged list is no list).
+func breaksOf(breaks []int, text string) []int {
+	if len(breaks) > maxBreaks {
+		return nil
+	}
+	for i, n := range breaks {
+		if n <= 0 || n > len(text) || i > 0 && n <= breaks[i-1] {
+			return nil
+		}
+	}
+	return breaks
 }
 
 // maxBreaks bounds the page breaks read of one passage.
 const maxBreaks = 64
 
-// SplitPassage splits an id that names a passage ("10.5555/x#p7.2") into the source's id
-// and the passage's place ("p7.2"); an id without a place is returned whole.
-func SplitPassage(id string) (source, place string) {
-	i := strings.LastIndexByte(id, '#')
-	if i <= 0 || i == len(id)-1 || strings.ContainsAny(id[i+1:], " /") {
-		return id, ""
-	}
-	return id[:i], id[i+1:]
+// cited is the passage a reference names, as passage.Parse reads it; ok is false for a
+// reference that names none, or names it in no form an id takes.
+func cited(ref research.Reference) (passage.ID, bool) {
+	id, err := passage.Parse(ref.Passage)
+	return id, err == nil
 }
 
-// Passages is every passage a tool result gives of the source id, in the result's order.
-func Passages(content, id string) []Passage {
-	body := strings.TrimSpace(content)
-	if len(body) > maxContent {
-		body = strings.ToValidUTF8(body[:maxContent], "")
-	}
-	if body == "" || body[0] != '{' && body[0] != '[' {
-		return nil
-	}
-	v, _ := decodeJSON(body)
-	want := ParseID(id)
-	var out []Passage
-	var walk func(v any, file string, depth int)
-	walk = func(v any, file string, depth int) {
-		if depth > maxDepth || len(out) >= maxRecords {
-			return
-		}
-		switch v := v.(type) {
-		case []any:
-			for _, x := range v {
-				walk(x, file, depth+1)
-			}
-		case map[string]any:
-			if f := scalar(dig(v, "fulltext", "file")); f != "" {
-				file = f // a fetched record's passages are of its full text
-			}
-			if pid, text := scalar(v["passage"]), scalar(v["text"]); pid != "" && text != "" {
-				source, place := SplitPassage(pid)
-				if place != "" && ParseID(source).Matches(want) {
-					p := Passage{ID: pid, Section: scalar(v["section"]), Text: text, File: file}
-					if f := scalar(v["file"]); f != "" {
-						p.File = f
-					}
-					p.Page, _ = strconv.Atoi(scalar(v["page"]))
-					p.Breaks = breaksOf(v["breaks"], text)
-					if last, err := strconv.Atoi(scalar(v["last_page"])); err == nil && last > p.Page && last-p.Page <= maxBreaks {
-						p.LastPage = last
-					}
-					out = append(out, p)
-				}
-				return
-			}
-			for _, k := range sortedMapKeys(v) {
-				walk(v[k], file, depth+1)
-			}
-		}
-	}
-	walk(v, "", 0)
-	return out
+// samePlace says whether p is the passage named: the same place, of the same source
+// when the name gives one.
+func samePlace(p Passage, named passage.ID) bool {
+	return p.ID.SamePlace(named) && (named.Source == "" || MatchID(p.ID.Source, named.Source))
 }
 
-// samePlace says whether two passage ids name the same passage.
-func samePlace(a, b string) bool {
-	sa, pa := SplitPassage(a)
-	sb, pb := SplitPassage(b)
-	return strings.EqualFold(pa, pb) && (sa == "" || sb == "" || MatchID(sa, sb))
-}
-
-// pageOf is the page a passage's place names ("p7.2": 7), or 0.
-func pageOf(place string) int {
-	p, ok := strings.CutPrefix(strings.ToLower(place), "p")
-	if !ok {
-		return 0
-	}
-	p, _, _ = strings.Cut(p, ".")
-	n, _ := strconv.Atoi(p)
-	return n
-}
-
-// located is what a reference's location names in one tool result: the texts to check
+// located is what a reference's location names in the passages of its source one tool
+// result gives (of): the texts to check
 // its quote against (the passage named; or each passage's sentences on the page named,
 // a passage that crosses onto it or off it included), and the passages they are from. ok
 // is false when the result has no such passage.
-func located(content string, ref research.Reference) (texts []string, at []Passage, ok bool) {
-	ps := Passages(content, ref.ID)
+func located(ps []Passage, ref research.Reference) (texts []string, at []Passage, ok bool) {
 	if ref.Passage != "" {
+		named, ok := cited(ref)
 		for _, p := range ps {
-			if samePlace(p.ID, ref.Passage) {
+			if ok && samePlace(p, named) {
 				return []string{p.Text}, []Passage{p}, true
 			}
 		}
@@ -176,7 +189,7 @@ func where(ref research.Reference) string {
 }
 
 // checkAt is the finding of a reference that names a passage or a page, against that
-// passage or page of the record content holds (Compare), or unsupported when the
+// passage or page of ps, the passages of its source in its result (Compare), or unsupported when the
 // result holds no such passage; a quote the source holds elsewhere says where.
 //
 // A page is read passage by passage, and the best finding is the page's: a page joined
@@ -184,8 +197,8 @@ func where(ref research.Reference) string {
 // abstract on page 1 that says "no evidence that" the words the results then state
 // would contradict a correct quote of the results. Only when no passage holds the quote
 // alone is the page read as one text (a quote that runs from one passage into the next).
-func checkAt(content string, ref research.Reference) Finding {
-	texts, _, ok := located(content, ref)
+func checkAt(ps []Passage, ref research.Reference) Finding {
+	texts, _, ok := located(ps, ref)
 	var f Finding
 	if !ok {
 		f = Finding{Verdict: research.CitationUnsupported, Note: fmt.Sprintf("the cited %s is not in what the tool returned for %s", where(ref), ref.ID)}
@@ -193,7 +206,7 @@ func checkAt(content string, ref research.Reference) Finding {
 		f = bestOf(texts, ref.Quote)
 	}
 	if f.Verdict != research.CitationVerified {
-		if p, found := holding(Passages(content, ref.ID), ref.Quote); found && ok {
+		if p, found := holding(ps, ref.Quote); found && ok {
 			f.Note = fmt.Sprintf("the quote is from passage %s (%s), not the cited %s", p.ID, pageText(p, ref.Quote), where(ref))
 		} else if found {
 			f.Note += fmt.Sprintf("; the quote is from passage %s (%s)", p.ID, pageText(p, ref.Quote))
@@ -257,12 +270,12 @@ func pageText(p Passage, quote string) string {
 // When no result's named passage or page holds the quote and another result the turn
 // read has it in a passage, that result is the source: the check then finds the quote
 // is not at the place cited and says where it is, whichever results the turn read it in.
-func place(r *research.Reference, results []Result) {
+func place(r *research.Reference, results []*read) {
 	switch {
 	case r.Passage != "" || r.Page > 0:
 		named := false
 		for _, res := range ordered(results, r.Source) {
-			texts, at, ok := located(res.Content, *r)
+			texts, at, ok := located(of(res.passages(), r.ID), *r)
 			if !ok {
 				continue
 			}
@@ -271,7 +284,7 @@ func place(r *research.Reference, results []Result) {
 				r.Source, r.File = res.Source, at[0].File
 				if r.Passage != "" {
 					p := at[0]
-					r.Passage, r.Page, r.Section = p.ID, p.Page, p.Section
+					r.Passage, r.Page, r.Section = p.ID.String(), p.Page, p.Section
 				}
 			}
 			if bestOf(texts, r.Quote).Verdict == research.CitationVerified {
@@ -283,7 +296,7 @@ func place(r *research.Reference, results []Result) {
 			}
 		}
 		for _, res := range ordered(results, r.Source) {
-			if _, found := holding(Passages(res.Content, r.ID), r.Quote); found {
+			if _, found := holding(of(res.passages(), r.ID), r.Quote); found {
 				r.Source = res.Source // the quote is elsewhere than cited: the check says where
 				return
 			}
@@ -293,8 +306,8 @@ func place(r *research.Reference, results []Result) {
 			if res.Source != r.Source {
 				continue // Resolve chose the result that holds the quote: only its passages place it
 			}
-			if p, found := holding(Passages(res.Content, r.ID), r.Quote); found {
-				r.Passage, r.Page, r.Section, r.File = p.ID, p.Page, p.Section, p.File
+			if p, found := holding(of(res.passages(), r.ID), r.Quote); found {
+				r.Passage, r.Page, r.Section, r.File = p.ID.String(), p.Page, p.Section, p.File
 				return
 			}
 		}
@@ -312,8 +325,8 @@ func sectionHolding(texts []string, at []Passage, quote string) string {
 }
 
 // ordered is results with the one of digest source first.
-func ordered(results []Result, source string) []Result {
-	out := make([]Result, 0, len(results))
+func ordered(results []*read, source string) []*read {
+	out := make([]*read, 0, len(results))
 	for _, r := range results {
 		if r.Source == source {
 			out = append(out, r)
@@ -328,19 +341,22 @@ func ordered(results []Result, source string) []Result {
 }
 
 // passageOf reads a reference's id as a model may write it, naming a passage
-// ("10.5555/x#p7.2"): the source's id, with the passage in Passage.
+// ("10.5555/x#p7.2"): the source's id, with the passage in Passage; and a passage named
+// by its place alone ("p7.2") as that place of the source cited. Page is the page a
+// passage's id names, when the reference gives none.
 func passageOf(ref research.Reference) research.Reference {
-	if source, place := SplitPassage(ref.ID); place != "" {
-		ref.ID = source
+	if id, err := passage.Parse(ref.ID); err == nil && id.Source != "" {
+		ref.ID = id.Source
 		if ref.Passage == "" {
-			ref.Passage = source + "#" + place
+			ref.Passage = id.String()
 		}
 	}
-	if ref.Passage != "" {
-		if source, place := SplitPassage(ref.Passage); place == "" {
-			ref.Passage = ref.ID + "#" + source // the place alone ("p7.2")
-		} else if ref.Page == 0 {
-			ref.Page = pageOf(place)
+	if id, ok := cited(ref); ok {
+		if id.Source == "" {
+			ref.Passage = id.In(ref.ID).String()
+		}
+		if ref.Page == 0 {
+			ref.Page = id.Page
 		}
 	}
 	return ref

@@ -105,25 +105,11 @@ func TestPassageCitations(t *testing.T) {
 			if (got.File == file) != tc.fileWanted {
 				t.Errorf("file %q", got.File)
 			}
-			c := Check([]research.Reference{got}, records)[0]
+			c := Check([]research.Reference{got}, records)[0].Check
 			if c.Verdict != tc.verdict || !strings.Contains(c.Note, tc.note) {
 				t.Errorf("checked %s (%s); want %s (%s)", c.Verdict, c.Note, tc.verdict, tc.note)
 			}
 		})
-	}
-}
-
-func TestSplitPassage(t *testing.T) {
-	for _, tc := range []struct{ in, source, place string }{
-		{"10.5555/cosci.tau.001#p7.2", "10.5555/cosci.tau.001", "p7.2"},
-		{"kim2021#s3.1", "kim2021", "s3.1"},
-		{"10.5555/cosci.tau.001", "10.5555/cosci.tau.001", ""},
-		{"https://doi.org/10.1000/x#frag/ment", "https://doi.org/10.1000/x#frag/ment", ""},
-		{"#p1.1", "#p1.1", ""},
-	} {
-		if s, p := SplitPassage(tc.in); s != tc.source || p != tc.place {
-			t.Errorf("SplitPassage(%q) = %q, %q", tc.in, s, p)
-		}
 	}
 }
 
@@ -176,7 +162,7 @@ func TestPagedCitations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref := Resolve([]research.Reference{{ID: sauna, Page: tc.page, Quote: tc.quote}}, results, nil)[0]
-			c := Check([]research.Reference{ref}, records)[0]
+			c := Check([]research.Reference{ref}, records)[0].Check
 			if c.Verdict != tc.verdict || !strings.Contains(c.Note, tc.note) {
 				t.Errorf("checked %s (%s) from %s; want %s (%s)", c.Verdict, c.Note, ref.Source, tc.verdict, tc.note)
 			}

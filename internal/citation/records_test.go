@@ -348,7 +348,7 @@ func TestRecordsKeptApart(t *testing.T) {
 		{ID: "10.5555/split.2", Source: "s", Quote: "Depleting microglia halved the spread of tau in mice."},
 		{ID: "PMID: 36509999", Source: "s", Quote: "Astrocytic APOE4 increased tau seeding by 30% in organoids."},
 	}
-	got := Check(refs, map[string]string{"p": prose, "s": plain})
+	got := Checks(Check(refs, map[string]string{"p": prose, "s": plain}))
 	for i, want := range []string{research.CitationUnsupported, research.CitationUnsupported, research.CitationUnsupported, research.CitationVerified} {
 		if got[i].Verdict != want {
 			t.Errorf("reference %d: %s (%s), want %s", i, got[i].Verdict, got[i].Note, want)

@@ -1,11 +1,12 @@
 package fulltext
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cosci-dev/cosci/internal/passage"
 )
 
 // From blocks to passages: headings name the sections (whatever their numbering or case),
@@ -315,9 +316,9 @@ func cutParas(paras []para, paged bool) []Passage {
 				key = p.ordinal
 			}
 			count[key]++
-			id := fmt.Sprintf("p%d.%d", page, count[key])
+			id := passage.At("", page, count[key]).Place() // the library names its source
 			if !paged {
-				id = fmt.Sprintf("s%d.%d", p.ordinal, count[key])
+				id = passage.InSection("", p.ordinal, count[key]).Place()
 			}
 			h := p.heading
 			if h != "" && strings.EqualFold(strings.Join(strings.Fields(numbering.ReplaceAllString(h, "")), " "), p.section) {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
@@ -192,7 +193,7 @@ func nameOwner(root, p string, byKey, byDOI map[string]string) string {
 			return id
 		}
 		for _, d := range []string{n, unescapeDOI(n)} {
-			if doi := NormalDOI(d); doi != "" {
+			if doi := citation.NormalDOI(d); doi != "" {
 				if id, ok := byDOI[doi]; ok {
 					return id
 				}

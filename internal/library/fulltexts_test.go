@@ -63,7 +63,7 @@ func TestFixtureFullTexts(t *testing.T) {
 		t.Fatal("no passages found")
 	}
 	best := res.Passages[0]
-	if best.ID != "10.5555/cosci.tau.001" || best.Passage.ID != "10.5555/cosci.tau.001#p1.13" || best.Passage.Page != 1 || best.Passage.Section != fulltext.SectionResults ||
+	if best.ID != "10.5555/cosci.tau.001" || best.PassageID.String() != "10.5555/cosci.tau.001#p1.13" || best.Passage.Page != 1 || best.Passage.Section != fulltext.SectionResults ||
 		!strings.Contains(best.Passage.Text, "Exosome inhibition lowered seeding activity in the dentate gyrus by 46%") || best.Title == "" {
 		t.Errorf("best passage: %+v", best)
 	}
@@ -76,7 +76,7 @@ func TestFixtureFullTexts(t *testing.T) {
 	// A word no passage holds does not empty the results: the passages holding every word
 	// come first, then those holding some.
 	res, err = l.Search(context.Background(), Query{Text: "exosome inhibition seeding dentate gyrus quokka"})
-	if err != nil || len(res.Passages) == 0 || res.Passages[0].Passage.ID != "10.5555/cosci.tau.001#p1.13" {
+	if err != nil || len(res.Passages) == 0 || res.Passages[0].PassageID.String() != "10.5555/cosci.tau.001#p1.13" {
 		t.Errorf("a query with a word no passage holds: %+v, %v", res.Passages, err)
 	}
 	// Years bound passages as they bound references.
@@ -86,7 +86,7 @@ func TestFixtureFullTexts(t *testing.T) {
 	}
 	for _, p := range res.Passages {
 		if p.Year > 2020 {
-			t.Errorf("a passage of %d for year_to 2020: %s", p.Year, p.Passage.ID)
+			t.Errorf("a passage of %d for year_to 2020: %s", p.Year, p.PassageID)
 		}
 	}
 }
@@ -195,7 +195,7 @@ func TestFullTextsIncremental(t *testing.T) {
 		t.Errorf("a changed file: %d reads, %+v, %v", runs()-3, ch, err)
 	}
 	res, err := l.Search(context.Background(), Query{Text: "how many extracellular vesicles microglia release"})
-	if err != nil || len(res.Passages) == 0 || res.Passages[0].Passage.ID != "kim#p1.2" {
+	if err != nil || len(res.Passages) == 0 || res.Passages[0].PassageID.String() != "kim#p1.2" {
 		t.Errorf("the changed text is not searched: %+v, %v", res.Passages, err)
 	}
 	// Gone: its passages with it.
@@ -206,7 +206,7 @@ func TestFullTextsIncremental(t *testing.T) {
 	res, _ = l.Search(context.Background(), Query{Text: "how many extracellular vesicles microglia release"})
 	for _, p := range res.Passages {
 		if p.ID == "kim" {
-			t.Errorf("a removed text's passage is found: %s", p.Passage.ID)
+			t.Errorf("a removed text's passage is found: %s", p.PassageID)
 		}
 	}
 }
@@ -361,6 +361,9 @@ func TestFetchFullText(t *testing.T) {
 		{map[string]any{"id": "10.5555/cosci.tau.001", "page": 9}, "page 9 is out of range: the full text of 10.5555/cosci.tau.001 has 3 pages"},
 		{map[string]any{"id": "10.5555/cosci.tau.001", "section": "conclusions"}, "has no conclusions section; it has abstract, discussion"},
 		{map[string]any{"id": "10.5555/cosci.tau.001#p9.1"}, `has no passage "p9.1"`},
+		{map[string]any{"id": "10.5555/cosci.tau.001#P9.1"}, `has no passage "p9.1"`},
+		{map[string]any{"id": "10.5555/cosci.tau.001#p9"}, `names no passage: a passage's id is "<source>#p<page>.<index>"`},
+		{map[string]any{"id": "p1.13"}, "is a passage's place without its source"},
 		{map[string]any{"id": "10.5555/cosci.tau.017", "page": 1}, "has no pages (a jats text): fetch a section instead"},
 		{map[string]any{"id": "garcia2019activity", "page": 1}, "garcia2019activity has no full text in the library"},
 	} {

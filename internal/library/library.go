@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/fulltext"
 )
 
@@ -287,7 +288,7 @@ func (l *Library) Get(id string) (Reference, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	id = strings.TrimSpace(id)
-	if doi := NormalDOI(id); doi != "" {
+	if doi := citation.NormalDOI(id); doi != "" {
 		if r, ok := l.refs[doi]; ok {
 			return r, true
 		}

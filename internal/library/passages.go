@@ -3,13 +3,13 @@ package library
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
+	"github.com/cosci-dev/cosci/internal/passage"
 )
 
 // Passages of the full texts: the best for a search, and those a fetch asks for (one by
@@ -18,9 +18,10 @@ import (
 // PassageHit is a passage a search found, with its reference.
 type PassageHit struct {
 	Reference
-	Passage fulltext.Passage // its ID is the whole passage id: "10.5555/x#p7.2"
-	File    string           // the full text's file, as the library names it
-	Score   float64
+	PassageID passage.ID       // the passage's id: its reference's id and its place
+	Passage   fulltext.Passage // its ID is its place in the text, as the extractor gave it ("p7.2")
+	File      string           // the full text's file, as the library names it
+	Score     float64
 }
 
 // perSource is how many passages of one reference a search gives at most, so that one
@@ -31,17 +32,15 @@ const perSource = 2
 // statistics over all shards (see globalStatsBelow).
 const globalPassagesBelow = 50000
 
-// PassageID is a passage's whole id: its reference's id, "#", its place ("p7.2").
-func PassageID(source, passage string) string { return source + "#" + passage }
+// passageID is the id of a passage of the reference source's text: the place the
+// extractor gave it, in that source. ok is false for a place that is not one (a text
+// stored by an older extractor would have to be read again).
+func passageID(source string, p fulltext.Passage) (passage.ID, bool) { return placeIn(source, p.ID) }
 
-// SplitPassageID splits a whole passage id into its reference's id and its place; ok is
-// false for an id without a place.
-func SplitPassageID(id string) (source, passage string, ok bool) {
-	i := strings.LastIndexByte(id, '#')
-	if i <= 0 || i == len(id)-1 {
-		return id, "", false
-	}
-	return id[:i], id[i+1:], true
+// placeIn is the id of the passage at place ("p7.2") of the reference source's text.
+func placeIn(source, place string) (passage.ID, bool) {
+	id, err := passage.Parse(place)
+	return id.In(source), err == nil && id.Source == ""
 }
 
 // searchPassages finds the best passages: first those that hold every word of the query
@@ -92,8 +91,9 @@ func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]P
 		if len(out) == q.Passages {
 			break
 		}
-		source, place, ok := SplitPassageID(h.ID)
-		if !ok || per[source] == perSource {
+		id, err := passage.Parse(h.ID) // the index's key is the passage's id
+		source := id.Source
+		if err != nil || per[source] == perSource {
 			continue
 		}
 		l.mu.RLock()
@@ -103,12 +103,11 @@ func (l *Library) searchPassages(ctx context.Context, text string, q Query) ([]P
 		if !ok || !has || q.YearFrom > 0 && r.Year < q.YearFrom || q.YearTo > 0 && (r.Year == 0 || r.Year > q.YearTo) {
 			continue
 		}
-		p, ok := l.passage(t.Digest, place)
+		p, ok := l.passage(t.Digest, id)
 		if !ok {
 			continue // changed since: the next Refresh indexes it again
 		}
-		p.ID = PassageID(r.ID, p.ID)
-		out = append(out, PassageHit{Reference: r, Passage: p, File: t.Name, Score: h.Score})
+		out = append(out, PassageHit{Reference: r, PassageID: id.In(r.ID), Passage: p, File: t.Name, Score: h.Score})
 		per[source]++
 	}
 	return out, nil

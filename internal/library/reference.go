@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -60,20 +61,6 @@ func (s Skipped) String() string {
 	return where + ": " + s.Reason
 }
 
-// NormalDOI is a DOI in lower case, without a resolver prefix or "doi:", or "" when s is
-// not a DOI.
-func NormalDOI(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:", "doi "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "10.") || !strings.Contains(s, "/") || strings.ContainsAny(s, " \t\n") {
-		return ""
-	}
-	return s
-}
-
 // finish completes a reference read from file (as the library names it): tidy text, its
 // id, and a check that it can be used, within the field caps of lim. It returns why it
 // cannot be used, or "", and what of it was cut to the caps.
@@ -112,8 +99,8 @@ func (r *Reference) finish(file string, lim Limits) (string, []string) {
 		}
 	}
 	r.Keywords = kws
-	if r.DOI = NormalDOI(r.DOI); r.DOI == "" {
-		r.DOI = NormalDOI(r.URL) // a doi.org link is a DOI
+	if r.DOI = citation.NormalDOI(r.DOI); r.DOI == "" {
+		r.DOI = citation.NormalDOI(r.URL) // a doi.org link is a DOI
 	}
 	if r.Title == "" {
 		return "it has no title", nil

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
+	"github.com/cosci-dev/cosci/internal/passage"
 )
 
 // The literature server's tools, as MCP offers them to a model: search and fetch. Their
@@ -150,7 +151,7 @@ func Server(lib *Library) *mcp.Server {
 		}
 		for _, h := range res.Passages {
 			p := h.Passage
-			out.Passages = append(out.Passages, PassageResult{Work: workOf(h.Reference), Passage: p.ID, Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks,
+			out.Passages = append(out.Passages, PassageResult{Work: workOf(h.Reference), Passage: h.PassageID.String(), Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks,
 				Section: p.Section, Heading: p.Heading, Text: p.Text, File: h.File, Score: h.Score})
 		}
 		return nil, out, nil
@@ -173,13 +174,17 @@ func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
 	if id == "" {
 		return FetchOutput{}, fmt.Errorf("the id is empty: give the id of a search result (a DOI or a citation key)")
 	}
-	source, place, isPassage := SplitPassageID(id)
-	if !isPassage {
-		source = id
+	pid, err := passage.Parse(id)
+	isPassage := err == nil
+	if isPassage && pid.Source == "" {
+		return FetchOutput{}, fmt.Errorf("%q is a passage's place without its source: give the passage's id as a result gave it (10.5555/x#p7.2)", id)
 	}
-	r, ok := lib.Get(source)
+	r, ok := lib.Get(pid.Source) // a passage's source, or the id whole
 	if !ok {
-		return FetchOutput{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", source)
+		if strings.Contains(id, "#") && !isPassage {
+			return FetchOutput{}, fmt.Errorf("no reference with id %q in the library, and it %v", id, passage.ErrNoPlace)
+		}
+		return FetchOutput{}, fmt.Errorf("no reference with id %q in the library; use an id from a search result", pid.Source)
 	}
 	out := FetchOutput{Reference: r}
 	_, t, doc, has := lib.FullText(r.ID)
@@ -202,9 +207,9 @@ func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
 	var want []fulltext.Passage
 	switch {
 	case isPassage:
-		i := slices.IndexFunc(doc.Passages, func(p fulltext.Passage) bool { return strings.EqualFold(p.ID, place) })
+		i := slices.IndexFunc(doc.Passages, func(p fulltext.Passage) bool { return p.ID == pid.Place() })
 		if i < 0 {
-			return FetchOutput{}, fmt.Errorf("%s has no passage %q: its passages run from %s to %s; fetch a page or a section to find one", r.ID, place, doc.Passages[0].ID, doc.Passages[len(doc.Passages)-1].ID)
+			return FetchOutput{}, fmt.Errorf("%s has no passage %q: its passages run from %s to %s; fetch a page or a section to find one", r.ID, pid.Place(), doc.Passages[0].ID, doc.Passages[len(doc.Passages)-1].ID)
 		}
 		want = doc.Passages[i : i+1]
 	case in.Page != 0:
@@ -241,13 +246,19 @@ func fetch(lib *Library, in FetchInput) (FetchOutput, error) {
 				how = "by page or by id"
 			}
 			out.More = fmt.Sprintf("%d more passages, from %s to %s, left out to keep this result short; fetch them %s",
-				len(want)-i, PassageID(r.ID, want[i].ID), PassageID(r.ID, want[len(want)-1].ID), how)
+				len(want)-i, shownID(r.ID, want[i]), shownID(r.ID, want[len(want)-1]), how)
 			break
 		}
 		size += len(p.Text)
-		out.Passages = append(out.Passages, PassageShown{Passage: PassageID(r.ID, p.ID), Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks, Section: p.Section, Heading: p.Heading, Text: p.Text})
+		out.Passages = append(out.Passages, PassageShown{Passage: shownID(r.ID, p), Page: p.Page, LastPage: lastPage(p), Breaks: p.Breaks, Section: p.Section, Heading: p.Heading, Text: p.Text})
 	}
 	return out, nil
+}
+
+// shownID is a passage's id as a result writes it ("10.5555/x#p7.2").
+func shownID(source string, p fulltext.Passage) string {
+	id, _ := passageID(source, p)
+	return id.String()
 }
 
 // onPage is every passage of a text with a sentence on page n: those that start on it,

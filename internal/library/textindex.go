@@ -186,8 +186,10 @@ func (r *textRun) finish(loose []string, skipped []Skipped) error {
 // drop takes a reference's passages out of the index.
 func (r *textRun) drop(b *shardBatches, id string) {
 	i := shardOf(id)
-	for _, pid := range r.l.text.Indexed[id].IDs {
-		b.delete(i, id+"#"+pid)
+	for _, place := range r.l.text.Indexed[id].IDs {
+		if pid, ok := placeIn(id, place); ok { // apply indexes no other
+			b.delete(i, pid.String())
+		}
 	}
 	delete(r.l.text.Indexed, id)
 	r.changed = true
@@ -225,7 +227,11 @@ func (r *textRun) apply(batch []string) error {
 		i := shardOf(id)
 		pids := make([]string, 0, len(doc.Passages))
 		for _, p := range doc.Passages {
-			if err := b.index(i, id+"#"+p.ID, passageDoc{Text: p.Text}); err != nil {
+			pid, ok := passageID(id, p)
+			if !ok {
+				return fmt.Errorf("index passages of %s: passage %q has no place", id, p.ID)
+			}
+			if err := b.index(i, pid.String(), passageDoc{Text: p.Text}); err != nil {
 				return fmt.Errorf("index passages of %s: %w", id, err)
 			}
 			pids = append(pids, p.ID)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/fulltext"
+	"github.com/cosci-dev/cosci/internal/passage"
 )
 
 // The texts the library has read, kept once each under their file's digest
@@ -196,13 +197,13 @@ func chunkOf(f *os.File, h textHeader, start int64, i int) (string, error) {
 }
 
 // passage is one passage of a stored text, with its text, by its place ("p7.2").
-func (l *Library) passage(digest, place string) (fulltext.Passage, bool) {
+func (l *Library) passage(digest string, id passage.ID) (fulltext.Passage, bool) {
 	h, start, ok := l.header(digest)
 	if !ok {
 		return fulltext.Passage{}, false
 	}
 	for _, sp := range h.Passages {
-		if sp.ID != place {
+		if sp.ID != id.Place() {
 			continue
 		}
 		f, err := os.Open(l.textPath(digest))

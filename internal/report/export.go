@@ -309,7 +309,8 @@ func (v *view) exportHypothesis(e session.Entry) exportHypothesis {
 	}
 	for _, c := range v.citations(e.ID) {
 		r := exportReferenceOf(c.Reference)
-		r.Verdict, r.Note, r.Passage, r.Support, r.SupportNote = c.Verdict, c.Note, c.Passage, c.Support, c.SupportNote
+		ch := c.Check
+		r.Verdict, r.Note, r.Passage, r.Support, r.SupportNote = ch.Verdict, ch.Note, ch.Passage, ch.Support, ch.SupportNote
 		x.References = append(x.References, r)
 	}
 	if e.Reviews > 0 {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 )
@@ -33,7 +34,7 @@ type page struct {
 	Clusters                    []pageCluster
 	Excluded                    []pageRow
 	MetaReview                  *research.MetaReview
-	Bibliography                []pageSource
+	Bibliography                []Source
 	Invented                    int
 	BibTeXFile, CSLFile, JSFile string
 }
@@ -60,16 +61,9 @@ type pageHypothesis struct {
 	Parents                                    []pageLink
 	EvolvedBy                                  string
 	Predictions                                []string
-	Sources                                    []pageSource
+	Sources                                    []Source
 	Reviews                                    []pageReview
 	Missing                                    bool
-}
-
-type pageSource struct {
-	// Link is an http(s) address the page links; Address one it shows as text only.
-	Line, Link, Address, Claim, Quote, Passage, Verdict, Class, Note string
-	At                                                               string // where the quote is: "p. 7, Results"
-	Support, SupportClass, SupportNote                               string
 }
 
 type pageReview struct {
@@ -102,35 +96,11 @@ func (v *view) row(e session.Entry) pageRow {
 		Score: score(e), Origin: v.originShort(e.ID), Cluster: clusterCell(e.Cluster), Excuse: oneLine(e.Excluded)}
 	for _, c := range v.citations(e.ID) {
 		r.References++
-		if c.Flagged() {
+		if flagged(c) {
 			r.FlaggedCites++
 		}
 	}
 	return r
-}
-
-func source(c cited) pageSource {
-	s := pageSource{Line: citationLine(c.Reference), Link: link(c.Reference), Claim: oneLine(c.Claim), Quote: oneLine(c.Quote),
-		Note: oneLine(c.Note), At: Location(c.Reference)}
-	if c.Verdict != research.CitationVerified {
-		s.Passage = oneLine(c.Passage) // a verified quote is the source's words
-	}
-	if s.Link == "" {
-		s.Address = address(c.Reference)
-	}
-	switch {
-	case c.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
-		s.Line, s.Link, s.Address = c.ID+" (no tool returned it)", "", "" // no link: it may lead nowhere
-	case c.Title == "":
-		s.Line = c.ID // a record without a title (prose, a bare id): the id names it
-	}
-	if c.Verdict != "" {
-		s.Verdict, s.Class = verdicts.word(c.Verdict), strings.ReplaceAll(c.Verdict, " ", "-") // "out-of-context"
-	}
-	if c.Support != "" {
-		s.Support, s.SupportClass, s.SupportNote = supports.word(c.Support), "support-"+c.Support, oneLine(c.SupportNote)
-	}
-	return s
 }
 
 // svgStart finds where the chart's <svg> element begins, after any XML declaration.
@@ -184,7 +154,7 @@ func (v *view) page(chart []byte) page {
 	}
 	refs, invented := v.bibliography()
 	for _, r := range refs {
-		p.Bibliography = append(p.Bibliography, source(cited{Reference: r}))
+		p.Bibliography = append(p.Bibliography, Show(citation.Cited{Reference: r}))
 	}
 	p.Invented = invented
 	return p
@@ -239,7 +209,7 @@ func (v *view) hypothesis(rank int, e session.Entry) pageHypothesis {
 		ph.EvolvedBy = oneLine(v.strategy(e.ID))
 	}
 	for _, c := range v.citations(e.ID) {
-		ph.Sources = append(ph.Sources, source(c))
+		ph.Sources = append(ph.Sources, Show(c))
 	}
 	for _, r := range v.in.Reviews[e.ID] {
 		pr := pageReview{Kind: r.Type, Verdict: r.Verdict, Critique: r.Critique, Assumptions: r.Assumptions, Marks: "unscored"}
@@ -274,7 +244,7 @@ func (p page) Anchored(a string) bool {
 	return false
 }
 
-var pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+var pageTmpl = template.Must(template.Must(template.New("report").Parse(SourceTemplate)).Funcs(template.FuncMap{
 	"paras": func(s string) []string {
 		var out []string
 		for _, p := range strings.Split(strings.TrimSpace(s), "\n\n") {
@@ -350,7 +320,7 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 <p><strong>Statement.</strong> {{.Statement}}</p>
 <p><strong>Rationale.</strong> {{.Rational}}</p>
 <p><strong>Testable predictions:</strong></p><ol>{{range .Predictions}}<li>{{.}}</li>{{end}}</ol>
-{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}<li>{{.Line}}{{if .Link}} <a href="{{.Link}}">{{.Link}}</a>{{else if .Address}} <code>{{.Address}}</code>{{end}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Support}} <span class="verdict {{.SupportClass}}">{{.Support}}</span>{{end}}{{if .Claim}}<div class="claim">Claim: {{.Claim}}</div>{{end}}{{if .Quote}}<blockquote>{{.Quote}}{{if .At}} <cite class="at">{{if .Link}}<a href="{{.Link}}">{{.At}}</a>{{else}}{{.At}}{{end}}</cite>{{end}}</blockquote>{{end}}{{if .Passage}}<div class="meta">The source's words: <q>{{.Passage}}</q></div>{{end}}{{if and .Note (ne .Class "verified")}}<div class="meta">Check: {{.Note}}</div>{{end}}{{if .SupportNote}}<div class="meta">Support: {{.SupportNote}}</div>{{end}}</li>{{end}}</ol>{{end}}{{end}}
+{{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}{{template "source" .}}{{end}}</ol>{{end}}{{end}}
 <p><strong>Reviews:</strong></p><ul class="reviews">{{range .Reviews}}<li><em>{{.Kind}}</em>: {{.Verdict}}, {{.Marks}}{{range paras .Critique}}<br>{{.}}{{end}}{{if .Assumptions}}<ul>{{range .Assumptions}}<li><strong>{{.Verdict}}:</strong> {{.Text}}{{if .Note}} — {{.Note}}{{end}}</li>{{end}}</ul>{{end}}</li>{{else}}<li>None yet.</li>{{end}}</ul>
 </section>
 {{end}}{{end}}

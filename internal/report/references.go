@@ -17,22 +17,10 @@ import (
 // Verdicts beyond the citation checks': a reference no review has checked yet.
 const unchecked = "unchecked"
 
-// cited is a reference as the report shows it: the source, what its checks found, and
-// whether a review judged that its quote supports the claim it is cited for.
-type cited struct {
-	research.Reference
-	Verdict string // research.Citation* or unchecked
-	Note    string
-	Passage string // the record's words the check read the quote against (shown when it is not verified)
-	Support string // research.Support*, or "" when no review judged it
-	// SupportNote is the judging review's reason.
-	SupportNote string
-}
-
-// Flagged says whether a reader should distrust the citation: its check found it other
+// flagged says whether a reader should distrust a citation: its check found it other
 // than verified, or a review found its quote does not support its claim.
-func (c cited) Flagged() bool {
-	return c.Verdict != unchecked && research.CitationCheck{Verdict: c.Verdict, Support: c.Support}.Flagged()
+func flagged(c citation.Cited) bool {
+	return c.Check.Verdict != unchecked && c.Check.Flagged()
 }
 
 // A scale is a check's possible values, mildest first, each with how the report says it.
@@ -80,32 +68,13 @@ func (s scale) word(v string) string {
 	return s[0].word
 }
 
-// citations are a hypothesis' references, each with the worst verdict any of its reviews'
-// checks gave it.
-func (v *view) citations(id string) []cited {
+// citations are a hypothesis' citations as the report shows them (Citations).
+func (v *view) citations(id string) []citation.Cited {
 	h, ok := v.text(id)
 	if !ok {
 		return nil
 	}
-	var out []cited
-	for _, r := range h.References {
-		c := cited{Reference: r, Verdict: unchecked}
-		for _, rv := range v.in.Reviews[id] {
-			for _, ch := range rv.Citations {
-				if !citation.SameID(ch.ID, r.ID) {
-					continue
-				}
-				if verdicts.worse(ch.Verdict, c.Verdict) {
-					c.Verdict, c.Note, c.Passage = ch.Verdict, ch.Note, ch.Passage
-				}
-				if supports.worse(ch.Support, c.Support) {
-					c.Support, c.SupportNote = ch.Support, ch.SupportNote
-				}
-			}
-		}
-		out = append(out, c)
-	}
-	return out
+	return Citations(h.References, v.in.Reviews[id])
 }
 
 // bibliography is every source the ranked hypotheses (and their reviews) cite, once each,
@@ -123,7 +92,7 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 	}
 	for _, e := range v.ranked {
 		for _, c := range v.citations(e.ID) {
-			if c.Verdict == research.CitationInvented || c.Source == "" {
+			if c.Check.Verdict == research.CitationInvented || c.Source == "" {
 				invented++
 				continue
 			}
@@ -178,23 +147,24 @@ func citationLine(r research.Reference) string {
 }
 
 // references writes a hypothesis' references, each with its check's verdict.
-func references(b *bytes.Buffer, cs []cited) {
+func references(b *bytes.Buffer, cs []citation.Cited) {
 	if len(cs) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "**References:**\n\n")
 	for _, c := range cs {
+		ch := c.Check
 		line := mdText(citationLine(c.Reference))
 		switch {
-		case c.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
+		case ch.Verdict == research.CitationInvented || c.Source == "" && c.Title == "":
 			line = code(c.ID) + " (no tool returned it)." // and no link: it may lead nowhere
 		case c.Title == "":
 			line = code(c.ID) + mdAddress(c.Reference) // a record without a title: the id names it
 		default:
 			line += mdAddress(c.Reference)
 		}
-		fmt.Fprintf(b, "- %s — *%s*", line, verdicts.word(c.Verdict))
-		if w := supports.word(c.Support); w != "" {
+		fmt.Fprintf(b, "- %s — *%s*", line, verdicts.word(ch.Verdict))
+		if w := supports.word(ch.Support); w != "" {
 			fmt.Fprintf(b, "; *%s*", w)
 		}
 		if cl := mdText(c.Claim); cl != "" {
@@ -203,20 +173,20 @@ func references(b *bytes.Buffer, cs []cited) {
 		if q := mdText(c.Quote); q != "" {
 			fmt.Fprintf(b, "\n  > %s", q)
 			if at := Location(c.Reference); at != "" {
-				if l := link(c.Reference); l != "" && c.Verdict != research.CitationInvented {
+				if l := link(c.Reference); l != "" && ch.Verdict != research.CitationInvented {
 					fmt.Fprintf(b, " — [%s](%s)", at, l)
 				} else {
 					fmt.Fprintf(b, " — %s", at)
 				}
 			}
 		}
-		if p := mdText(c.Passage); p != "" && c.Verdict != research.CitationVerified {
+		if p := mdText(ch.Passage); p != "" && ch.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  The source's words: %s", p)
 		}
-		if n := mdText(c.Note); n != "" && c.Verdict != research.CitationVerified {
+		if n := mdText(ch.Note); n != "" && ch.Verdict != research.CitationVerified {
 			fmt.Fprintf(b, "\n  Check: %s", n)
 		}
-		if n := mdText(c.SupportNote); n != "" && c.Support != "" {
+		if n := mdText(ch.SupportNote); n != "" && ch.Support != "" {
 			fmt.Fprintf(b, "\n  Support: %s", n)
 		}
 		b.WriteString("\n")

@@ -385,3 +385,26 @@ func TestQuoteLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoQuotesOfOneSource: a hypothesis that quotes one source twice shows each quote
+// with its own check (citation.Join pairs a review's checks with the references in
+// order), not the worse of the two on both.
+func TestTwoQuotesOfOneSource(t *testing.T) {
+	in := cites()
+	h := in.Hypotheses["gen/00"]
+	again := h.References[0]
+	again.Quote = "Persisters survive every antibiotic."
+	h.References = append(h.References, again)
+	in.Hypotheses["gen/00"] = h
+	in.Reviews["gen/00"][1].Citations = append(in.Reviews["gen/00"][1].Citations,
+		research.CitationCheck{ID: again.ID, Verdict: research.CitationAltered, Note: "a word changed"})
+	got := string(render(t, in).Markdown)
+	inOrder(t, got,
+		"### 2. ", "**References:**",
+		"Persister cells & the 100% paradox. Test Microbiology. <https://doi.org/10.5555/cosci.bact.001> — *verified*",
+		"> Persister cells survive antibiotics.",
+		"`10.5555/cosci.made-up` (no tool returned it).",
+		"Persister cells & the 100% paradox. Test Microbiology. <https://doi.org/10.5555/cosci.bact.001> — *flagged: altered, not its source's words*",
+		"> Persisters survive every antibiotic.",
+	)
+}

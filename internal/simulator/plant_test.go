@@ -368,7 +368,7 @@ func TestPlantedAsTheCheckReadsThem(t *testing.T) {
 			}
 			made++
 			ref := citecheck.Resolve([]research.Reference{{ID: c.ID, Quote: c.Quote, Claim: c.Claim, Passage: c.Passage}}, results, nil)[0]
-			check := citecheck.Check([]research.Reference{ref}, records)[0]
+			check := citecheck.Check([]research.Reference{ref}, records)[0].Check
 			honest := research.PlantedHonest(kind) || kind == research.PlantedIrrelevant
 			if honest && check.Verdict != research.CitationVerified || !honest && !check.Penalised() {
 				wrong = append(wrong, fmt.Sprintf("%q: %s (%s)", c.Quote, check.Verdict, check.Note))
