@@ -1,0 +1,121 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"io"
+	"unicode/utf8"
+)
+
+// Canonical writes a CSV or TSV table in the one dialect the sandbox loads without
+// sniffing: UTF-8, comma-separated, "\n" line ends, quotes only where needed (doubled
+// inside), a header of the columns' Names, '.' decimals without thousands separators,
+// dates as YYYY-MM-DD and timestamps as YYYY-MM-DD HH:MM:SS, booleans as true/false, and
+// every missing value empty (load it with nullstr the empty string and the Columns' types;
+// in a table of one column it is written "", as a blank line would be skipped). A text
+// value that is itself empty is missing too: the file cannot tell them apart.
+func (t *Table) Canonical(w io.Writer) error {
+	if t.text == nil {
+		return errors.New("dataset: only a CSV or TSV table has a canonical form; the sandbox reads " + t.Format + " itself")
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	out := csv.NewWriter(bw)
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	if err := out.Write(names); err != nil {
+		return err
+	}
+	row := make([]string, len(t.cols))
+	err := t.eachRow(-1, func(rec []string) error {
+		for i, v := range rec {
+			row[i], _ = t.cols[i].convert(v)
+		}
+		if len(row) == 1 && row[0] == "" {
+			// A blank line is no record to a CSV reader: one column's missing value is
+			// written quoted, which DuckDB reads as NULL (allow_quoted_nulls).
+			out.Flush()
+			_, err := bw.WriteString("\"\"\n")
+			return err
+		}
+		return out.Write(row)
+	})
+	if err != nil {
+		return err
+	}
+	out.Flush()
+	if err := out.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// eachRow calls f with each data record (at most limit, or all when limit < 0), with
+// the row-names column where the header lacked it. The records were checked by scan.
+func (t *Table) eachRow(limit int, f func([]string) error) error {
+	r := t.reader()
+	if _, err := r.Read(); err != nil {
+		return csvError(err)
+	}
+	pad := len(t.Columns)
+	for n := 0; limit < 0 || n < limit; n++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvError(err)
+		}
+		if len(rec) != pad {
+			return refuse(0, "the table changed since it was read")
+		}
+		if err := f(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Preview limits: agents see a few rows, never a whole table, and no value long enough to
+// carry a page of text. The agent layer delimits them as data; they are never instructions.
+const (
+	MaxPreviewRows  = 10
+	MaxPreviewValue = 64 // runes; a longer value is cut and ends in "…"
+)
+
+// Preview returns at most n (and MaxPreviewRows) rows in their canonical form, each value
+// at most MaxPreviewValue runes, "" for a missing value. Parquet and JSON lines have none
+// here: the sandbox reads them.
+func (t *Table) Preview(n int) [][]string {
+	if t.text == nil || n <= 0 {
+		return nil
+	}
+	n = min(n, MaxPreviewRows)
+	var rows [][]string
+	_ = t.eachRow(n, func(rec []string) error {
+		row := make([]string, len(rec))
+		for i, v := range rec {
+			c, _ := t.cols[i].convert(v)
+			row[i] = bound(c, MaxPreviewValue)
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	return rows
+}
+
+// bound cuts s to at most n runes, marking the cut.
+func bound(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, k := 0, 0
+	for k < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
+	}
+	return s[:i] + "…"
+}

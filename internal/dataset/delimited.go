@@ -1,0 +1,306 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxColumns bounds a table's width: naming columns uniquely costs the square of it.
+const maxColumns = 4096
+
+// readDelimited reads a CSV or TSV: the first record is the header, every other record
+// has as many fields (or, as R's write.table writes row names, the header one fewer).
+func readDelimited(data []byte, opt Options, format string) (*Table, error) {
+	text, notes, err := toUTF8(data, opt.Encoding)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil, refuse(0, "the file is empty")
+	}
+	if bytes.IndexByte(text, '\n') < 0 && bytes.IndexByte(text, '\r') >= 0 {
+		// Excel's "CSV (Macintosh)": lines end in a bare CR, which encoding/csv does not
+		// end a record at.
+		text = bytes.ReplaceAll(text, []byte("\r"), []byte("\n"))
+		notes = append(notes, "line ends of a bare CR (old Macintosh) read as line ends")
+	} else if bytes.Contains(text, []byte("\r\n")) {
+		notes = append(notes, "CRLF line ends")
+	}
+	comma := opt.Delimiter
+	if comma == 0 {
+		if format == TSV {
+			comma = '\t'
+		} else {
+			comma = sniffDelimiter(text)
+		}
+	}
+	if comma == '"' || comma == '\r' || comma == '\n' || comma == utf8.RuneError || !utf8.ValidRune(comma) {
+		return nil, refuse(0, "%q cannot be a delimiter", comma)
+	}
+	t := &Table{text: text, comma: comma}
+	t.Format, t.Delimiter, t.Notes = CSV, string(comma), notes
+	if comma == '\t' {
+		t.Format = TSV
+	}
+	if err := t.scan(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *Table) reader() *csv.Reader {
+	r := csv.NewReader(bytes.NewReader(t.text))
+	r.Comma = t.comma
+	r.FieldsPerRecord = -1 // counted here, to name the line and allow R's row names
+	r.ReuseRecord = true
+	return r
+}
+
+// scan reads every record once, gathering what each column's values allow, then resolves
+// the columns.
+func (t *Table) scan() error {
+	r := t.reader()
+	header, err := r.Read()
+	if err != nil {
+		return csvError(err)
+	}
+	header = append([]string(nil), header...)
+	if len(header) > maxColumns {
+		return refuse(1, "%d columns, over the %d a table may have", len(header), maxColumns)
+	}
+	cols := make([]*column, len(header))
+	for i := range cols {
+		cols[i] = newColumn()
+	}
+	rowNames := false
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return csvError(err)
+		}
+		if t.Rows == 0 && len(rec) == len(header)+1 {
+			// R's write.table writes no header cell over the row names.
+			rowNames = true
+			header = append([]string{"row_names"}, header...)
+			cols = append(cols, newColumn())
+			t.Notes = append(t.Notes, "the header has one field fewer than the rows, as R's write.table writes row names: the first column is the row names")
+		}
+		if len(rec) != len(header) {
+			line, _ := r.FieldPos(0)
+			return refuse(line, "%d fields, where the header has %d (a ragged row: a delimiter inside an unquoted value, or a value missing its delimiter)", len(rec), len(header)-b2i(rowNames))
+		}
+		for i, v := range rec {
+			cols[i].add(v)
+		}
+		t.Rows++
+	}
+	t.Columns, t.Notes = columnNames(header, t.Notes)
+	t.resolve(cols)
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// resolve sets each column's type: first the columns whose numbers only one convention
+// reads, which are the file's evidence for the ones both read.
+func (t *Table) resolve(cols []*column) {
+	ev := evidence{semicolon: t.comma == ';'}
+	for _, c := range cols {
+		switch point, comma := c.decide(); {
+		case c.values == 0:
+		case point && !comma:
+			ev.point++
+		case comma && !point:
+			ev.comma++
+		}
+	}
+	t.cols = make([]reading, len(cols))
+	for i, c := range cols {
+		r, read := c.resolve(ev)
+		if t.Rows == 0 {
+			read = "no rows"
+		}
+		if missing, n := c.missingRead(); n > 0 {
+			read += "; " + missing
+		}
+		t.cols[i] = r
+		t.Columns[i].Type, t.Columns[i].Read, t.Columns[i].Missing = r.typ, read, sum(c.missing[:])
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// csvError turns encoding/csv's error into a refusal naming the line.
+func csvError(err error) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return refuse(0, "%v", err)
+	}
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return refuse(pe.Line, "a quote inside an unquoted value (column %d): quote the whole value and double the quotes inside it", pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		return refuse(pe.StartLine, "a quoted value that never closes, or text after its closing quote (line %d, column %d)", pe.Line, pe.Column)
+	}
+	return refuse(pe.Line, "%v", pe.Err)
+}
+
+// sniffDelimiter picks comma, semicolon or tab: the one found the same number of times,
+// outside quotes, in each of the first records, the most often; else the most frequent
+// in the header; else comma (a one-column file).
+func sniffDelimiter(text []byte) rune {
+	candidates := []byte{',', ';', '\t'}
+	var counts [][3]int
+	var cur [3]int
+	quoted := false
+	for i := 0; i < len(text) && len(counts) < 20; i++ {
+		c := text[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\n':
+			counts = append(counts, cur)
+			cur = [3]int{}
+		default:
+			for k, d := range candidates {
+				if c == d {
+					cur[k]++
+				}
+			}
+		}
+	}
+	if len(counts) < 20 && cur != [3]int{} {
+		counts = append(counts, cur)
+	}
+	best, bestCount := -1, 0
+	for k := range candidates {
+		n := counts[0][k]
+		consistent := n > 0
+		for _, row := range counts[1:] {
+			consistent = consistent && row[k] == n
+		}
+		if consistent && n > bestCount {
+			best, bestCount = k, n
+		}
+	}
+	if best < 0 {
+		for k := range candidates {
+			if counts[0][k] > bestCount {
+				best, bestCount = k, counts[0][k]
+			}
+		}
+	}
+	if best < 0 {
+		return ','
+	}
+	return rune(candidates[best])
+}
+
+// columnNames makes each header cell a column: its unit split off ("dose (mg/kg)",
+// "weight [g]"), its name made of letters, digits and '_' so that SQL needs no quotes, and
+// unique case-insensitively (DuckDB's names are). What was changed is said in notes.
+func columnNames(header []string, notes []string) ([]Column, []string) {
+	cols := make([]Column, len(header))
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		name, unit := splitUnit(h)
+		clean := identifier(name)
+		if clean == "" {
+			clean = fmt.Sprintf("column_%d", i+1)
+			notes = append(notes, fmt.Sprintf("column %d has no name: named %s", i+1, clean))
+		}
+		unique := uniqueName(clean, cols[:i])
+		if !strings.EqualFold(unique, clean) {
+			notes = append(notes, fmt.Sprintf("column %d's name %q is taken: named %s", i+1, h, unique))
+		}
+		cols[i] = Column{Name: unique, Header: h, Unit: unit}
+	}
+	return cols, notes
+}
+
+// splitUnit splits a trailing "(unit)" or "[unit]" off a header.
+func splitUnit(h string) (name, unit string) {
+	if len(h) < 3 {
+		return h, ""
+	}
+	closer := h[len(h)-1]
+	opener := map[byte]byte{')': '(', ']': '['}[closer]
+	if opener == 0 {
+		return h, ""
+	}
+	open := strings.LastIndexByte(h, opener)
+	if open <= 0 {
+		return h, ""
+	}
+	name, unit = strings.TrimSpace(h[:open]), strings.TrimSpace(h[open+1:len(h)-1])
+	if name == "" || unit == "" {
+		return h, ""
+	}
+	return name, unit
+}
+
+// identifier keeps letters and digits and turns every other run into one '_'
+// ("Sepal.Length" -> "Sepal_Length"); a name starting with a digit gets a 'c'.
+func identifier(s string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			gap = false
+			b.WriteRune(r)
+			continue
+		}
+		gap = true
+	}
+	out := b.String()
+	if out != "" && unicode.IsDigit(rune(out[0])) {
+		out = "c" + out
+	}
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "_")
+		for !utf8.ValidString(out) {
+			out = out[:len(out)-1]
+		}
+	}
+	return out
+}
+
+func uniqueName(name string, taken []Column) string {
+	used := func(n string) bool {
+		for _, c := range taken {
+			if strings.EqualFold(c.Name, n) {
+				return true
+			}
+		}
+		return false
+	}
+	out := name
+	for k := 2; used(out); k++ {
+		out = fmt.Sprintf("%s_%d", name, k)
+	}
+	return out
+}

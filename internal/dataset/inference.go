@@ -1,0 +1,260 @@
+package dataset
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kinds a column may still be while its values are read.
+const (
+	pointNumber = 1 << iota // decimal point, ',' thousands (convention A)
+	commaNumber             // decimal comma, '.' thousands (convention B)
+	boolean
+	date
+	allKinds = pointNumber | commaNumber | boolean | date
+)
+
+const dateStyles = isoDate | dotDate | slashDMY | slashMDY
+
+// column gathers what a column's values allow, one value at a time, so that a table is
+// read in one pass whatever its width.
+type column struct {
+	missing [len(missingTokens)]int
+	values  int // not missing
+	kinds   int // what every value so far reads as
+	styles  int // the date styles every value so far fits
+	times   int // withTime and withoutTime, as met
+	// fracPoint and fracComma: some value has a decimal part (or an exponent, or is
+	// infinite) read with a decimal point, or a decimal comma.
+	fracPoint, fracComma bool
+	sawDot, sawComma     bool
+	// ambiguous is a value both conventions read, differently ("1.000"): kept to say why.
+	ambiguous string
+}
+
+func newColumn() *column { return &column{kinds: allKinds, styles: dateStyles} }
+
+// add reads one cell.
+func (c *column) add(raw string) {
+	v := trimSpace(raw)
+	if i := missingIndex(v); i >= 0 {
+		c.missing[i]++
+		return
+	}
+	c.values++
+	if c.kinds == 0 {
+		return
+	}
+	if c.kinds&(pointNumber|commaNumber) != 0 && c.addNumber(v) {
+		return
+	}
+	if c.kinds&boolean != 0 {
+		if _, ok := isBool(v); ok {
+			c.kinds &= boolean
+			return
+		}
+		c.kinds &^= boolean
+	}
+	if c.kinds&date != 0 {
+		styles, _, _ := scanDate(v)
+		c.styles &= styles
+		c.times |= styles &^ dateStyles
+		if c.styles == 0 {
+			c.kinds &^= date
+		} else {
+			c.kinds &= date
+		}
+	}
+}
+
+// addNumber reads v under both conventions, and tells whether either took it.
+func (c *column) addNumber(v string) bool {
+	if infinity(v) != "" {
+		c.kinds &= pointNumber | commaNumber
+		c.fracPoint, c.fracComma = true, true
+		return true
+	}
+	a, b := scanNumber(v, '.', ','), scanNumber(v, ',', '.')
+	if a == notNumber {
+		c.kinds &^= pointNumber
+	}
+	if b == notNumber {
+		c.kinds &^= commaNumber
+	}
+	if c.kinds&(pointNumber|commaNumber) == 0 {
+		return false
+	}
+	c.kinds &= pointNumber | commaNumber
+	c.fracPoint = c.fracPoint || a == fraction
+	c.fracComma = c.fracComma || b == fraction
+	dot, comma := strings.IndexByte(v, '.') >= 0, strings.IndexByte(v, ',') >= 0
+	c.sawDot = c.sawDot || dot
+	c.sawComma = c.sawComma || comma
+	if a != notNumber && b != notNumber && (dot || comma) && c.ambiguous == "" {
+		c.ambiguous = v
+	}
+	return true
+}
+
+// reading is how a column's values are written canonically.
+type reading struct {
+	typ       string
+	dec, thou byte // numbers
+	style     int  // dates: the one style
+}
+
+// convert writes one cell canonically; ok is false for a missing value.
+func (r *reading) convert(raw string) (string, bool) {
+	v := trimSpace(raw)
+	if missingIndex(v) >= 0 {
+		return "", false
+	}
+	switch r.typ {
+	case BIGINT, DOUBLE:
+		return canonicalNumber(v, r.dec, r.thou), true
+	case BOOLEAN:
+		b, _ := isBool(v)
+		if b {
+			return "true", true
+		}
+		return "false", true
+	case DATE, TIMESTAMP:
+		_, first, monthFirst := scanDate(v)
+		if r.style == slashMDY {
+			first = monthFirst
+		}
+		return first.iso(r.typ == TIMESTAMP), true
+	}
+	return raw, true
+}
+
+// evidence is what the file's columns say of its decimal separator, for the columns
+// whose values both conventions read ("1.000", "2,500").
+type evidence struct {
+	point, comma int  // columns only one convention reads
+	semicolon    bool // a semicolon-separated file: Europe's CSV, decimal commas
+}
+
+// decide is the convention a column's values take: one that reads them all.
+func (c *column) decide() (point, comma bool) {
+	return c.kinds&pointNumber != 0, c.kinds&commaNumber != 0
+}
+
+// resolve turns what the values allow into the column's type and how it was read.
+func (c *column) resolve(ev evidence) (reading, string) {
+	if c.values == 0 {
+		return reading{typ: VARCHAR}, "all missing"
+	}
+	switch {
+	case c.kinds&(pointNumber|commaNumber) != 0:
+		return c.resolveNumber(ev)
+	case c.kinds&boolean != 0:
+		return reading{typ: BOOLEAN}, "TRUE/FALSE as booleans"
+	case c.kinds&date != 0:
+		return c.resolveDate()
+	}
+	return reading{typ: VARCHAR}, "text"
+}
+
+func (c *column) resolveNumber(ev evidence) (reading, string) {
+	point, comma := c.decide()
+	why := ""
+	if point && comma && (c.sawDot || c.sawComma) {
+		// Both conventions read every value, differently: "1.000" is 1 or 1000.
+		switch {
+		case ev.point > 0 && ev.comma > 0:
+			return reading{typ: VARCHAR}, fmt.Sprintf("text: %q could be read with a decimal point or a decimal comma, and the file has columns of each", c.ambiguous)
+		case ev.comma > 0:
+			point, why = false, "decimal commas in the file's other columns"
+		case ev.point > 0:
+			comma, why = false, "decimal points in the file's other columns"
+		case ev.semicolon:
+			point, why = false, "the file is semicolon-separated and no column has a decimal point"
+		default:
+			comma, why = false, "the file is not semicolon-separated and no column has a decimal comma"
+		}
+		if point {
+			why = fmt.Sprintf("%q read as %s: %s", c.ambiguous, canonicalNumber(c.ambiguous, '.', ','), why)
+		} else {
+			why = fmt.Sprintf("%q read as %s: %s", c.ambiguous, canonicalNumber(c.ambiguous, ',', '.'), why)
+		}
+	}
+	r := reading{typ: BIGINT, dec: '.', thou: ','}
+	frac := c.fracPoint
+	if !point {
+		r.dec, r.thou, frac = ',', '.', c.fracComma
+	}
+	if frac {
+		r.typ = DOUBLE
+	}
+	var parts []string
+	switch {
+	case !c.sawDot && !c.sawComma && r.typ == BIGINT:
+		parts = append(parts, "integers")
+	case !c.sawDot && !c.sawComma:
+		parts = append(parts, "numbers")
+	case r.dec == '.':
+		parts = appendIf(parts, c.sawDot, "decimal point")
+		parts = appendIf(parts, c.sawComma, "',' thousands")
+	default:
+		parts = appendIf(parts, c.sawComma, "decimal comma")
+		parts = appendIf(parts, c.sawDot, "'.' thousands")
+	}
+	parts = appendIf(parts, why != "", why)
+	return r, strings.Join(parts, ", ")
+}
+
+func appendIf(parts []string, cond bool, s string) []string {
+	if cond {
+		return append(parts, s)
+	}
+	return parts
+}
+
+func (c *column) resolveDate() (reading, string) {
+	typ, what := DATE, "dates"
+	if c.times&withTime != 0 {
+		typ, what = TIMESTAMP, "timestamps"
+	}
+	clock := ""
+	if typ == TIMESTAMP {
+		clock = " HH:MM:SS"
+	}
+	switch {
+	case c.styles&isoDate != 0:
+		return reading{typ: typ, style: isoDate}, what + " as YYYY-MM-DD" + clock
+	case c.styles&dotDate != 0:
+		return reading{typ: typ, style: dotDate}, what + " as DD.MM.YYYY" + clock
+	case c.styles == slashDMY|slashMDY:
+		return reading{typ: VARCHAR}, "text: dates with '/' that read as DD/MM/YYYY and as MM/DD/YYYY alike (no part above 12 tells which)"
+	case c.styles == slashDMY:
+		return reading{typ: typ, style: slashDMY}, what + " as DD/MM/YYYY" + clock + " (a first part above 12)"
+	}
+	return reading{typ: typ, style: slashMDY}, what + " as MM/DD/YYYY" + clock + " (a second part above 12)"
+}
+
+// missingRead says which missing markers a column met and how often: "NA and - as
+// missing (12)".
+func (c *column) missingRead() (string, int) {
+	var names []string
+	total := 0
+	for i, n := range c.missing {
+		if n == 0 {
+			continue
+		}
+		total += n
+		name := missingTokens[i]
+		if name == "" {
+			name = "empty"
+		}
+		names = append(names, name)
+	}
+	if total == 0 {
+		return "", 0
+	}
+	list := names[0]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return fmt.Sprintf("%s as missing (%d)", list, total), total
+}
