@@ -57,7 +57,7 @@ func (t *Table) Canonical(w io.Writer) error {
 func (t *Table) eachRow(limit int, f func([]string) error) error {
 	r := t.reader()
 	if _, err := r.Read(); err != nil {
-		return csvError(err)
+		return csvError(err, t.text)
 	}
 	pad := len(t.Columns)
 	for n := 0; limit < 0 || n < limit; n++ {
@@ -66,7 +66,7 @@ func (t *Table) eachRow(limit int, f func([]string) error) error {
 			return nil
 		}
 		if err != nil {
-			return csvError(err)
+			return csvError(err, t.text)
 		}
 		if len(rec) != pad {
 			return refuse(0, "the table changed since it was read")

@@ -68,7 +68,7 @@ func (t *Table) scan() error {
 	r := t.reader()
 	header, err := r.Read()
 	if err != nil {
-		return csvError(err)
+		return csvError(err, t.text)
 	}
 	header = append([]string(nil), header...)
 	if len(header) > maxColumns {
@@ -85,12 +85,12 @@ func (t *Table) scan() error {
 			break
 		}
 		if err != nil {
-			return csvError(err)
+			return csvError(err, t.text)
 		}
 		if t.Rows == 0 && len(rec) == len(header)+1 {
 			// R's write.table writes no header cell over the row names.
 			rowNames = true
-			header = append([]string{"row_names"}, header...)
+			header = append([]string{""}, header...)
 			cols = append(cols, newColumn())
 			t.Notes = append(t.Notes, "the header has one field fewer than the rows, as R's write.table writes row names: the first column is the row names")
 		}
@@ -103,7 +103,7 @@ func (t *Table) scan() error {
 		}
 		t.Rows++
 	}
-	t.Columns, t.Notes = columnNames(header, t.Notes)
+	t.Columns, t.Notes = columnNames(header, t.Notes, rowNames)
 	t.resolve(cols)
 	return nil
 }
@@ -151,7 +151,7 @@ func sum(xs []int) int {
 }
 
 // csvError turns encoding/csv's error into a refusal naming the line.
-func csvError(err error) error {
+func csvError(err error, text []byte) error {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return refuse(0, "%v", err)
@@ -159,10 +159,34 @@ func csvError(err error) error {
 	switch {
 	case errors.Is(pe.Err, csv.ErrBareQuote):
 		return refuse(pe.Line, "a quote inside an unquoted value (column %d): quote the whole value and double the quotes inside it", pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote) && backslashQuote(text, pe.Line):
+		return refuse(pe.StartLine, "a quote escaped with a backslash (\\\"), as R's write.table writes by default: write the file with qmethod = \"double\" (or write.csv), which doubles quotes inside values")
 	case errors.Is(pe.Err, csv.ErrQuote):
 		return refuse(pe.StartLine, "a quoted value that never closes, or text after its closing quote (line %d, column %d)", pe.Line, pe.Column)
 	}
 	return refuse(pe.Line, "%v", pe.Err)
+}
+
+// backslashQuote tells whether a backslash before a quote is on the line, or the one
+// before it (where encoding/csv read the quoted value from).
+func backslashQuote(text []byte, line int) bool {
+	for n := 1; n < line-1 && len(text) > 0; n++ {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			return false
+		}
+		text = text[i+1:]
+	}
+	end := 0
+	for k := 0; k < 2 && end < len(text); k++ {
+		i := bytes.IndexByte(text[end:], '\n')
+		if i < 0 {
+			end = len(text)
+			break
+		}
+		end += i + 1
+	}
+	return bytes.Contains(text[:end], []byte(`\"`))
 }
 
 // sniffDelimiter picks comma, semicolon or tab: the one found the same number of times,
@@ -220,13 +244,15 @@ func sniffDelimiter(text []byte) rune {
 // columnNames makes each header cell a column: its unit split off ("dose (mg/kg)",
 // "weight [g]"), its name made of letters, digits and '_' so that SQL needs no quotes, and
 // unique case-insensitively (DuckDB's names are). What was changed is said in notes.
-func columnNames(header []string, notes []string) ([]Column, []string) {
+func columnNames(header []string, notes []string, rowNames bool) ([]Column, []string) {
 	cols := make([]Column, len(header))
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		name, unit := splitUnit(h)
 		clean := identifier(name)
-		if clean == "" {
+		if clean == "" && i == 0 && rowNames {
+			clean = "row_names"
+		} else if clean == "" {
 			clean = fmt.Sprintf("column_%d", i+1)
 			notes = append(notes, fmt.Sprintf("column %d has no name: named %s", i+1, clean))
 		}

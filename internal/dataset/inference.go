@@ -28,6 +28,7 @@ type column struct {
 	// infinite) read with a decimal point, or a decimal comma.
 	fracPoint, fracComma bool
 	sawDot, sawComma     bool
+	bools                int // boolWords met, as bits
 	// ambiguous is a value both conventions read, differently ("1.000"): kept to say why.
 	ambiguous string
 }
@@ -51,6 +52,7 @@ func (c *column) add(raw string) {
 	if c.kinds&boolean != 0 {
 		if _, ok := isBool(v); ok {
 			c.kinds &= boolean
+			c.bools |= boolWords(v)
 			return
 		}
 		c.kinds &^= boolean
@@ -94,6 +96,23 @@ func (c *column) addNumber(v string) bool {
 		c.ambiguous = v
 	}
 	return true
+}
+
+// boolWords tells the language of a boolean's spelling, as a bit: English, German, French.
+func boolWords(v string) int {
+	switch v[0] {
+	case 'W':
+		return 2
+	case 'V':
+		return 4
+	}
+	if v == "FALSCH" {
+		return 2
+	}
+	if v == "FAUX" {
+		return 4
+	}
+	return 1
 }
 
 // reading is how a column's values are written canonically.
@@ -149,7 +168,13 @@ func (c *column) resolve(ev evidence) (reading, string) {
 	case c.kinds&(pointNumber|commaNumber) != 0:
 		return c.resolveNumber(ev)
 	case c.kinds&boolean != 0:
-		return reading{typ: BOOLEAN}, "TRUE/FALSE as booleans"
+		var words []string
+		for i, w := range []string{"TRUE/FALSE", "WAHR/FALSCH", "VRAI/FAUX"} {
+			if c.bools&(1<<i) != 0 {
+				words = append(words, w)
+			}
+		}
+		return reading{typ: BOOLEAN}, strings.Join(words, ", ") + " as booleans"
 	case c.kinds&date != 0:
 		return c.resolveDate()
 	}

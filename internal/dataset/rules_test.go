@@ -134,6 +134,7 @@ func TestDates(t *testing.T) {
 func TestBooleans(t *testing.T) {
 	runColumnCases(t, []columnCase{
 		{name: "R and pandas", in: "b\nTRUE\nFalse\ntrue\nNA\n", typ: BOOLEAN, values: []string{"true", "false", "true", ""}, read: "TRUE/FALSE as booleans"},
+		{name: "a German spreadsheet's", in: "b;x\nWAHR;1\nFALSCH;2\n", typ: BOOLEAN, values: []string{"true", "false"}, read: "WAHR/FALSCH as booleans"},
 		{name: "yes and no stay text", in: "b\nyes\nno\n", typ: VARCHAR, values: []string{"yes", "no"}, read: "text"},
 		{name: "0 and 1 are integers", in: "b\n0\n1\n", typ: BIGINT, values: []string{"0", "1"}, read: "integers"},
 	})

@@ -146,11 +146,13 @@ func canonicalNumber(s string, dec, thou byte) string {
 	return string(out)
 }
 
-func isBool(s string) (bool, bool) {
+// isBool reads R's and Excel's TRUE/FALSE, pandas' True/False, and what German and
+// French spreadsheets write for them (Gnumeric and Excel in de_DE: WAHR/FALSCH).
+func isBool(s string) (value, ok bool) {
 	switch s {
-	case "TRUE", "True", "true":
+	case "TRUE", "True", "true", "WAHR", "VRAI":
 		return true, true
-	case "FALSE", "False", "false":
+	case "FALSE", "False", "false", "FALSCH", "FAUX":
 		return false, true
 	}
 	return false, false
