@@ -140,7 +140,7 @@ FUZZ_TARGETS := \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
 	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \
-	./internal/tournament:FuzzResult \
+	./internal/tournament:FuzzResult ./internal/dataset:FuzzRead \
 	./internal/library:FuzzBibTeX ./internal/library:FuzzRIS \
 	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX ./internal/library:FuzzBibTeXExpansion
 # Minimising each new input is capped at 2,000 runs: the library's test binary links bleve,

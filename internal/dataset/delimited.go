@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// maxColumns bounds a table's width: naming columns uniquely costs the square of it.
+// maxColumns bounds a table's width, which the sandbox loads with explicit types.
 const maxColumns = 4096
 
 // readDelimited reads a CSV or TSV: the first record is the header, every other record
@@ -217,6 +218,9 @@ func sniffDelimiter(text []byte) rune {
 	if len(counts) < 20 && cur != [3]int{} {
 		counts = append(counts, cur)
 	}
+	if len(counts) == 0 {
+		return ',' // one line without a delimiter: one column
+	}
 	best, bestCount := -1, 0
 	for k := range candidates {
 		n := counts[0][k]
@@ -246,24 +250,37 @@ func sniffDelimiter(text []byte) rune {
 // unique case-insensitively (DuckDB's names are). What was changed is said in notes.
 func columnNames(header []string, notes []string, rowNames bool) ([]Column, []string) {
 	cols := make([]Column, len(header))
+	taken := names{used: make(map[string]bool, len(header)), next: map[string]int{}}
+	var renamed []string
 	for i, h := range header {
-		h = strings.TrimSpace(h)
+		h = bound(strings.TrimSpace(h), maxHeader)
 		name, unit := splitUnit(h)
 		clean := identifier(name)
 		if clean == "" && i == 0 && rowNames {
 			clean = "row_names"
 		} else if clean == "" {
 			clean = fmt.Sprintf("column_%d", i+1)
-			notes = append(notes, fmt.Sprintf("column %d has no name: named %s", i+1, clean))
+			renamed = append(renamed, fmt.Sprintf("column %d has no name: named %s", i+1, clean))
 		}
-		unique := uniqueName(clean, cols[:i])
+		unique := taken.unique(clean)
 		if !strings.EqualFold(unique, clean) {
-			notes = append(notes, fmt.Sprintf("column %d's name %q is taken: named %s", i+1, h, unique))
+			renamed = append(renamed, fmt.Sprintf("column %d's name %q is taken: named %s", i+1, h, unique))
 		}
 		cols[i] = Column{Name: unique, Header: h, Unit: unit}
 	}
-	return cols, notes
+	if len(renamed) > maxRenameNotes {
+		more := len(renamed) - maxRenameNotes
+		renamed = append(renamed[:maxRenameNotes], fmt.Sprintf("and %d more columns named so", more))
+	}
+	return cols, append(notes, renamed...)
 }
+
+// A header cell is kept to maxHeader runes, and at most maxRenameNotes renamings are told
+// one by one: a schema is shown whole to agents and people.
+const (
+	maxHeader      = 128
+	maxRenameNotes = 8
+)
 
 // splitUnit splits a trailing "(unit)" or "[unit]" off a header.
 func splitUnit(h string) (name, unit string) {
@@ -315,18 +332,23 @@ func identifier(s string) string {
 	return out
 }
 
-func uniqueName(name string, taken []Column) string {
-	used := func(n string) bool {
-		for _, c := range taken {
-			if strings.EqualFold(c.Name, n) {
-				return true
-			}
-		}
-		return false
+// names hands out unique names, case-insensitively: the set of those used, and for each
+// name the next suffix to try, so that a header of one name repeated 4,096 times is named
+// in one pass, not in the square (or cube) of it.
+type names struct {
+	used map[string]bool
+	next map[string]int
+}
+
+// unique is name, or name_2, name_3 ... whichever is not yet used, and marks it used.
+func (n *names) unique(name string) string {
+	out, key := name, strings.ToLower(name)
+	k := max(n.next[key], 2)
+	for n.used[strings.ToLower(out)] {
+		out = name + "_" + strconv.Itoa(k)
+		k++
 	}
-	out := name
-	for k := 2; used(out); k++ {
-		out = fmt.Sprintf("%s_%d", name, k)
-	}
+	n.next[key] = k
+	n.used[strings.ToLower(out)] = true
 	return out
 }

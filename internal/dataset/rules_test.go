@@ -410,3 +410,22 @@ func TestParquetAndJSONLines(t *testing.T) {
 		t.Errorf("Parquet not sniffed: %v", err)
 	}
 }
+
+// A header of one name repeated to the cap is named in one pass, and one past the cap is
+// refused.
+func TestWideHeader(t *testing.T) {
+	header := strings.Repeat("a,", maxColumns-1) + "a\n"
+	tb, err := Read([]byte(header+strings.Repeat("1,", maxColumns-1)+"1\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := tb.Columns[maxColumns-1].Name; last != "a_4096" {
+		t.Errorf("last column named %q", last)
+	}
+	if len(tb.Notes) != maxRenameNotes+1 || tb.Notes[maxRenameNotes] != "and 4087 more columns named so" {
+		t.Errorf("%d notes, ending %q", len(tb.Notes), tb.Notes[len(tb.Notes)-1])
+	}
+	if _, err := Read([]byte("a,"+header), Options{}); err == nil || !strings.Contains(err.Error(), "4097 columns") {
+		t.Errorf("err %v, want 4097 columns refused", err)
+	}
+}
