@@ -75,12 +75,7 @@ func scanNumber(s string, dec, thou byte) numShape {
 		shape = fraction
 	}
 	if i < len(s) && s[i] == dec {
-		i++
-		n := 0
-		for ; i < len(s) && isDigit(s[i]); i++ {
-			n++
-		}
-		if n == 0 {
+		if i = digitsAfter(s, i+1); i < 0 {
 			return notNumber
 		}
 		shape = fraction
@@ -90,11 +85,7 @@ func scanNumber(s string, dec, thou byte) numShape {
 		if i < len(s) && (s[i] == '-' || s[i] == '+') {
 			i++
 		}
-		n := 0
-		for ; i < len(s) && isDigit(s[i]); i++ {
-			n++
-		}
-		if n == 0 {
+		if i = digitsAfter(s, i); i < 0 {
 			return notNumber
 		}
 		shape = fraction
@@ -103,6 +94,18 @@ func scanNumber(s string, dec, thou byte) numShape {
 		return notNumber
 	}
 	return shape
+}
+
+// digitsAfter is where the run of digits at s[i:] ends, or -1 when there is none.
+func digitsAfter(s string, i int) int {
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 // infinity is what R and others write for an infinite value, as DuckDB reads it.
