@@ -2,9 +2,9 @@ package dataset
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,41 +15,91 @@ import (
 // every missing value empty (load it with nullstr the empty string and the Columns' types;
 // in a table of one column it is written "", as a blank line would be skipped). A text
 // value that is itself empty is missing too: the file cannot tell them apart.
+//
+// Load it with DuckDB as
+//
+//	read_csv(path, header = true, auto_detect = false, delim = ',', quote = '"',
+//	    escape = '"', nullstr = '', columns = <Schema.DuckDBColumns()>)
+//
+// Checked with DuckDB 1.5.6 (duckdb-go v2.10506.0): every table in testdata/lab loads cell
+// for cell as Canonical wrote it, and so do a one-column table's "" (NULL), inf and -inf,
+// exponents, BIGINT overflow written as DOUBLE, quotes and line breaks in text, and
+// fractional seconds.
 func (t *Table) Canonical(w io.Writer) error {
 	if t.text == nil {
 		return errors.New("dataset: only a CSV or TSV table has a canonical form; the sandbox reads " + t.Format + " itself")
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	out := csv.NewWriter(bw)
-	names := make([]string, len(t.Columns))
+	var line []byte
 	for i, c := range t.Columns {
-		names[i] = c.Name
+		if i > 0 {
+			line = append(line, ',')
+		}
+		line = appendField(line, c.Name)
 	}
-	if err := out.Write(names); err != nil {
+	if _, err := bw.Write(append(line, '\n')); err != nil {
 		return err
 	}
-	row := make([]string, len(t.cols))
 	err := t.eachRow(-1, func(rec []string) error {
+		line = line[:0]
 		for i, v := range rec {
-			row[i], _ = t.cols[i].convert(v)
+			if i > 0 {
+				line = append(line, ',')
+			}
+			r := &t.cols[i]
+			if r.typ != VARCHAR {
+				// Numbers, dates and booleans as written here need no quotes.
+				line, _ = r.appendTo(line, v)
+				continue
+			}
+			if text := r.convert(v); text != "" {
+				line = appendField(line, text)
+			}
 		}
-		if len(row) == 1 && row[0] == "" {
+		if len(rec) == 1 && len(line) == 0 {
 			// A blank line is no record to a CSV reader: one column's missing value is
 			// written quoted, which DuckDB reads as NULL (allow_quoted_nulls).
-			out.Flush()
-			_, err := bw.WriteString("\"\"\n")
-			return err
+			line = append(line, '"', '"')
 		}
-		return out.Write(row)
+		_, err := bw.Write(append(line, '\n'))
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	out.Flush()
-	if err := out.Error(); err != nil {
-		return err
-	}
 	return bw.Flush()
+}
+
+// DuckDBColumns is the columns argument of DuckDB's read_csv for the canonical form:
+// {'name': 'TYPE', ...} in the table's order. Names are letters, digits and '_' (see
+// Column), so they need no escaping; a quote is doubled all the same.
+func (s Schema) DuckDBColumns() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, c := range s.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + strings.ReplaceAll(c.Name, "'", "''") + "': '" + c.Type + "'")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// appendField appends a text field, quoted where it holds a comma, a quote or a line end
+// (its quotes doubled), as RFC 4180 and DuckDB have it.
+func appendField(dst []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	for j := 0; j < len(s); j++ {
+		if s[j] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, s[j])
+	}
+	return append(dst, '"')
 }
 
 // eachRow calls f with each data record (at most limit, or all when limit < 0), with
@@ -97,8 +147,7 @@ func (t *Table) Preview(n int) [][]string {
 	_ = t.eachRow(n, func(rec []string) error {
 		row := make([]string, len(rec))
 		for i, v := range rec {
-			c, _ := t.cols[i].convert(v)
-			row[i] = bound(c, MaxPreviewValue)
+			row[i] = bound(t.cols[i].convert(v), MaxPreviewValue)
 		}
 		rows = append(rows, row)
 		return nil

@@ -122,29 +122,35 @@ type reading struct {
 	style     int  // dates: the one style
 }
 
-// convert writes one cell canonically; ok is false for a missing value.
-func (r *reading) convert(raw string) (string, bool) {
+// appendTo appends one cell written canonically; ok is false for a missing value, which
+// appends nothing.
+func (r *reading) appendTo(dst []byte, raw string) (out []byte, ok bool) {
 	v := trimSpace(raw)
 	if missingIndex(v) >= 0 {
-		return "", false
+		return dst, false
 	}
 	switch r.typ {
 	case BIGINT, DOUBLE:
-		return canonicalNumber(v, r.dec, r.thou), true
+		return appendNumber(dst, v, r.dec, r.thou), true
 	case BOOLEAN:
-		b, _ := isBool(v)
-		if b {
-			return "true", true
+		if b, _ := isBool(v); b {
+			return append(dst, "true"...), true
 		}
-		return "false", true
+		return append(dst, "false"...), true
 	case DATE, TIMESTAMP:
 		_, first, monthFirst := scanDate(v)
 		if r.style == slashMDY {
 			first = monthFirst
 		}
-		return first.iso(r.typ == TIMESTAMP), true
+		return first.appendISO(dst, r.typ == TIMESTAMP), true
 	}
-	return raw, true
+	return append(dst, raw...), true
+}
+
+// convert is one cell written canonically, "" for a missing value.
+func (r *reading) convert(raw string) string {
+	b, _ := r.appendTo(nil, raw)
+	return string(b)
 }
 
 // evidence is what the file's columns say of its decimal separator, for the columns

@@ -196,6 +196,10 @@ func TestHeaders(t *testing.T) {
 	if got := canonical(t, tb)[0]; strings.Join(got, ",") != "dose,weight,Sepal_Length,x,X_2,column_6,c2nd,f_x_value" {
 		t.Errorf("canonical header %q", got)
 	}
+	want2 := "{'dose': 'BIGINT', 'weight': 'BIGINT', 'Sepal_Length': 'BIGINT', 'x': 'BIGINT', 'X_2': 'BIGINT', 'column_6': 'BIGINT', 'c2nd': 'BIGINT', 'f_x_value': 'BIGINT'}"
+	if got := tb.DuckDBColumns(); got != want2 {
+		t.Errorf("DuckDBColumns %s", got)
+	}
 }
 
 // R's write.table writes no header cell over the row names.

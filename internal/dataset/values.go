@@ -119,34 +119,27 @@ func infinity(s string) string {
 	return ""
 }
 
-// canonicalNumber writes a number read with the decimal separator dec in DuckDB's form:
-// thousands separators dropped, '.' as the decimal point, no '+'. It copies only when it
-// must.
-func canonicalNumber(s string, dec, thou byte) string {
+// appendNumber appends a number read with the decimal separator dec in DuckDB's form:
+// thousands separators dropped, '.' as the decimal point, no '+'.
+func appendNumber(dst []byte, s string, dec, thou byte) []byte {
 	if inf := infinity(s); inf != "" {
-		return inf
+		return append(dst, inf...)
 	}
-	clean := s[0] != '+'
-	for i := 0; clean && i < len(s); i++ {
-		if s[i] == thou || (s[i] == dec && dec != '.') {
-			clean = false
-		}
-	}
-	if clean {
-		return s
-	}
-	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '+' && i == 0:
 		case c == thou:
 		case c == dec:
-			out = append(out, '.')
+			dst = append(dst, '.')
 		default:
-			out = append(out, c)
+			dst = append(dst, c)
 		}
 	}
-	return string(out)
+	return dst
+}
+
+func canonicalNumber(s string, dec, thou byte) string {
+	return string(appendNumber(nil, s, dec, thou))
 }
 
 // isBool reads R's and Excel's TRUE/FALSE, pandas' True/False, and what German and
@@ -321,23 +314,26 @@ func validDate(y, m, d int) bool {
 }
 
 func pad2(n int) string {
-	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
+	return string(appendPad2(nil, n))
 }
 
-// iso writes a date (and its time, in a TIMESTAMP column) as DuckDB reads it.
-func (c civil) iso(timestamp bool) string {
-	b := make([]byte, 0, 26)
-	b = append(b, byte('0'+c.y/1000%10), byte('0'+c.y/100%10), byte('0'+c.y/10%10), byte('0'+c.y%10), '-')
-	b = append(b, pad2(c.m)...)
-	b = append(b, '-')
-	b = append(b, pad2(c.d)...)
+func appendPad2(dst []byte, n int) []byte {
+	return append(dst, byte('0'+n/10%10), byte('0'+n%10))
+}
+
+// appendISO appends a date (and its time, in a TIMESTAMP column) as DuckDB reads it.
+func (c civil) appendISO(dst []byte, timestamp bool) []byte {
+	dst = append(dst, byte('0'+c.y/1000%10), byte('0'+c.y/100%10), byte('0'+c.y/10%10), byte('0'+c.y%10), '-')
+	dst = appendPad2(dst, c.m)
+	dst = append(dst, '-')
+	dst = appendPad2(dst, c.d)
 	if timestamp {
 		clock := c.clock
 		if clock == "" {
 			clock = "00:00:00"
 		}
-		b = append(b, ' ')
-		b = append(b, clock...)
+		dst = append(dst, ' ')
+		dst = append(dst, clock...)
 	}
-	return string(b)
+	return dst
 }
