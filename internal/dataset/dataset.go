@@ -16,8 +16,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -182,8 +184,13 @@ func sniffFormat(data []byte) string {
 	case bytes.HasPrefix(data, []byte("\xD0\xCF\x11\xE0")):
 		return "xls (an old Excel workbook; export it as CSV)"
 	}
-	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
+	// JSON lines when the first line is a JSON object: a CSV whose first cell begins
+	// with '{' is still a CSV.
+	first := bytes.TrimLeft(bytes.TrimPrefix(data, bom), " \t\r\n")
+	if end := bytes.IndexByte(first, '\n'); end >= 0 {
+		first = first[:end]
+	}
+	if first = bytes.TrimSpace(first); len(first) > 0 && first[0] == '{' && json.Valid(first) {
 		return JSONL
 	}
 	return CSV
@@ -195,20 +202,39 @@ var bom = []byte("\xEF\xBB\xBF")
 func toUTF8(data []byte, encoding string) ([]byte, []string, error) {
 	switch {
 	case bytes.HasPrefix(data, bom):
-		data = data[len(bom):]
-		if encoding == "" {
-			return checkUTF8(data, []string{"a UTF-8 byte-order mark (Excel's 'CSV UTF-8') dropped"})
+		// The mark says UTF-8 whatever encoding was given: transcoding it as another
+		// would turn every umlaut into two letters.
+		notes := []string{"a UTF-8 byte-order mark (Excel's 'CSV UTF-8') dropped"}
+		if encoding != "" && !isUTF8Name(encoding) {
+			notes = append(notes, fmt.Sprintf("read as UTF-8, as its byte-order mark says, not as the %s given", encoding))
 		}
+		return checkUTF8(data[len(bom):], notes)
 	case bytes.HasPrefix(data, []byte("\xFF\xFE")), bytes.HasPrefix(data, []byte("\xFE\xFF")):
 		return fromUTF16(data)
 	}
-	switch encoding {
-	case "", "utf-8", "UTF-8", "utf8":
+	switch {
+	case encoding == "" || isUTF8Name(encoding):
 		return checkUTF8(data, nil)
-	case "windows-1252", "cp1252", "latin1", "latin-1", "iso-8859-1":
+	case isWindows1252Name(encoding):
 		return fromWindows1252(data), []string{"transcoded from Windows-1252 as asked"}, nil
 	}
 	return nil, nil, refuse(0, "unknown encoding %q (UTF-8 or windows-1252)", encoding)
+}
+
+func isUTF8Name(e string) bool {
+	switch strings.ToLower(e) {
+	case "utf-8", "utf8":
+		return true
+	}
+	return false
+}
+
+func isWindows1252Name(e string) bool {
+	switch strings.ToLower(e) {
+	case "windows-1252", "cp1252", "latin1", "latin-1", "iso-8859-1":
+		return true
+	}
+	return false
 }
 
 func checkUTF8(data []byte, notes []string) ([]byte, []string, error) {

@@ -104,9 +104,27 @@ func (t *Table) scan() error {
 		}
 		t.Rows++
 	}
+	if headerLooksLikeData(header) {
+		t.Notes = append(t.Notes, "the first line, read as the header, holds only numbers and dates: if the file has no header, its first row is read as the column names")
+	}
 	t.Columns, t.Notes = columnNames(header, t.Notes, rowNames)
 	t.resolve(cols)
 	return nil
+}
+
+// headerLooksLikeData: a header of numbers and dates only is most likely a first row of
+// data (R's write.table with col.names = FALSE, a sheet saved without its header line).
+func headerLooksLikeData(header []string) bool {
+	for _, h := range header {
+		v := trimSpace(h)
+		if v == "" {
+			return false
+		}
+		if styles, _, _ := scanDate(v); styles == 0 && scanNumber(v, '.', ',') == notNumber && scanNumber(v, ',', '.') == notNumber {
+			return false
+		}
+	}
+	return len(header) > 0
 }
 
 func b2i(b bool) int {
@@ -191,8 +209,8 @@ func backslashQuote(text []byte, line int) bool {
 }
 
 // sniffDelimiter picks comma, semicolon or tab: the one found the same number of times,
-// outside quotes, in each of the first records, the most often; else the most frequent
-// in the header; else comma (a one-column file).
+// outside quotes, in each of the first records, the most often (tab, then semicolon, on a
+// tie); else the most frequent in the header; else comma (a one-column file).
 func sniffDelimiter(text []byte) rune {
 	candidates := []byte{',', ';', '\t'}
 	var counts [][3]int
@@ -228,7 +246,9 @@ func sniffDelimiter(text []byte) rune {
 		for _, row := range counts[1:] {
 			consistent = consistent && row[k] == n
 		}
-		if consistent && n > bestCount {
+		// On a tie the later wins: a semicolon (or tab) on every line beside as many
+		// commas is Europe's CSV with a decimal comma per line, not the other way round.
+		if consistent && n >= bestCount && n > 0 {
 			best, bestCount = k, n
 		}
 	}

@@ -157,6 +157,8 @@ func TestDelimiter(t *testing.T) {
 		{"comma", "a,b\n1,2\n", Options{}, ","},
 		{"semicolon with decimal commas", "a;b\n1,5;2,5\n3,5;4,5\n", Options{}, ";"},
 		{"tab", "a\tb\n1,5\t2\n", Options{}, "\t"},
+		{"a decimal comma per line beside one semicolon", "1,5;2\n3,5;4\n", Options{}, ";"},
+		{"a decimal comma per line beside one tab", "1,5\t2\n3,5\t4\n", Options{}, "\t"},
 		{"commas inside quotes do not count", "a;b\n\"x,y,z\";1\n\"p,q\";2\n", Options{}, ";"},
 		{"one column", "a\n1\n2\n", Options{}, ","},
 		{"given", "a|b\n1|2\n", Options{Delimiter: '|'}, "|"},
@@ -262,9 +264,56 @@ func TestReadFileCap(t *testing.T) {
 	}
 }
 
+// A file without a header is read with its first row as names, and says so.
+func TestNoHeader(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		note bool
+	}{
+		{"1,2.5,2024-01-01\n3,4.5,2024-01-02\n", true},
+		{"1;2,5\n3;4,5\n", true},
+		{"id,2024\n1,2\n", false},
+		{"\"\",a\n1,2\n", false},
+	} {
+		tb, err := Read([]byte(tc.in), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(strings.Join(tb.Notes, " "), "no header"); got != tc.note {
+			t.Errorf("%q: notes %q", tc.in, tb.Notes)
+		}
+	}
+}
+
+// A file that starts with '{' is JSON lines only when its first line is a JSON object.
+func TestSniffFormat(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\"a\": 1}\n{\"a\": 2}\n": JSONL,
+		"\xEF\xBB\xBF{\"a\": 1}\n": JSONL,
+		"{id},value\n1,2\n":        CSV,
+		"a,b\n1,2\n":               CSV,
+	} {
+		tb, err := Read([]byte(in), Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if tb.Format != want {
+			t.Errorf("%q read as %s, want %s", in, tb.Format, want)
+		}
+	}
+}
+
 func TestEncodings(t *testing.T) {
+	// A UTF-8 byte-order mark wins over an encoding given: the file is UTF-8.
+	tb, err := Read([]byte("\xEF\xBB\xBFname\nM\u00fcller\n"), Options{Encoding: "windows-1252"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := canonical(t, tb); got[1][0] != "Müller" || !strings.Contains(strings.Join(tb.Notes, " "), "not as the windows-1252 given") {
+		t.Errorf("read as %q, notes %q", got, tb.Notes)
+	}
 	latin := "name;Gewicht (kg)\nM\xfcller;1,5\nGr\xf6\xdfe \x80;2\n"
-	tb, err := Read([]byte(latin), Options{Encoding: "windows-1252"})
+	tb, err = Read([]byte(latin), Options{Encoding: "Windows-1252"})
 	if err != nil {
 		t.Fatal(err)
 	}
