@@ -7,6 +7,31 @@
 // as DD.MM.YYYY", "NA and - as missing (12)"), and what cannot be told apart is read as
 // text with the reason, never guessed.
 //
+// The rules, each a decision a scientist can check in the schema:
+//
+//   - The first line is the header. A trailing "(unit)" or "[unit]" is the column's Unit;
+//     names keep letters, digits and '_' and are made unique case-insensitively, with a
+//     note. R's write.table, which writes no header cell over the row names, gets a
+//     row_names column. A header of numbers and dates only is noted as perhaps data.
+//   - Missing, in every column: empty, NA, N/A, n/a, NaN, nan, - and #N/A, counted per
+//     column. NaN is missing, not a number: R writes it for 0/0, and a NaN in DuckDB
+//     would carry into every mean of its column.
+//   - Numbers: a column is read with a decimal point (',' thousands) or a decimal comma
+//     ('.' thousands) when only one reads all its values; where both do ("1.000"), the
+//     file's other columns decide, else a semicolon-separated file means decimal commas;
+//     columns of both kinds in one file leave such a column text. Thousands groups are
+//     strict; "007" is text (an identifier); over 18 digits is DOUBLE; Inf and -Inf are.
+//   - Dates: YYYY-MM-DD and DD.MM.YYYY; D/M/YYYY against M/D/YYYY only where a part above
+//     12 tells, else text with the reason. A time (HH:MM[:SS[.f]]) makes a TIMESTAMP;
+//     time zones and two-digit years stay text.
+//   - Booleans: TRUE, True and true (R, Excel, pandas) and their FALSE, and WAHR/FALSCH and
+//     VRAI/FAUX (German and French spreadsheets); 0/1 and yes/no are not.
+//   - Encodings: UTF-8 (with or without its byte-order mark) and UTF-16 with its mark are
+//     read; anything else is refused naming the byte, its line and what it would be in
+//     Windows-1252, unless that encoding is given: guessing it would be silent when wrong.
+//   - Refused with the line: ragged rows, a quote inside an unquoted value, a quote that
+//     never closes, quotes escaped with a backslash (R's write.table default).
+//
 // Parquet and JSON lines are only checked cheaply here (Parquet's magic at both ends, each
 // JSON line an object within a bound): their columns are read by the DuckDB sandbox, so
 // their Schema has Rows and Columns empty (Rows is set for JSON lines) and says so in Notes.
