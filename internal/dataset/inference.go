@@ -93,7 +93,7 @@ func (c *column) addNumber(v string) bool {
 	c.sawDot = c.sawDot || dot
 	c.sawComma = c.sawComma || comma
 	if a != notNumber && b != notNumber && (dot || comma) && c.ambiguous == "" {
-		c.ambiguous = v
+		c.ambiguous = bound(v, 24) // shown in the schema: "1.000e99999..." is a number too
 	}
 	return true
 }

@@ -482,3 +482,23 @@ func TestWideHeader(t *testing.T) {
 		t.Errorf("err %v, want 4097 columns refused", err)
 	}
 }
+
+// What a schema shows of a file's text is bounded: it goes whole to agents and people.
+func TestSchemaBounded(t *testing.T) {
+	huge := strings.Repeat("9", 5000)
+	in := strings.Repeat("h", 1000) + " (" + huge + ")," + huge + "\n1.000e" + huge + ",1\n"
+	tb, err := Read([]byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tb.Columns {
+		if len(c.Name) > 64 || len([]rune(c.Header)) > maxHeader || len(c.Unit) > 4*maxHeader || len(c.Read) > 300 {
+			t.Errorf("a column of %d, %d, %d and %d bytes: %q", len(c.Name), len(c.Header), len(c.Unit), len(c.Read), c.Read[:min(len(c.Read), 80)])
+		}
+	}
+	for _, n := range tb.Notes {
+		if len(n) > 300 {
+			t.Errorf("a note of %d bytes", len(n))
+		}
+	}
+}
