@@ -106,3 +106,11 @@ write(aq, "py-airquality-excel.csv", "pandas", encoding="utf-8-sig", linetermina
 
 # Tab-separated with pandas' defaults: NaN written empty.
 write(lab, "py-lab.tsv", "pandas", sep="\t")
+
+# JSON lines, as pandas writes them for other tools: only checked by the reader (each line
+# an object) and counted; the sandbox reads their columns.
+lab.to_json(os.path.join(out, "py-lab.jsonl"), orient="records", lines=True, date_format="iso", force_ascii=False)
+with open(os.path.join(out, "py-lab-jsonl.truth.json"), "w", encoding="utf-8") as f:
+    json.dump({"file": "py-lab.jsonl", "maker": "pandas %s DataFrame.to_json(orient='records', lines=True)" % pd.__version__,
+               "options": {}, "rows": len(lab), "columns": []}, f)
+    f.write("\n")

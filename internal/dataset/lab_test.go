@@ -64,6 +64,9 @@ func checkLabTable(t *testing.T, tr truth) {
 	if err != nil {
 		t.Fatalf("%s: %v", tr.Maker, err)
 	}
+	if tb.Format == JSONL && tb.Rows == tr.Rows && len(tb.Columns) == 0 && len(tr.Columns) == 0 {
+		return // its columns are the sandbox's to read
+	}
 	if tb.Rows != tr.Rows || len(tb.Columns) != len(tr.Columns) {
 		t.Fatalf("%d rows of %d columns, the maker wrote %d of %d", tb.Rows, len(tb.Columns), tr.Rows, len(tr.Columns))
 	}
