@@ -52,8 +52,8 @@ func (t *Table) Canonical(w io.Writer) error {
 				line, _ = r.appendTo(line, v)
 				continue
 			}
-			if text := r.convert(v); text != "" {
-				line = appendField(line, text)
+			if missingIndex(trimSpace(v)) < 0 {
+				line = appendField(line, v) // text as written
 			}
 		}
 		if len(rec) == 1 && len(line) == 0 {

@@ -76,7 +76,15 @@ func (c *column) addNumber(v string) bool {
 		c.fracPoint, c.fracComma = true, true
 		return true
 	}
-	a, b := scanNumber(v, '.', ','), scanNumber(v, ',', '.')
+	// Only the conventions still open are tried: most columns close one at their first
+	// value with a separator, and the reading is half of a number's cost.
+	a, b := notNumber, notNumber
+	if c.kinds&pointNumber != 0 {
+		a = scanNumber(v, '.', ',')
+	}
+	if c.kinds&commaNumber != 0 {
+		b = scanNumber(v, ',', '.')
+	}
 	if a == notNumber {
 		c.kinds &^= pointNumber
 	}

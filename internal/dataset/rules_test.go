@@ -502,3 +502,17 @@ func TestSchemaBounded(t *testing.T) {
 		}
 	}
 }
+
+// missingIndex, written out as a switch for speed, agrees with missingTokens.
+func TestMissingIndex(t *testing.T) {
+	for i, m := range missingTokens {
+		if got := missingIndex(m); got != i {
+			t.Errorf("missingIndex(%q) = %d, want %d", m, got, i)
+		}
+	}
+	for _, s := range []string{"na", "Na", "NULL", "--", " NA", "nA"} {
+		if got := missingIndex(s); got != -1 {
+			t.Errorf("missingIndex(%q) = %d", s, got)
+		}
+	}
+}

@@ -14,10 +14,23 @@ func missingIndex(s string) int {
 	if len(s) > 4 {
 		return -1
 	}
-	for i, m := range missingTokens {
-		if s == m {
-			return i
-		}
+	switch s {
+	case "":
+		return 0
+	case "NA":
+		return 1
+	case "N/A":
+		return 2
+	case "n/a":
+		return 3
+	case "NaN":
+		return 4
+	case "nan":
+		return 5
+	case "-":
+		return 6
+	case "#N/A":
+		return 7
 	}
 	return -1
 }
