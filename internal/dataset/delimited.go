@@ -97,7 +97,11 @@ func (t *Table) scan() error {
 		}
 		if len(rec) != len(header) {
 			line, _ := r.FieldPos(0)
-			return refuse(line, "%d fields, where the header has %d (a ragged row: a delimiter inside an unquoted value, or a value missing its delimiter)", len(rec), len(header)-b2i(rowNames))
+			before := "the header has"
+			if rowNames {
+				before = "the rows before it have"
+			}
+			return refuse(line, "%d fields, where %s %d (a ragged row: a delimiter inside an unquoted value, or a value missing its delimiter)", len(rec), before, len(header))
 		}
 		for i, v := range rec {
 			cols[i].add(v)
@@ -125,13 +129,6 @@ func headerLooksLikeData(header []string) bool {
 		}
 	}
 	return len(header) > 0
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // resolve sets each column's type: first the columns whose numbers only one convention

@@ -226,6 +226,7 @@ func TestRefused(t *testing.T) {
 		reason   string
 	}{
 		{"ragged row", "a,b,c\n1,2,3\n\"x\ny\",2,3\n4,5\n", Options{}, 5, "2 fields, where the header has 3"},
+		{"ragged after R's row names", "a,b\nr1,1,2\nr2,3\n", Options{}, 3, "2 fields, where the rows before it have 3"},
 		{"bare quote", "a,b\n1,2\"x\n", Options{}, 2, "a quote inside an unquoted value"},
 		{"unclosed quote", "a,b\n1,\"2\n3,4\n", Options{}, 2, "never closes"},
 		{"Latin-1 from old Excel", "name;Gewicht\nM\xfcller;1\n", Options{}, 2, `byte 0xFC (in Windows-1252, as old Excel saves CSV, it is "ü")`},
