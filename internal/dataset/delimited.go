@@ -136,7 +136,7 @@ func headerLooksLikeData(header []string) bool {
 func (t *Table) resolve(cols []*column) {
 	ev := evidence{semicolon: t.comma == ';'}
 	for _, c := range cols {
-		switch point, comma := c.decide(); {
+		switch point, comma := c.conventions(); {
 		case c.values == 0:
 		case point && !comma:
 			ev.point++

@@ -168,8 +168,8 @@ type evidence struct {
 	semicolon    bool // a semicolon-separated file: Europe's CSV, decimal commas
 }
 
-// decide is the convention a column's values take: one that reads them all.
-func (c *column) decide() (point, comma bool) {
+// conventions are the decimal conventions that read every value of the column so far.
+func (c *column) conventions() (point, comma bool) {
 	return c.kinds&pointNumber != 0, c.kinds&commaNumber != 0
 }
 
@@ -196,7 +196,7 @@ func (c *column) resolve(ev evidence) (reading, string) {
 }
 
 func (c *column) resolveNumber(ev evidence) (reading, string) {
-	point, comma := c.decide()
+	point, comma := c.conventions()
 	why := ""
 	if point && comma && (c.sawDot || c.sawComma) {
 		// Both conventions read every value, differently: "1.000" is 1 or 1000.
