@@ -31,7 +31,7 @@ CHROMIUM         := /usr/bin/chromium
 # (internal/fulltext), run as a bounded child process.
 PDFTOTEXT        := /usr/bin/pdftotext
 
-.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots typeset-corpus
+.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots typeset-corpus lab-tables stats-truth
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -129,6 +129,12 @@ typeset-corpus:
 # reads the committed file.
 stats-truth:
 	Rscript scripts/statstruth.R internal/stats/testdata/r-truth.json
+# The lab tables internal/dataset is tested on (internal/dataset/testdata/lab): written by
+# R, pandas and Gnumeric as labs export them, each with its maker's dump of the values
+# beside it. Needs Debian's r-base-core, python3-pandas, gnumeric and locales; `make test`
+# does not: it reads the committed files.
+lab-tables:
+	scripts/labtables.sh
 
 # Fuzzing: each fuzz target in turn for FUZZTIME (make fuzz FUZZTIME=10m). `make test` runs
 # their seed corpora; this searches beyond them. Crashers land in the package's
@@ -142,7 +148,7 @@ FUZZ_TARGETS := \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
 	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \
-	./internal/tournament:FuzzResult \
+	./internal/tournament:FuzzResult ./internal/dataset:FuzzRead \
 	./internal/library:FuzzBibTeX ./internal/library:FuzzRIS \
 	./internal/library:FuzzCSLJSON ./internal/library:FuzzDecodeLaTeX ./internal/library:FuzzBibTeXExpansion \
 	./internal/stats:FuzzRun

@@ -27,6 +27,7 @@
 //	metareviews/0001.json
 //	tools/<digest>.json (the audit trail of tool results, content-addressed)
 //	conversation/<message id>.json (the conversation with the scientist, m-0001, ...)
+//	datasets/<digest>.data and datasets/<digest>.json (the lab's tables and their schemas: datasets.go)
 //	report.md, and other report artefacts (PutFile)
 //
 // plus the session's event log and its row in the session index (Sessions). Ids may hold
