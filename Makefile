@@ -129,6 +129,7 @@ typeset-corpus:
 # reads the committed file.
 stats-truth:
 	Rscript scripts/statstruth.R internal/stats/testdata/r-truth.json
+
 # The lab tables internal/dataset is tested on (internal/dataset/testdata/lab): written by
 # R, pandas and Gnumeric as labs export them, each with its maker's dump of the values
 # beside it. Needs Debian's r-base-core, python3-pandas, gnumeric and locales; `make test`
