@@ -35,6 +35,7 @@ type historyStats struct {
 	kinds        map[string]*kindStats // the reviewed hypotheses' references by the kind the simulator planted
 	unreviewed   int                   // hypotheses with references that no review checked (near-duplicates)
 	atPage       pageStats             // the references cited at a page of a full text
+	duplicates   nearDuplicates        // the near-duplicates excluded, by relation
 }
 
 // pageStats is what the reviews' checks made of the references cited at a passage (a page)
@@ -120,6 +121,7 @@ func BenchmarkGrounding(b *testing.B) {
 		p := mustQueryWithin[session.Progress](b, time.Minute, id, "progress")
 		s.toolCalls = p.ToolCalls
 		countCitations(b, &s, storeDir, id)
+		s.duplicates = measureNearDuplicates(b, storeDir, id)
 		return s
 	}
 	for b.Loop() {
@@ -132,6 +134,7 @@ func BenchmarkGrounding(b *testing.B) {
 			b.Logf("%s: %d hypotheses in %s; %d runs, %d events, %d history bytes (%.0f per hypothesis); largest payload %d bytes (%s); %d tool calls",
 				c.name, c.s.hypotheses, c.s.wall.Round(time.Second), c.s.runs, c.s.events, c.s.bytes, float64(c.s.bytes)/float64(c.s.hypotheses), c.s.largest, c.s.largestKind, c.s.toolCalls)
 		}
+		fmt.Printf("ungrounded: %s\ngrounded: %s\n", plain.duplicates, grounded.duplicates)
 		// On stdout, not in the log: the testing package keeps ten lines of a benchmark's log.
 		fmt.Printf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
 			grounded.unreviewed, citationTable(grounded.kinds))
