@@ -79,7 +79,7 @@ func (p pairStats) String() string {
 		p.n, p.simSum/f, p.latentExcluded/f, p.latentKept/f, p.excludedBetter, strings.Join(top, ", "))
 }
 
-var nearDuplicateOf = regexp.MustCompile(`^near-duplicate of (\S+) \(similarity ([0-9.]+)\)`)
+var nearDuplicateOf = regexp.MustCompile(`^near-duplicate of (\S+) \(similarity ([0-9.]+)`)
 
 // measureNearDuplicates reads a finished session's ranking (every entry, excluded ones
 // too) and its hypotheses from the store, and sorts the near-duplicates it excluded by
