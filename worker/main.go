@@ -128,6 +128,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.Float64Var(&c.offline.FirstBias, "offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
 	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline hypothesis' references made dishonest on purpose, spread over the dishonest kinds of --offline-citation-kinds, to measure the citation check")
 	kinds := fs.String("offline-citation-kinds", "all", "the kinds of citation the offline simulator makes, comma-separated: all, or some of "+strings.Join(simulator.PlantKinds(), ", "))
+	truth := fs.String("offline-truth", "", "a file where the offline simulator records the kind of each citation it plants, shared by workers that take over each other's turns and read by benchmarks (default: kept in memory)")
 	accuracy := fs.Float64("offline-support-accuracy", 0.9, "share of citations whose support (does the quote support its claim?) a simulated deep verification or full review judges right")
 	fs.IntVar(&c.slots, "slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	fs.IntVar(&c.computeSlots, "compute-slots", max(1, runtime.NumCPU()-1), "CPU-heavy activities (the tournament's fits, reports) this worker runs at once; the cores left serve workflow tasks and queries")
@@ -173,6 +174,11 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--offline-citation-kinds: %w", err)
 	}
 	c.offline.SupportError = 1 - *accuracy
+	if *truth != "" {
+		if c.offline.Truth, err = simulator.OpenTruth(*truth); err != nil {
+			return c, fmt.Errorf("--offline-truth: %w", err)
+		}
+	}
 	if c.notify != "" {
 		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
 			return c, fmt.Errorf("--notify-url: %w", err)

@@ -107,7 +107,7 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 		}
 	}
 	for i := range refs {
-		refs[i].Quote, refs[i].Claim, refs[i].Source, refs[i].Fabricated, refs[i].Planted = "", "", "", false, "" // the source, not how it was used
+		refs[i].Quote, refs[i].Claim, refs[i].Source = "", "", "" // the source, not how it was used
 		refs[i].Passage, refs[i].Page, refs[i].Section, refs[i].File = "", 0, "", ""
 	}
 	return refs, invented
