@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	citecheck "github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/passage"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -71,7 +72,7 @@ func ParseKinds(s string) ([]string, error) {
 // plantedRef is a reference a grounded answer cites (with its claim), and its hidden
 // truth.
 type plantedRef struct {
-	prompt.Cited
+	prompt.ModelRef
 	kind string
 }
 
@@ -99,7 +100,7 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 // text); false when s does not allow that kind (no sentence with a number to change, no
 // other record to quote, ...).
 func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
-	c := plantedRef{Cited: prompt.Cited{ID: s.id, Passage: s.passage}, kind: kind}
+	c := plantedRef{ModelRef: prompt.ModelRef{ID: s.id, Passage: s.passage}, kind: kind}
 	if len(claims) == 0 {
 		return c, false // the parser refuses a reference without its claim
 	}
@@ -161,7 +162,7 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		}
 		c.Quote = sentence(rng, s.text)
 		if len(others) == 0 {
-			c.Passage = fmt.Sprintf("%s#p%d.1", s.id, s.page+1)
+			c.Passage = passage.At(s.id, s.page+1, 1).String()
 			break
 		}
 		c.Passage = others[rng.IntN(len(others))].passage

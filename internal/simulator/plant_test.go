@@ -279,7 +279,7 @@ func plantedAs(t *testing.T, o *Offline, h research.Hypothesis, kinds ...string)
 	t.Helper()
 	var cs []plantedRef
 	for i, ref := range h.References {
-		cs = append(cs, plantedRef{Cited: prompt.Cited{ID: ref.ID}, kind: kinds[i]})
+		cs = append(cs, plantedRef{ModelRef: prompt.ModelRef{ID: ref.ID}, kind: kinds[i]})
 	}
 	if err := o.Planted().remember(h.Statement, h.References, cs); err != nil {
 		t.Fatal(err)

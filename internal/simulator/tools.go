@@ -280,10 +280,10 @@ func sentence(rng *rand.Rand, text string) string {
 }
 
 // cited are the references as the answer's JSON gives them.
-func cited(cs []plantedRef) []prompt.Cited {
-	out := make([]prompt.Cited, len(cs))
+func cited(cs []plantedRef) []prompt.ModelRef {
+	out := make([]prompt.ModelRef, len(cs))
 	for i, c := range cs {
-		out[i] = c.Cited
+		out[i] = c.ModelRef
 	}
 	return out
 }
@@ -368,7 +368,7 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			kind, _ := o.Planted().Hypothesis(p, pr) // a citation the simulator did not plant counts as honest
 			if len(refs) < 4 && Honest(kind) && !slices.ContainsFunc(refs, func(c plantedRef) bool { return strings.EqualFold(c.ID, pr.ID) }) {
 				if len(claims) > 0 {
-					refs = append(refs, plantedRef{Cited: prompt.Cited{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(kind, PlantedVerbatim)})
+					refs = append(refs, plantedRef{ModelRef: prompt.ModelRef{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(kind, PlantedVerbatim)})
 				}
 			}
 		}
@@ -426,12 +426,12 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 // schema adds.
 type groundedAnswer struct {
 	hypothesisAnswer
-	References []prompt.Cited `json:"references"`
+	References []prompt.ModelRef `json:"references"`
 }
 
 type groundedReview struct {
 	reviewAnswer
-	References []prompt.Cited              `json:"references"`
+	References []prompt.ModelRef           `json:"references"`
 	Support    []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 
