@@ -46,8 +46,9 @@ func freePorts(n int) ([]int, error) {
 type config struct {
 	Plugin, PGAddress, PGUser, PersistenceDB, VisibilityDB string
 	// SQLiteFile, when set, holds persistence and visibility instead of PostgreSQL (the
-	// dev server's shape, sqlite.go): one file, one connection, as the CLI's start-dev.
-	SQLiteFile string
+	// dev server's shape, sqlite.go): one store, one connection, as the CLI's start-dev.
+	SQLiteFile   string
+	SQLiteMemory bool // SQLite in memory, shared by the store's connections: SQLiteFile only names it
 	// MetricsPort, when set, serves the server's Prometheus metrics on loopback.
 	MetricsPort int
 	// DynamicValues are further dynamic config values: name -> a YAML value.
@@ -103,7 +104,7 @@ func (c config) write(dir string) error {
 	return nil
 }
 
-var serverConfig = template.Must(template.New("temporalpg.yaml").Funcs(template.FuncMap{"list": func(s ...string) []string { return s }}).Parse(`# Written by cosci's e2e/temporalpg: config/development-postgres12.yaml of
+var serverConfig = template.Must(template.New("temporalpg.yaml").Parse(`# Written by cosci's e2e/temporalpg: config/development-postgres12.yaml of
 # go.temporal.io/server, on free loopback ports.
 log:
   stdout: true
@@ -112,25 +113,28 @@ log:
 persistence:
 {{- if .SQLiteFile}}
   defaultStore: sqlite-default
-  visibilityStore: sqlite-visibility
+  visibilityStore: sqlite-default
   numHistoryShards: 1
   datastores:
-{{- range $store := (list "sqlite-default" "sqlite-visibility")}}
-    {{$store}}:
+    sqlite-default:
       sql:
         pluginName: "sqlite"
-        databaseName: "{{$.SQLiteFile}}"
+        databaseName: "{{.SQLiteFile}}"
         connectAddr: "localhost"
         connectProtocol: "tcp"
         connectAttributes:
+{{- if .SQLiteMemory}}
+          mode: "memory"
+          cache: "shared"
+{{- else}}
           cache: "private"
           setup: true
           journal_mode: wal
           synchronous: 2
+{{- end}}
         maxConns: 1
         maxIdleConns: 1
         maxConnLifetime: "1h"
-{{- end}}
 {{- else}}
   defaultStore: postgres-default
   visibilityStore: postgres-visibility

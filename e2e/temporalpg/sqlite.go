@@ -9,7 +9,6 @@ package temporalpg
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -18,6 +17,8 @@ type SQLiteOptions struct {
 	// DBFile is the SQLite file; "" keeps it in dir (temporal.db). An existing file is
 	// reused with what it holds, as start-dev's --db-filename.
 	DBFile string
+	// InMemory keeps the database in memory instead, as start-dev without --db-filename.
+	InMemory bool
 	// MetricsPort serves the server's Prometheus metrics on 127.0.0.1; 0: none.
 	MetricsPort int
 	// DynamicValues are dynamic config values beside this package's: name -> a YAML value
@@ -31,16 +32,9 @@ type SQLiteOptions struct {
 func StartSQLite(ctx context.Context, dir string, searchAttributes map[string]string, opts SQLiteOptions) (*Server, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
-	types, err := indexedValueTypes(searchAttributes)
+	types, bin, err := prepare(searchAttributes, serverBinary)
 	if err != nil {
 		return nil, err
-	}
-	bin, err := binDir()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(filepath.Join(bin, serverBinary)); err != nil {
-		return nil, fmt.Errorf("temporalpg: no %s: run `make %s` in %s first", filepath.Join(bin, serverBinary), makeTarget, filepath.Dir(bin))
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("temporalpg: %w", err)
@@ -58,6 +52,7 @@ func StartSQLite(ctx context.Context, dir string, searchAttributes map[string]st
 	}
 	cfg := config{
 		SQLiteFile:    dbFile,
+		SQLiteMemory:  opts.InMemory,
 		MetricsPort:   opts.MetricsPort,
 		DynamicValues: opts.DynamicValues,
 		Services:      services,

@@ -82,18 +82,9 @@ func Start(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes 
 func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes map[string]string, t *TLS) (*Server, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
-	types, err := indexedValueTypes(searchAttributes)
+	types, bin, err := prepare(searchAttributes, serverBinary, sqlToolBinary, filepath.Join(schemaRoot, SchemaDir))
 	if err != nil {
 		return nil, err
-	}
-	bin, err := binDir()
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{serverBinary, sqlToolBinary, filepath.Join(schemaRoot, SchemaDir)} {
-		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
-			return nil, fmt.Errorf("temporalpg: no %s: run `make %s` (or `make test`, which builds it) in %s first", filepath.Join(bin, name), makeTarget, filepath.Dir(bin))
-		}
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
@@ -125,6 +116,24 @@ func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttribut
 		}
 	}
 	return launch(ctx, dir, bin, cfg, clientTLS, types)
+}
+
+// prepare checks the search attributes' types and that bin/ holds the files named.
+func prepare(searchAttributes map[string]string, files ...string) (map[string]enumspb.IndexedValueType, string, error) {
+	types, err := indexedValueTypes(searchAttributes)
+	if err != nil {
+		return nil, "", err
+	}
+	bin, err := binDir()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, name := range files {
+		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
+			return nil, "", fmt.Errorf("temporalpg: no %s: run `make %s` (or `make test`, which builds it) in %s first", filepath.Join(bin, name), makeTarget, filepath.Dir(bin))
+		}
+	}
+	return types, bin, nil
 }
 
 // launch writes cfg into dir/config, starts bin/temporal-server on it, and waits until
