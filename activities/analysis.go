@@ -37,7 +37,7 @@ var analysisCaps = sandbox.Caps{Rows: sandbox.MaxRows, Bytes: 32 << 20}
 // ProposeAnalysis runs the analyst's turn: a plan for the hypothesis's prediction over the
 // datasets named, valid, with its digest.
 func (a *Activities) ProposeAnalysis(ctx context.Context, in ProposeAnalysisInput) (ProposeAnalysisResult, error) {
-	return ProposeAnalysisResult{}, errors.New("ProposeAnalysis: not built yet")
+	return runTurn(ctx, a, analyst, in)
 }
 
 // RunAnalysis runs a plan's analysis on the datasets in the sandbox and keeps its record

@@ -18,6 +18,8 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/dataset"
 	"github.com/cosci-dev/cosci/internal/experiment"
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/simulator"
 )
@@ -202,5 +204,72 @@ func TestRunAnalysisRefused(t *testing.T) {
 	res, err := runIt(analysisInput("forged", labPlan(), ds))
 	if err != nil || !strings.Contains(res.Refused, "does not match its digest") {
 		t.Errorf("a forged dataset: %+v, %v", res, err)
+	}
+}
+
+// analysing wraps the offline simulator: it counts the analyst's turns, and may answer
+// with a plan no validation passes (an odds ratio's smallest effect below 1).
+type analysing struct {
+	simulator.Offline
+	calls    int
+	badRatio bool
+}
+
+func (m *analysing) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
+
+func (m *analysing) Analyse(ctx context.Context, req research.AnalysisRequest) (research.AnalysisAnswer, research.Usage, error) {
+	m.calls++
+	ans, u, err := m.Offline.Analyse(ctx, req)
+	if m.badRatio {
+		ans.Test, ans.MinEffect = "fisher-exact", 0.5
+	}
+	return ans, u, err
+}
+
+// TestProposeAnalysis: offline, the analyst proposes a valid plan for the lab's table
+// with its digest, once per turn id (a re-run does not ask the model again), and the plan
+// runs: the whole path of an analysis with no model. A plan that fails validation is the
+// turn's malformed answer, not retried.
+func TestProposeAnalysis(t *testing.T) {
+	m := &analysing{}
+	env, a := newActivities(t, m)
+	a.Sandbox = sandboxChild(t)
+	data, _ := labData(t)
+	rec, err := a.Store.PutDataset(t.Context(), "s-1", "plate.csv", data, dataset.Options{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := research.Hypothesis{ID: "h-0001", Title: "The treatment raises the response", Statement: "The treatment raises the response.", Origin: "scientist", Goal: testGoal}
+	if err := a.Store.PutHypothesis(t.Context(), "s-1", h); err != nil {
+		t.Fatal(err)
+	}
+	in := ProposeAnalysisInput{Turn: turnOf("analyst-1"), HypothesisID: "h-0001", Datasets: []DatasetRef{{Table: "result", Digest: rec.Digest}}}
+	var first, again ProposeAnalysisResult
+	must(t, run(t, env, a.ProposeAnalysis, in, &first))
+	must(t, run(t, env, a.ProposeAnalysis, in, &again))
+	p := first.Plan
+	if m.calls != 1 || first.Digest != p.Digest() || again.Digest != first.Digest || p.Validate() != nil {
+		t.Fatalf("plans %+v and %+v (%d model calls)", first, again, m.calls)
+	}
+	if p.Analysis.Test != "welch-t" || p.Hypothesis != "h-0001" || p.Expected[0].Name != "result" || !strings.Contains(p.Analysis.Query, `"response"`) {
+		t.Errorf("plan %+v", p)
+	}
+	turn, ok, _ := a.Store.Turn(t.Context(), "s-1", "analyst-1")
+	if !ok || turn.Agent != AgentAnalyst || !strings.Contains(turn.Prompt, `<dataset table="result" file="plate.csv">`) {
+		t.Errorf("turn record %+v", turn)
+	}
+	var res RunAnalysisResult
+	must(t, run(t, env, a.RunAnalysis, analysisInput("an-offline", p, in.Datasets[0]), &res))
+	if res.Refused != "" || res.Outcome.N != 60 {
+		t.Errorf("the proposed plan ran to %+v", res)
+	}
+
+	m.badRatio = true
+	in.TurnID = "analyst-2"
+	err = run(t, env, a.ProposeAnalysis, in, nil)
+	if typ, retry := errorType(err); typ != ErrMalformedAnswer || retry || !strings.Contains(err.Error(), "ratio above 1") {
+		t.Errorf("an invalid plan: %v (%s, retryable %v)", err, typ, retry)
 	}
 }

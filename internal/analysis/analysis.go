@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/experiment"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/stats"
 )
 
@@ -313,4 +314,24 @@ func finite(f float64) float64 {
 		return -math.MaxFloat64
 	}
 	return f
+}
+
+// Menu is the menu as the analyst's request carries it: experiment.Menu's tests, each
+// with what stats.Describe says of it and the directions a prediction may state.
+func Menu() []research.AnalysisTest {
+	descriptions := stats.Describe()
+	var menu []research.AnalysisTest
+	for _, t := range experiment.Menu {
+		at := research.AnalysisTest{Name: t.Name}
+		for _, d := range descriptions {
+			if d.Name == StatsName(t.Name) {
+				at.Reads, at.Effect, at.When = d.Reads, d.Effect, d.When
+			}
+		}
+		for _, dir := range t.Directions {
+			at.Directions = append(at.Directions, string(dir))
+		}
+		menu = append(menu, at)
+	}
+	return menu
 }

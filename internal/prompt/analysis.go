@@ -6,16 +6,15 @@ package prompt
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 	"unicode/utf8"
 
-	"github.com/cosci-dev/cosci/internal/analysis"
-	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/sandbox"
-	"github.com/cosci-dev/cosci/internal/stats"
 )
 
 // AgentAnalyst is the analyst, as errors and logs name it.
@@ -29,28 +28,35 @@ const (
 	analysisMaxText     = 120 // characters of a header cell, a unit, a reading or a note
 )
 
-// AnalysisSchema is the JSON schema of the analyst's answer: the menu and the directions
-// are those experiment.Plan.Validate accepts.
-var AnalysisSchema = func() json.RawMessage {
-	var tests []string
-	for _, t := range experiment.Menu {
+// Bounds of the analyst's answer: experiment's own (MaxPrediction, MaxQuery), which this
+// package cannot import (experiment's tests run the simulator, which imports it).
+const (
+	MaxAnalysisPrediction = 600
+	MaxAnalysisQuery      = 8000
+)
+
+// AnalysisSchema is the JSON schema of the analyst's answer to req: its tests are the
+// request's menu.
+func AnalysisSchema(req research.AnalysisRequest) (string, json.RawMessage) {
+	tests := []string{}
+	for _, t := range req.Menu {
 		tests = append(tests, t.Name)
 	}
-	enum := func(ss []string) string { b, _ := json.Marshal(ss); return string(b) }
-	return json.RawMessage(fmt.Sprintf(`{
+	enum, _ := json.Marshal(tests)
+	return "analysis_plan", json.RawMessage(fmt.Sprintf(`{
   "type": "object",
   "properties": {
     "prediction": {"type": "string", "maxLength": %d, "description": "the testable prediction, one or two sentences"},
     "direction": {"type": "string", "enum": ["greater", "less", "positive", "negative", "two-sided"], "description": "the sign of the effect the prediction states"},
-    "min_effect": {"type": "number", "minimum": 0, "description": "the smallest effect of interest on the test's effect scale; 0 for none (a ratio above 1 for fisher-exact)"},
+    "min_effect": {"type": "number", "minimum": 0, "description": "the smallest effect of interest on the test's effect scale; 0 for none (a ratio above 1 for an odds ratio)"},
     "query": {"type": "string", "maxLength": %d, "description": "one read-only SQL SELECT over the tables given, one row per observation"},
     "test": {"type": "string", "enum": %s},
     "columns": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "string"}, "description": "the query's result columns that feed the test, in the test's order"}
   },
   "required": ["prediction", "direction", "min_effect", "query", "test", "columns"],
   "additionalProperties": false
-}`, experiment.MaxPrediction, experiment.MaxQuery, enum(tests)))
-}()
+}`, MaxAnalysisPrediction, MaxAnalysisQuery, enum))
+}
 
 var (
 	analysisTask = template.Must(template.New("analysis").Parse(`
@@ -82,16 +88,6 @@ var analysisBlock = regexp.MustCompile(`(?i)[<\x{FF1C}\x{FE64}](\s*/?\s*dataset)
 // Analysis renders the analyst's prompt: the hypothesis, its prediction, and each
 // dataset's schema with a few of its rows, as data.
 func Analysis(req research.AnalysisRequest) Text {
-	descriptions := stats.Describe()
-	type item struct{ Name, Reads, Effect, When string }
-	var menu []item
-	for _, t := range experiment.Menu {
-		for _, d := range descriptions {
-			if d.Name == analysis.StatsName(t.Name) {
-				menu = append(menu, item{t.Name, d.Reads, d.Effect, d.When})
-			}
-		}
-	}
 	var datasets []string
 	for _, d := range req.Datasets {
 		datasets = append(datasets, datasetBlock(d))
@@ -101,7 +97,7 @@ func Analysis(req research.AnalysisRequest) Text {
 		"ID": h.ID, "Title": oneLine(h.Title), "Statement": oneLine(h.Statement), "Predictions": h.Predictions,
 		"Prediction": oneLine(req.Prediction), "Datasets": datasets,
 	})
-	task := render(analysisTask, map[string]any{"Menu": menu, "Conventions": analysis.Conventions})
+	task := render(analysisTask, map[string]any{"Menu": req.Menu, "Conventions": req.Conventions})
 	return compose(shared(req.Goal, research.Context{}), task, own)
 }
 
@@ -161,73 +157,71 @@ func bounded(s string) string {
 	return s
 }
 
-// ParseAnalysis reads the analyst's answer to req into a plan: the hypothesis and the
-// expected tables are the request's (every dataset given, with its columns, or "*" where
-// the sandbox reads them), and a prediction the scientist gave is kept word for word.
-// The plan must be valid (experiment.Plan.Validate) and its query pass the sandbox's
-// guard, or the answer is malformed, with what to change.
-func ParseAnalysis(req research.AnalysisRequest, raw []byte) (experiment.Plan, error) {
+// ParseAnalysis reads the analyst's answer to req: a test of the request's menu with a
+// direction it allows, two result columns, a prediction and a query within their bounds,
+// the query one the sandbox's guard passes. A prediction the scientist gave is kept word
+// for word. The activity makes the answer a plan and validates it (experiment.Plan).
+func ParseAnalysis(req research.AnalysisRequest, raw []byte) (research.AnalysisAnswer, error) {
 	var a struct {
-		Prediction string   `json:"prediction"`
-		Direction  string   `json:"direction"`
-		MinEffect  *float64 `json:"min_effect"`
-		Query      string   `json:"query"`
-		Test       string   `json:"test"`
-		Columns    []string `json:"columns"`
+		research.AnalysisAnswer
+		MinEffect *float64 `json:"min_effect"`
 	}
 	if err := decode(AgentAnalyst, raw, &a); err != nil {
-		return experiment.Plan{}, err
+		return research.AnalysisAnswer{}, err
 	}
+	ans := a.AnalysisAnswer
 	if a.MinEffect == nil {
-		return experiment.Plan{}, malformed(AgentAnalyst, `"min_effect" is missing; give 0 if the prediction names no smallest effect`)
+		return research.AnalysisAnswer{}, malformed(AgentAnalyst, `"min_effect" is missing; give 0 if the prediction names no smallest effect`)
 	}
-	if len(a.Columns) > 2 {
-		return experiment.Plan{}, malformed(AgentAnalyst, `"columns" names %d columns; every test of the menu reads 2`, len(a.Columns))
-	}
-	p := experiment.Plan{
-		Hypothesis: req.Hypothesis.ID,
-		Prediction: experiment.Prediction{Text: strings.TrimSpace(a.Prediction), Direction: experiment.Direction(strings.TrimSpace(a.Direction)), MinEffect: *a.MinEffect},
-		Analysis:   experiment.Analysis{Query: strings.TrimSpace(a.Query), Test: strings.TrimSpace(a.Test), Columns: trimmed(a.Columns)},
-		Expected:   expected(req.Datasets),
-	}
+	ans.MinEffect = *a.MinEffect
+	ans.Prediction, ans.Direction, ans.Query, ans.Test = strings.TrimSpace(ans.Prediction), strings.TrimSpace(ans.Direction), strings.TrimSpace(ans.Query), strings.TrimSpace(ans.Test)
 	if req.Prediction != "" {
-		p.Prediction.Text = req.Prediction
+		ans.Prediction = req.Prediction
 	}
-	if err := p.Validate(); err != nil {
-		return experiment.Plan{}, malformed(AgentAnalyst, "the plan is not valid: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	if err := checkAnswer(req, &ans); err != nil {
+		return research.AnalysisAnswer{}, err
 	}
-	if err := sandbox.Guard(p.Analysis.Query); err != nil {
-		return experiment.Plan{}, malformed(AgentAnalyst, "the sandbox would refuse the query: %v; write one read-only SELECT over the tables given", err)
+	if err := sandbox.Guard(ans.Query); err != nil {
+		return research.AnalysisAnswer{}, malformed(AgentAnalyst, "the sandbox would refuse the query: %v; write one read-only SELECT over the tables given", err)
 	}
-	return p, nil
+	return ans, nil
 }
 
-func trimmed(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strings.TrimSpace(s)
-	}
-	return out
-}
-
-// expected are the tables a plan over datasets expects: each dataset's table with its
-// columns (the first experiment.MaxColumns), or "*" where only the sandbox knows them.
-func expected(ds []research.AnalysisDataset) []experiment.Table {
-	var ts []experiment.Table
-	for _, d := range ds[:min(len(ds), experiment.MaxTables)] {
-		t := experiment.Table{Name: d.Table}
-		for _, c := range d.Schema.Columns[:min(len(d.Schema.Columns), experiment.MaxColumns)] {
-			t.Columns = append(t.Columns, c.Name)
+// checkAnswer checks what the request's menu and the bounds say of an answer, and trims
+// its columns' names.
+func checkAnswer(req research.AnalysisRequest, ans *research.AnalysisAnswer) error {
+	i := slices.IndexFunc(req.Menu, func(t research.AnalysisTest) bool { return t.Name == ans.Test })
+	switch {
+	case i < 0:
+		names := []string{}
+		for _, t := range req.Menu {
+			names = append(names, t.Name)
 		}
-		if len(t.Columns) == 0 {
-			t.Columns = []string{"*"}
-		}
-		ts = append(ts, t)
+		return malformed(AgentAnalyst, "unknown test %q; choose one of %s", bounded(ans.Test), strings.Join(names, ", "))
+	case !slices.Contains(req.Menu[i].Directions, ans.Direction):
+		return malformed(AgentAnalyst, "direction %q does not fit %s; say %s", bounded(ans.Direction), ans.Test, strings.Join(req.Menu[i].Directions, ", "))
+	case len(ans.Columns) != 2:
+		return malformed(AgentAnalyst, `"columns" names %d columns; every test of the menu reads 2`, len(ans.Columns))
+	case ans.Query == "":
+		return malformed(AgentAnalyst, `empty query; write one read-only SELECT over the tables given`)
+	case utf8.RuneCountInString(ans.Query) > MaxAnalysisQuery:
+		return malformed(AgentAnalyst, "the query is %d characters; at most %d", utf8.RuneCountInString(ans.Query), MaxAnalysisQuery)
+	case ans.Prediction == "" || utf8.RuneCountInString(ans.Prediction) > MaxAnalysisPrediction:
+		return malformed(AgentAnalyst, `"prediction" must be one or two sentences, at most %d characters`, MaxAnalysisPrediction)
+	case strings.ContainsRune(ans.Query, 0) || strings.ContainsRune(ans.Prediction, 0):
+		return malformed(AgentAnalyst, "the query or the prediction holds a NUL character; write plain text")
+	case math.IsNaN(ans.MinEffect) || math.IsInf(ans.MinEffect, 0) || ans.MinEffect < 0:
+		return malformed(AgentAnalyst, `"min_effect" is %g; give a finite size, 0 or more`, ans.MinEffect)
 	}
-	return ts
+	for j, c := range ans.Columns {
+		if ans.Columns[j] = strings.TrimSpace(c); ans.Columns[j] == "" || utf8.RuneCountInString(c) > analysisMaxText || strings.ContainsAny(c, "\x00\n\r") {
+			return malformed(AgentAnalyst, "result column %d is %q; name a column of the query's result", j+1, bounded(c))
+		}
+	}
+	return nil
 }
 
 // AnalysisSpec is the analyst's model call: an analysis plan.
-var AnalysisSpec = Spec[research.AnalysisRequest, experiment.Plan]{
-	Agent: AgentAnalyst, Schema: fixed[research.AnalysisRequest]("analysis_plan", AnalysisSchema), Parse: ParseAnalysis,
+var AnalysisSpec = Spec[research.AnalysisRequest, research.AnalysisAnswer]{
+	Agent: AgentAnalyst, Schema: AnalysisSchema, Parse: ParseAnalysis,
 }

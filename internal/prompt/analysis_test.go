@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/analysis"
 	"github.com/cosci-dev/cosci/internal/dataset"
 	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -18,7 +19,7 @@ func analysisRequest() research.AnalysisRequest {
 		preview = append(preview, []string{fmt.Sprintf("S%03d", i+1), "control", fmt.Sprintf("%d.5", 40+i)})
 	}
 	return research.AnalysisRequest{
-		TurnID: "t-an", Goal: "Find drug targets for tau propagation", Seed: 7,
+		TurnID: "t-an", Goal: "Find drug targets for tau propagation", Seed: 7, Menu: analysis.Menu(), Conventions: analysis.Conventions,
 		Hypothesis: research.Hypothesis{ID: "h-0001", Title: "LRP1 carries tau", Statement: "Blocking LRP1 slows tau uptake.", Predictions: []string{"An LRP1 antibody lowers tau uptake."}},
 		Datasets: []research.AnalysisDataset{{
 			Table: "plates", Name: "plate <1>.csv", Preview: preview,
@@ -62,30 +63,31 @@ func TestAnalysisPrompt(t *testing.T) {
 
 const goodAnalysis = `{"prediction":"Treated wells take up less tau.","direction":"less","min_effect":0,"query":"SELECT arm = 'treated' AS treated, response FROM plates","test":"welch-t","columns":["treated","response"]}`
 
-// TestParseAnalysis: a good answer is a valid plan with the request's hypothesis and
-// tables; an invalid plan or a query the sandbox would refuse is malformed, saying why.
+// TestParseAnalysis: a good answer is read as given (the scientist's prediction kept); a
+// test off the menu, a direction it does not allow, other than two columns, no smallest
+// effect, or a query the sandbox would refuse is malformed, saying why.
 func TestParseAnalysis(t *testing.T) {
 	req := analysisRequest()
 	p, err := ParseAnalysis(req, []byte("```json\n"+goodAnalysis+"\n```"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Hypothesis != "h-0001" || p.Analysis.Test != "welch-t" || len(p.Expected) != 1 || p.Expected[0].Name != "plates" ||
-		strings.Join(p.Expected[0].Columns, ",") != "sample_id,arm,response" || p.Validate() != nil {
+	if p.Test != "welch-t" || p.Direction != "less" || strings.Join(p.Columns, ",") != "treated,response" || p.Prediction != "Treated wells take up less tau." {
 		t.Errorf("plan %+v", p)
 	}
 	req.Prediction = "The scientist's words."
-	if p, err := ParseAnalysis(req, []byte(goodAnalysis)); err != nil || p.Prediction.Text != "The scientist's words." {
-		t.Errorf("the scientist's prediction: %+v, %v", p.Prediction, err)
+	if p, err := ParseAnalysis(req, []byte(goodAnalysis)); err != nil || p.Prediction != "The scientist's words." {
+		t.Errorf("the scientist's prediction: %q, %v", p.Prediction, err)
 	}
 	bad := []struct{ name, from, to, why string }{
-		{"unknown test", `"welch-t"`, `"t-test"`, `unknown test "t-test"`},
-		{"direction of an association", `"less"`, `"negative"`, `direction "negative" does not fit welch-t`},
+		{"unknown test", `"welch-t"`, `"t-test"`, `unknown test "t-test"; choose one of welch-t, mann-whitney, fisher-exact`},
+		{"direction of an association", `"less"`, `"negative"`, `direction "negative" does not fit welch-t; say greater, less, two-sided`},
 		{"three columns", `["treated","response"]`, `["a","b","c"]`, "names 3 columns"},
 		{"no min_effect", `"min_effect":0,`, ``, `"min_effect" is missing`},
 		{"a write", `SELECT arm = 'treated' AS treated, response FROM plates`, `COPY plates TO 'out.csv'`, "the sandbox would refuse the query"},
 		{"an attach after a select", `FROM plates`, `FROM plates; ATTACH ':memory:'`, "the sandbox would refuse the query"},
 		{"empty query", `SELECT arm = 'treated' AS treated, response FROM plates`, ``, "empty query"},
+		{"negative min_effect", `"min_effect":0`, `"min_effect":-1`, `"min_effect" is -1`},
 	}
 	for _, b := range bad {
 		raw := strings.Replace(goodAnalysis, b.from, b.to, 1)
@@ -107,8 +109,12 @@ func FuzzParseAnalysis(f *testing.F) {
 			malformedBy(t, AgentAnalyst, err)
 			return
 		}
-		if err := p.Validate(); err != nil || p.Hypothesis != req.Hypothesis.ID {
-			t.Fatalf("parsed %+v, which fails its own checks: %v", p, err)
+		// A ratio's smallest effect is the one check the plan makes that the menu in the
+		// request does not carry; the activity refuses it as malformed.
+		plan := experiment.Plan{Hypothesis: "h-0001", Prediction: experiment.Prediction{Text: p.Prediction, Direction: experiment.Direction(p.Direction), MinEffect: p.MinEffect},
+			Analysis: experiment.Analysis{Query: p.Query, Test: p.Test, Columns: p.Columns}, Expected: []experiment.Table{{Name: "plates", Columns: []string{"arm"}}}}
+		if err := plan.Validate(); err != nil && !strings.Contains(err.Error(), "ratio above 1") {
+			t.Fatalf("parsed %+v, which fails the plan's checks: %v", p, err)
 		}
 	})
 }

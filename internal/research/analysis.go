@@ -4,19 +4,22 @@ import "github.com/cosci-dev/cosci/internal/dataset"
 
 // AnalysisRequest asks the analyst (#46) for an analysis plan: a read-only query over
 // the session's datasets and a test of the menu, for a hypothesis's testable prediction.
-// The answer is an experiment.Plan (package experiment imports this one, so the answer
-// type is named there).
+// The menu and how a result feeds its tests come with the request (package analysis
+// makes them from experiment.Menu and stats.Describe), since the prompt and the
+// simulator cannot import package experiment, whose tests run the simulator.
 type AnalysisRequest struct {
 	TurnID     string
 	Goal       string
 	Hypothesis Hypothesis
 	// Prediction is the scientist's prediction, which the plan keeps word for word; ""
 	// asks the analyst to state one from the hypothesis.
-	Prediction string
-	Datasets   []AnalysisDataset
-	Prompt     string
-	Cache      Cache
-	Seed       int64
+	Prediction  string
+	Datasets    []AnalysisDataset
+	Menu        []AnalysisTest
+	Conventions string
+	Prompt      string
+	Cache       Cache
+	Seed        int64
 }
 
 // AnalysisDataset is a dataset as the analyst sees it: the table name its query reads,
@@ -27,4 +30,24 @@ type AnalysisDataset struct {
 	Name    string
 	Schema  dataset.Schema
 	Preview [][]string
+}
+
+// AnalysisTest is a test of the menu as the analyst reads it: its name, what it reads,
+// its effect, when to use it, and the directions a prediction may state for it.
+type AnalysisTest struct {
+	Name       string
+	Reads      string
+	Effect     string
+	When       string
+	Directions []string
+}
+
+// AnalysisAnswer is the analyst's answer, which the activity makes an experiment.Plan.
+type AnalysisAnswer struct {
+	Prediction string   `json:"prediction"`
+	Direction  string   `json:"direction"`
+	MinEffect  float64  `json:"min_effect"`
+	Query      string   `json:"query"`
+	Test       string   `json:"test"`
+	Columns    []string `json:"columns"`
 }
