@@ -273,3 +273,51 @@ func TestProposeAnalysis(t *testing.T) {
 		t.Errorf("an invalid plan: %v (%s, retryable %v)", err, typ, retry)
 	}
 }
+
+// TestOfflineAnalysesOfTheLab: for each of the simulated lab's designs, the offline
+// analyst's plan runs on the lab's table and finds the effect the lab drew on the side
+// it predicts when the effect is large: the offline path fits the lab's tables. And a
+// table in JSON lines, which the sandbox reads itself, runs as its CSV does.
+func TestOfflineAnalysesOfTheLab(t *testing.T) {
+	env, a := newActivities(t, &simulator.Offline{})
+	a.Sandbox = sandboxChild(t)
+	h := research.Hypothesis{ID: "h-0001", Title: "The treatment raises the response", Statement: "The treatment raises the response.", Origin: "scientist", Goal: testGoal}
+	if err := a.Store.PutHypothesis(t.Context(), "s-1", h); err != nil {
+		t.Fatal(err)
+	}
+	designs := []struct {
+		design simulator.LabDesign
+		n      int // observations
+	}{{simulator.LabDesign{N: 40}, 80}, {simulator.LabDesign{Pairs: true, N: 80}, 80}}
+	for i, d := range designs {
+		design := d.design
+		lab := simulator.Lab(3, 9, design) // quality 3: an effect of about 1.5 standard deviations
+		rec, err := a.Store.PutDataset(t.Context(), "s-1", "lab.csv", lab.CSV, dataset.Options{}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := []DatasetRef{{Table: "result", Digest: rec.Digest}}
+		var proposed ProposeAnalysisResult
+		must(t, run(t, env, a.ProposeAnalysis, ProposeAnalysisInput{Turn: turnOf(fmt.Sprintf("analyst-%d", i)), HypothesisID: "h-0001", Datasets: ds}, &proposed))
+		var res RunAnalysisResult
+		must(t, run(t, env, a.RunAnalysis, analysisInput(fmt.Sprintf("an-%d", i), proposed.Plan, ds...), &res))
+		v, err := experiment.Judge(proposed.Plan, res.Outcome)
+		if err != nil || v.Standing != "supported" || res.Outcome.N != d.n {
+			t.Errorf("pairs %v: %s on %+v: %+v, %v (the lab's effect %.2f)", design.Pairs, proposed.Plan.Analysis.Test, res, v, err, lab.Effect)
+		}
+	}
+	var lines bytes.Buffer
+	for i := range 20 {
+		fmt.Fprintf(&lines, `{"arm": %q, "response": %g}`+"\n", map[bool]string{true: "treated", false: "control"}[i%2 == 1], 10+float64(i%2)*5+float64(i%3))
+	}
+	rec, err := a.Store.PutDataset(t.Context(), "s-1", "lab.jsonl", lines.Bytes(), dataset.Options{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := labPlan()
+	var res RunAnalysisResult
+	must(t, run(t, env, a.RunAnalysis, analysisInput("an-jsonl", p, DatasetRef{Table: "result", Digest: rec.Digest}), &res))
+	if res.Refused != "" || res.Outcome.N != 20 || math.Abs(res.Outcome.Effect-5) > 0.5 {
+		t.Errorf("JSON lines: %+v", res)
+	}
+}
