@@ -32,7 +32,7 @@ var (
 	childErr  error
 )
 
-func sandboxChild(t *testing.T) sandbox.Runner {
+func sandboxChild(t testing.TB) sandbox.Runner {
 	t.Helper()
 	childOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "cosci-activities-sandbox-")
