@@ -266,6 +266,13 @@ func TestProposeAnalysis(t *testing.T) {
 		t.Errorf("the proposed plan ran to %+v", res)
 	}
 
+	missing := in
+	missing.TurnID, missing.Datasets = "analyst-missing", []DatasetRef{{Table: "result", Digest: strings.Repeat("0", 64)}}
+	err = run(t, env, a.ProposeAnalysis, missing, nil)
+	if typ, retry := errorType(err); typ != ErrInvalidInput || retry || !strings.Contains(err.Error(), "no dataset 000000000000") {
+		t.Errorf("a dataset the session lacks: %v (%s, retryable %v)", err, typ, retry)
+	}
+
 	m.badRatio = true
 	in.TurnID = "analyst-2"
 	err = run(t, env, a.ProposeAnalysis, in, nil)

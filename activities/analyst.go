@@ -6,7 +6,9 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/analysis"
@@ -63,13 +65,17 @@ func prepareAnalysis(ctx context.Context, a *Activities, in ProposeAnalysisInput
 }
 
 // analystDataset is a dataset as the analyst sees it: its record's schema and, for a CSV
-// or TSV, its first rows as the sandbox will read them. A dataset the session lacks, or
-// whose bytes no longer match, fails the turn as the store says.
+// or TSV, its first rows as the sandbox will read them. A dataset the session lacks is an
+// invalid input; one whose bytes no longer match fails the turn as the store says.
 func (a *Activities) analystDataset(ctx context.Context, sessionID string, d DatasetRef) (research.AnalysisDataset, error) {
 	if !validDigest(d.Digest) {
-		return research.AnalysisDataset{}, invalid("%q is not a dataset's digest", d.Digest)
+		return research.AnalysisDataset{}, invalid("%.80q is not a dataset's digest (64 hex digits)", d.Digest)
 	}
 	r, err := a.Store.Dataset(ctx, sessionID, d.Digest)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A dataset the scientist named wrongly is the input's fault, not the store's.
+		return research.AnalysisDataset{}, invalid("the session has no dataset %s", d.Digest[:12])
+	}
 	if err != nil {
 		return research.AnalysisDataset{}, err
 	}
