@@ -147,7 +147,8 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseHypothesis ./internal/prompt:FuzzParseReview \
 	./internal/prompt:FuzzParseComparison ./internal/prompt:FuzzParsePlan \
 	./internal/prompt:FuzzParseDebate ./internal/prompt:FuzzParseMetaReview \
-	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
+	./internal/prompt:FuzzParseOverview ./internal/prompt:FuzzParseAnalysis \
+	./internal/research:FuzzRequest \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
 	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \

@@ -109,6 +109,7 @@ type Simulated interface {
 	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
 	Converse(ctx context.Context, req research.ConverseRequest) (research.ConverseAnswer, research.Usage, error)
 	ConverseStep(ctx context.Context, req research.ConverseRequest) (research.Step[research.ConverseAnswer], research.Usage, error)
+	Analyse(ctx context.Context, req research.AnalysisRequest) (research.AnalysisAnswer, research.Usage, error)
 }
 
 var _ Simulated = (*Offline)(nil)
@@ -155,6 +156,8 @@ func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[
 		return answered(ctx, req, m.Overview)
 	case research.ConverseRequest:
 		return answeredOrStep(ctx, q, req, m.Converse, m.ConverseStep)
+	case research.AnalysisRequest:
+		return answered(ctx, req, m.Analyse)
 	}
 	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
 }
