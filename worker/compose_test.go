@@ -485,7 +485,7 @@ func TestComposeStartup(t *testing.T) {
 }
 
 // TestComposeWorkerImage: the workers are built by the repository's Dockerfile, which builds
-// this worker with go.mod's Go.
+// this worker with go.mod's Go, and the children it runs beside it.
 func TestComposeWorkerImage(t *testing.T) {
 	compose := readCompose(t)
 	for _, name := range workers(compose) {
@@ -493,6 +493,13 @@ func TestComposeWorkerImage(t *testing.T) {
 		dockerfile := mustRead(t, "../"+strings.TrimSuffix(build, "/")+"/Dockerfile")
 		if !regexp.MustCompile(`go build -o \S+ \./worker`).Match(dockerfile) {
 			t.Errorf("%s: the Dockerfile in %q does not build ./worker", name, build)
+		}
+		// What the worker runs as children: the analysis sandbox (beside the worker, built
+		// with cgo for DuckDB), prlimit and pdftotext, so the image cannot be a static one.
+		for _, want := range []string{`CGO_ENABLED=1 go build -o /out/cosci-sandbox \./sandbox`, `poppler-utils`, `FROM debian:`} {
+			if !regexp.MustCompile(want).Match(dockerfile) {
+				t.Errorf("%s: the Dockerfile in %q lacks %s", name, build, want)
+			}
 		}
 		goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mustRead(t, "../go.mod"))
 		if goVersion == nil || !strings.Contains(string(dockerfile), "golang:"+string(goVersion[1])) {
