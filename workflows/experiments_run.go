@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -133,6 +134,12 @@ func (s *supervisor) experimentResult(ctx workflow.Context, r ResultRequest, _ s
 		return LabAnswer{}, "", err
 	}
 	ran, _ := s.mark(ctx)
+	if ran.Event == arrival.Arrived.Event {
+		// The data arrived in this same workflow task (two updates handled at once): a
+		// moment's timer puts the run in a later task, after the arrival in the history.
+		_ = workflow.Sleep(ctx, time.Second)
+		ran, _ = s.mark(ctx)
+	}
 	run := experiment.Run{ID: fmt.Sprintf("%s-run-%d", e.ID, len(e.Runs)+1), Plan: e.Plan, Data: d.Digest, Ran: ran}
 	e.Runs = append(e.Runs, run)
 	reg := experiment.Registration{Experiment: e.ID, Plan: e.Plan, Fixed: e.Confirmed}

@@ -204,3 +204,109 @@ func (l *lab) notified(event string) int {
 	defer l.h.mu.Unlock()
 	return l.notes[event]
 }
+
+// TestLabRefusesAndUndoes: a confirmation with another digest is refused; data that
+// arrived before the plan was confirmed runs as exploratory and gives no standing; a
+// result on data after it is the pre-registered test and refutes; withdrawing it undoes
+// the standing; terminate ends a session that waits for the lab.
+func TestLabRefusesAndUndoes(t *testing.T) {
+	h := newHarness(t, time.Minute, nil)
+	l := newLab(h)
+	l.outcome = func(activities.RunAnalysisInput) experiment.Outcome {
+		return experiment.Outcome{Test: "welch-t", Effect: -2, Low: -3, High: -1, P: 0.001, N: 40}
+	}
+	var hyp string
+	var x LabExperiment
+	var after []string // what each step left: the experiment's state and the standing
+	note := func() {
+		v := query[ExperimentsView](h, QueryExperiments)
+		st := query[StateView](h, QueryState, Page{Limit: 50})
+		standing := "?"
+		for _, e := range st.Hypotheses {
+			if e.ID == hyp {
+				standing = orDefault(string(e.Standing), "untested")
+			}
+		}
+		for _, e := range v.Experiments {
+			if e.ID == x.ID {
+				after = append(after, string(e.State)+" "+standing)
+			}
+		}
+	}
+	must := func(what string) func(LabAnswer, error) {
+		return func(_ LabAnswer, err error) {
+			if err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		}
+	}
+	var refusals []string
+	refused := func(what string) func(LabAnswer, error) {
+		return func(_ LabAnswer, err error) {
+			if err == nil {
+				t.Errorf("%s was accepted", what)
+				return
+			}
+			refusals = append(refusals, err.Error())
+		}
+	}
+	const early, late = "sha256:" + "e0e0e0e0e0e0", "sha256:" + "1a1a1a1a1a1a"
+	res := h.runEach(goal(4), func() {
+		l.mock()
+		h.at(4*time.Minute, func() {
+			hyp = query[StateView](h, QueryState, Page{Limit: 1}).Hypotheses[0].ID
+			l.send(PlanExperiment, PlanRequest{Hypothesis: hyp}, func(a LabAnswer, err error) {
+				if err != nil {
+					t.Fatalf("plan: %v", err)
+				}
+				x = *a.Experiment
+			})
+			// A second experiment, never given a result, holds the session open.
+			other := query[StateView](h, QueryState, Page{Limit: 2}).Hypotheses[1].ID
+			l.send(PlanExperiment, PlanRequest{Hypothesis: other}, func(a LabAnswer, err error) {
+				if err != nil {
+					t.Fatalf("plan: %v", err)
+				}
+				l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: a.Experiment.ID, Digest: a.Experiment.Plan}, must("confirm the other"))
+			})
+		})
+		h.at(5*time.Minute, func() {
+			l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, refused("a result on data never added"))
+			l.send(AddDataset, DatasetRequest{Table: "plates", Digest: early, Rows: 10, Columns: 2}, must("add early"))
+			l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, refused("a result before the plan is confirmed"))
+			l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: "sha256:" + "00112233445566"}, refused("a confirmation of another digest"))
+		})
+		h.at(6*time.Minute, func() { l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: x.Plan}, must("confirm")) })
+		h.at(7*time.Minute, func() { l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, must("result on early data")) })
+		h.at(8*time.Minute, func() {
+			note() // received, untested: exploratory
+			l.send(WithdrawResult, WithdrawRequest{Experiment: x.ID, Reason: "the data predates the plan"}, must("withdraw exploratory"))
+		})
+		h.at(9*time.Minute, func() {
+			l.send(AddDataset, DatasetRequest{Table: "plates", Digest: late, Rows: 40, Columns: 2}, func(_ LabAnswer, err error) {
+				must("add late")(LabAnswer{}, err)
+				l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: late}, must("result on late data"))
+			})
+		})
+		h.at(12*time.Minute, func() {
+			note() // analysed, refuted
+			l.send(WithdrawResult, WithdrawRequest{Experiment: x.ID, Reason: "a failed assay"}, must("withdraw"))
+			l.send(WithdrawResult, WithdrawRequest{Experiment: x.ID, Reason: " "}, refused("a withdrawal without a reason"))
+		})
+		h.at(13*time.Minute, note) // waiting, untested again
+		h.at(2*24*time.Hour, func() { h.mustUpdate(Terminate, map[string]string{"reason": "the lab closed"}) })
+	})
+	want := []string{"received untested", "analysed refuted", "waiting untested"}
+	if !slices.Equal(after, want) {
+		t.Errorf("after each step: %q, want %q", after, want)
+	}
+	if len(refusals) != 4 {
+		t.Errorf("refusals %q; want 4", refusals)
+	}
+	if len(l.ran) != 2 || l.ran[0].Kind != experiment.Exploratory || l.ran[1].Kind != experiment.PreRegistered {
+		t.Errorf("runs %+v; want the early data's exploratory, the late's pre-registered", l.ran)
+	}
+	if !strings.Contains(res.StopReason, "terminated") {
+		t.Errorf("stop reason %q; want the terminate", res.StopReason)
+	}
+}
