@@ -276,8 +276,12 @@ func TestLabRefusesAndUndoes(t *testing.T) {
 			l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, refused("a result before the plan is confirmed"))
 			l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: "sha256:" + "00112233445566"}, refused("a confirmation of another digest"))
 		})
-		h.at(6*time.Minute, func() { l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: x.Plan}, must("confirm")) })
-		h.at(7*time.Minute, func() { l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, must("result on early data")) })
+		h.at(6*time.Minute, func() {
+			l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: x.Plan}, must("confirm"))
+		})
+		h.at(7*time.Minute, func() {
+			l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, must("result on early data"))
+		})
 		h.at(8*time.Minute, func() {
 			note() // received, untested: exploratory
 			l.send(WithdrawResult, WithdrawRequest{Experiment: x.ID, Reason: "the data predates the plan"}, must("withdraw exploratory"))
