@@ -114,7 +114,12 @@ func TestLabThreeWeeks(t *testing.T) {
 			at(10*day, func() { h.env.SetCurrentHistoryLength(continueAsNewEvents) })
 		}
 		if runs == 2 {
-			at(20*day, func() { waiting = query[ExperimentsView](h, QueryExperiments) })
+			at(20*day, func() {
+				waiting = query[ExperimentsView](h, QueryExperiments)
+				if st := query[Status](h, QueryStatus); !strings.HasPrefix(st.Reason, "waiting for the lab") {
+					t.Errorf("status while waiting: %s, %q; want waiting for the lab", st.State, st.Reason)
+				}
+			})
 			at(21*day+time.Hour, func() { l.resultsForAll(t, &leader) })
 		}
 	})
