@@ -143,6 +143,9 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			beforeRound(ctx, s)
 		}
 		s.round(ctx)
+		if s.lab && len(s.Experiments) > 0 {
+			s.applyStandings() // whatever the round's ranking read back, the lab's verdicts stand
+		}
 	}
 	return s.finish(ctx)
 }
@@ -408,6 +411,9 @@ func (s *supervisor) load(ctx workflow.Context, c Carried) error {
 			return err
 		}
 		s.Entries, s.RankingAt = entries, 0
+	}
+	if s.lab && len(s.Experiments) > 0 {
+		s.applyStandings()
 	}
 	s.reindex()
 	if s.Fresh {
