@@ -3,9 +3,11 @@
 
 TEMPORAL_VERSION := v1.5.1
 TEMPORAL         := bin/temporal
-# The Temporal server inside CLI v1.5.1, built on its own with its SQL tool and schemas, for
-# the tests that run Temporal on PostgreSQL (e2e/temporalpg) as production does.
-TEMPORAL_SERVER_VERSION := v1.29.1
+# The Temporal server, built on its own with its SQL tool and schemas, for the tests that run
+# Temporal on PostgreSQL (e2e/temporalpg) as production does (docker-compose.yml's images are
+# the same release). Newer than the 1.29.1 inside CLI v1.5.1: CLIs from v1.6 on do not install
+# from the module proxy, and servers from v1.32.2 on need a newer Go than this machine's.
+TEMPORAL_SERVER_VERSION := v1.32.1
 TEMPORAL_SERVER         := bin/temporal-server
 TEMPORAL_SQL_TOOL       := bin/temporal-sql-tool
 TEMPORAL_SCHEMA         := bin/temporal-schema
@@ -145,7 +147,8 @@ FUZZ_TARGETS := \
 	./internal/prompt:FuzzParseHypothesis ./internal/prompt:FuzzParseReview \
 	./internal/prompt:FuzzParseComparison ./internal/prompt:FuzzParsePlan \
 	./internal/prompt:FuzzParseDebate ./internal/prompt:FuzzParseMetaReview \
-	./internal/prompt:FuzzParseOverview ./internal/research:FuzzRequest \
+	./internal/prompt:FuzzParseOverview ./internal/prompt:FuzzParseAnalysis \
+	./internal/research:FuzzRequest \
 	./internal/session:FuzzParseCommand ./workflows:FuzzCarried \
 	./internal/store:FuzzCheckpointRecord ./internal/store:FuzzEventLog \
 	./internal/store:FuzzRecord ./internal/store:FuzzTurn ./internal/store:FuzzPrompt \

@@ -21,6 +21,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/proximity"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/telemetry"
@@ -77,6 +78,10 @@ type Activities struct {
 	// leaders first by the prefix they share (provider.Group): the cost benchmark's
 	// control, to measure what the order saves.
 	KeepBatchOrder bool
+	// Sandbox runs analyses' queries (RunAnalysis): the worker's sandbox.Runner, with
+	// SandboxCaps; nil runs the child binary found as sandbox.Runner finds it.
+	Sandbox     Sandbox
+	SandboxCaps sandbox.Caps
 
 	unpriced sync.Map // provider/model -> warned: a model the price table lacks, warned of once
 }

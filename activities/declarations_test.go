@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/analysis"
+	"github.com/cosci-dev/cosci/internal/dataset"
 	"github.com/cosci-dev/cosci/internal/doccheck"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -44,6 +46,9 @@ var simulated = func() map[string]any {
 		"MetaReview": research.MetaReviewRequest{TurnID: "t-meta", Goal: testGoal, Round: 1, Seed: 7},
 		"Overview":   research.OverviewRequest{TurnID: "t-ov", Goal: testGoal, Top: []research.Hypothesis{a, b}, Seed: 7},
 		"Converse":   research.ConverseRequest{TurnID: "t-conv", Goal: testGoal, Message: "What is the best hypothesis?", State: "active", Top: []research.Ranked{{Rank: 1, Hypothesis: a, Elo: 1250}}, Seed: 7},
+		"ProposeAnalysis": research.AnalysisRequest{TurnID: "t-an", Goal: testGoal, Hypothesis: a, Menu: analysis.Menu(), Conventions: analysis.Conventions, Seed: 7,
+			Datasets: []research.AnalysisDataset{{Table: "result", Name: "lab.csv", Preview: [][]string{{"S001", "control", "41.5"}, {"S002", "treated", "52.0"}},
+				Schema: dataset.Schema{Format: "csv", Rows: 2, Columns: []dataset.Column{{Name: "sample_id", Type: "VARCHAR"}, {Name: "arm", Type: "VARCHAR"}, {Name: "response", Type: "DOUBLE"}}}}}},
 	}
 }()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -88,7 +89,58 @@ func (a *Activities) Proximity(ctx context.Context, in ProximityInput) (Proximit
 		sigs[id] = proximity.Sign(h)
 	}
 	sim = func(x, y string) float64 { return sigs[x].Similarity(sigs[y]) }
-	return a.proximityResult(in, ids, sim, measure), nil
+	out := a.proximityResult(in, ids, sim, measure)
+	if err := a.markKin(ctx, in.SessionID, hs, sigs, out.Edges); err != nil {
+		return ProximityResult{}, err
+	}
+	return out, nil
+}
+
+// markKin marks the edges between hypotheses with an ancestor in common with how alike
+// what each adds to what they inherit reads (proximity.Kin), reading the ancestors that
+// no longer compete from the store. An ancestor the store does not have is passed over.
+func (a *Activities) markKin(ctx context.Context, sessionID string, hs map[string]research.Hypothesis, sigs map[string]proximity.Signature, edges []proximity.Edge) error {
+	known := maps.Clone(hs)
+	for {
+		var missing []string
+		for _, h := range known {
+			for _, p := range h.Parents {
+				if _, ok := known[p]; !ok && !slices.Contains(missing, p) {
+					missing = append(missing, p)
+				}
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		got, err := a.Store.Hypotheses(ctx, sessionID, missing)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		for _, id := range missing {
+			h, ok := got[id]
+			if !ok {
+				h = research.Hypothesis{ID: id} // not in the store: no parents, no words
+			}
+			known[id] = h
+		}
+	}
+	sign := func(id string) (proximity.Signature, bool) {
+		if s, ok := sigs[id]; ok {
+			return s, true
+		}
+		h, ok := known[id]
+		if !ok || h.Statement == "" {
+			return proximity.Signature{}, false
+		}
+		sigs[id] = proximity.Sign(h)
+		return sigs[id], true
+	}
+	proximity.Kin(edges, func(id string) []string { return known[id].Parents }, sign)
+	for i := range edges {
+		edges[i].Own = math.Round(edges[i].Own*1e4) / 1e4
+	}
+	return nil
 }
 
 // proximityResult finds the new hypotheses' neighbours by sim.

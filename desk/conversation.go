@@ -27,6 +27,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/converse"
+	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -70,12 +71,13 @@ type ConversationTurn struct {
 	Unsigned    bool
 }
 
-// Citation is a source an answer cites, with what cosci's check found of its quote.
+// Citation is a source an answer cites, with what cosci's check found of its quote (the
+// one citation.Cited), and Source, the same in the words the report shows it in
+// (report.Show, laid out by the template "source"); the desk links its place (AtLink).
 type Citation struct {
-	Reference research.Reference
-	Check     research.CitationCheck
-	Flagged   bool
-	Cite      cite // where its quote is, and the link there
+	citation.Cited
+	Flagged bool
+	Source  report.Source
 }
 
 // Flagged counts the turn's citations the check flagged.
@@ -250,11 +252,11 @@ func (t temporalConversation) Page(ctx context.Context, id string, live *workflo
 func cited(m research.Message) []Citation {
 	var out []Citation
 	for _, c := range citation.Join(m.References, m.Citations) {
-		check := c.Check
-		if !c.Checked() {
-			check.Verdict = "unchecked"
+		checked := c.Checked()
+		if !checked {
+			c.Check.Verdict = report.Unchecked
 		}
-		out = append(out, Citation{Reference: c.Reference, Check: check, Flagged: c.Checked() && c.Check.Flagged()})
+		out = append(out, Citation{Cited: c, Flagged: checked && c.Check.Flagged(), Source: report.Show(c)})
 	}
 	return out
 }

@@ -128,8 +128,9 @@ func TestConversationOnTheSessionPage(t *testing.T) {
 				// The whole command, every argument, the goal's end included, escaped.
 				"<dt>goal</dt>", html.EscapeString(longGoal), "<dt>focus</dt>", "<dt>toward</dt>",
 				`name="digest" value="` + testProposals[0].Digest() + `"`,
-				"2 cited, <strong>1 flagged</strong>", "Microglia and &lt;i&gt;tau&lt;/i&gt;", "microglia engulf tau seeds", "cited for: Microglia clear tau.",
-				`class="verdict-verified"`, `class="verdict-altered"`, "the source says: microglia partly clear tau"},
+				"2 cited, <strong>1 flagged</strong>", "Microglia and &lt;i&gt;tau&lt;/i&gt;", "microglia engulf tau seeds", "Claim: Microglia clear tau.",
+				// As the report shows them (report.Show, the template "source"): one render.
+				`class="verdict verified"`, `class="verdict altered"`, "words: <q>microglia partly clear tau"},
 			[]string{"<script>alert", "Confirm m-0002.2", "microglia <b>", "(ada@lab, ", "<b>Then send"}},
 		{"a reader sees it, with no form", "bob@lab",
 			[]string{"Why &lt;script&gt;", "Microglia clear tau &amp; more.", "refine the goal", "proposed"},

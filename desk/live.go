@@ -64,7 +64,7 @@ func (d *desk) read(ctx context.Context, id string, offset int, convAt workflows
 	d.vouch(id, conv.Turns)
 	for _, turn := range conv.Turns {
 		for i := range turn.Citations {
-			turn.Citations[i].Cite = d.citeOf(id, "m/"+turn.ID, i, turn.Citations[i].Reference)
+			turn.Citations[i].Source = d.linked(id, "m/"+turn.ID, i, turn.Citations[i].Cited)
 		}
 	}
 	snap.Conv, snap.ConvErr = conv, errText(convErr)

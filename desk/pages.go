@@ -263,11 +263,7 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 	}
 	page := &hypothesisPage{ID: id, H: h, Entry: entry}
 	for i, c := range report.Citations(h.References, reviews) {
-		s := report.Show(c)
-		if s.AtLink != "" || c.File != "" { // the desk links the full text at the page, when it serves it
-			s.AtLink = d.citeOf(id, "h/"+hid, i, c.Reference).Link
-		}
-		page.Refs = append(page.Refs, s)
+		page.Refs = append(page.Refs, d.linked(id, "h/"+hid, i, c))
 	}
 	for _, rv := range reviews {
 		page.Reviews = append(page.Reviews, reviewPage{Review: rv, Cited: citation.Join(h.References, rv.Citations)})

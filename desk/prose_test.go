@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/research"
 )
 
@@ -11,8 +12,8 @@ import (
 // code, http(s) links), its hypothesis ids and cited ids linked; nothing of it becomes a
 // script, a handler, a frame or a link anywhere else.
 func TestAnswersAsProse(t *testing.T) {
-	cited := []Citation{{Reference: research.Reference{ID: "10.1000/tau.01", DOI: "10.1000/tau.01"}},
-		{Reference: research.Reference{ID: "kim2021", URL: "javascript:alert(1)"}}}
+	cited := []Citation{{Cited: citation.Cited{Reference: research.Reference{ID: "10.1000/tau.01", DOI: "10.1000/tau.01"}}},
+		{Cited: citation.Cited{Reference: research.Reference{ID: "kim2021", URL: "javascript:alert(1)"}}}}
 	tests := []struct {
 		name, markdown string
 		want, not      []string

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cosci-dev/cosci/internal/access"
+	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -40,17 +41,15 @@ func (d *desk) sourceLink(sessionID, where string, i int, r research.Reference) 
 	return report.SourceLink(r) // the report's link: a DOI's "#" or "?" escaped, only an address a page may follow
 }
 
-// cite is what a page shows beside a quote: where it is, and its link.
-type cite struct {
-	At, Link string
-}
-
-func (d *desk) citeOf(sessionID, where string, i int, r research.Reference) cite {
-	at := report.Location(r)
-	if at == "" {
-		return cite{}
+// linked is a citation as a page shows it, its place linked: to the full text at its page
+// when the desk serves it (the i-th reference of where: "h/<id>" or "m/<id>"), else to the
+// report's link for the source.
+func (d *desk) linked(sessionID, where string, i int, c citation.Cited) report.Source {
+	s := report.Show(c)
+	if s.At != "" && (s.AtLink != "" || c.File != "") {
+		s.AtLink = d.sourceLink(sessionID, where, i, c.Reference)
 	}
-	return cite{At: at, Link: d.sourceLink(sessionID, where, i, r)}
+	return s
 }
 
 // hypothesisSource serves the file of a hypothesis' i-th reference.

@@ -21,6 +21,7 @@ import (
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -183,7 +184,10 @@ func TestGroundedEndToEnd(t *testing.T) {
     command: [%q]
 `, literatureBinary, library, t.TempDir(), endpoint, everything), 0o644)
 	storeDir := t.TempDir()
-	flags := []string{"--tools", cfg, "--offline-latency", "400ms", "--offline-fabricate", "0.2"}
+	// Both workers record what the simulator planted in one file, apart from the store: the
+	// second judges the support of citations the first planted by it.
+	truthFile := filepath.Join(t.TempDir(), "planted.jsonl")
+	flags := []string{"--tools", cfg, "--offline-latency", "400ms", "--offline-fabricate", "0.2", "--offline-truth", truthFile}
 	first := startWorker(t, storeDir, flags...)
 
 	id := newSessionID(t)
@@ -319,10 +323,18 @@ func TestGroundedEndToEnd(t *testing.T) {
 
 	// The hypotheses cite the library, with its details, some at a page of its full texts;
 	// the report lists them, and shows the page beside the quote.
+	truth, err := simulator.OpenTruth(truthFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	grounded, atPage := 0, 0
 	for hid, h := range storedHypotheses(t, storeDir, id) {
 		for _, r := range h.References {
-			if r.Source != "" && !r.Fabricated {
+			kind, known := truth.Hypothesis(h, r)
+			if !known {
+				t.Errorf("%s cites %s, of which the simulator's truth has no record", hid, r.ID)
+			}
+			if r.Source != "" && simulator.Honest(kind) {
 				grounded++
 				if r.Title == "" || r.Year == 0 {
 					t.Errorf("%s cites %s without the library's details: %+v", hid, r.ID, r)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,6 +34,7 @@ type historyStats struct {
 	kinds        map[string]*kindStats // the reviewed hypotheses' references by the kind the simulator planted
 	unreviewed   int                   // hypotheses with references that no review checked (near-duplicates)
 	atPage       pageStats             // the references cited at a page of a full text
+	duplicates   nearDuplicates        // the near-duplicates excluded, by relation
 }
 
 // pageStats is what the reviews' checks made of the references cited at a passage (a page)
@@ -99,7 +99,9 @@ func BenchmarkGrounding(b *testing.B) {
 	os.WriteFile(cfg, fmt.Appendf(nil, "servers:\n  - name: literature\n    command: [%q, --library, %q, --index, %q]\n", literatureBinary, library, b.TempDir()), 0o644)
 	run := func(grounded bool) historyStats {
 		storeDir := b.TempDir()
-		w := startWorker(b, storeDir, "--tools", cfg, "--offline-fabricate", "0.3", "--offline-citation-kinds", "all")
+		// The simulator records what it planted in a file of its own, apart from the store.
+		truthFile := filepath.Join(b.TempDir(), "planted.jsonl")
+		w := startWorker(b, storeDir, "--tools", cfg, "--offline-fabricate", "0.3", "--offline-citation-kinds", "all", "--offline-truth", truthFile)
 		defer w.Stop(b)
 		id := newSessionID(b)
 		req := research.Request{ResearchGoal: benchGoal, ScientistID: "bench",
@@ -119,7 +121,12 @@ func BenchmarkGrounding(b *testing.B) {
 		s.hypotheses = res.Hypotheses
 		p := mustQueryWithin[session.Progress](b, time.Minute, id, "progress")
 		s.toolCalls = p.ToolCalls
-		countCitations(b, &s, storeDir, id)
+		truth, err := simulator.OpenTruth(truthFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		countCitations(b, &s, storeDir, id, truth)
+		s.duplicates = measureNearDuplicates(b, storeDir, id)
 		return s
 	}
 	for b.Loop() {
@@ -132,6 +139,7 @@ func BenchmarkGrounding(b *testing.B) {
 			b.Logf("%s: %d hypotheses in %s; %d runs, %d events, %d history bytes (%.0f per hypothesis); largest payload %d bytes (%s); %d tool calls",
 				c.name, c.s.hypotheses, c.s.wall.Round(time.Second), c.s.runs, c.s.events, c.s.bytes, float64(c.s.bytes)/float64(c.s.hypotheses), c.s.largest, c.s.largestKind, c.s.toolCalls)
 		}
+		fmt.Printf("ungrounded: %s\ngrounded: %s\n", plain.duplicates, grounded.duplicates)
 		// On stdout, not in the log: the testing package keeps ten lines of a benchmark's log.
 		fmt.Printf("grounded citations of reviewed hypotheses, by the kind the simulator planted (%d hypotheses with references were excluded as near-duplicates before a review):\n%s",
 			grounded.unreviewed, citationTable(grounded.kinds))
@@ -165,7 +173,7 @@ func BenchmarkGrounding(b *testing.B) {
 		// the check, no honest one accused.
 		for kind, k := range grounded.kinds {
 			switch {
-			case dishonestKind(kind) && kind != research.PlantedIrrelevant && float64(k.penalised) < 0.95*float64(k.n):
+			case dishonestKind(kind) && kind != simulator.PlantedIrrelevant && float64(k.penalised) < 0.95*float64(k.n):
 				b.Errorf("%s: %d of %d penalised by the check", kind, k.penalised, k.n)
 			case !dishonestKind(kind) && k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext] > 0:
 				b.Errorf("%s: %d honest citations contradicted or out of context: %s", kind, k.verdicts[research.CitationContradicted]+k.verdicts[research.CitationOutOfContext], strings.Join(k.accused, "; "))
@@ -188,8 +196,8 @@ func pct(n, of int) float64 {
 }
 
 // countCitations reads a session's hypotheses and reviews from the store: each reference,
-// the kind the simulator planted, and what the reviews made of it.
-func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
+// the kind the simulator planted (from its truth), and what the reviews made of it.
+func countCitations(tb testing.TB, s *historyStats, storeDir, id string, truth *simulator.Truth) {
 	tb.Helper()
 	st, err := store.Open(context.Background(), storeDir)
 	if err != nil {
@@ -197,18 +205,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	keys, err := st.Backend().List(ctx, id, "hypotheses/")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var ids []string
-	for _, k := range keys {
-		ids = append(ids, strings.TrimSuffix(path.Base(k), ".json")) // h-0001: nothing to unescape
-	}
-	hs, err := st.Hypotheses(ctx, id, ids)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	hs := hypothesesOf(tb, storeDir, id)
 	s.kinds = map[string]*kindStats{}
 	s.atPage.pages = map[string]bool{}
 	for hid, h := range hs {
@@ -226,7 +223,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 			continue
 		}
 		for _, ref := range h.References {
-			kind := plantedKind(ref)
+			kind := plantedKind(truth, h, ref)
 			k := s.kinds[kind]
 			if k == nil {
 				k = &kindStats{verdicts: map[string]int{}}
@@ -253,7 +250,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 			if ref.Passage != "" && ref.Page > 0 {
 				s.atPage.cited++
 				s.atPage.pages[fmt.Sprintf("%s p. %d", ref.ID, ref.Page)] = true
-				if research.PlantedHonest(kind) {
+				if simulator.Honest(kind) {
 					s.atPage.honest++
 					if checked {
 						s.atPage.honestFlagged++
@@ -262,7 +259,7 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 			}
 			// A wrong page the turn read is placed: its section and file come from the tool
 			// result that holds it; one it did not read keeps only the page of its id.
-			if kind == research.PlantedWrongPage {
+			if kind == simulator.PlantedWrongPage {
 				s.atPage.wrongPage++
 				if ref.Section != "" || ref.File != "" {
 					s.atPage.wrongPageRead++
@@ -295,20 +292,18 @@ func countCitations(tb testing.TB, s *historyStats, storeDir, id string) {
 	}
 }
 
-// plantedKind is the kind the simulator planted; a reference stored before kinds were
-// marked is "verbatim" or, made up, "fabricated".
-func plantedKind(ref research.Reference) string {
-	switch {
-	case ref.Planted != "":
-		return ref.Planted
-	case ref.Fabricated:
-		return "fabricated"
+// plantedKind is the kind the simulator planted, as its truth recorded it; a reference it
+// has no record of is "unrecorded", which counts as dishonest, so that the benchmark's
+// targets fail rather than pass on it.
+func plantedKind(truth *simulator.Truth, h research.Hypothesis, ref research.Reference) string {
+	if kind, ok := truth.Hypothesis(h, ref); ok {
+		return kind
 	}
-	return research.PlantedVerbatim
+	return "unrecorded"
 }
 
 // dishonestKind says whether a review should flag a reference of the kind.
-func dishonestKind(kind string) bool { return !research.PlantedHonest(kind) }
+func dishonestKind(kind string) bool { return !simulator.Honest(kind) }
 
 // verdictRank orders the verdicts from verified to invented.
 func verdictRank(v string) int { return slices.Index(research.CitationVerdicts, v) }

@@ -26,6 +26,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/cosci-dev/cosci/e2e/temporalpg"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
@@ -37,12 +38,15 @@ var (
 	literatureBinary string        // the literature server built from ../literature
 	buildDir         string        // TestMain's scratch directory (binaries, logs)
 	serverMetrics    string        // the dev server's Prometheus endpoint (its own counts of requests)
+	temporalBin      string        // the Temporal CLI (../bin/temporal)
+	devArgs          []string      // start-dev's flags: search attributes, dynamic config values
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
-	temporalBin, err := filepath.Abs(filepath.Join("..", "bin", "temporal"))
+	var err error
+	temporalBin, err = filepath.Abs(filepath.Join("..", "bin", "temporal"))
 	if err == nil {
 		_, err = os.Stat(temporalBin)
 	}
@@ -85,7 +89,6 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	args = append(args, "--metrics-port", strconv.Itoa(metricsPort))
 	serverMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	serverLogPath := filepath.Join(buildDir, "server.log")
 	serverLog, err := os.Create(serverLogPath)
@@ -97,21 +100,14 @@ func runMain(m *testing.M) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:  temporalBin,
-		ExtraArgs:     args,
-		LogLevel:      "error",
-		ClientOptions: &client.Options{Logger: quietLogger()},
-		Stdout:        serverLog,
-		Stderr:        serverLog,
-	})
+	devArgs = args
+	server, err := startDevServer(ctx, filepath.Join(buildDir, "temporal-server"), "", metricsPort, serverLog)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: cannot start the Temporal dev server: %v\n", err)
 		dumpFile(os.Stderr, serverLogPath)
 		return 1
 	}
-	temporalClient = server.Client()
-	serverAddress = server.FrontendHostPort()
+	temporalClient, serverAddress = server.client, server.address
 
 	code := m.Run()
 	for i := len(cleanups) - 1; i >= 0; i-- {
@@ -119,13 +115,75 @@ func runMain(m *testing.M) int {
 	}
 
 	temporalClient.Close()
-	if err := server.Stop(); err != nil {
+	if err := server.stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stopping the dev server:", err)
 	}
 	if code != 0 {
 		dumpFile(os.Stderr, serverLogPath)
 	}
 	return code
+}
+
+// devServerEnv names the dev server the tests run on: unset, the Temporal CLI's start-dev
+// (server 1.29.1 inside CLI v1.5.1); "temporal-server", bin/temporal-server (the release
+// `make server-tools` builds) on a SQLite file, as BENCHMARKS.md's "The dev server" compares.
+const devServerEnv = "COSCI_E2E_DEVSERVER"
+
+// harnessServer is a running dev server and a client of it.
+type harnessServer struct {
+	address string
+	client  client.Client
+	stop    func() error
+}
+
+// startDevServer starts the dev server devServerEnv names, with devArgs (start-dev's flags;
+// the dynamic config values are read from them for bin/temporal-server), its database in
+// dbFile ("": in memory), its metrics on metricsPort and its output in log;
+// bin/temporal-server keeps its files in dir.
+func startDevServer(ctx context.Context, dir, dbFile string, metricsPort int, log *os.File) (harnessServer, error) {
+	switch os.Getenv(devServerEnv) {
+	case "":
+		args := append(slices.Clone(devArgs), "--metrics-port", strconv.Itoa(metricsPort))
+		if dbFile != "" {
+			args = append(args, "--db-filename", dbFile)
+		}
+		server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+			ExistingPath:  temporalBin,
+			ExtraArgs:     args,
+			LogLevel:      "error",
+			ClientOptions: &client.Options{Logger: quietLogger()},
+			Stdout:        log,
+			Stderr:        log,
+		})
+		if err != nil {
+			return harnessServer{}, err
+		}
+		return harnessServer{server.FrontendHostPort(), server.Client(), server.Stop}, nil
+	case "temporal-server":
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return harnessServer{}, err
+		}
+		opts := temporalpg.SQLiteOptions{DBFile: dbFile, InMemory: dbFile == "", MetricsPort: metricsPort, DynamicValues: map[string]string{}}
+		for i := 0; i+1 < len(devArgs); i += 2 {
+			if devArgs[i] == "--dynamic-config-value" {
+				name, value, _ := strings.Cut(devArgs[i+1], "=")
+				opts.DynamicValues[name] = value
+			}
+		}
+		server, err := temporalpg.StartSQLite(ctx, dir, workflows.SearchAttributes, opts)
+		if err != nil {
+			return harnessServer{}, err
+		}
+		fmt.Fprintf(log, "e2e: %s runs bin/temporal-server %s on SQLite; its log: %s/temporal-server.log\n", devServerEnv, temporalpg.ServerVersion, dir)
+		c, err := client.Dial(client.Options{HostPort: server.Address(), Namespace: temporalpg.Namespace, Logger: quietLogger()})
+		if err != nil {
+			_ = server.Kill()
+			return harnessServer{}, err
+		}
+		return harnessServer{server.Address(), c, server.Stop}, nil
+	default:
+		return harnessServer{}, fmt.Errorf("%s=%q: want unset (the CLI's start-dev) or temporal-server", devServerEnv, os.Getenv(devServerEnv))
+	}
 }
 
 // freeLoopbackPort is a loopback port nobody listens on now.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -354,8 +355,8 @@ func TestComposeImages(t *testing.T) {
 	}
 	for name, prefix := range map[string]string{
 		svcPostgres:  "postgres:",
-		svcSchema:    "temporalio/admin-tools:" + temporalpg.ServerVersion + "-",
-		svcNamespace: "temporalio/admin-tools:" + temporalpg.ServerVersion + "-",
+		svcSchema:    "temporalio/admin-tools:" + temporalpg.ServerVersion,
+		svcNamespace: "temporalio/admin-tools:" + temporalpg.ServerVersion,
 		svcTemporal:  "temporalio/server:" + temporalpg.ServerVersion,
 		svcUI:        "temporalio/ui:",
 		svcProm:      "prom/prometheus:v3.",
@@ -365,8 +366,37 @@ func TestComposeImages(t *testing.T) {
 			t.Errorf("%s runs %q; want %s...", name, img, prefix)
 		}
 	}
-	if img := compose.Services[svcTemporal].Image; img != "temporalio/server:"+temporalpg.ServerVersion {
-		t.Errorf("%s runs %q; want temporalio/server:%s, the release e2e/temporalpg tests", svcTemporal, img, temporalpg.ServerVersion)
+	// Exact tags: a prefix would let 1.32.1 pass for 1.32.10. The admin tools are tagged by
+	// the server's release alone from 1.30 on (before: 1.29.1-tctl-1.18.4-cli-1.5.0).
+	for _, name := range []string{svcSchema, svcNamespace, svcTemporal} {
+		repo, _, _ := strings.Cut(compose.Services[name].Image, ":")
+		if img := compose.Services[name].Image; img != repo+":"+temporalpg.ServerVersion {
+			t.Errorf("%s runs %q; want %s:%s, the release e2e/temporalpg tests", name, img, repo, temporalpg.ServerVersion)
+		}
+	}
+}
+
+// TestComposeTemporalDynamicConfig: the server's image (1.30 on) ships no dynamic config and
+// the server will not start without the file DYNAMIC_CONFIG_FILE_PATH names, so compose
+// mounts one from deploy/ there, which must exist and parse.
+func TestComposeTemporalDynamicConfig(t *testing.T) {
+	svc := readCompose(t).Services[svcTemporal]
+	path := svc.Environment["DYNAMIC_CONFIG_FILE_PATH"]
+	var source string
+	for _, v := range svc.Volumes {
+		if src, rest, _ := strings.Cut(v, ":"); strings.TrimSuffix(rest, ":ro") == path {
+			source = src
+		}
+	}
+	if path == "" || source == "" {
+		t.Fatalf("%s: DYNAMIC_CONFIG_FILE_PATH %q is not a file mounted from the repository (volumes %v)", svcTemporal, path, svc.Volumes)
+	}
+	var values map[string][]map[string]any
+	if err := yaml.Unmarshal(mustRead(t, filepath.Join("..", source)), &values); err != nil {
+		t.Fatalf("%s: %v", source, err)
+	}
+	if len(values["limit.maxIDLength"]) == 0 {
+		t.Errorf("%s sets no limit.maxIDLength (the SQL schemas hold ids of 255 characters)", source)
 	}
 }
 
@@ -432,7 +462,7 @@ func TestComposeStartup(t *testing.T) {
 	}
 	for name, probe := range map[string]string{
 		svcPostgres: "pg_isready",
-		svcTemporal: "temporal operator cluster health",
+		svcTemporal: "/api/v1/cluster-info", // the image has no temporal CLI (1.30 on)
 		svcUI:       "/healthz",
 		svcProm:     "/-/ready",
 		svcGrafana:  "/api/health",
@@ -455,7 +485,7 @@ func TestComposeStartup(t *testing.T) {
 }
 
 // TestComposeWorkerImage: the workers are built by the repository's Dockerfile, which builds
-// this worker with go.mod's Go.
+// this worker with go.mod's Go, and the children it runs beside it.
 func TestComposeWorkerImage(t *testing.T) {
 	compose := readCompose(t)
 	for _, name := range workers(compose) {
@@ -463,6 +493,13 @@ func TestComposeWorkerImage(t *testing.T) {
 		dockerfile := mustRead(t, "../"+strings.TrimSuffix(build, "/")+"/Dockerfile")
 		if !regexp.MustCompile(`go build -o \S+ \./worker`).Match(dockerfile) {
 			t.Errorf("%s: the Dockerfile in %q does not build ./worker", name, build)
+		}
+		// What the worker runs as children: the analysis sandbox (beside the worker, built
+		// with cgo for DuckDB), prlimit and pdftotext, so the image cannot be a static one.
+		for _, want := range []string{`CGO_ENABLED=1 go build -o /out/cosci-sandbox \./sandbox`, `poppler-utils`, `FROM debian:`} {
+			if !regexp.MustCompile(want).Match(dockerfile) {
+				t.Errorf("%s: the Dockerfile in %q lacks %s", name, build, want)
+			}
 		}
 		goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(mustRead(t, "../go.mod"))
 		if goVersion == nil || !strings.Contains(string(dockerfile), "golang:"+string(goVersion[1])) {

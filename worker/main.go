@@ -60,6 +60,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -75,6 +76,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/notify"
 	"github.com/cosci-dev/cosci/internal/provider"
 	"github.com/cosci-dev/cosci/internal/proximity"
+	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/tools"
@@ -109,6 +111,8 @@ type config struct {
 	offline                          simulator.Offline
 	slots, computeSlots              int
 	rps                              float64
+	sandbox                          string       // the sandbox's child binary; "" finds it (sandboxBinary)
+	sandboxCaps                      sandbox.Caps // the caps of an analysis' query
 }
 
 // parseFlags reads the worker's flags, with the environment's defaults, and refuses
@@ -128,6 +132,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.Float64Var(&c.offline.FirstBias, "offline-first-bias", 0, "the offline judges' bias towards the hypothesis shown first, in logits (0.5: an even match is a 62% win for the first)")
 	fs.Float64Var(&c.offline.Fabricate, "offline-fabricate", 0.1, "share of a grounded offline hypothesis' references made dishonest on purpose, spread over the dishonest kinds of --offline-citation-kinds, to measure the citation check")
 	kinds := fs.String("offline-citation-kinds", "all", "the kinds of citation the offline simulator makes, comma-separated: all, or some of "+strings.Join(simulator.PlantKinds(), ", "))
+	truth := fs.String("offline-truth", "", "a file where the offline simulator records the kind of each citation it plants, shared by workers that take over each other's turns and read by benchmarks (default: kept in memory)")
 	accuracy := fs.Float64("offline-support-accuracy", 0.9, "share of citations whose support (does the quote support its claim?) a simulated deep verification or full review judges right")
 	fs.IntVar(&c.slots, "slots", 4, "provider turns this worker runs at once; more wait in the task queue")
 	fs.IntVar(&c.computeSlots, "compute-slots", max(1, runtime.NumCPU()-1), "CPU-heavy activities (the tournament's fits, reports) this worker runs at once; the cores left serve workflow tasks and queries")
@@ -145,6 +150,10 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		"(and, with the lab's keys, log it); without it the reason stays in the session, where starter status shows it (env COSCI_NOTIFY_TEXT)")
 	fs.StringVar(&c.deployment, "deployment", getenv("COSCI_DEPLOYMENT"), "run as a version of this Worker Deployment, for rolling upgrades with --build-id (env COSCI_DEPLOYMENT; see docs/operating.md)")
 	fs.StringVar(&c.buildID, "build-id", getenv("COSCI_BUILD_ID"), "this build's id in the Worker Deployment, e.g. a release or a commit (env COSCI_BUILD_ID)")
+	fs.StringVar(&c.sandbox, "sandbox", getenv(sandbox.ChildBinary), "the analysis sandbox's child binary (make build puts it at bin/cosci-sandbox); default: cosci-sandbox beside the worker's executable, then bin/cosci-sandbox, then on PATH (env COSCI_SANDBOX)")
+	fs.IntVar(&c.sandboxCaps.MemoryMB, "sandbox-memory-mb", sandbox.DefaultCaps.MemoryMB, "DuckDB's memory limit for an analysis' query, in MB (the child's address space is capped above it)")
+	fs.IntVar(&c.sandboxCaps.Threads, "sandbox-threads", sandbox.DefaultCaps.Threads, "DuckDB's threads for an analysis' query")
+	fs.DurationVar(&c.sandboxCaps.Timeout, "sandbox-timeout", sandbox.DefaultCaps.Timeout, "the time an analysis' query may take, loading its datasets included; the child is killed a grace after it")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -166,6 +175,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--compute-slots is %d; it must be at least 1", c.computeSlots)
 	case c.rps < 0:
 		return c, fmt.Errorf("--rps is %v; it must be 0 (unlimited) or more", c.rps)
+	case c.sandboxCaps.MemoryMB < 64 || c.sandboxCaps.Threads < 1 || c.sandboxCaps.Timeout <= 0:
+		return c, fmt.Errorf("--sandbox-memory-mb %d, --sandbox-threads %d, --sandbox-timeout %s: give at least 64 MB, 1 thread and a time above 0", c.sandboxCaps.MemoryMB, c.sandboxCaps.Threads, c.sandboxCaps.Timeout)
 	case (c.deployment == "") != (c.buildID == ""):
 		return c, errors.New("--deployment and --build-id go together: a worker is one version (a build) of one deployment, or unversioned")
 	}
@@ -173,6 +184,11 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return c, fmt.Errorf("--offline-citation-kinds: %w", err)
 	}
 	c.offline.SupportError = 1 - *accuracy
+	if *truth != "" {
+		if c.offline.Truth, err = simulator.OpenTruth(*truth); err != nil {
+			return c, fmt.Errorf("--offline-truth: %w", err)
+		}
+	}
 	if c.notify != "" {
 		if c.webhook, err = notify.NewWebhook(c.notify); err != nil {
 			return c, fmt.Errorf("--notify-url: %w", err)
@@ -221,6 +237,7 @@ func run() error {
 		Providers:  registry,
 		AliveEvery: 2 * time.Second,
 	}
+	acts.Sandbox, acts.SandboxCaps = sandbox.Runner{Binary: sandboxBinary(cfg.sandbox, os.Executable, fileExists)}, cfg.sandboxCaps
 	acts.Webhook = cfg.webhook
 	acts.Encrypted, acts.NotifyText = keys != nil, cfg.notifyText
 	if cfg.thresholds != "" {
@@ -409,4 +426,29 @@ func envOr(getenv func(string) string, key, def string) string {
 		return v
 	}
 	return def
+}
+
+// sandboxBinary is the sandbox's child binary the worker runs: the one given (--sandbox
+// or COSCI_SANDBOX), else cosci-sandbox beside the worker's executable (make build and
+// the image put both in one directory), else bin/cosci-sandbox (go run ./worker from a
+// checkout after make build), else "": sandbox.Runner then looks on PATH, and an
+// analysis fails with sandbox.ErrNoChild, which says to build it.
+func sandboxBinary(given string, executable func() (string, error), exists func(string) bool) string {
+	if given != "" {
+		return given
+	}
+	if exe, err := executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), "cosci-sandbox"); exists(p) {
+			return p
+		}
+	}
+	if p := filepath.Join("bin", "cosci-sandbox"); exists(p) {
+		return p
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
 }

@@ -151,3 +151,39 @@ func TestStoreMigrating(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxFlags: the sandbox's binary comes from --sandbox or COSCI_SANDBOX, else
+// beside the worker's executable, else bin/; its caps from their flags, and caps that
+// cannot work are refused.
+func TestSandboxFlags(t *testing.T) {
+	c, err := parseFlags([]string{"--sandbox-memory-mb", "1024", "--sandbox-threads", "1", "--sandbox-timeout", "1m"}, func(k string) string {
+		return map[string]string{"COSCI_SANDBOX": "/opt/cosci/cosci-sandbox"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.sandbox != "/opt/cosci/cosci-sandbox" || c.sandboxCaps.MemoryMB != 1024 || c.sandboxCaps.Threads != 1 || c.sandboxCaps.Timeout.String() != "1m0s" {
+		t.Errorf("parsed %q, %+v", c.sandbox, c.sandboxCaps)
+	}
+	for _, bad := range [][]string{{"--sandbox-memory-mb", "10"}, {"--sandbox-threads", "0"}, {"--sandbox-timeout", "0s"}} {
+		if _, err := parseFlags(bad, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: %v; want refused naming the flag", bad, err)
+		}
+	}
+	exe := func() (string, error) { return "/srv/cosci/bin/cosci-worker", nil }
+	cases := []struct {
+		given  string
+		exists []string
+		want   string
+	}{
+		{"/given", []string{"/srv/cosci/bin/cosci-sandbox"}, "/given"},
+		{"", []string{"/srv/cosci/bin/cosci-sandbox", "bin/cosci-sandbox"}, "/srv/cosci/bin/cosci-sandbox"},
+		{"", []string{"bin/cosci-sandbox"}, "bin/cosci-sandbox"},
+		{"", nil, ""},
+	}
+	for _, c := range cases {
+		if got := sandboxBinary(c.given, exe, func(p string) bool { return slices.Contains(c.exists, p) }); got != c.want {
+			t.Errorf("given %q, existing %v: %q; want %q", c.given, c.exists, got, c.want)
+		}
+	}
+}

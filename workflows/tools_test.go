@@ -75,7 +75,8 @@ func countActivities(h *harness) *activityCounts {
 // references the simulator made up are caught by reflection while the genuine ones pass.
 func TestGroundedSession(t *testing.T) {
 	var calls toolstest.Calls
-	h := libraryHarness(t, 0, &simulator.Offline{Fabricate: 0.3}, &calls)
+	model := &simulator.Offline{Fabricate: 0.3}
+	h := libraryHarness(t, 0, model, &calls)
 	counts := countActivities(h)
 	res := h.run(grounded(12))
 	if res.State != session.Completed || res.Hypotheses != 12 {
@@ -123,7 +124,7 @@ func TestGroundedSession(t *testing.T) {
 					}
 				}
 			}
-			if ref.Fabricated {
+			if kind, _ := model.Planted().Hypothesis(hyp, ref); !simulator.Honest(kind) {
 				fabricated++
 				if flagged {
 					caught++

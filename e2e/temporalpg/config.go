@@ -45,6 +45,14 @@ func freePorts(n int) ([]int, error) {
 // module, on free loopback ports, without archival, metrics or pprof.
 type config struct {
 	Plugin, PGAddress, PGUser, PersistenceDB, VisibilityDB string
+	// SQLiteFile, when set, holds persistence and visibility instead of PostgreSQL (the
+	// dev server's shape, sqlite.go): one store, one connection, as the CLI's start-dev.
+	SQLiteFile   string
+	SQLiteMemory bool // SQLite in memory, shared by the store's connections: SQLiteFile only names it
+	// MetricsPort, when set, serves the server's Prometheus metrics on loopback.
+	MetricsPort int
+	// DynamicValues are further dynamic config values: name -> a YAML value.
+	DynamicValues map[string]string
 
 	Services      []service // the frontend first
 	DynamicConfig string
@@ -56,6 +64,20 @@ type service struct {
 	Name             string
 	GRPC, Membership int
 	HTTP             int // the frontend's HTTP API; 0: none
+}
+
+// loopbackServices are the server's four services on free loopback ports, the frontend first.
+func loopbackServices() ([]service, error) {
+	ports, err := freePorts(9)
+	if err != nil {
+		return nil, err
+	}
+	return []service{
+		{Name: "frontend", GRPC: ports[0], HTTP: ports[1], Membership: ports[2]},
+		{Name: "matching", GRPC: ports[3], Membership: ports[4]},
+		{Name: "history", GRPC: ports[5], Membership: ports[6]},
+		{Name: "worker", GRPC: ports[7], Membership: ports[8]},
+	}, nil
 }
 
 // Frontend is the service clients dial.
@@ -89,6 +111,31 @@ log:
   level: info
 
 persistence:
+{{- if .SQLiteFile}}
+  defaultStore: sqlite-default
+  visibilityStore: sqlite-default
+  numHistoryShards: 1
+  datastores:
+    sqlite-default:
+      sql:
+        pluginName: "sqlite"
+        databaseName: "{{.SQLiteFile}}"
+        connectAddr: "localhost"
+        connectProtocol: "tcp"
+        connectAttributes:
+{{- if .SQLiteMemory}}
+          mode: "memory"
+          cache: "shared"
+{{- else}}
+          cache: "private"
+          setup: true
+          journal_mode: wal
+          synchronous: 2
+{{- end}}
+        maxConns: 1
+        maxIdleConns: 1
+        maxConnLifetime: "1h"
+{{- else}}
   defaultStore: postgres-default
   visibilityStore: postgres-visibility
   numHistoryShards: 4
@@ -115,11 +162,18 @@ persistence:
         maxConns: 10
         maxIdleConns: 10
         maxConnLifetime: "1h"
+{{- end}}
 
 global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "127.0.0.1"
+{{- with .MetricsPort}}
+  metrics:
+    prometheus:
+      timerType: "histogram"
+      listenAddress: "127.0.0.1:{{.}}"
+{{- end}}
 {{- with .TLS}}
   tls:
     frontend:
@@ -198,8 +252,12 @@ frontend.namespaceRPS.visibility:
   - value: 100
 component.nexusoperations.callback.endpoint.template:
   - value: http://127.0.0.1:{{.Frontend.HTTP}}/namespaces/{{"{{"}}.NamespaceName{{"}}"}}/nexus/callback
-component.callbacks.allowedAddresses:
+callback.allowedAddresses:
   - value:
       - Pattern: "127.0.0.1:{{.Frontend.HTTP}}"
         AllowInsecure: true
+{{- range $name, $value := .DynamicValues}}
+{{$name}}:
+  - value: {{$value}}
+{{- end}}
 `))

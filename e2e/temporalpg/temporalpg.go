@@ -7,7 +7,8 @@
 // builds them too): bin/temporal-server and bin/temporal-sql-tool, with the schemas of the
 // same server release copied into bin/temporal-schema. The PostgreSQL server comes from
 // internal/pgtest. The server runs in a Process (process.go), which e2e's dev server on a
-// database file uses too.
+// database file uses too. StartSQLite (sqlite.go) runs the same binary on a SQLite file
+// instead, the dev server's shape.
 package temporalpg
 
 import (
@@ -20,15 +21,17 @@ import (
 	"strconv"
 	"sync"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"github.com/cosci-dev/cosci/internal/pgtest"
 )
 
 // The server release and its schema, shared with docker-compose.yml (worker/compose_test.go
 // checks that the two agree).
 const (
-	// ServerVersion is the Temporal server release the Makefile builds (the one inside
-	// Temporal CLI v1.5.1).
-	ServerVersion = "1.29.1"
+	// ServerVersion is the Temporal server release the Makefile builds (newer than the
+	// 1.29.1 inside Temporal CLI v1.5.1, the dev server's).
+	ServerVersion = "1.32.1"
 	// Plugin is the SQL plugin of persistence and visibility.
 	Plugin = "postgres12"
 	// SchemaDir is where the schemas of Plugin are, relative to the schema root
@@ -79,18 +82,9 @@ func Start(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes 
 func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttributes map[string]string, t *TLS) (*Server, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
-	types, err := indexedValueTypes(searchAttributes)
+	types, bin, err := prepare(searchAttributes, serverBinary, sqlToolBinary, filepath.Join(schemaRoot, SchemaDir))
 	if err != nil {
 		return nil, err
-	}
-	bin, err := binDir()
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{serverBinary, sqlToolBinary, filepath.Join(schemaRoot, SchemaDir)} {
-		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
-			return nil, fmt.Errorf("temporalpg: no %s: run `make %s` (or `make test`, which builds it) in %s first", filepath.Join(bin, name), makeTarget, filepath.Dir(bin))
-		}
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
@@ -101,7 +95,7 @@ func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttribut
 		return nil, err
 	}
 
-	ports, err := freePorts(9)
+	services, err := loopbackServices()
 	if err != nil {
 		return nil, err
 	}
@@ -111,24 +105,42 @@ func StartTLS(ctx context.Context, dir string, pg *pgtest.Server, searchAttribut
 		PGUser:        pgtest.User,
 		PersistenceDB: PersistenceDB,
 		VisibilityDB:  VisibilityDB,
-		Services: []service{
-			{Name: "frontend", GRPC: ports[0], HTTP: ports[1], Membership: ports[2]},
-			{Name: "matching", GRPC: ports[3], Membership: ports[4]},
-			{Name: "history", GRPC: ports[5], Membership: ports[6]},
-			{Name: "worker", GRPC: ports[7], Membership: ports[8]},
-		},
+		Services:      services,
 		DynamicConfig: filepath.Join(dir, "config", "dynamicconfig.yaml"),
 		TLS:           t,
 	}
-	if err := cfg.write(filepath.Join(dir, "config")); err != nil {
-		return nil, err
-	}
-
 	var clientTLS *tls.Config
 	if t != nil {
 		if clientTLS, err = t.clientConfig(); err != nil {
 			return nil, err
 		}
+	}
+	return launch(ctx, dir, bin, cfg, clientTLS, types)
+}
+
+// prepare checks the search attributes' types and that bin/ holds the files named.
+func prepare(searchAttributes map[string]string, files ...string) (map[string]enumspb.IndexedValueType, string, error) {
+	types, err := indexedValueTypes(searchAttributes)
+	if err != nil {
+		return nil, "", err
+	}
+	bin, err := binDir()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, name := range files {
+		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
+			return nil, "", fmt.Errorf("temporalpg: no %s: run `make %s` (or `make test`, which builds it) in %s first", filepath.Join(bin, name), makeTarget, filepath.Dir(bin))
+		}
+	}
+	return types, bin, nil
+}
+
+// launch writes cfg into dir/config, starts bin/temporal-server on it, and waits until
+// namespace "default" has the search attributes types.
+func launch(ctx context.Context, dir, bin string, cfg config, clientTLS *tls.Config, types map[string]enumspb.IndexedValueType) (*Server, error) {
+	if err := cfg.write(filepath.Join(dir, "config")); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		tls:     clientTLS,

@@ -22,6 +22,7 @@ import (
 	"github.com/cosci-dev/cosci/internal/citation"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 var sample = flag.Int("citation.sample", 0, "print this many labelled citations of each kind")
@@ -35,17 +36,17 @@ const kindEmpty = "empty"
 // catches it.
 var (
 	honestKinds = []string{
-		research.PlantedVerbatim, research.PlantedDrift, research.PlantedSpelling, research.PlantedGreek,
-		research.PlantedNumberWords, research.PlantedNotation, research.PlantedFragment, research.PlantedElided,
-		research.PlantedIrrelevant, kindExponentPlain, kindExponentTypeset, kindPlusMinus, kindTimes, kindIntervalOrder,
+		simulator.PlantedVerbatim, simulator.PlantedDrift, simulator.PlantedSpelling, simulator.PlantedGreek,
+		simulator.PlantedNumberWords, simulator.PlantedNotation, simulator.PlantedFragment, simulator.PlantedElided,
+		simulator.PlantedIrrelevant, kindExponentPlain, kindExponentTypeset, kindPlusMinus, kindTimes, kindIntervalOrder,
 	}
 	dishonestKinds = []string{
-		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
-		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedSpliced,
-		research.PlantedOwnText, research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier,
-		research.PlantedEntity, research.PlantedSpecies, research.PlantedUnit, research.PlantedSign,
-		research.PlantedDecimal, research.PlantedContextDropped, research.PlantedElidedNegation,
-		research.PlantedElidedDistant, research.PlantedUnsplit, kindEmpty, kindStatDropped, kindQuantifierDropped,
+		simulator.PlantedInventedID, simulator.PlantedNearMissID, simulator.PlantedOtherRecord,
+		simulator.PlantedNegated, simulator.PlantedNumber, simulator.PlantedDirection, simulator.PlantedSpliced,
+		simulator.PlantedOwnText, simulator.PlantedHedgeDropped, simulator.PlantedCausal, simulator.PlantedQuantifier,
+		simulator.PlantedEntity, simulator.PlantedSpecies, simulator.PlantedUnit, simulator.PlantedSign,
+		simulator.PlantedDecimal, simulator.PlantedContextDropped, simulator.PlantedElidedNegation,
+		simulator.PlantedElidedDistant, simulator.PlantedUnsplit, kindEmpty, kindStatDropped, kindQuantifierDropped,
 	}
 	benchKinds = slices.Concat(honestKinds, dishonestKinds)
 	// vocabKinds are the dishonest kinds made by an edit of words: at least half of each
@@ -53,10 +54,10 @@ var (
 	// The others' edits are of ids, of structure (a splice, an elision's span, a result
 	// that names several sources) or of the citing text's own words.
 	vocabKinds = []string{
-		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection, research.PlantedHedgeDropped,
-		research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies,
-		research.PlantedUnit, research.PlantedSign, research.PlantedDecimal, research.PlantedContextDropped,
-		research.PlantedElidedNegation, kindQuantifierDropped,
+		simulator.PlantedNegated, simulator.PlantedNumber, simulator.PlantedDirection, simulator.PlantedHedgeDropped,
+		simulator.PlantedCausal, simulator.PlantedQuantifier, simulator.PlantedEntity, simulator.PlantedSpecies,
+		simulator.PlantedUnit, simulator.PlantedSign, simulator.PlantedDecimal, simulator.PlantedContextDropped,
+		simulator.PlantedElidedNegation, kindQuantifierDropped,
 	}
 )
 
@@ -88,29 +89,29 @@ type expectation struct {
 // content word changed, altered: their own verdict is held to 30% (about the common
 // tier's two in five, with room for a common word the check reads otherwise).
 var expected = map[string]expectation{
-	research.PlantedInventedID:     {[]string{research.CitationInvented}, 0.95},
-	research.PlantedNearMissID:     {[]string{research.CitationInvented, research.CitationUnsupported}, 0.95},
-	research.PlantedOtherRecord:    {[]string{research.CitationUnsupported}, 0.95},
-	research.PlantedNegated:        {[]string{research.CitationContradicted}, 0.9},
-	research.PlantedNumber:         {[]string{research.CitationContradicted}, 0.95},
-	research.PlantedDirection:      {[]string{research.CitationContradicted}, 0.3},
-	research.PlantedSpliced:        {[]string{research.CitationUnsupported}, 0.9},
-	research.PlantedOwnText:        {[]string{research.CitationUnsupported}, 0.9},
-	research.PlantedHedgeDropped:   {[]string{research.CitationOverstated}, 0.9},
-	research.PlantedCausal:         {[]string{research.CitationOverstated}, 0.3},
-	research.PlantedQuantifier:     {[]string{research.CitationOverstated, research.CitationOutOfContext}, 0.3},
-	research.PlantedEntity:         {[]string{research.CitationAltered, research.CitationContradicted}, 0.95},
-	research.PlantedSpecies:        {[]string{research.CitationAltered}, 0.95},
-	research.PlantedUnit:           {[]string{research.CitationContradicted}, 0.3},
-	research.PlantedSign:           {[]string{research.CitationContradicted}, 0.95},
-	research.PlantedDecimal:        {[]string{research.CitationContradicted}, 0.95},
-	research.PlantedContextDropped: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
-	research.PlantedElidedNegation: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
-	research.PlantedElidedDistant:  {[]string{research.CitationUnsupported}, 0.95},
-	research.PlantedUnsplit:        {[]string{research.CitationUnsupported}, 0.95},
-	kindEmpty:                      {[]string{"refused"}, 0.95},
-	kindStatDropped:                {[]string{research.CitationAltered}, 0.95},
-	kindQuantifierDropped:          {[]string{research.CitationOutOfContext}, 0.95},
+	simulator.PlantedInventedID:     {[]string{research.CitationInvented}, 0.95},
+	simulator.PlantedNearMissID:     {[]string{research.CitationInvented, research.CitationUnsupported}, 0.95},
+	simulator.PlantedOtherRecord:    {[]string{research.CitationUnsupported}, 0.95},
+	simulator.PlantedNegated:        {[]string{research.CitationContradicted}, 0.9},
+	simulator.PlantedNumber:         {[]string{research.CitationContradicted}, 0.95},
+	simulator.PlantedDirection:      {[]string{research.CitationContradicted}, 0.3},
+	simulator.PlantedSpliced:        {[]string{research.CitationUnsupported}, 0.9},
+	simulator.PlantedOwnText:        {[]string{research.CitationUnsupported}, 0.9},
+	simulator.PlantedHedgeDropped:   {[]string{research.CitationOverstated}, 0.9},
+	simulator.PlantedCausal:         {[]string{research.CitationOverstated}, 0.3},
+	simulator.PlantedQuantifier:     {[]string{research.CitationOverstated, research.CitationOutOfContext}, 0.3},
+	simulator.PlantedEntity:         {[]string{research.CitationAltered, research.CitationContradicted}, 0.95},
+	simulator.PlantedSpecies:        {[]string{research.CitationAltered}, 0.95},
+	simulator.PlantedUnit:           {[]string{research.CitationContradicted}, 0.3},
+	simulator.PlantedSign:           {[]string{research.CitationContradicted}, 0.95},
+	simulator.PlantedDecimal:        {[]string{research.CitationContradicted}, 0.95},
+	simulator.PlantedContextDropped: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
+	simulator.PlantedElidedNegation: {[]string{research.CitationOutOfContext, research.CitationContradicted}, 0.95},
+	simulator.PlantedElidedDistant:  {[]string{research.CitationUnsupported}, 0.95},
+	simulator.PlantedUnsplit:        {[]string{research.CitationUnsupported}, 0.95},
+	kindEmpty:                       {[]string{"refused"}, 0.95},
+	kindStatDropped:                 {[]string{research.CitationAltered}, 0.95},
+	kindQuantifierDropped:           {[]string{research.CitationOutOfContext}, 0.95},
 }
 
 // share is how many of a kind's citations got one of its expected verdicts.
@@ -139,60 +140,60 @@ func (f *fixture) valid(l labelled) error {
 	if l.kind != kindEmpty && (utf8.RuneCountInString(strings.TrimSpace(q)) < 30 || words(q) < 5 || utf8.RuneCountInString(q) > prompt.MaxQuoteLength) {
 		return fmt.Errorf("a quote of %d characters and %d words", utf8.RuneCountInString(q), words(q))
 	}
-	if rec == nil && l.kind != research.PlantedInventedID && l.kind != research.PlantedNearMissID && l.kind != kindEmpty {
+	if rec == nil && l.kind != simulator.PlantedInventedID && l.kind != simulator.PlantedNearMissID && l.kind != kindEmpty {
 		return fmt.Errorf("%s names no record of %s", l.id, l.file)
 	}
-	if rec != nil && rec.mixed != (l.kind == research.PlantedUnsplit) {
+	if rec != nil && rec.mixed != (l.kind == simulator.PlantedUnsplit) {
 		return fmt.Errorf("a %s citation of a record that names several sources: %v", l.kind, rec.mixed)
 	}
 	text := func() string { return rec.text() }
 	switch l.kind {
-	case research.PlantedVerbatim, research.PlantedIrrelevant, research.PlantedFragment, research.PlantedContextDropped, research.PlantedUnsplit:
+	case simulator.PlantedVerbatim, simulator.PlantedIrrelevant, simulator.PlantedFragment, simulator.PlantedContextDropped, simulator.PlantedUnsplit:
 		if !strings.Contains(text(), q) {
 			return fmt.Errorf("not word for word in its record")
 		}
-	case research.PlantedDrift:
+	case simulator.PlantedDrift:
 		if !within(text(), q) || strings.Contains(text(), q) {
 			return fmt.Errorf("not a drifted passage of its record")
 		}
-	case research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation:
+	case simulator.PlantedSpelling, simulator.PlantedGreek, simulator.PlantedNumberWords, simulator.PlantedNotation:
 		if within(text(), q) || !within(rewritten(text()), rewritten(q)) {
 			return fmt.Errorf("not a passage of its record written otherwise")
 		}
-	case research.PlantedElided, research.PlantedElidedNegation, research.PlantedElidedDistant:
+	case simulator.PlantedElided, simulator.PlantedElidedNegation, simulator.PlantedElidedDistant:
 		if !ellipsis.MatchString(q) || !elidedWithin(text(), q) {
 			return fmt.Errorf("not an elided passage of its record")
 		}
-	case research.PlantedInventedID:
+	case simulator.PlantedInventedID:
 		for _, r := range f.records {
 			if slices.ContainsFunc(r.ids, func(x string) bool { return sameID(x, l.id) }) {
 				return fmt.Errorf("%s is %s's id", l.id, r.file)
 			}
 		}
-	case research.PlantedNearMissID:
+	case simulator.PlantedNearMissID:
 		if rec != nil && !nowhere(rec.text(), q) {
 			return fmt.Errorf("%s names a record that holds the quote", l.id)
 		}
-	case research.PlantedSign, research.PlantedDecimal:
+	case simulator.PlantedSign, simulator.PlantedDecimal:
 		// a sign, a comparator or a decimal point is no letter or digit: the quote
 		// differs from every passage of its record in the characters it writes
 		if strings.Contains(oneLine(text()), oneLine(q)) {
 			return fmt.Errorf("its record holds the quote")
 		}
-	case research.PlantedOtherRecord, research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
-		research.PlantedSpliced, research.PlantedOwnText, research.PlantedHedgeDropped, research.PlantedCausal,
-		research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies, research.PlantedUnit:
+	case simulator.PlantedOtherRecord, simulator.PlantedNegated, simulator.PlantedNumber, simulator.PlantedDirection,
+		simulator.PlantedSpliced, simulator.PlantedOwnText, simulator.PlantedHedgeDropped, simulator.PlantedCausal,
+		simulator.PlantedQuantifier, simulator.PlantedEntity, simulator.PlantedSpecies, simulator.PlantedUnit:
 		if !nowhere(text(), q) {
 			return fmt.Errorf("its record holds the quote")
 		}
-		if l.kind == research.PlantedOwnText {
+		if l.kind == simulator.PlantedOwnText {
 			for _, r := range f.records {
 				if !nowhere(r.text(), q) {
 					return fmt.Errorf("%s holds the hypothesis' sentence", r.ids[0])
 				}
 			}
 		}
-		if l.kind == research.PlantedSpliced && ellipsis.MatchString(q) {
+		if l.kind == simulator.PlantedSpliced && ellipsis.MatchString(q) {
 			return fmt.Errorf("a splice with an elision mark")
 		}
 	case kindExponentPlain, kindExponentTypeset, kindPlusMinus, kindTimes, kindIntervalOrder, kindStatDropped, kindQuantifierDropped:
@@ -265,8 +266,8 @@ func parse(l labelled) (research.Reference, error) {
 	return h.References[0], nil
 }
 
-// reference is the citation as reflection checks it: parsed, tied to the result the
-// turn read, with its hidden truth.
+// reference is the citation as reflection checks it: parsed and tied to the result the
+// turn read. Its truth, the kind it was made as, stays in the label (l.kind).
 func (f *fixture) reference(tb testing.TB, l labelled) research.Reference {
 	tb.Helper()
 	ref, err := parse(l)
@@ -279,7 +280,6 @@ func (f *fixture) reference(tb testing.TB, l labelled) research.Reference {
 	if l.file != "" {
 		ref.Source = f.digests[l.file]
 	}
-	ref.Planted, ref.Fabricated = l.kind, dishonest(l.kind)
 	return ref
 }
 
@@ -531,15 +531,15 @@ func TestCitationFixture(t *testing.T) {
 		l    labelled
 		want bool
 	}{
-		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, true},
-		{labelled{kind: research.PlantedDrift, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "depletion reduced microglial density by 92 %"}, true},
-		{labelled{kind: research.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 29%"}, true},
-		{labelled{kind: research.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
-		{labelled{kind: research.PlantedElided, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density … by 54%."}, true},
-		{labelled{kind: research.PlantedSpliced, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 54%."}, true},
-		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.tau.010", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
-		{labelled{kind: research.PlantedUnsplit, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, true},
-		{labelled{kind: research.PlantedVerbatim, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, false},
+		{labelled{kind: simulator.PlantedVerbatim, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, true},
+		{labelled{kind: simulator.PlantedDrift, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "depletion reduced microglial density by 92 %"}, true},
+		{labelled{kind: simulator.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 29%"}, true},
+		{labelled{kind: simulator.PlantedNumber, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
+		{labelled{kind: simulator.PlantedElided, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density … by 54%."}, true},
+		{labelled{kind: simulator.PlantedSpliced, id: "10.5555/cosci.tau.01", file: tau01.file, quote: "Depletion reduced microglial density by 54%."}, true},
+		{labelled{kind: simulator.PlantedVerbatim, id: "10.5555/cosci.tau.010", file: tau01.file, quote: "Depletion reduced microglial density by 92%"}, false},
+		{labelled{kind: simulator.PlantedUnsplit, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, true},
+		{labelled{kind: simulator.PlantedVerbatim, id: "10.5555/cosci.mixed.01", file: "mixed-notes-coral.txt", quote: "Both papers conclude that the reef is unlikely to regain its former composition if warming continues."}, false},
 	} {
 		if err := f.valid(tt.l); (err == nil) != tt.want {
 			t.Errorf("%s %q: valid = %v, want %v", tt.l.kind, tt.l.quote, err, tt.want)

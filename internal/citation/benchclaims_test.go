@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // The misquotes real models make most (citation-integrity studies): a claim stated more
@@ -18,20 +18,20 @@ import (
 
 func (g *generator) claimMakers() map[string]maker {
 	return map[string]maker{
-		research.PlantedHedgeDropped: func(g *generator) (labelled, bool) { return g.changed(g.edit(hedgeEdits), "a hedge dropped") },
-		research.PlantedCausal:       func(g *generator) (labelled, bool) { return g.changed(g.edit(causalEdits), "made causal") },
-		research.PlantedQuantifier: func(g *generator) (labelled, bool) {
+		simulator.PlantedHedgeDropped: func(g *generator) (labelled, bool) { return g.changed(g.edit(hedgeEdits), "a hedge dropped") },
+		simulator.PlantedCausal:       func(g *generator) (labelled, bool) { return g.changed(g.edit(causalEdits), "made causal") },
+		simulator.PlantedQuantifier: func(g *generator) (labelled, bool) {
 			return g.changed(g.edit(quantifierEdits), "a quantifier strengthened")
 		},
-		research.PlantedEntity:         func(g *generator) (labelled, bool) { return g.changed(g.wordEdit(entityEdits), "an entity swapped") },
-		research.PlantedSpecies:        func(g *generator) (labelled, bool) { return g.changed(g.wordEdit(speciesEdits), "a species swapped") },
-		research.PlantedUnit:           func(g *generator) (labelled, bool) { return g.changed(g.edit(unitEdits), "a unit changed") },
-		research.PlantedSign:           func(g *generator) (labelled, bool) { return g.changed(g.resign(), "a sign or comparator changed") },
-		research.PlantedDecimal:        func(g *generator) (labelled, bool) { return g.changed(g.shiftDecimal, "a decimal point moved") },
-		research.PlantedContextDropped: (*generator).contextDropped,
-		research.PlantedElidedNegation: (*generator).elidedNegation,
-		research.PlantedElidedDistant:  (*generator).elidedDistant,
-		research.PlantedUnsplit:        (*generator).unsplit,
+		simulator.PlantedEntity:         func(g *generator) (labelled, bool) { return g.changed(g.wordEdit(entityEdits), "an entity swapped") },
+		simulator.PlantedSpecies:        func(g *generator) (labelled, bool) { return g.changed(g.wordEdit(speciesEdits), "a species swapped") },
+		simulator.PlantedUnit:           func(g *generator) (labelled, bool) { return g.changed(g.edit(unitEdits), "a unit changed") },
+		simulator.PlantedSign:           func(g *generator) (labelled, bool) { return g.changed(g.resign(), "a sign or comparator changed") },
+		simulator.PlantedDecimal:        func(g *generator) (labelled, bool) { return g.changed(g.shiftDecimal, "a decimal point moved") },
+		simulator.PlantedContextDropped: (*generator).contextDropped,
+		simulator.PlantedElidedNegation: (*generator).elidedNegation,
+		simulator.PlantedElidedDistant:  (*generator).elidedDistant,
+		simulator.PlantedUnsplit:        (*generator).unsplit,
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 )
 
 // The kinds of citation a model gets wrong: an invented or near-miss id, another
@@ -355,14 +355,14 @@ func (g *generator) spliced() (labelled, bool) {
 // empty quote.
 func (g *generator) makers() map[string]maker {
 	return map[string]maker{
-		research.PlantedInventedID:  (*generator).inventedID,
-		research.PlantedNearMissID:  (*generator).nearMissID,
-		research.PlantedOtherRecord: (*generator).otherRecord,
-		research.PlantedNegated:     func(g *generator) (labelled, bool) { return g.changed(g.negate(), "negated") },
-		research.PlantedNumber:      func(g *generator) (labelled, bool) { return g.changed(g.renumber, "a number changed") },
-		research.PlantedDirection:   func(g *generator) (labelled, bool) { return g.changed(g.flipDirection(), "a direction flipped") },
-		research.PlantedSpliced:     (*generator).spliced,
-		research.PlantedOwnText: func(g *generator) (labelled, bool) {
+		simulator.PlantedInventedID:  (*generator).inventedID,
+		simulator.PlantedNearMissID:  (*generator).nearMissID,
+		simulator.PlantedOtherRecord: (*generator).otherRecord,
+		simulator.PlantedNegated:     func(g *generator) (labelled, bool) { return g.changed(g.negate(), "negated") },
+		simulator.PlantedNumber:      func(g *generator) (labelled, bool) { return g.changed(g.renumber, "a number changed") },
+		simulator.PlantedDirection:   func(g *generator) (labelled, bool) { return g.changed(g.flipDirection(), "a direction flipped") },
+		simulator.PlantedSpliced:     (*generator).spliced,
+		simulator.PlantedOwnText: func(g *generator) (labelled, bool) {
 			r := g.record(1)
 			q := g.claim(r.topic)
 			c := q

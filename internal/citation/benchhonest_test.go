@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -180,24 +180,24 @@ func (g *generator) rewrite(change func(string) (string, string)) (labelled, boo
 
 func (g *generator) honestMakers() map[string]maker {
 	return map[string]maker{
-		research.PlantedVerbatim: func(g *generator) (labelled, bool) {
+		simulator.PlantedVerbatim: func(g *generator) (labelled, bool) {
 			r := g.record(1)
 			q, how := g.verbatimOf(r)
 			return g.cite(r, q, how), true
 		},
-		research.PlantedDrift: func(g *generator) (labelled, bool) {
+		simulator.PlantedDrift: func(g *generator) (labelled, bool) {
 			r := g.record(1)
 			q, how := g.verbatimOf(r)
 			d, ops := g.drift(q)
 			return g.cite(r, d, how+", "+ops), d != q
 		},
-		research.PlantedSpelling:    func(g *generator) (labelled, bool) { return g.rewrite(g.respell) },
-		research.PlantedGreek:       func(g *generator) (labelled, bool) { return g.rewrite(spellGreek) },
-		research.PlantedNumberWords: func(g *generator) (labelled, bool) { return g.rewrite(g.numbersInWords) },
-		research.PlantedNotation:    func(g *generator) (labelled, bool) { return g.rewrite(g.renotate) },
-		research.PlantedFragment:    (*generator).fragment,
-		research.PlantedElided:      (*generator).elided,
-		research.PlantedIrrelevant: func(g *generator) (labelled, bool) {
+		simulator.PlantedSpelling:    func(g *generator) (labelled, bool) { return g.rewrite(g.respell) },
+		simulator.PlantedGreek:       func(g *generator) (labelled, bool) { return g.rewrite(spellGreek) },
+		simulator.PlantedNumberWords: func(g *generator) (labelled, bool) { return g.rewrite(g.numbersInWords) },
+		simulator.PlantedNotation:    func(g *generator) (labelled, bool) { return g.rewrite(g.renotate) },
+		simulator.PlantedFragment:    (*generator).fragment,
+		simulator.PlantedElided:      (*generator).elided,
+		simulator.PlantedIrrelevant: func(g *generator) (labelled, bool) {
 			r := g.record(1)
 			q, how := g.verbatimOf(r)
 			return labelled{id: g.citeAs(r), quote: q, claim: g.unrelatedClaim(r.topic, q), file: r.file, how: how + ", for a claim of another topic"}, true

@@ -58,8 +58,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 	out := make([]research.Reference, len(refs))
 	for i, ref := range refs {
 		ref = passageOf(ref) // "10.5555/x#p7.2" cites the source 10.5555/x, at that passage
-		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Claim: ref.Claim, Fabricated: ref.Fabricated, Planted: ref.Planted,
-			Passage: ref.Passage, Page: ref.Page}
+		r := research.Reference{ID: ref.ID, Quote: ref.Quote, Claim: ref.Claim, Passage: ref.Passage, Page: ref.Page}
 		best, quoted := -1, unquoted
 		// better says whether a record that holds the quote as well as held should be the
 		// source: always, unless the source is a parent's record, which only a record
@@ -69,7 +68,7 @@ func Resolve(refs []research.Reference, results []Result, inherited []research.R
 		if j := slices.IndexFunc(inherited, func(p research.Reference) bool { return MatchID(p.ID, ref.ID) && p.Source != "" }); j >= 0 {
 			p := inherited[j]
 			r = p
-			r.Quote, r.Claim, r.Fabricated, r.Planted = ref.Quote, ref.Claim, ref.Fabricated, ref.Planted
+			r.Quote, r.Claim = ref.Quote, ref.Claim
 			if ref.Passage != "" || ref.Page > 0 {
 				r.Passage, r.Page, r.Section, r.File = ref.Passage, ref.Page, "", ""
 			}

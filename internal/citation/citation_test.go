@@ -24,7 +24,7 @@ func TestResolve(t *testing.T) {
 		{ID: "10.5555/cosci.tau.001", Quote: "Depleting microglia, with PLX3397, halved the spread of tau in mice."}, // only the fetched record holds it
 		{ID: "smith2019", Quote: "q2"},                                                                               // a parent's too: its record stays the source, as no hit holds the quote
 		{ID: "10.5555/csl.1"},                                                                                        // CSL-JSON, found by its DOI
-		{ID: "10.5555/cosci.invented", Quote: "q3", Fabricated: true},
+		{ID: "10.5555/cosci.invented", Quote: "q3"},
 		{ID: "parent2020"}, // cited from a parent, not fetched again
 		// cited from a parent with the parent's quote, which the parent's fetched record
 		// holds; this turn's search hit names the work without holding the quote
@@ -54,7 +54,7 @@ func TestResolve(t *testing.T) {
 	if r := got[2]; r.Source != "s-csl" || r.DOI != "10.5555/csl.1" || r.Year != 2019 || !slices.Equal(r.Authors, []string{"Doe, Jane", "The Tau Consortium"}) || r.Venue != "Journal" {
 		t.Errorf("CSL-JSON: %+v", r)
 	}
-	if r := got[3]; r.Source != "" || r.Title != "" || !r.Fabricated {
+	if r := got[3]; r.Source != "" || r.Title != "" || r.Quote != "q3" {
 		t.Errorf("invented: %+v", r)
 	}
 	if r := got[4]; r.Source != "s-parent" || r.Title != "A parent's source" {

@@ -200,7 +200,7 @@ func ParseConverse(raw []byte) (research.ConverseAnswer, error) {
 			Command string `json:"command"`
 			Args    string `json:"args"`
 		} `json:"proposals"`
-		References []Cited `json:"references"`
+		References []ModelRef `json:"references"`
 	}
 	refs, err := decodeGrounded(AgentConverse, raw, &a, &a.References)
 	if err != nil {

@@ -117,11 +117,11 @@ func ParseHypothesis(raw []byte) (research.Hypothesis, error) {
 
 func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 	var a struct {
-		Title       string   `json:"title"`
-		Statement   string   `json:"statement"`
-		Rationale   string   `json:"rationale"`
-		Predictions []string `json:"testable_predictions"`
-		References  []Cited  `json:"references"`
+		Title       string     `json:"title"`
+		Statement   string     `json:"statement"`
+		Rationale   string     `json:"rationale"`
+		Predictions []string   `json:"testable_predictions"`
+		References  []ModelRef `json:"references"`
 	}
 	refs, err := decodeGrounded(agent, raw, &a, &a.References)
 	if err != nil {

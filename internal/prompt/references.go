@@ -89,9 +89,9 @@ func grounding(t research.Tooling, what string) string {
 // FinalStep is what a model is told when a turn's tool budget is spent.
 const FinalStep = "The tool budget for this turn is spent: answer now with the JSON object, from what the tools have returned, without calling another tool."
 
-// Cited is a reference as a model cites it: an id a tool gave, a quote of that source,
+// ModelRef is a reference as a model writes it: an id a tool gave, a quote of that source,
 // and the claim of the answer the quote supports.
-type Cited struct {
+type ModelRef struct {
 	ID    string `json:"id"`
 	Quote string `json:"quote"`
 	Claim string `json:"claim"`
@@ -101,7 +101,7 @@ type Cited struct {
 
 // decodeGrounded decodes an answer that may cite sources into v, whose references field
 // is cited, and reads the references (see references).
-func decodeGrounded(agent string, raw []byte, v any, cited *[]Cited) ([]research.Reference, error) {
+func decodeGrounded(agent string, raw []byte, v any, cited *[]ModelRef) ([]research.Reference, error) {
 	if err := decode(agent, raw, v); err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func decodeGrounded(agent string, raw []byte, v any, cited *[]Cited) ([]research
 // references reads the sources an answer cites: each needs an id, a quote of at least
 // MinQuoteWords words and a claim; the same id is cited once (the first quote kept), and
 // at most MaxReferences are.
-func references(agent string, cited []Cited) ([]research.Reference, error) {
+func references(agent string, cited []ModelRef) ([]research.Reference, error) {
 	var refs []research.Reference
 	for i, c := range cited {
 		id := strings.TrimSpace(c.ID)

@@ -238,7 +238,7 @@ func ParseReview(raw []byte) (research.Review, error) {
 			Verdict string `json:"verdict"`
 			Note    string `json:"note"`
 		} `json:"assumptions"`
-		References []Cited `json:"references"`
+		References []ModelRef `json:"references"`
 	}
 	refs, err := decodeGrounded(AgentReflection, raw, &a, &a.References)
 	if err != nil {

@@ -158,6 +158,12 @@ type Edge struct {
 	A   string  `json:"a"`
 	B   string  `json:"b"`
 	Sim float64 `json:"sim"`
+	// Kin says that A and B descend from a common ancestor (neither from the other), and
+	// Own is then how alike what each adds to what they inherit reads (see Kin): the
+	// measure a near-duplicate is found by between kin. Words only: an embedding has no
+	// words to take the inherited ones out of.
+	Kin bool    `json:"kin,omitempty"`
+	Own float64 `json:"own,omitempty"`
 }
 
 // Neighbours returns, for each id in newIDs (in sorted order), its k most similar other

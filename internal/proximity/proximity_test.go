@@ -110,14 +110,14 @@ func TestNeighbours(t *testing.T) {
 		want  []Edge
 	}{
 		{"k nearest, most similar first, ties by id", []string{"a"}, 3, 0,
-			[]Edge{{"a", "b", sim("a", "b")}, {"a", "c", sim("a", "c")}, {"a", "d", sim("a", "d")}}},
+			[]Edge{{A: "a", B: "b", Sim: sim("a", "b")}, {A: "a", B: "c", Sim: sim("a", "c")}, {A: "a", B: "d", Sim: sim("a", "d")}}},
 		{"floor drops the weak", []string{"a"}, 10, 0.2,
-			[]Edge{{"a", "b", sim("a", "b")}, {"a", "c", sim("a", "c")}, {"a", "d", sim("a", "d")}}},
+			[]Edge{{A: "a", B: "b", Sim: sim("a", "b")}, {A: "a", B: "c", Sim: sim("a", "c")}, {A: "a", B: "d", Sim: sim("a", "d")}}},
 		{"nothing above the floor", []string{"f"}, 3, 0, nil},
 		{"undirected pair once; new ids in id order", []string{"d", "c"}, 1, 0,
-			[]Edge{{"c", "d", 1}}},
+			[]Edge{{A: "c", B: "d", Sim: 1}}},
 		{"unknown new id skipped, duplicates once", []string{"x", "e", "e"}, 1, 0,
-			[]Edge{{"e", "a", sim("a", "e")}}},
+			[]Edge{{A: "e", B: "a", Sim: sim("a", "e")}}},
 		{"k zero", []string{"a"}, 0, 0, nil},
 	}
 	for _, tt := range tests {
@@ -141,11 +141,11 @@ func TestNeighbours(t *testing.T) {
 func TestClusters(t *testing.T) {
 	ids := []string{"h1", "h2", "h3", "h4", "h5", "h6", "h7"}
 	edges := []Edge{
-		{"h1", "h3", 0.9},
-		{"h3", "h5", 0.6}, // chains h1-h3-h5 (single linkage)
-		{"h2", "h4", 0.7},
-		{"h6", "h2", 0.4},  // below the threshold
-		{"h7", "hx", 0.99}, // hx is not among ids
+		{A: "h1", B: "h3", Sim: 0.9},
+		{A: "h3", B: "h5", Sim: 0.6}, // chains h1-h3-h5 (single linkage)
+		{A: "h2", B: "h4", Sim: 0.7},
+		{A: "h6", B: "h2", Sim: 0.4},  // below the threshold
+		{A: "h7", B: "hx", Sim: 0.99}, // hx is not among ids
 	}
 	tests := []struct {
 		name      string

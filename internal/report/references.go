@@ -14,13 +14,13 @@ import (
 // reviews found, and the session's bibliography (BibTeX and CSL-JSON), which leaves out
 // the sources no tool returned, since they do not exist as cited.
 
-// Verdicts beyond the citation checks': a reference no review has checked yet.
-const unchecked = "unchecked"
+// Unchecked is the verdict of a citation no review has checked yet.
+const Unchecked = "unchecked"
 
 // flagged says whether a reader should distrust a citation: its check found it other
 // than verified, or a review found its quote does not support its claim.
 func flagged(c citation.Cited) bool {
-	return c.Check.Verdict != unchecked && c.Check.Flagged()
+	return c.Check.Verdict != Unchecked && c.Check.Flagged()
 }
 
 // A scale is a check's possible values, mildest first, each with how the report says it.
@@ -31,7 +31,7 @@ type grade struct{ value, word string }
 
 // verdicts are the citation checks' verdicts: the worst a review found is the reference's.
 var verdicts = scale{
-	{unchecked, "not checked yet"},
+	{Unchecked, "not checked yet"},
 	{research.CitationVerified, "verified"},
 	{research.CitationAltered, "flagged: altered, not its source's words"},
 	{research.CitationOverstated, "flagged: overstated, claims more than its source"},
@@ -107,7 +107,7 @@ func (v *view) bibliography() (refs []research.Reference, invented int) {
 		}
 	}
 	for i := range refs {
-		refs[i].Quote, refs[i].Claim, refs[i].Source, refs[i].Fabricated, refs[i].Planted = "", "", "", false, "" // the source, not how it was used
+		refs[i].Quote, refs[i].Claim, refs[i].Source = "", "", "" // the source, not how it was used
 		refs[i].Passage, refs[i].Page, refs[i].Section, refs[i].File = "", 0, "", ""
 	}
 	return refs, invented

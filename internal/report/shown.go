@@ -33,7 +33,7 @@ const SourceTemplate = `{{define "source"}}<li>{{.Line}}{{if .Link}} <a href="{{
 func Citations(refs []research.Reference, reviews []research.Review) []citation.Cited {
 	out := citation.Join(refs, nil)
 	for i := range out {
-		out[i].Check.Verdict = unchecked
+		out[i].Check.Verdict = Unchecked
 	}
 	for _, rv := range reviews {
 		for i, c := range citation.Join(refs, rv.Citations) {

@@ -1,8 +1,7 @@
 package research
 
 // The sources hypotheses and reviews cite, and what checking their citations found: the
-// check's verdict, a review's judgement of the quote's support, and the fabrications the
-// simulator plants to test the checks.
+// check's verdict and a review's judgement of the quote's support.
 
 // Reference is a source a hypothesis or a review cites. The model names only the ID and
 // the Quote; the rest is filled in from the tool result that returned the ID, never from
@@ -43,14 +42,6 @@ type Reference struct {
 	// Source is the digest of the tool result (the audit trail's record) that returned
 	// the ID to the turn that cited it; "" when no tool result of that turn did.
 	Source string `json:"source,omitempty"`
-	// Fabricated marks a reference the offline simulator made up on purpose (an id no
-	// tool returned, or a quote its source does not hold), so that benchmarks can measure
-	// the citation check. Real models never set it.
-	Fabricated bool `json:"fabricated,omitempty"`
-	// Planted is the kind of citation the offline simulator made on purpose (one of
-	// the Planted* kinds), the hidden truth the citation benchmark scores the check against.
-	// Real models never set it.
-	Planted string `json:"planted,omitempty"`
 }
 
 // Citation verdicts: what checking a reference against the record the tool returned for
@@ -148,50 +139,4 @@ type SupportJudgement struct {
 	ID        string `json:"id"`
 	Judgement string `json:"judgement"` // one of SupportJudgements
 	Note      string `json:"note,omitempty"`
-}
-
-// Kinds of citation the offline simulator plants (Reference.Planted): honest ones, and
-// the ways real models get citations wrong.
-const (
-	PlantedVerbatim    = "verbatim"     // honest: copied word for word
-	PlantedDrift       = "drift"        // honest: case, spacing, punctuation, Unicode drift
-	PlantedSpelling    = "spelling"     // honest: British spelling for American, or the other way
-	PlantedGreek       = "greek"        // honest: Greek letters spelled out ("TNF-alpha")
-	PlantedNumberWords = "number-words" // honest: numbers in words for digits, or the other way
-	PlantedNotation    = "notation"     // honest: "p < .01" for "P < 0.01", "10 to 15%" for "10–15%"
-	PlantedFragment    = "fragment"     // honest: a clause that keeps what governs it
-	PlantedElided      = "elided"       // honest: a middle of a sentence, or between two adjacent ones, left out, marked "..."
-	PlantedInventedID  = "invented-id"  // an id no tool returned
-	PlantedNearMissID  = "near-miss-id" // an id cut short or off by a character
-	PlantedOtherRecord = "other-record" // a quote from another record of the same result
-	PlantedNegated     = "negated"      // a "not" added or removed
-	PlantedNumber      = "number"       // a number changed
-	PlantedDirection   = "direction"    // a direction word flipped (increases/decreases, ...)
-	PlantedSpliced     = "spliced"      // two passages joined as one
-	PlantedOwnText     = "own-text"     // the citing text's own words quoted as the source's
-	PlantedIrrelevant  = "irrelevant"   // verbatim, cited for a claim it does not support
-	PlantedWrongPage   = "wrong-page"   // a passage of a full text quoted word for word, cited at another page
-
-	PlantedHedgeDropped   = "hedge-dropped"   // a hedge left out or made stronger ("may reduce" as "reduces")
-	PlantedCausal         = "causal"          // an association stated as a cause
-	PlantedQuantifier     = "quantifier"      // a quantifier strengthened ("some" as "all")
-	PlantedEntity         = "entity"          // a cell, molecule, drug, material or group put for another
-	PlantedSpecies        = "species"         // a species put for another ("mice" as "humans")
-	PlantedUnit           = "unit"            // a number's unit changed ("mg" as "g")
-	PlantedSign           = "sign"            // a number's sign or a comparator changed ("−0.05" as "0.05", "<" as ">")
-	PlantedDecimal        = "decimal"         // a decimal point moved or dropped ("2.5" as "25")
-	PlantedContextDropped = "context-dropped" // a fragment without the negation, hedge or attribution that governs it
-	PlantedElidedNegation = "elided-negation" // an elision over a negation or a hedge ("did ... reduce")
-	PlantedElidedDistant  = "elided-distant"  // an elision joining sentences that are not next to each other
-	PlantedUnsplit        = "unsplit"         // a quote of a result that names several sources and cannot be split
-)
-
-// PlantedHonest says whether a planted kind is an honest citation.
-func PlantedHonest(kind string) bool {
-	switch kind {
-	case "", PlantedVerbatim, PlantedDrift, PlantedSpelling, PlantedGreek, PlantedNumberWords, PlantedNotation,
-		PlantedFragment, PlantedElided:
-		return true
-	}
-	return false
 }

@@ -150,6 +150,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		i := rng.IntN(len(predictions))
 		return capitalise(fmt.Sprintf(predictions[i], x, pick(rng, ts), mech, med, pick(rng, blockers), pick(rng, assays), ctx))
 	}
+	w := newWording(req.Seed, req.TurnID) // phrasings, apart from rng: what the hypothesis claims is unchanged
 	var a hypothesisAnswer
 	switch req.Kind {
 	case research.EvolveGrounding:
@@ -157,7 +158,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		a = hypothesisAnswer{
 			Title:     "Grounded: " + p.Title,
 			Statement: fmt.Sprintf("%s, as supported by %s.", trimDot(p.Statement), ev),
-			Rationale: fmt.Sprintf("Evolved from %s by grounding: it keeps %s's mechanism (%q) and fills its weakest gap, that %s, with %s.",
+			Rationale: fmt.Sprintf(w.pick(groundedRationales),
 				p.ID, p.ID, p.Title, pick(rng, weaknesses), ev),
 			Predictions: append(firstN(p.Predictions, 2), fmt.Sprintf("A reanalysis of existing data should already show the association %s predicts.", p.ID)),
 		}
@@ -166,7 +167,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		a = hypothesisAnswer{
 			Title:     "Feasible: " + p.Title,
 			Statement: fmt.Sprintf("%s, and this can be tested within a year with %s in an existing model system.", trimDot(p.Statement), assay),
-			Rationale: fmt.Sprintf("Evolved from %s for feasibility: it keeps %s's core idea (%q) and replaces its slowest experiment with %s in a model system that already exists.",
+			Rationale: fmt.Sprintf(w.pick(feasibleRationales),
 				p.ID, p.ID, p.Title, assay),
 			Predictions: append(firstN(p.Predictions, 1), fmt.Sprintf("In an existing model system, %s should detect the predicted change within weeks.", assay)),
 		}
@@ -174,7 +175,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		a = hypothesisAnswer{
 			Title:     "Combined: " + research.Shorten(p.Title, 42) + " + " + research.Shorten(q.Title, 42),
 			Statement: fmt.Sprintf("%s; moreover, %s.", trimDot(p.Statement), trimDot(lowerFirst(q.Statement))),
-			Rationale: fmt.Sprintf("Evolved by combination: it takes the mechanism of %s (%q) and joins it with that of %s (%q), so that each explains what the other leaves open; the predictions come from both.",
+			Rationale: fmt.Sprintf(w.pick(combinedRationales),
 				p.ID, p.Title, q.ID, q.Title),
 			Predictions: append(firstN(p.Predictions, 1), firstN(q.Predictions, 1)...),
 		}
@@ -184,8 +185,8 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 	case research.EvolveSimplification:
 		a = hypothesisAnswer{
 			Title:     "Simplified: " + p.Title,
-			Statement: fmt.Sprintf("We hypothesise, in the simplest form that still explains the observations, that %s.", trimDot(lowerFirst(p.Title))),
-			Rationale: fmt.Sprintf("Evolved from %s by simplification: it keeps %s's central claim (%q) and drops the mediator and the context, which the evidence does not yet require.",
+			Statement: fmt.Sprintf(w.pick(simplifiedStatements), trimDot(lowerFirst(p.Title))),
+			Rationale: fmt.Sprintf(w.pick(simplifiedRationales),
 				p.ID, p.ID, p.Title),
 			Predictions: firstN(p.Predictions, 1),
 		}
@@ -193,8 +194,8 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		analogy := pick(rng, analogies)
 		a = hypothesisAnswer{
 			Title:     capitalise(fmt.Sprintf("%s as %s", x, analogy)),
-			Statement: fmt.Sprintf("Departing from %s, we hypothesise that %s behaves like %s: %s %s it %s.", strings.Join(ids, " and "), x, analogy, mech, effect, ctx),
-			Rationale: fmt.Sprintf("Evolved by out-of-the-box thinking from %s: it keeps only the question %s (%q) asks, and replaces its mechanism by an analogy with %s, which none of the parents considered.",
+			Statement: fmt.Sprintf(w.pick(outOfBoxStatements), strings.Join(ids, " and "), x, analogy, mech, effect, ctx),
+			Rationale: fmt.Sprintf(w.pick(outOfBoxRationales),
 				strings.Join(ids, ", "), p.ID, p.Title, analogy),
 			Predictions: []string{fresh(), fmt.Sprintf("A model of %s fitted to existing data on %s should predict its time course better than %s does.", analogy, x, p.ID)},
 		}
@@ -202,7 +203,7 @@ func writeEvolved(rng *rand.Rand, req research.EvolveRequest) hypothesisAnswer {
 		a = hypothesisAnswer{
 			Title:     claimTitle(mech, effect, x, ctx),
 			Statement: fmt.Sprintf("We hypothesise that %s, mediated by %s %s, %s %s %s: a mechanism suggested by, but distinct from, that of %s.", mech, article(med), med, effect, x, ctx, strings.Join(ids, " and ")),
-			Rationale: fmt.Sprintf("Evolved by inspiration from %s: it takes from %s (%q) the idea that %s matters, and explores %s, which none of the parents considered.",
+			Rationale: fmt.Sprintf(w.pick(inspiredRationales),
 				strings.Join(ids, ", "), p.ID, p.Title, x, mech),
 			Predictions: append([]string{fresh()}, firstN(q.Predictions, 1)...),
 		}

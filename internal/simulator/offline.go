@@ -50,8 +50,10 @@ import (
 var ErrSimulated = errors.New("offline provider: simulated transient failure")
 
 // Offline is the simulated model. Its answers depend only on each request's Seed and
-// TurnID, so a replayed or retried turn gets the same answer byte for byte. The zero
-// value answers at once and never fails.
+// TurnID, and on the kinds of citation it planted before (its Truth, which a review's
+// support judgements and an evolution's inherited citations follow), so a replayed or
+// retried turn gets the same answer byte for byte. The zero value answers at once and
+// never fails.
 type Offline struct {
 	// Latency is the simulated time a turn takes; 0 means none. A turn whose context
 	// ends while it waits returns the context's error.
@@ -71,11 +73,14 @@ type Offline struct {
 	// its side: 0 is a fair judge, 0.5 makes an even match a 62% win for the first shown.
 	FirstBias float64
 	// Fabricate is the share in [0, 1] of a grounded hypothesis' references the simulator
-	// makes dishonest, spread over the dishonest kinds of Plant, each marked with its
-	// kind (research.Reference.Planted, and Fabricated), so the citation check and the
-	// reviews' support judgements can be measured.
+	// makes dishonest, spread over the dishonest kinds of Plant, each of its kind recorded
+	// in Truth, so the citation check and the reviews' support judgements can be measured.
 	Fabricate float64
-	// Plant are the kinds of citation the simulator makes (research.Planted*; see
+	// Truth is the simulator's record of the kinds it planted (see Planted); nil: one in
+	// memory, made at the first citation. Give one kept in a file (OpenTruth) for workers
+	// that take over each other's turns, or for a benchmark in another process.
+	Truth *Truth
+	// Plant are the kinds of citation the simulator makes (Planted*; see
 	// PlantKinds): its honest ones for honest citations, its dishonest ones for the share
 	// Fabricate. nil plants the easy kinds: quotes word for word, invented ids and the
 	// citing text's own words.
@@ -104,9 +109,21 @@ type Simulated interface {
 	Overview(ctx context.Context, req research.OverviewRequest) (research.Overview, research.Usage, error)
 	Converse(ctx context.Context, req research.ConverseRequest) (research.ConverseAnswer, research.Usage, error)
 	ConverseStep(ctx context.Context, req research.ConverseRequest) (research.Step[research.ConverseAnswer], research.Usage, error)
+	Analyse(ctx context.Context, req research.AnalysisRequest) (research.AnalysisAnswer, research.Usage, error)
 }
 
 var _ Simulated = (*Offline)(nil)
+
+// Planted is the record of the kinds of citation o planted: its Truth, made in memory if
+// it has none yet.
+func (o *Offline) Planted() *Truth {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.Truth == nil {
+		o.Truth = &Truth{}
+	}
+	return o.Truth
+}
 
 // Answer answers q, as provider.Model does.
 func (o *Offline) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
@@ -139,6 +156,8 @@ func Answer(ctx context.Context, m Simulated, q prompt.Question) (research.Step[
 		return answered(ctx, req, m.Overview)
 	case research.ConverseRequest:
 		return answeredOrStep(ctx, q, req, m.Converse, m.ConverseStep)
+	case research.AnalysisRequest:
+		return answered(ctx, req, m.Analyse)
 	}
 	return research.Step[any]{}, research.Usage{}, fmt.Errorf("offline provider: no answer to a %s turn's %T", q.Agent, q.Request)
 }
@@ -211,7 +230,7 @@ func (o *Offline) Review(ctx context.Context, req research.ReviewRequest) (resea
 	a := writeReview(rng, req)
 	// A deep verification or full review judges whether each of the hypothesis' quotes
 	// supports its claim, with or without tools to re-read the sources.
-	raw := mustJSON(supportedReview{a, judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)})
+	raw := mustJSON(supportedReview{a, o.judgeSupport(rng, req.Type, req.Hypothesis)})
 	r, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Review{}, research.Usage{}, bug(err)

@@ -2,7 +2,7 @@ package simulator
 
 // Planted citations: the ways a grounded answer cites what it read, honest and not, so
 // that the citation check and the reviews' support judgements are measured against a
-// truth that is known (research.Reference.Planted). Honest citations copy a sentence
+// truth that is known (the simulator's Truth). Honest citations copy a sentence
 // word for word, or let its case, spacing, punctuation and hyphenation drift, or leave a
 // marked middle out; dishonest ones are what real models do: an invented or near-miss id,
 // a quote of another record, a passage with its negation, a number or a direction
@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	citecheck "github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/passage"
 	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 )
@@ -25,21 +26,21 @@ import (
 var (
 	// honestKinds and dishonestKinds are the kinds the simulator plants. An irrelevant
 	// citation is dishonest: its quote is true, but it does not support its claim.
-	honestKinds = []string{research.PlantedVerbatim, research.PlantedDrift, research.PlantedElided,
-		research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation,
-		research.PlantedFragment}
+	honestKinds = []string{PlantedVerbatim, PlantedDrift, PlantedElided,
+		PlantedSpelling, PlantedGreek, PlantedNumberWords, PlantedNotation,
+		PlantedFragment}
 	dishonestKinds = []string{
-		research.PlantedInventedID, research.PlantedNearMissID, research.PlantedOtherRecord,
-		research.PlantedNegated, research.PlantedNumber, research.PlantedDirection,
-		research.PlantedSpliced, research.PlantedOwnText, research.PlantedIrrelevant, research.PlantedWrongPage,
-		research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity,
-		research.PlantedSpecies, research.PlantedUnit, research.PlantedSign, research.PlantedDecimal,
-		research.PlantedContextDropped, research.PlantedElidedNegation, research.PlantedElidedDistant,
+		PlantedInventedID, PlantedNearMissID, PlantedOtherRecord,
+		PlantedNegated, PlantedNumber, PlantedDirection,
+		PlantedSpliced, PlantedOwnText, PlantedIrrelevant, PlantedWrongPage,
+		PlantedHedgeDropped, PlantedCausal, PlantedQuantifier, PlantedEntity,
+		PlantedSpecies, PlantedUnit, PlantedSign, PlantedDecimal,
+		PlantedContextDropped, PlantedElidedNegation, PlantedElidedDistant,
 	}
 	// easyKinds are what Offline plants when Plant is nil: quotes word for word, and
 	// made-up ones any check catches (an id no tool returned, the citing text's own
 	// words), as the simulator did before it knew the other kinds.
-	easyKinds = []string{research.PlantedVerbatim, research.PlantedInventedID, research.PlantedOwnText}
+	easyKinds = []string{PlantedVerbatim, PlantedInventedID, PlantedOwnText}
 )
 
 // PlantKinds are every kind of citation the simulator can plant, honest ones first.
@@ -71,7 +72,7 @@ func ParseKinds(s string) ([]string, error) {
 // plantedRef is a reference a grounded answer cites (with its claim), and its hidden
 // truth.
 type plantedRef struct {
-	prompt.Cited
+	prompt.ModelRef
 	kind string
 }
 
@@ -90,7 +91,7 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 		}
 	}
 	if len(honest) == 0 {
-		honest = []string{research.PlantedVerbatim}
+		honest = []string{PlantedVerbatim}
 	}
 	return honest, dishonest
 }
@@ -99,27 +100,27 @@ func (o *Offline) kinds() (honest, dishonest []string) {
 // text); false when s does not allow that kind (no sentence with a number to change, no
 // other record to quote, ...).
 func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (plantedRef, bool) {
-	c := plantedRef{Cited: prompt.Cited{ID: s.id, Passage: s.passage}, kind: kind}
+	c := plantedRef{ModelRef: prompt.ModelRef{ID: s.id, Passage: s.passage}, kind: kind}
 	if len(claims) == 0 {
 		return c, false // the parser refuses a reference without its claim
 	}
 	c.Claim = pick(rng, claims)
 	ss := sentences(s.text)
 	switch kind {
-	case research.PlantedVerbatim, research.PlantedIrrelevant:
+	case PlantedVerbatim, PlantedIrrelevant:
 		c.Quote = sentence(rng, s.text)
-	case research.PlantedDrift:
+	case PlantedDrift:
 		c.Quote = drift(rng, sentence(rng, s.text))
-	case research.PlantedElided:
+	case PlantedElided:
 		c.Quote = elide(rng, ss)
-	case research.PlantedInventedID:
+	case PlantedInventedID:
 		c.ID, c.Quote, c.Passage = fmt.Sprintf("10.5555/cosci.%08x", rng.Uint32()), sentence(rng, s.text), ""
-	case research.PlantedNearMissID:
+	case PlantedNearMissID:
 		c.ID, c.Quote, c.Passage = nearMiss(rng, s.id), sentence(rng, s.text), ""
 		if c.ID == "" || slices.ContainsFunc(r.sources, func(o source) bool { return citecheck.MatchID(o.id, c.ID) }) {
 			return c, false
 		}
-	case research.PlantedOtherRecord:
+	case PlantedOtherRecord:
 		var others []source
 		for _, o := range r.sources {
 			if o.id != s.id && s.search >= 0 && o.search == s.search && len(sentences(o.text)) > 0 {
@@ -133,20 +134,20 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		if holds(s.text, c.Quote) {
 			return c, false
 		}
-	case research.PlantedNegated:
+	case PlantedNegated:
 		c.Quote = changeOne(rng, ss, negate)
-	case research.PlantedNumber:
+	case PlantedNumber:
 		c.Quote = changeOne(rng, ss, func(s string) string { return renumber(rng, s) })
-	case research.PlantedDirection:
+	case PlantedDirection:
 		c.Quote = changeOne(rng, ss, flip)
-	case research.PlantedSpliced:
+	case PlantedSpliced:
 		c.Quote = splice(rng, ss)
-	case research.PlantedOwnText:
+	case PlantedOwnText:
 		c.Quote = c.Claim
 		if holds(s.text, c.Quote) {
 			return c, false
 		}
-	case research.PlantedWrongPage:
+	case PlantedWrongPage:
 		// A true quote of one passage, cited at another page of the same paper: a passage
 		// of it the turn read on another page, or else the next page's first passage,
 		// which the turn did not read (a page number slipped).
@@ -161,7 +162,7 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 		}
 		c.Quote = sentence(rng, s.text)
 		if len(others) == 0 {
-			c.Passage = fmt.Sprintf("%s#p%d.1", s.id, s.page+1)
+			c.Passage = passage.At(s.id, s.page+1, 1).String()
 			break
 		}
 		c.Passage = others[rng.IntN(len(others))].passage
@@ -170,13 +171,13 @@ func plant(rng *rand.Rand, kind string, s source, r reading, claims []string) (p
 				return c, false
 			}
 		}
-	case research.PlantedFragment:
+	case PlantedFragment:
 		c.Quote = fragment(rng, ss)
-	case research.PlantedContextDropped:
+	case PlantedContextDropped:
 		c.Quote = contextDropped(rng, ss)
-	case research.PlantedElidedNegation:
+	case PlantedElidedNegation:
 		c.Quote = elideNegation(rng, ss)
-	case research.PlantedElidedDistant:
+	case PlantedElidedDistant:
 		c.Quote = distant(rng, ss)
 	default:
 		change, ok := rewrites[kind]
@@ -395,13 +396,13 @@ func claimsOf(texts ...string) []string {
 // negation, direction or sign the quote reversed says the opposite of the claim; one
 // whose hedge, limitation or governing context the quote dropped supports only a weaker
 // claim; every other quote was written to fit its claim.
-func supportTruth(ref research.Reference) string {
-	switch ref.Planted {
-	case research.PlantedIrrelevant:
+func supportTruth(kind string) string {
+	switch kind {
+	case PlantedIrrelevant:
 		return research.SupportIrrelevant
-	case research.PlantedNegated, research.PlantedDirection, research.PlantedSign, research.PlantedElidedNegation:
+	case PlantedNegated, PlantedDirection, PlantedSign, PlantedElidedNegation:
 		return research.SupportContradicts
-	case research.PlantedHedgeDropped, research.PlantedCausal, research.PlantedQuantifier, research.PlantedContextDropped:
+	case PlantedHedgeDropped, PlantedCausal, PlantedQuantifier, PlantedContextDropped:
 		return research.SupportOverstates
 	}
 	return research.SupportSupports
@@ -416,17 +417,18 @@ var supportNotes = map[string]string{
 }
 
 // judgeSupport is a deep verification's or a full review's judgement of whether each of
-// the hypothesis' references supports its claim: the truth the simulator planted, misjudged
-// at rate errRate (a supporting quote then seen as irrelevant or contradicting, any other
-// as supporting). Other reviews judge nothing.
-func judgeSupport(rng *rand.Rand, reviewType string, h research.Hypothesis, errRate float64) []research.SupportJudgement {
+// the hypothesis' references supports its claim: the truth the simulator planted (in its
+// Truth), misjudged at rate o.SupportError (a supporting quote then seen as irrelevant or
+// contradicting, any other as supporting). Other reviews judge nothing.
+func (o *Offline) judgeSupport(rng *rand.Rand, reviewType string, h research.Hypothesis) []research.SupportJudgement {
 	if reviewType != research.ReviewFull && reviewType != research.ReviewDeepVerification {
 		return nil
 	}
 	var js []research.SupportJudgement
 	for _, ref := range h.References {
-		j := supportTruth(ref)
-		if errRate > 0 && rng.Float64() < errRate {
+		kind, _ := o.Planted().Hypothesis(h, ref)
+		j := supportTruth(kind)
+		if o.SupportError > 0 && rng.Float64() < o.SupportError {
 			switch j {
 			case research.SupportSupports:
 				j = pick(rng, []string{research.SupportIrrelevant, research.SupportContradicts})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	citecheck "github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/testcheck"
 )
@@ -56,7 +57,7 @@ func TestPlantKinds(t *testing.T) {
 	for _, kind := range PlantKinds() {
 		made := 0
 		from := r.sources
-		if kind == research.PlantedWrongPage { // only a passage of a full text can be cited at another page
+		if kind == PlantedWrongPage { // only a passage of a full text can be cited at another page
 			from = slices.DeleteFunc(slices.Clone(r.sources), func(s source) bool { return s.passage == "" })
 		}
 		for seed := range int64(draws) {
@@ -72,11 +73,11 @@ func TestPlantKinds(t *testing.T) {
 			}
 			q, text := oneLineOf(c.Quote), s.text
 			switch kind {
-			case research.PlantedVerbatim, research.PlantedIrrelevant:
+			case PlantedVerbatim, PlantedIrrelevant:
 				if c.ID != s.id || !strings.Contains(text, q) || c.Passage != s.passage {
 					t.Errorf("%s: %q (passage %q) is not word for word in %s (passage %q)", kind, q, c.Passage, s.id, s.passage)
 				}
-			case research.PlantedWrongPage:
+			case PlantedWrongPage:
 				// Another page's passage the turn read, or the next page's, which it did not.
 				i := slices.IndexFunc(r.sources, func(o source) bool { return o.passage == c.Passage })
 				read := i >= 0 && r.sources[i].id == s.id && r.sources[i].page != s.page && !holds(r.sources[i].text, q)
@@ -84,41 +85,41 @@ func TestPlantKinds(t *testing.T) {
 				if c.ID != s.id || !strings.Contains(text, q) || !read && !unread {
 					t.Errorf("%s: %q of %s cited at %q", kind, q, s.passage, c.Passage)
 				}
-			case research.PlantedDrift:
+			case PlantedDrift:
 				if c.ID != s.id || strings.Contains(text, q) || !holds(text, strings.ReplaceAll(q, "- ", "")) {
 					t.Errorf("%s: %q is not a drifted passage of %s", kind, q, s.id)
 				}
-			case research.PlantedElided:
+			case PlantedElided:
 				pieces := strings.FieldsFunc(strings.NewReplacer("[...]", "\x00", "...", "\x00", "…", "\x00").Replace(q), func(r rune) bool { return r == 0 })
 				if c.ID != s.id || len(pieces) != 2 || !holds(text, pieces[0]) || !holds(text, pieces[1]) || holds(text, q) {
 					t.Errorf("%s: %q is not a marked elision of %s", kind, q, s.id)
 				}
-			case research.PlantedInventedID, research.PlantedNearMissID:
+			case PlantedInventedID, PlantedNearMissID:
 				if _, ok := texts[c.ID]; ok || strings.EqualFold(c.ID, s.id) {
 					t.Errorf("%s: %s is an id the turn read", kind, c.ID)
 				}
-				if kind == research.PlantedNearMissID && !strings.HasPrefix(s.id, c.ID) && len(c.ID) != len(s.id) {
+				if kind == PlantedNearMissID && !strings.HasPrefix(s.id, c.ID) && len(c.ID) != len(s.id) {
 					t.Errorf("%s: %s is neither cut short nor a character off %s", kind, c.ID, s.id)
 				}
-			case research.PlantedOwnText:
+			case PlantedOwnText:
 				if !slices.Contains(plantClaims, c.Quote) || holds(text, q) {
 					t.Errorf("%s: %q is not the citing text's own", kind, q)
 				}
-			case research.PlantedSpelling, research.PlantedGreek, research.PlantedNumberWords, research.PlantedNotation:
+			case PlantedSpelling, PlantedGreek, PlantedNumberWords, PlantedNotation:
 				if c.ID != s.id || strings.Contains(text, q) || !nearly(text, q) {
 					t.Errorf("%s: %q is not a passage of %s written otherwise", kind, q, s.id)
 				}
-			case research.PlantedFragment, research.PlantedContextDropped:
+			case PlantedFragment, PlantedContextDropped:
 				if c.ID != s.id || !strings.Contains(text, q) || slices.Contains(sentences(text), q) {
 					t.Errorf("%s: %q is not a clause of %s", kind, q, s.id)
 				}
-			case research.PlantedElidedNegation, research.PlantedElidedDistant:
+			case PlantedElidedNegation, PlantedElidedDistant:
 				pieces := strings.Split(q, " ... ")
 				if c.ID != s.id || len(pieces) != 2 || !strings.Contains(text, pieces[0]) || !strings.Contains(text, pieces[1]) {
 					t.Errorf("%s: %q is not a marked elision of %s", kind, q, s.id)
 				}
-			case research.PlantedSign, research.PlantedDecimal, research.PlantedUnit, research.PlantedHedgeDropped,
-				research.PlantedCausal, research.PlantedQuantifier, research.PlantedEntity, research.PlantedSpecies:
+			case PlantedSign, PlantedDecimal, PlantedUnit, PlantedHedgeDropped,
+				PlantedCausal, PlantedQuantifier, PlantedEntity, PlantedSpecies:
 				if c.ID != s.id || strings.Contains(text, q) || !nearly(text, q) {
 					t.Errorf("%s: %q is not a passage of %s with one change", kind, q, s.id)
 				}
@@ -211,14 +212,14 @@ func TestParseKinds(t *testing.T) {
 
 // Over many hypotheses, the share Fabricate of references is dishonest, spread over the
 // dishonest kinds asked for; every reference carries its kind and a claim of the
-// hypothesis; Fabricated marks the dishonest ones.
+// hypothesis, and the simulator's truth records its kind.
 func TestCiteMix(t *testing.T) {
 	for _, tc := range []struct {
 		fabricate float64
 		plant     []string
 	}{
 		{0.3, PlantKinds()},
-		{0.5, []string{research.PlantedDrift, research.PlantedNegated, research.PlantedSpliced}},
+		{0.5, []string{PlantedDrift, PlantedNegated, PlantedSpliced}},
 		{0, nil},
 		{1, nil},
 	} {
@@ -231,15 +232,16 @@ func TestCiteMix(t *testing.T) {
 			text := h.Statement + " " + h.Rationale
 			for _, ref := range h.References {
 				total++
-				count[ref.Planted]++
-				if !research.PlantedHonest(ref.Planted) {
+				kind, ok := o.Planted().Hypothesis(h, ref)
+				count[kind]++
+				if !Honest(kind) {
 					bad++
 				}
-				if ref.Fabricated == research.PlantedHonest(ref.Planted) || ref.Claim == "" || !strings.Contains(text, ref.Claim) {
-					t.Fatalf("fabricate %v: reference %+v: want a kind, Fabricated for a dishonest one, and a claim of %q", tc.fabricate, ref, text)
+				if !ok || ref.Claim == "" || !strings.Contains(text, ref.Claim) {
+					t.Fatalf("fabricate %v: reference %+v: want a kind in the simulator's truth, and a claim of %q", tc.fabricate, ref, text)
 				}
-				if !slices.Contains(honest, ref.Planted) && !slices.Contains(dishonest, ref.Planted) && ref.Planted != research.PlantedVerbatim {
-					t.Errorf("fabricate %v: a %s reference; want one of %q", tc.fabricate, ref.Planted, tc.plant)
+				if !slices.Contains(honest, kind) && !slices.Contains(dishonest, kind) && kind != PlantedVerbatim {
+					t.Errorf("fabricate %v: a %s reference; want one of %q", tc.fabricate, kind, tc.plant)
 				}
 			}
 		}
@@ -272,17 +274,32 @@ func generateGrounded(t *testing.T, o *Offline, seed int64) research.Hypothesis 
 	return st.Answer
 }
 
+// plantedAs records in o's truth that h's references are of the kinds, in order.
+func plantedAs(t *testing.T, o *Offline, h research.Hypothesis, kinds ...string) {
+	t.Helper()
+	var cs []plantedRef
+	for i, ref := range h.References {
+		cs = append(cs, plantedRef{ModelRef: prompt.ModelRef{ID: ref.ID}, kind: kinds[i]})
+	}
+	if err := o.Planted().remember(h.Statement, h.References, cs); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A deep verification or full review judges each citation's support: the planted truth,
 // wrong at the rate asked for; other reviews judge nothing.
 func TestJudgeSupport(t *testing.T) {
 	var refs []research.Reference
-	for i, kind := range slices.Repeat(PlantKinds(), 50) {
-		refs = append(refs, research.Reference{ID: fmt.Sprintf("r%d", i), Planted: kind})
+	kinds := slices.Repeat(PlantKinds(), 50)
+	for i := range kinds {
+		refs = append(refs, research.Reference{ID: fmt.Sprintf("r%d", i), Quote: fmt.Sprintf("quote %d", i)})
 	}
-	h := research.Hypothesis{References: refs}
-	truth := map[string]string{research.PlantedIrrelevant: "irrelevant", research.PlantedNegated: "contradicts", research.PlantedDirection: "contradicts", research.PlantedVerbatim: "supports", research.PlantedDrift: "supports", research.PlantedNumber: "supports"}
+	h := research.Hypothesis{Statement: "s", References: refs}
+	truth := map[string]string{PlantedIrrelevant: "irrelevant", PlantedNegated: "contradicts", PlantedDirection: "contradicts", PlantedVerbatim: "supports", PlantedDrift: "supports", PlantedNumber: "supports"}
 	for _, errRate := range []float64{0, 0.1, 0.5} {
-		js := judgeSupport(newRand(1, "r"), research.ReviewFull, h, errRate)
+		o := &Offline{SupportError: errRate}
+		plantedAs(t, o, h, kinds...)
+		js := o.judgeSupport(newRand(1, "r"), research.ReviewFull, h)
 		if len(js) != len(refs) {
 			t.Fatalf("%d judgements of %d references", len(js), len(refs))
 		}
@@ -291,23 +308,25 @@ func TestJudgeSupport(t *testing.T) {
 			if j.ID != refs[i].ID || !slices.Contains(research.SupportJudgements, j.Judgement) || j.Note == "" {
 				t.Errorf("judgement %+v of %+v", j, refs[i])
 			}
-			if j.Judgement != supportTruth(refs[i]) {
+			if j.Judgement != supportTruth(kinds[i]) {
 				wrong++
 			}
-			if want, ok := truth[refs[i].Planted]; ok && errRate == 0 && j.Judgement != want {
-				t.Errorf("a %s citation judged %s; want %s", refs[i].Planted, j.Judgement, want)
+			if want, ok := truth[kinds[i]]; ok && errRate == 0 && j.Judgement != want {
+				t.Errorf("a %s citation judged %s; want %s", kinds[i], j.Judgement, want)
 			}
 		}
 		if got := float64(wrong) / float64(len(js)); math.Abs(got-errRate) > 0.06 {
 			t.Errorf("error rate %v: %d of %d misjudged (%.2f)", errRate, wrong, len(js), got)
 		}
 	}
+	o := &Offline{}
+	plantedAs(t, o, h, kinds...)
 	for _, typ := range []string{research.ReviewInitial, research.ReviewObservation, research.ReviewTournament} {
-		if js := judgeSupport(newRand(1, "r"), typ, h, 0); js != nil {
+		if js := o.judgeSupport(newRand(1, "r"), typ, h); js != nil {
 			t.Errorf("a %s review judged support: %v", typ, js)
 		}
 	}
-	if js := judgeSupport(newRand(1, "r"), research.ReviewDeepVerification, h, 0); len(js) != len(refs) {
+	if js := o.judgeSupport(newRand(1, "r"), research.ReviewDeepVerification, h); len(js) != len(refs) {
 		t.Errorf("a deep verification judged %d of %d", len(js), len(refs))
 	}
 }
@@ -317,12 +336,13 @@ func TestJudgeSupport(t *testing.T) {
 func TestReviewJudgesSupport(t *testing.T) {
 	h := research.Hypothesis{ID: "h-1", Title: "Microglia carry tau", Statement: "s", Rationale: "r", Predictions: []string{"p"},
 		References: []research.Reference{
-			{ID: "10.5555/a", Quote: "Microglia carry tau between synapses in exosomes.", Claim: "c", Planted: research.PlantedVerbatim},
-			{ID: "key-b", Quote: "Neuronal activity releases tau into the extracellular space.", Claim: "c", Planted: research.PlantedIrrelevant, Fabricated: true},
-			{ID: "key-c", Quote: "Silencing neurons did not slow the propagation of tau seeds.", Claim: "c", Planted: research.PlantedNegated, Fabricated: true},
+			{ID: "10.5555/a", Quote: "Microglia carry tau between synapses in exosomes.", Claim: "c"},
+			{ID: "key-b", Quote: "Neuronal activity releases tau into the extracellular space.", Claim: "c"},
+			{ID: "key-c", Quote: "Silencing neurons did not slow the propagation of tau seeds.", Claim: "c"},
 		}}
 	want := []string{research.SupportSupports, research.SupportIrrelevant, research.SupportContradicts}
 	o := &Offline{}
+	plantedAs(t, o, h, PlantedVerbatim, PlantedIrrelevant, PlantedNegated)
 	ctx := context.Background()
 	for _, typ := range []string{research.ReviewInitial, research.ReviewFull, research.ReviewDeepVerification} {
 		req := research.ReviewRequest{TurnID: "r-" + typ, Goal: "g", Type: typ, Hypothesis: h}
@@ -369,7 +389,7 @@ func TestPlantedAsTheCheckReadsThem(t *testing.T) {
 			made++
 			ref := citecheck.Resolve([]research.Reference{{ID: c.ID, Quote: c.Quote, Claim: c.Claim, Passage: c.Passage}}, results, nil)[0]
 			check := citecheck.Check([]research.Reference{ref}, records)[0].Check
-			honest := research.PlantedHonest(kind) || kind == research.PlantedIrrelevant
+			honest := Honest(kind) || kind == PlantedIrrelevant
 			if honest && check.Verdict != research.CitationVerified || !honest && !check.Penalised() {
 				wrong = append(wrong, fmt.Sprintf("%q: %s (%s)", c.Quote, check.Verdict, check.Note))
 			}

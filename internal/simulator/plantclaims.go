@@ -15,8 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/cosci-dev/cosci/internal/research"
 )
 
 // plantedWords are the swaps of the simulator's own kinds: the record's words, and the
@@ -46,18 +44,18 @@ var (
 
 // rewrites are the kinds made by one change of a sentence of the source.
 var rewrites = map[string]func(string) string{
-	research.PlantedSpelling:     spliceWords(britishWords),
-	research.PlantedGreek:        spellGreek,
-	research.PlantedNumberWords:  wordNumbers,
-	research.PlantedNotation:     renotate,
-	research.PlantedHedgeDropped: spliceWords(hedgeDrops),
-	research.PlantedCausal:       spliceWords(causalSwaps),
-	research.PlantedQuantifier:   spliceWords(quantSwaps),
-	research.PlantedEntity:       spliceWords(entitySwaps),
-	research.PlantedSpecies:      spliceWords(speciesSwaps),
-	research.PlantedUnit:         spliceWords(unitSwaps),
-	research.PlantedSign:         resign,
-	research.PlantedDecimal:      dropPoint,
+	PlantedSpelling:     spliceWords(britishWords),
+	PlantedGreek:        spellGreek,
+	PlantedNumberWords:  wordNumbers,
+	PlantedNotation:     renotate,
+	PlantedHedgeDropped: spliceWords(hedgeDrops),
+	PlantedCausal:       spliceWords(causalSwaps),
+	PlantedQuantifier:   spliceWords(quantSwaps),
+	PlantedEntity:       spliceWords(entitySwaps),
+	PlantedSpecies:      spliceWords(speciesSwaps),
+	PlantedUnit:         spliceWords(unitSwaps),
+	PlantedSign:         resign,
+	PlantedDecimal:      dropPoint,
 }
 
 // spliceWords makes a change of one of the swaps whose words a passage holds.

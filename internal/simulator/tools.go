@@ -10,8 +10,8 @@ package simulator
 // A grounded answer cites what it read: each reference is an id a tool returned, a
 // passage of that result, and the sentence of the answer it supports. Offline.Fabricate
 // makes a known share of them dishonest, in the ways of Offline.Plant (see plant.go),
-// each marked with its kind (research.Reference.Planted), so the citation check and the
-// reviews' support judgements can be measured against the truth.
+// each of a kind it records in its own Truth (never in the answer), so the citation check
+// and the reviews' support judgements can be measured against the truth.
 
 import (
 	"cmp"
@@ -255,11 +255,11 @@ func (o *Offline) cite(rng *rand.Rand, r reading, n int, claims []string, fabric
 			// A quote from a full text is put at the wrong page a quarter of the time: a
 			// slip of its own, which would otherwise be one kind in thirty and too rare for
 			// BenchmarkGrounding to measure the check at the page.
-			if s.passage != "" && slices.Contains(dishonest, research.PlantedWrongPage) && rng.IntN(4) == 0 {
-				try = append([]string{research.PlantedWrongPage}, try...)
+			if s.passage != "" && slices.Contains(dishonest, PlantedWrongPage) && rng.IntN(4) == 0 {
+				try = append([]string{PlantedWrongPage}, try...)
 			}
 		}
-		try = append(try, pick(rng, honest), research.PlantedVerbatim)
+		try = append(try, pick(rng, honest), PlantedVerbatim)
 		for _, kind := range try {
 			if c, ok := plant(rng, kind, s, r, claims); ok {
 				cs = append(cs, c)
@@ -280,38 +280,37 @@ func sentence(rng *rand.Rand, text string) string {
 }
 
 // cited are the references as the answer's JSON gives them.
-func cited(cs []plantedRef) []prompt.Cited {
-	out := make([]prompt.Cited, len(cs))
+func cited(cs []plantedRef) []prompt.ModelRef {
+	out := make([]prompt.ModelRef, len(cs))
 	for i, c := range cs {
-		out[i] = c.Cited
+		out[i] = c.ModelRef
 	}
 	return out
 }
 
-// grounded marks each reference with its hidden truth and claim (see planted) and, for
-// each source honestly cited, lifts the hypothesis' hidden quality a little: grounding
-// helps, up to a point.
-func grounded(h *research.Hypothesis, cs []plantedRef, latent float64) float64 {
-	planted(h.References, cs)
+// grounded records each reference's hidden truth (the kind planted, in o's Truth, by
+// the hypothesis' statement) and, for each source honestly cited, lifts the hypothesis'
+// hidden quality a little: grounding helps, up to a point.
+func (o *Offline) grounded(h research.Hypothesis, cs []plantedRef, latent float64) (float64, error) {
+	if err := o.Planted().remember(h.Statement, h.References, cs); err != nil {
+		return latent, err
+	}
 	real := 0
 	for _, ref := range h.References {
-		if ref.Planted != "" && !ref.Fabricated {
+		if c, ok := plantedFor(ref, cs); ok && Honest(c.kind) {
 			real++
 		}
 	}
-	return latent + 0.1*float64(min(real, 2))
+	return latent + 0.1*float64(min(real, 2)), nil
 }
 
-// planted marks each parsed reference with its hidden truth: the kind planted, and
-// Fabricated for a dishonest one, which older readers know.
-func planted(refs []research.Reference, cs []plantedRef) {
-	for i, ref := range refs {
-		j := slices.IndexFunc(cs, func(c plantedRef) bool { return strings.EqualFold(c.ID, ref.ID) })
-		if j < 0 {
-			continue
-		}
-		refs[i].Planted, refs[i].Fabricated = cs[j].kind, !research.PlantedHonest(cs[j].kind)
+// plantedFor is the citation of cs that the parser read as ref: the one with its id.
+func plantedFor(ref research.Reference, cs []plantedRef) (plantedRef, bool) {
+	j := slices.IndexFunc(cs, func(c plantedRef) bool { return strings.EqualFold(c.ID, ref.ID) })
+	if j < 0 {
+		return plantedRef{}, false
 	}
+	return cs[j], true
 }
 
 // sourcesLine names what the turn read, for the rationale.
@@ -342,7 +341,7 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	return groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -366,28 +365,31 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 	refs := o.cite(rng, r, 2, claims, o.Fabricate)
 	for _, p := range req.Parents { // a parent's honest sources carry over, cited for a claim of this text
 		for _, pr := range p.References {
-			if len(refs) < 4 && !pr.Fabricated && research.PlantedHonest(pr.Planted) && !slices.ContainsFunc(refs, func(c plantedRef) bool { return strings.EqualFold(c.ID, pr.ID) }) {
+			kind, _ := o.Planted().Hypothesis(p, pr) // a citation the simulator did not plant counts as honest
+			if len(refs) < 4 && Honest(kind) && !slices.ContainsFunc(refs, func(c plantedRef) bool { return strings.EqualFold(c.ID, pr.ID) }) {
 				if len(claims) > 0 {
-					refs = append(refs, plantedRef{Cited: prompt.Cited{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(pr.Planted, research.PlantedVerbatim)})
+					refs = append(refs, plantedRef{ModelRef: prompt.ModelRef{ID: pr.ID, Quote: pr.Quote, Claim: claims[len(refs)%len(claims)]}, kind: cmp.Or(kind, PlantedVerbatim)})
 				}
 			}
 		}
 	}
-	return groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // groundedStep is the answer of a generation or evolution turn that has read what it
 // needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
 // parse (the agent's, which gives it what the request knows of it), and its quality latent
 // adjusted for what it cites (see grounded). text is the turn's prompt, for its usage.
-func groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
+func (o *Offline) groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
 	raw := mustJSON(groundedAnswer{a, cited(refs)})
 	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
 	}
-	latent = grounded(&h, refs, latent)
+	if latent, err = o.grounded(h, refs, latent); err != nil {
+		return research.Step[research.Hypothesis]{}, research.Usage{}, err
+	}
 	h.Latent = &latent
 	return research.Step[research.Hypothesis]{Answer: h}, usage(text, raw), nil
 }
@@ -411,13 +413,12 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	}
 	a := writeReview(rng, req)
 	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
-	support := judgeSupport(rng, req.Type, req.Hypothesis, o.SupportError)
+	support := o.judgeSupport(rng, req.Type, req.Hypothesis)
 	raw := mustJSON(groundedReview{a, cited(refs), support})
 	rv, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
 	}
-	planted(rv.References, refs)
 	return research.Step[research.Review]{Answer: rv}, usage(req.Prompt+toolText(req.Tooling), raw), nil
 }
 
@@ -425,12 +426,12 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 // schema adds.
 type groundedAnswer struct {
 	hypothesisAnswer
-	References []prompt.Cited `json:"references"`
+	References []prompt.ModelRef `json:"references"`
 }
 
 type groundedReview struct {
 	reviewAnswer
-	References []prompt.Cited              `json:"references"`
+	References []prompt.ModelRef           `json:"references"`
 	Support    []research.SupportJudgement `json:"citation_support,omitempty"`
 }
 

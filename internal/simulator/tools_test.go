@@ -54,8 +54,8 @@ func TestGenerateStepReadsThenCites(t *testing.T) {
 		for _, r := range h.References {
 			source := map[string]string{"10.5555/a": recordA, "key-b": recordB}[r.ID]
 			genuine := source != "" && holds(source, r.Quote)
-			if r.Fabricated == genuine || r.Fabricated == research.PlantedHonest(r.Planted) || r.Planted == "" {
-				t.Errorf("fabricate %g: reference %+v is fabricated %v (planted %q) but holds in its source %v", rate, r, r.Fabricated, r.Planted, genuine)
+			if kind, ok := o.Planted().Hypothesis(h, r); !ok || Honest(kind) != genuine {
+				t.Errorf("fabricate %g: reference %+v was planted %q (known %v) but holds in its source %v", rate, r, kind, ok, genuine)
 			}
 			if r.Claim == "" || !strings.Contains(h.Statement+" "+h.Rationale, r.Claim) {
 				t.Errorf("fabricate %g: reference %+v: its claim is not a sentence of the hypothesis", rate, r)

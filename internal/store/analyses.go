@@ -114,26 +114,31 @@ func (s *Store) FindAnalysis(ctx context.Context, sessionID, id string) (r Analy
 
 // Analyses returns the session's analysis records in the order they ran.
 func (s *Store) Analyses(ctx context.Context, sessionID string) ([]AnalysisRecord, error) {
+	return inOrder(ctx, s, sessionID, analysesDir, "analysis", func(r AnalysisRecord) string { return r.Ran })
+}
+
+// inOrder reads every record under a session's dir, in the order of the times stamp
+// gives them (session.Stamp's RFC 3339, whose trimmed fractions do not sort as text).
+func inOrder[T any](ctx context.Context, s *Store, sessionID, dir, noun string, stamp func(T) string) ([]T, error) {
 	if _, err := escape("session id", sessionID); err != nil {
 		return nil, err
 	}
-	keys, err := s.b.List(ctx, sessionID, analysesDir+"/")
+	keys, err := s.b.List(ctx, sessionID, dir+"/")
 	if err != nil {
 		return nil, err
 	}
-	var out []AnalysisRecord
+	var out []T
 	for _, k := range keys {
 		if !strings.HasSuffix(k, ".json") {
 			continue
 		}
-		r, err := getAs[AnalysisRecord](ctx, s, sessionID, k, "analysis "+path.Base(k))
+		r, err := getAs[T](ctx, s, sessionID, k, noun+" "+path.Base(k))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
-	// RFC 3339 with its fractions trimmed does not sort as text: sort by the times.
-	ran := func(r AnalysisRecord) time.Time { t, _ := time.Parse(time.RFC3339Nano, r.Ran); return t }
-	sort.SliceStable(out, func(i, j int) bool { return ran(out[i]).Before(ran(out[j])) })
+	at := func(r T) time.Time { t, _ := time.Parse(time.RFC3339Nano, stamp(r)); return t }
+	sort.SliceStable(out, func(i, j int) bool { return at(out[i]).Before(at(out[j])) })
 	return out, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -136,26 +135,5 @@ func (s *Store) DatasetBytes(ctx context.Context, sessionID, digest string) ([]b
 
 // Datasets returns the session's datasets, in the order they were added.
 func (s *Store) Datasets(ctx context.Context, sessionID string) ([]DatasetRecord, error) {
-	if _, err := escape("session id", sessionID); err != nil {
-		return nil, err
-	}
-	keys, err := s.b.List(ctx, sessionID, datasetsDir+"/")
-	if err != nil {
-		return nil, err
-	}
-	var out []DatasetRecord
-	for _, k := range keys {
-		if !strings.HasSuffix(k, ".json") {
-			continue
-		}
-		r, err := getAs[DatasetRecord](ctx, s, sessionID, k, "dataset "+path.Base(k))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	// RFC 3339 with its fractions trimmed does not sort as text: sort by the times.
-	added := func(r DatasetRecord) time.Time { t, _ := time.Parse(time.RFC3339Nano, r.Added); return t }
-	sort.SliceStable(out, func(i, j int) bool { return added(out[i]).Before(added(out[j])) })
-	return out, nil
+	return inOrder(ctx, s, sessionID, datasetsDir, "dataset", func(r DatasetRecord) string { return r.Added })
 }
