@@ -17,9 +17,6 @@ import (
 	"github.com/cosci-dev/cosci/internal/session"
 )
 
-// agentAnalyst is the analyst's name in the session's turn log.
-const agentAnalyst = "analyst"
-
 // labDigest is the digest of a lab request without who sent it and the signature (which
 // the signature covers on its own), as session.Command.Digest is for the other commands.
 //
@@ -57,7 +54,7 @@ func (s *supervisor) planExperiment(ctx workflow.Context, r PlanRequest, _ strin
 	actx := workflow.WithActivityOptions(ctx, turnOptions("analyst: plan "+id+" for "+r.Hypothesis))
 	var out activities.ProposeAnalysisResult
 	err := workflow.ExecuteActivity(actx, a.ProposeAnalysis, in).Get(ctx, &out)
-	s.spend(agentAnalyst, out.Usage)
+	s.spend(activities.AgentAnalyst, out.Usage)
 	if err != nil {
 		return LabAnswer{}, "", fmt.Errorf("plan-experiment: the analyst proposed no plan: %s", errorText(err))
 	}
