@@ -48,6 +48,8 @@ func init() {
 		{"archive", archiveArgs, "archive an ended session: hidden from list, still readable", cmdArchive},
 		{"schedule", scheduleArgs, "recurring reviews: create, list, delete or trigger a schedule", cmdSchedule},
 		{"heartbeat", heartbeatArgs, "start the heartbeat session that verifies the latest session's leads", cmdHeartbeat},
+		{"data", dataArgs, "add a lab table to a session: read, refused with the reason or stored by digest", cmdData},
+		{"experiment", experimentArgs, "plan, confirm (pre-register), give a result to, withdraw or list a session's experiments", cmdExperiment},
 		{"tools", toolsArgs, "list the tools the workers offer, for --tools", cmdTools},
 		{"keygen", keygenArgs, "print a new encryption key for the lab's key file", cmdKeygen},
 		{"codec-server", codecServerArgs, "serve /encode and /decode so the Web UI and temporal CLI read encrypted sessions", cmdCodecServer},

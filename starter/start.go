@@ -44,6 +44,7 @@ var flagOf = map[string]string{
 	"scientist_id":                  "--scientist",
 	"config.max_hypotheses":         "--max-hypotheses",
 	"config.time_limit":             "--time-limit",
+	"config.lab_reminder":           "--lab-reminder",
 	"config.review_types":           "--review-types",
 	"config.safety_level":           "--safety-level",
 	"config.provider":               "--provider",
@@ -109,6 +110,7 @@ type configFlags struct {
 	fs                 *flag.FlagSet // to tell the flags typed from those left out
 	c                  research.Config
 	timeLimit          time.Duration
+	labReminder        time.Duration
 	checkpointInterval time.Duration
 	reviewTypes        string
 	tokenBudget        optInt
@@ -133,6 +135,7 @@ func (f *configFlags) register(fs *flag.FlagSet, inherit bool) {
 	c := &f.c
 	fs.IntVar(&c.MaxHypotheses, "max-hypotheses", 0, "stop after generating this many hypotheses "+def(strconv.Itoa(research.DefaultMaxHypotheses)))
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this much active time, e.g. 2h "+def(": no limit"))
+	fs.DurationVar(&f.labReminder, "lab-reminder", 0, "remind the people who run cosci when an experiment has waited this long for the lab's result, and again every as long "+def(": 168h"))
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", 0, "checkpoint at least this often while a round runs, e.g. 5m "+def(research.Duration(research.DefaultCheckpointInterval).String()))
 	fs.StringVar(&f.reviewTypes, "review-types", "", "comma-separated, from "+strings.Join(research.ReviewTypes, ",")+" "+def(research.ReviewInitial))
 	fs.StringVar(&c.SafetyLevel, "safety-level", "", "one of "+strings.Join(research.SafetyLevels, ", ")+" "+def("standard"))
@@ -174,6 +177,7 @@ func (f *configFlags) complete(req research.Request) (research.Request, error) {
 func (f *configFlags) config() research.Config {
 	c := f.c
 	c.TimeLimit = research.Duration(f.timeLimit)
+	c.LabReminder = research.Duration(f.labReminder)
 	c.CheckpointInterval = research.Duration(f.checkpointInterval)
 	c.ReviewTypes = splitList(f.reviewTypes)
 	c.TokenBudget = f.tokenBudget.v

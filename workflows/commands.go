@@ -71,7 +71,10 @@ func (s *supervisor) registerCommands(ctx workflow.Context) error {
 		}
 		s.receive(m)
 	})
-	return s.registerConversation(ctx)
+	if err := s.registerConversation(ctx); err != nil {
+		return err
+	}
+	return s.registerLab(ctx)
 }
 
 // signal is a signal channel the session listens on, with what it does with each signal.

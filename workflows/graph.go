@@ -240,6 +240,9 @@ func (s *supervisor) continueAsNew(ctx workflow.Context) error {
 	}
 	s.drainSignals(ctx)
 	s.Runs++
+	if s.lab {
+		s.HistoryBase += int64(workflow.GetInfo(ctx).GetCurrentHistoryLength()) + 1
+	}
 	s.note(fmt.Sprintf("continuing as new: run %d of the session starts with %d hypotheses", s.Runs+1, len(s.Entries)))
 	s.trimEvents(eventsCarried)
 	s.req.Lineage = &s.lineage // with the checkpoint a continued or forked session started from

@@ -32,6 +32,7 @@ func (s *supervisor) needs() session.Needs {
 	if s.Life.Effective() == session.Suspended {
 		n.Suspended = s.OwnSuspension
 	}
+	n.Lab = s.labWait().Why()
 	return n
 }
 

@@ -55,6 +55,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.compute = since(ctx, versionCompute)
 	s.remarking = since(ctx, versionConversation)
 	s.needsMemo = since(ctx, versionNeedsMemo)
+	s.lab = since(ctx, versionLab)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -110,6 +111,15 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 		// Suspension pauses here between rounds (and inside a round before each turn).
 		s.wait(ctx, func() bool { return s.Life.Effective() != session.Suspended })
 		if s.StopReason = s.shouldStop(ctx); s.StopReason != "" {
+			// Experiments waiting for the lab hold the session open (experiments_wait.go).
+			waited, err := s.waitForLab(ctx)
+			if err != nil {
+				return Result{}, err
+			}
+			if waited {
+				s.StopReason = ""
+				continue
+			}
 			break
 		}
 		if s.continueAsNewDue(ctx) {
@@ -133,6 +143,9 @@ func (s *supervisor) research(ctx workflow.Context) (Result, error) {
 			beforeRound(ctx, s)
 		}
 		s.round(ctx)
+		if s.lab && len(s.Experiments) > 0 {
+			s.applyStandings() // whatever the round's ranking read back, the lab's verdicts stand
+		}
 	}
 	return s.finish(ctx)
 }
@@ -198,6 +211,10 @@ type supervisor struct {
 	// whether the agents' prompts carry the scientist's remarks (versionConversation).
 	texts     map[string]string
 	remarking bool
+	// lab: the session takes the lab's data and experiments, and waits for the lab before
+	// it ends (versionLab); labMoves counts the lab's accepted updates, which wake the wait.
+	lab      bool
+	labMoves int
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the
@@ -330,6 +347,16 @@ type Carried struct {
 	Conversation     []session.Message `json:"conversation,omitempty"`
 	ConversationBase int               `json:"conversation_base,omitempty"`
 	Earlier          string            `json:"earlier,omitempty"`
+
+	// The lab (experiments.go): the session's tables (names, digests, arrival marks), its
+	// experiments with their plans, states and results, and the count that names them.
+	Datasets      []LabDataset    `json:"datasets,omitempty"`
+	Experiments   []LabExperiment `json:"experiments,omitempty"`
+	ExperimentSeq int             `json:"experiment_seq,omitempty"`
+	// HistoryBase is the history events of the session's earlier runs, so that the lab's
+	// marks (experiment.Mark.Event) order across continue-as-new: a new run's event ids
+	// start again from 1.
+	HistoryBase int64 `json:"history_base,omitempty"`
 }
 
 // Added is a scientist's hypothesis accepted but not stored yet.
@@ -384,6 +411,9 @@ func (s *supervisor) load(ctx workflow.Context, c Carried) error {
 			return err
 		}
 		s.Entries, s.RankingAt = entries, 0
+	}
+	if s.lab && len(s.Experiments) > 0 {
+		s.applyStandings()
 	}
 	s.reindex()
 	if s.Fresh {

@@ -112,6 +112,7 @@ func (c Config) Over(base Config) Config {
 	z := c.zeros
 	put(&base.MaxHypotheses, c.MaxHypotheses, z.has("max_hypotheses"))
 	put(&base.TimeLimit, c.TimeLimit, z.has("time_limit"))
+	put(&base.LabReminder, c.LabReminder, z.has("lab_reminder"))
 	putList(&base.ReviewTypes, c.ReviewTypes, z.has("review_types"))
 	put(&base.SafetyLevel, c.SafetyLevel, z.has("safety_level"))
 	put(&base.Provider, c.Provider, z.has("provider"))

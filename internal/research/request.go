@@ -86,11 +86,14 @@ type Request struct {
 type Config struct {
 	MaxHypotheses int      `json:"max_hypotheses,omitempty"`
 	TimeLimit     Duration `json:"time_limit,omitempty"`
-	ReviewTypes   []string `json:"review_types,omitempty"`
-	SafetyLevel   string   `json:"safety_level,omitempty"`
-	Provider      string   `json:"provider,omitempty"`
-	Model         string   `json:"model,omitempty"`
-	Seed          int64    `json:"seed,omitempty"`
+	// LabReminder is how long an experiment waits for the lab's result before the session
+	// reminds the people who run it, and again every as long after (0: 7 days).
+	LabReminder Duration `json:"lab_reminder,omitempty"`
+	ReviewTypes []string `json:"review_types,omitempty"`
+	SafetyLevel string   `json:"safety_level,omitempty"`
+	Provider    string   `json:"provider,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	Seed        int64    `json:"seed,omitempty"`
 	// TokenBudget caps the tokens the session's model turns may use (0: no cap). When it is
 	// spent the session suspends; raise it with set-budget and resume.
 	TokenBudget int `json:"token_budget,omitempty"`
@@ -235,6 +238,8 @@ func (c Config) Validate() error {
 		return &FieldError{"config.max_hypotheses", fmt.Sprintf("is %d; at most %d per session", c.MaxHypotheses, MaxHypothesesLimit)}
 	case time.Duration(c.CheckpointInterval) < MinCheckpointInterval || time.Duration(c.CheckpointInterval) > MaxCheckpointInterval:
 		return &FieldError{"config.checkpoint_interval", fmt.Sprintf("is %s; between %s and %s", c.CheckpointInterval, Duration(MinCheckpointInterval), Duration(MaxCheckpointInterval))}
+	case c.LabReminder < 0:
+		return &FieldError{"config.lab_reminder", fmt.Sprintf("is %s; must not be negative (0 means 7 days)", c.LabReminder)}
 	case c.TimeLimit < 0:
 		return &FieldError{"config.time_limit", fmt.Sprintf("is %s; must not be negative (0 means no limit)", c.TimeLimit)}
 	case time.Duration(c.TimeLimit) > MaxTimeLimit:

@@ -64,10 +64,14 @@ type Needs struct {
 	Calls     int    `json:"calls,omitempty"`
 	Proposals int    `json:"proposals,omitempty"`
 	Suspended string `json:"suspended,omitempty"` // why the session suspended itself
+	// Lab says what the session waits for the lab for ("waiting for the lab: 1
+	// experiment, since ..."; experiment.LabWait.Why): not the scientist's move, but shown
+	// beside it, and the session does not end while it waits.
+	Lab string `json:"lab,omitempty"`
 }
 
-// Any says whether the session waits for its scientist at all.
-func (n Needs) Any() bool { return n.Calls > 0 || n.Proposals > 0 || n.Suspended != "" }
+// Any says whether the session waits for its scientist, or for the lab, at all.
+func (n Needs) Any() bool { return n.Calls > 0 || n.Proposals > 0 || n.Suspended != "" || n.Lab != "" }
 
 // Rank orders sessions by how much they wait for their scientist: calls first (a turn
 // waits on each), then a suspension, then proposals; 0 for none.
@@ -102,6 +106,9 @@ func (n Needs) Why() string {
 	}
 	if n.Suspended != "" {
 		parts = append(parts, "suspended: "+n.Suspended)
+	}
+	if n.Lab != "" {
+		parts = append(parts, n.Lab)
 	}
 	return strings.Join(parts, " · ")
 }
