@@ -192,6 +192,10 @@ type ReportInput struct {
 	SessionID       string `json:"session_id"`
 	Checkpoint      int    `json:"checkpoint"`
 	MetaReviewRound int    `json:"meta_review_round,omitempty"`
+	// Lab are the session's experiments from the workflow's state (ids, digests, marks,
+	// outcomes, the plan's prediction): the report's "Tested in the lab". Sessions
+	// without experiments, and histories recorded before the field, leave it empty.
+	Lab []report.LabTest `json:"lab,omitempty"`
 }
 
 // Report renders the research report (report.md, report.json, the Elo chart elo.svg,
@@ -223,7 +227,7 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 		}
 		reviews[id] = rs
 	}
-	input := report.Input{Final: snap, History: history, Hypotheses: hyps, Reviews: reviews}
+	input := report.Input{Final: snap, History: history, Hypotheses: hyps, Reviews: reviews, Lab: in.Lab}
 	if input.Plan, err = optional(a.Store.Plan(ctx, in.SessionID)); err != nil {
 		return "", err
 	}

@@ -32,7 +32,7 @@ func (s *supervisor) finish(ctx workflow.Context) (Result, error) {
 		var path string
 		rctx := workflow.WithActivityOptions(ctx, s.computeOptions("write the research report"))
 		report := func() error {
-			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound}).Get(ctx, &path)
+			return workflow.ExecuteActivity(rctx, a.Report, activities.ReportInput{SessionID: s.id, Checkpoint: s.Checkpoints, MetaReviewRound: s.MetaRound, Lab: s.labTests()}).Get(ctx, &path)
 		}
 		if err := s.untilStored(ctx, s.resumed, report); err != nil {
 			s.note("report failed: " + errorText(err))

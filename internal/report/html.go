@@ -30,6 +30,7 @@ type page struct {
 	Ranked                      []pageRow
 	Fitted                      bool
 	Top                         []pageHypothesis
+	Lab                         []labSection
 	Lineage                     []pageLineage
 	Clusters                    []pageCluster
 	Excluded                    []pageRow
@@ -126,6 +127,7 @@ func (v *view) page(chart []byte) page {
 		p.Chart = template.HTML(chart[m[2]:])
 	}
 	p.Themes = v.themes()
+	p.Lab = v.labSections()
 	for _, e := range v.ranked {
 		p.Ranked = append(p.Ranked, v.row(e))
 	}
@@ -322,6 +324,13 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 <p><strong>Testable predictions:</strong></p><ol>{{range .Predictions}}<li>{{.}}</li>{{end}}</ol>
 {{if .Sources}}<p><strong>References:</strong></p><ol class="sources">{{range .Sources}}{{template "source" .}}{{end}}</ol>{{end}}{{end}}
 <p><strong>Reviews:</strong></p><ul class="reviews">{{range .Reviews}}<li><em>{{.Kind}}</em>: {{.Verdict}}, {{.Marks}}{{range paras .Critique}}<br>{{.}}{{end}}{{if .Assumptions}}<ul>{{range .Assumptions}}<li><strong>{{.Verdict}}:</strong> {{.Text}}{{if .Note}} — {{.Note}}{{end}}</li>{{end}}</ul>{{end}}</li>{{else}}<li>None yet.</li>{{end}}</ul>
+</section>
+{{end}}{{end}}
+
+{{if .Lab}}<h2 id="lab">Tested in the lab</h2>
+<p class="meta">Each result of an experiment: the plan was fixed in the session's history before the data arrived, and only its first run on the data counts; any other analysis is exploratory.</p>
+{{range .Lab}}<section class="lab"><h3>{{.Title}}</h3>
+<ul>{{range .Fields}}<li><strong>{{.Name}}:</strong> {{if .Code}}<code>{{.Code}}</code> {{end}}{{.Text}}</li>{{end}}</ul>
 </section>
 {{end}}{{end}}
 

@@ -79,6 +79,7 @@ func renderMarkdown(v *view) []byte {
 		}
 	}
 
+	labMarkdown(&b, v)
 	lineage(&b, v)
 	clusters(&b, v)
 	excluded(&b, v)

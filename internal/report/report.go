@@ -40,6 +40,9 @@ type Input struct {
 	Plan       *research.Plan       // nil if none
 	MetaReview *research.MetaReview // the latest, nil if none
 	Overview   *research.Overview   // nil if none
+	// Lab are the session's experiments (lab.go): those with a result, standing or
+	// withdrawn, make the "Tested in the lab" section.
+	Lab []LabTest
 }
 
 // Files are the report's artefacts.
