@@ -41,11 +41,15 @@ func Results(exps []Experiment) []Result {
 // itself; another experiment must decide) or none decided.
 func Standings(results []Result) map[string]session.Standing {
 	seen := map[string][3]int{} // supported, inconclusive, refuted
+	var order []string          // the hypotheses in the results' order: the workflow calls this, and ranging over a map is not deterministic
 	for _, r := range results {
 		if !r.Active() {
 			continue
 		}
-		c := seen[r.Hypothesis]
+		c, ok := seen[r.Hypothesis]
+		if !ok {
+			order = append(order, r.Hypothesis)
+		}
 		switch r.Standing {
 		case session.Supported:
 			c[0]++
@@ -57,8 +61,8 @@ func Standings(results []Result) map[string]session.Standing {
 		seen[r.Hypothesis] = c
 	}
 	out := make(map[string]session.Standing, len(seen))
-	for h, c := range seen {
-		switch {
+	for _, h := range order {
+		switch c := seen[h]; {
 		case c[0] > 0 && c[2] == 0:
 			out[h] = session.Supported
 		case c[2] > 0 && c[0] == 0:
