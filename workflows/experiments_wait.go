@@ -50,7 +50,8 @@ func (s *supervisor) waitForLab(ctx workflow.Context) (bool, error) {
 	if !s.lab || s.Life.Effective() == session.Terminating || s.historyBudgetSpent(ctx) {
 		return false, nil
 	}
-	if s.labWait().Experiments == 0 {
+	waiting := s.labWait()
+	if waiting.Experiments == 0 {
 		return false, nil
 	}
 	if s.continueAsNewDue(ctx) {
@@ -58,7 +59,7 @@ func (s *supervisor) waitForLab(ctx workflow.Context) (bool, error) {
 		return true, s.continueAsNew(ctx)
 	}
 	s.showNeeds(ctx)
-	s.Reason = s.labWait().Why()
+	s.Reason = waiting.Why()
 	seen := s.labMoves
 	next := s.nextReminder()
 	cond := func() bool {
