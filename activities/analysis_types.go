@@ -61,4 +61,19 @@ type RunAnalysisResult struct {
 	ID      string             `json:"id"`
 	Outcome experiment.Outcome `json:"outcome,omitzero"`
 	Refused string             `json:"refused,omitempty"`
+	// Source is the digest of the analysis's record in the session's audit trail (a
+	// store.ToolRecord of the tool AnalysisTool, whose content names analysis:<id>): the
+	// result a turn that cites analysis:<id> is given, and the one the citation check
+	// reads the quoted numbers back from. Runs recorded before it have none.
+	Source string `json:"source,omitempty"`
 }
+
+// AnalysisTool is the tool name an analysis's record in the audit trail is kept under;
+// the lab's analysis tool a generation, review or evolution turn may call (LabTool) is
+// answered with such a record too.
+const AnalysisTool = "lab.analysis"
+
+// LabTool is the tool a turn calls to analyse the session's datasets: its arguments are
+// an analysis (a read-only query and a test from the menu), run as an exploratory
+// analysis, its result the analysis's record (AnalysisTool).
+const LabTool = "lab.analyse"
