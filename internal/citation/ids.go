@@ -38,6 +38,10 @@ const (
 	SchemeOpenAlex = "openalex"
 	SchemeISBN     = "isbn"
 	SchemeKey      = "key"
+	// SchemeAnalysis is an analysis of the session's lab data, cited as analysis:<id>
+	// (the workflow's id of the run); its record is the analysis's rendering in the audit
+	// trail (activities.AnalysisTool).
+	SchemeAnalysis = "analysis"
 )
 
 // maxIDLen bounds a written id: no identifier of any scheme is this long.
@@ -59,6 +63,8 @@ func (id ID) String() string {
 		return "arXiv:" + id.Value
 	case SchemeISBN:
 		return "ISBN " + id.Value
+	case SchemeAnalysis:
+		return "analysis:" + id.Value
 	}
 	return id.Value
 }
@@ -90,6 +96,7 @@ var (
 	arxivNewRE = regexp.MustCompile(`^([0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5})(v[0-9]{1,3})?$`)
 	arxivOldRE = regexp.MustCompile(`^([a-z]+(?:-[a-z]+)*)(\.[a-z]{2})?/([0-9]{7})(v[0-9]{1,3})?$`)
 	openAlexRE = regexp.MustCompile(`^[wW]([0-9]{1,12})$`)
+	analysisRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	isbnCharRE = regexp.MustCompile(`^[0-9][0-9 -]{8,16}[0-9Xx]$`)
 	spacesRE   = regexp.MustCompile(`\s+`)
 )
@@ -115,6 +122,14 @@ func ParseID(s string) ID {
 		return id
 	}
 	lower := strings.ToLower(s)
+	// An analysis is only ever written with its prefix and a colon: "analysis of
+	// variance" is no analysis's id.
+	if strings.HasPrefix(lower, "analysis:") {
+		if id, ok := parseAs(SchemeAnalysis, strings.TrimSpace(s[len("analysis:"):])); ok {
+			return id
+		}
+		return key(s)
+	}
 	// A scheme's prefix, as written before the id.
 	for _, p := range []struct{ prefix, scheme string }{
 		{"urn:isbn:", SchemeISBN}, {"isbn-13", SchemeISBN}, {"isbn-10", SchemeISBN}, {"isbn13", SchemeISBN}, {"isbn10", SchemeISBN}, {"isbn", SchemeISBN},
@@ -231,6 +246,10 @@ func parseAs(scheme, s string) (ID, bool) {
 	case SchemeOpenAlex:
 		if m := openAlexRE.FindStringSubmatch(s); m != nil {
 			return ID{SchemeOpenAlex, "W" + m[1]}, true
+		}
+	case SchemeAnalysis:
+		if analysisRE.MatchString(s) {
+			return ID{SchemeAnalysis, s}, true
 		}
 	case SchemeISBN:
 		if isbnCharRE.MatchString(s) {

@@ -66,6 +66,14 @@ func TestParseID(t *testing.T) {
 		{"PMID: not-a-number", ID{SchemeKey, "PMID: not-a-number"}},
 		{"ISBN 0-306-40615-3", ID{SchemeKey, "ISBN 0-306-40615-3"}},                             // a bad check digit is no ISBN
 		{"https://openalex.org/A5023888391", ID{SchemeKey, "https://openalex.org/A5023888391"}}, // an author is no work
+		// analyses of the session's lab data: only with their prefix and a colon
+		{"analysis:ab12", ID{SchemeAnalysis, "ab12"}},
+		{"Analysis: x-0001-run-1.", ID{SchemeAnalysis, "x-0001-run-1"}},
+		{"[analysis:x-0001-run-1]", ID{SchemeAnalysis, "x-0001-run-1"}},
+		{"analysis:33811111", ID{SchemeAnalysis, "33811111"}}, // digits, but no PMID
+		{"analysis of variance", ID{SchemeKey, "analysis of variance"}},
+		{"analysis:", ID{SchemeKey, "analysis"}}, // a trailing colon is punctuation
+		{"analysis:a b", ID{SchemeKey, "analysis:a b"}},
 		// what a model's text puts in an id for ASCII
 		{"10.1038/s41593\u2011021\u201100001\u2011x", ID{SchemeDOI, "10.1038/s41593-021-00001-x"}},
 		{"PMID: \uff13\uff13\uff18\uff11\uff11\uff11\uff11\uff11", ID{SchemePMID, "33811111"}},
@@ -112,7 +120,12 @@ func TestMatchID(t *testing.T) {
 		{"2101.01234v1", "2101.01234v2", false}, // a cited version other than the one returned
 		{"W274180980", "W2741809807", false},
 		{"ISBN 0-306-40615-2", "978-0-306-40615-8", false},
+		{"analysis:ab12", "analysis:ab1", false},
+		{"analysis:x-0001-run-1", "analysis:x-0001-run-10", false},
+		{"analysis:x-0001-run-1", "analysis: x-0001-run-1", true},
 		// schemes never cross
+		{"analysis:33811111", "33811111", false},
+		{"analysis:kim2021", "kim2021", false},
 		{"33811111", "PMC33811111", false},
 		{"33811111", "W33811111", false},
 		{"10.1038/nn.4321", "nn.4321", false},
