@@ -50,7 +50,10 @@ func (a *Activities) RunAnalysis(ctx context.Context, in RunAnalysisInput) (RunA
 		return RunAnalysisResult{}, err
 	}
 	if rec, found, err := a.Store.FindAnalysis(ctx, in.SessionID, in.ID); err != nil || found {
-		return runResult(in.Plan, rec), err
+		if err != nil {
+			return RunAnalysisResult{}, err
+		}
+		return a.citable(ctx, in, rec)
 	}
 	stop := a.keepAlive(ctx)
 	defer stop()
@@ -75,7 +78,7 @@ func (a *Activities) RunAnalysis(ctx context.Context, in RunAnalysisInput) (RunA
 	if err != nil {
 		return RunAnalysisResult{}, err
 	}
-	return runResult(in.Plan, stored), nil
+	return a.citable(ctx, in, stored)
 }
 
 // checkRun refuses an input no retry can run: no id, an invalid plan, no datasets or two
