@@ -6,6 +6,9 @@ package citation
 // under hit A's id is not in A's text. It reads the shapes literature tools give:
 //
 //   - cosci's literature server (search hits and fetched references) and CSL-JSON;
+//   - cosci's analyses of the session's lab data: {"id": "analysis:<id>", "title",
+//     "text"}, whose text states each number the analysis found (activities' rendering
+//     of an analysis record), read by the JSON reader as any record is;
 //   - PubMed E-utilities: esummary JSON and XML, efetch PubMed XML (articles and Bookshelf chapters);
 //   - Europe PMC REST search (lite and core results);
 //   - the arXiv API's Atom feed;
