@@ -341,7 +341,7 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	return o.groundedStep(a, refs, labRefs(req.Context, a), latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -373,16 +373,18 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			}
 		}
 	}
-	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	return o.groundedStep(a, refs, labRefs(req.Context, a), latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // groundedStep is the answer of a generation or evolution turn that has read what it
 // needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
 // parse (the agent's, which gives it what the request knows of it), and its quality latent
 // adjusted for what it cites (see grounded). text is the turn's prompt, for its usage.
-func (o *Offline) groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
+// lab are its citations of the lab's results (labcite.go), which are not planted and lift
+// nothing.
+func (o *Offline) groundedStep(a hypothesisAnswer, refs []plantedRef, lab []prompt.ModelRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, cited(refs)})
+	raw := mustJSON(groundedAnswer{a, append(cited(refs), lab...)})
 	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
