@@ -239,8 +239,12 @@ func orWord(s, word string) string {
 	return s
 }
 
-// shortDigest is a digest's first 12 digits, as pages show it.
-func shortDigest(d string) string { return d[:min(12, len(d))] }
+// shortDigest is a digest's first 12 digits, as pages show it, without its algorithm's
+// name (a plan's digest is "sha256:...").
+func shortDigest(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	return d[:min(12, len(d))]
+}
 
 // citable is what the workflow keeps of a stored record (runResult), with the digest of
 // its rendering in the audit trail, written there first: a run is cited by that.
