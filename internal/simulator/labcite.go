@@ -3,7 +3,7 @@ package simulator
 // Reading the lab's results (#46): a generation or evolution turn whose request carries
 // the session's results from the lab cites one of them, analysis:<id>, quoting the
 // sentence of its record that states the effect, word for word, so that a session run
-// offline shows an analysis citation the check verifies. Only the text changes: the
+// offline shows an analysis citation the check verifies. Only the citation is added: the
 // citation draws nothing from the turn's random stream and is not one of the planted
 // citations that lift a hypothesis' hidden quality (grounded), so the simulated
 // generation draws the same quality whether or not it saw results, and a benchmark of
@@ -65,13 +65,14 @@ func effectSentence(text string) string {
 }
 
 // citingLab is the answer a turn without tools gives: a as it is, or, when the request
-// carries the lab's results, with one cited and named in the rationale.
+// carries the lab's results, with one cited. The hypothesis' own words stay as they are:
+// the proximity of hypotheses is read from them, and a sentence shared by every
+// hypothesis citing one result would make them closer than they are.
 func citingLab(c research.Context, a hypothesisAnswer) any {
 	ref, ok := labCitation(c, a)
 	if !ok {
 		return a
 	}
-	a.Rationale += " The lab's " + ref.ID + " bears on it: " + ref.Quote
 	return labCited{a, []prompt.ModelRef{ref}}
 }
 

@@ -21,8 +21,8 @@ func labRecord(id, kind, effect string) research.LabResult {
 // TestLabCitation: a generation or evolution turn given the lab's results cites one as
 // analysis:<id> with its effect's sentence, which the citation check, given the record,
 // verifies; the pre-registered result is cited over a newer exploratory one. The turn's
-// hidden quality and its hypothesis are those of the same turn without results: only the
-// citation and the rationale's sentence naming it differ.
+// hidden quality and its hypothesis' words are those of the same turn without results:
+// only the citation differs.
 func TestLabCitation(t *testing.T) {
 	lab := []research.LabResult{
 		labRecord("x-0001-run-1", "pre-registered", "mean difference was 1.234 (95% CI 0.5 to 1.968)"),
@@ -55,15 +55,15 @@ func TestLabCitation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *with.Latent != *without.Latent || with.Statement != without.Statement || with.Title != without.Title {
+		if *with.Latent != *without.Latent || with.Statement != without.Statement || with.Title != without.Title || with.Rationale != without.Rationale {
 			t.Errorf("%s: seeing results changed the hypothesis: latent %v -> %v, %q -> %q", tc.name, *without.Latent, *with.Latent, without.Statement, with.Statement)
 		}
 		if len(without.References) != 0 || len(with.References) != 1 {
 			t.Fatalf("%s: references %+v without results, %+v with", tc.name, without.References, with.References)
 		}
 		ref := with.References[0]
-		if ref.ID != "analysis:x-0001-run-1" || !strings.Contains(with.Rationale, ref.ID) {
-			t.Errorf("%s: cites %s (rationale %q); want the pre-registered analysis:x-0001-run-1, named", tc.name, ref.ID, with.Rationale)
+		if ref.ID != "analysis:x-0001-run-1" {
+			t.Errorf("%s: cites %s; want the pre-registered analysis:x-0001-run-1", tc.name, ref.ID)
 		}
 		results := []cite.Result{{Source: lab[0].Source, Content: lab[0].Content}, {Source: lab[1].Source, Content: lab[1].Content}}
 		resolved := cite.Resolve(with.References, results, nil)
