@@ -67,7 +67,7 @@ func TestTestedInTheLab(t *testing.T) {
 			"- **Prediction:** The treated group responds more. (direction: greater; smallest effect of interest: 0.2)",
 			"- **Pre-registered:** `" + labPlan + "` fixed at session event 12, 2026-03-01T09:00:00Z, by update confirm-x-0001 (run run-a, event 12)",
 			"- **Result:** `d1d1d1d1d1d1` arrived 2026-03-01T10:00:00Z (session event 20)",
-			"- **Effect:** welch_t: 1.25, 95% CI \\[0.5, 2\\], p = 0.0031, n = 40",
+			"- **Effect:** welch_t: 1.25, 95% CI \\[0.5, 2\\], p = 0.0031, q = 0.0031, n = 40",
 			"- **Verdict:** supported: the 95% CI \\[0.5, 2\\] excludes 0 on the predicted side",
 			"- **Analysis:** `analysis:x-0001-run-1` pre-registered, ran 2026-03-01T11:00:00Z (session event 22)",
 			"- **Exploratory analysis:** `analysis:x-0001-run-2` exploratory, counts for nothing: its plan is not the registered plan",
