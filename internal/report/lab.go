@@ -116,6 +116,9 @@ func (v *view) familyNote() string {
 		return ""
 	}
 	s := fmt.Sprintf("q is the p-value adjusted by %s over the family of the session's %d analyses with a p-value, pre-registered and exploratory alike", QMethod, n)
+	if n == 1 {
+		s = "q is the p-value adjusted by " + QMethod + " over the session's analyses with a p-value: a family of 1 here, so q = p"
+	}
 	if k := len(v.family.refused); k > 0 {
 		s += fmt.Sprintf(" (%d more were refused and have none)", k)
 	}

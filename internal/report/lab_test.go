@@ -62,6 +62,7 @@ func TestTestedInTheLab(t *testing.T) {
 	}{
 		{"supported", []LabTest{labTest("The treated group responds more.", session.Supported, ""), planned}, []string{
 			"## Tested in the lab",
+			"over the session's analyses with a p-value: a family of 1 here, so q = p",
 			"### x-0001 on gen/01: supported",
 			"- **Hypothesis:** `gen/01` Hypothesis 01",
 			"- **Prediction:** The treated group responds more. (direction: greater; smallest effect of interest: 0.2)",
