@@ -179,4 +179,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk bin/cosci-sandbox
+	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk bin/cosci-sandbox bin/simlab
