@@ -116,12 +116,14 @@ func TestTestedInTheLabEscapes(t *testing.T) {
 		name, withdrawn string
 		shown           []string
 	}{
-		{"standing", "", []string{"Knockdown <script>alert(1)</script> # heading - [x](javascript:alert(2)) **bold**"}},
-		{"withdrawn", reason, []string{"<img src=x onerror=alert(3)> failed"}},
+		{"standing", "", []string{"Knockdown <script>alert(1)</script> # heading - [x](javascript:alert(2)) **bold**", "<script>alert(4)</script>", "exploratory | x", "welch_t # h"}},
+		{"withdrawn", reason, []string{"<img src=x onerror=alert(3)> failed", "analysis:tool`1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := rich()
 			in.Lab = []LabTest{labTest(pred, session.Supported, tt.withdrawn)}
+			// An analysis a turn asked for, its fields as hostile as a record can hold.
+			in.Analyses = []Analysis{{ID: "tool`1", Hypothesis: "<script>alert(4)</script>", Kind: "exploratory | x", Test: "welch_t\n# h", P: pval(0.5)}}
 			f := render(t, in)
 			for _, doc := range []struct {
 				name string
