@@ -50,6 +50,12 @@ type Backend interface {
 	// List returns the newest sessions (at most limit), in Temporal and in the store.
 	List(ctx context.Context, limit int) ([]Row, error)
 	Tools(ctx context.Context) (workflows.Catalog, error)
+	// Experiments is the session's lab: its datasets and experiments
+	// (workflows.QueryExperiments); an empty view for a session of a build before the lab.
+	Experiments(ctx context.Context, id string) (workflows.ExperimentsView, error)
+	// Lab sends one of the lab's updates (workflows.AddDataset, PlanExperiment, ...) as the
+	// update updateID, which its signature covers; a refusal is a *refused.
+	Lab(ctx context.Context, id, name, updateID string, req any) (workflows.LabAnswer, error)
 }
 
 // Row is one session in a list. Parent and Relation say where it started from, if it
