@@ -209,22 +209,29 @@ func (b *temporalBackend) History(ctx context.Context, id string, p workflows.Pa
 }
 
 func (b *temporalBackend) Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error) {
+	var args []any
+	if payload != nil {
+		args = []any{payload}
+	}
+	return update[workflows.Status](ctx, b, id, name, updateID, args)
+}
+
+// update sends the update name with args as updateID and waits for its answer; a refusal
+// (the validator's or the handler's) is a *refused with the session's reason.
+func update[T any](ctx context.Context, b *temporalBackend, id, name, updateID string, args []any) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
-	if payload != nil {
-		opts.Args = []any{payload}
-	}
-	var s workflows.Status
-	h, err := b.c.UpdateWorkflow(ctx, opts)
+	var out T
+	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name,
+		WaitForStage: client.WorkflowUpdateStageCompleted, Args: args})
 	if err == nil {
-		err = h.Get(ctx, &s)
+		err = h.Get(ctx, &out)
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return s, &refused{app.Message()}
+		return out, &refused{app.Message()}
 	}
-	return s, explain(err, id)
+	return out, explain(err, id)
 }
 
 func (b *temporalBackend) Start(ctx context.Context, id string, req research.Request) error {

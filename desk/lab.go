@@ -16,8 +16,6 @@ import (
 	"strings"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
@@ -37,19 +35,7 @@ func (b *temporalBackend) Experiments(ctx context.Context, id string) (workflows
 }
 
 func (b *temporalBackend) Lab(ctx context.Context, id, name, updateID string, req any) (workflows.LabAnswer, error) {
-	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
-	defer cancel()
-	var ans workflows.LabAnswer
-	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name,
-		WaitForStage: client.WorkflowUpdateStageCompleted, Args: []any{req}})
-	if err == nil {
-		err = h.Get(ctx, &ans)
-	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return ans, &refused{app.Message()}
-	}
-	return ans, explain(err, id)
+	return update[workflows.LabAnswer](ctx, b, id, name, updateID, []any{req})
 }
 
 // sendLab sends one of the lab's updates as person: build makes the request with who
