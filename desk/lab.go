@@ -60,6 +60,16 @@ type labExperiment struct {
 	Choices  []workflows.LabDataset
 }
 
+// TableOf is the name of the session's table with that digest, "" if none.
+func (x labExperiment) TableOf(digest string) string {
+	for _, d := range x.Choices {
+		if d.Digest == digest {
+			return d.Table
+		}
+	}
+	return ""
+}
+
 // labDataset is a table of the session with its schema as the store read it; Missing
 // says why there is none to show.
 type labDataset struct {

@@ -107,8 +107,10 @@ func labDeskFor(t *testing.T, level access.Level) *testDesk {
 	t.Helper()
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "tau propagation", session.Entry{ID: "h-0001", Title: "Microglia", Elo: 1250})
-	rec := access.Record{SessionID: "s-1", Owner: "ada@lab", Grants: []access.Grant{
-		{Who: "bob@lab", Level: level, By: "ada@lab", At: "2026-11-27T08:00:00Z"}}}
+	rec := access.Record{SessionID: "s-1", Owner: "ada@lab"}
+	if level != "" {
+		rec.Grants = []access.Grant{{Who: "bob@lab", Level: level, By: "ada@lab", At: "2026-11-27T08:00:00Z"}}
+	}
 	if err := td.st.PutAccess(t.Context(), "s-1", rec); err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +170,25 @@ func TestLabWhoMayDoWhat(t *testing.T) {
 				t.Errorf("the reader's lab page: %d, forms shown: %v", code, strings.Contains(body, "/lab/plan"))
 			}
 		}
+	}
+}
+
+// TestLabOfAnotherIsNotFound: to a scientist the session is not shared with, its lab, its
+// upload and its forms answer as a session that does not exist.
+func TestLabOfAnotherIsNotFound(t *testing.T) {
+	td := labDeskFor(t, "")
+	td.fake.lab["s-1"] = labView()
+	if code, body := td.do(t, "bob@lab", "GET", "/s/s-1/lab", nil); code != 404 || strings.Contains(body, "sha256:plan1") {
+		t.Errorf("bob reads ada's lab: %d", code)
+	}
+	if code, _ := td.upload(t, "bob@lab", "/s/s-1/data", nil, "plates.csv", plates); code != 404 {
+		t.Errorf("bob uploads to ada's session: %d, want 404", code)
+	}
+	if code, _ := td.do(t, "bob@lab", "POST", "/s/s-1/lab/plan", url.Values{"hypothesis": {"h-0001"}}); code != 404 {
+		t.Errorf("bob plans in ada's session: %d, want 404", code)
+	}
+	if stored, _ := td.st.Datasets(t.Context(), "s-1"); len(stored) != 0 || len(td.fake.sentLab()) != 0 {
+		t.Errorf("%d tables stored, %d updates sent", len(stored), len(td.fake.sentLab()))
 	}
 }
 
@@ -318,23 +339,24 @@ func labView() workflows.ExperimentsView {
 		Outcome: experiment.Outcome{Test: "pearson", Effect: 0.62, Low: 0.31, High: 0.81, P: 0.0004, N: 48}, Standing: session.Supported}
 	refuted := &experiment.Result{Experiment: "x-0002", Hypothesis: "h-0002", Data: "d2d2d2d2d2d2d2d2", Arrived: experiment.Mark{Event: 31, Time: at},
 		Outcome: experiment.Outcome{Effect: -0.4, Low: -0.6, High: -0.2, P: 0.001, N: 40}, Standing: session.Refuted}
-	return workflows.ExperimentsView{Why: "waiting for the lab: 1 experiment, since 20 Nov 2026", Experiments: []workflows.LabExperiment{
-		{Experiment: experiment.Experiment{ID: "x-0001", Hypothesis: "h-0001", State: experiment.Analysed, Plan: "sha256:plan1",
-			Confirmed: experiment.Mark{Event: 12, Time: at}, Result: supported},
-			Spec: plan(evilText), ConfirmUpdate: "desk-c0ffee", ConfirmedAt: workflows.Where{Run: "run-1", Event: 12},
-			Runs:   []experiment.Run{run("x-0001-run-1", supported.Data)},
-			Labels: []experiment.Label{{Run: run("x-0001-run-1", supported.Data), Kind: experiment.PreRegistered, Why: "the registered plan, first run on its data"}},
-			Change: &experiment.Change{Experiment: "x-0001", Hypothesis: "h-0001", After: session.Supported, Moves: []experiment.Move{{Hypothesis: "h-0001", From: 3, To: 1}}}},
-		{Experiment: experiment.Experiment{ID: "x-0002", Hypothesis: "h-0002", State: experiment.Analysed, Plan: "sha256:plan2", Result: refuted},
-			Spec: plan("less signal"), Labels: []experiment.Label{
-				{Run: run("x-0002-run-1", refuted.Data), Kind: experiment.PreRegistered, Why: "the registered plan"},
-				{Run: run("x-0002-run-2", refuted.Data), Kind: experiment.Exploratory, Why: "a second run on the same data"}}},
-		{Experiment: experiment.Experiment{ID: "x-0003", Hypothesis: "h-0001", State: experiment.Waiting, Plan: "sha256:plan3", WaitingSince: at,
-			Withdrawn: []experiment.Result{{Data: "d3d3d3d3d3d3d3d3", Standing: session.Refuted, Withdrawal: "failed assay: " + evilText}}},
-			Spec: plan("third")},
-		{Experiment: experiment.Experiment{ID: "x-0004", Hypothesis: "h-0001", State: experiment.Planned, Plan: "sha256:plan4"}, Spec: plan("fourth")},
-		{Experiment: experiment.Experiment{ID: "x-0005", Hypothesis: "h-0002", State: experiment.Withdrawn, Plan: "sha256:plan5", Reason: "no funds left"}, Spec: plan("fifth")},
-	}}
+	return workflows.ExperimentsView{Why: "waiting for the lab: 1 experiment, since 20 Nov 2026",
+		Datasets: []workflows.LabDataset{{Table: "plates_week3", Digest: supported.Data, Rows: 48, Columns: 2}}, Experiments: []workflows.LabExperiment{
+			{Experiment: experiment.Experiment{ID: "x-0001", Hypothesis: "h-0001", State: experiment.Analysed, Plan: "sha256:plan1",
+				Confirmed: experiment.Mark{Event: 12, Time: at}, Result: supported},
+				Spec: plan(evilText), ConfirmUpdate: "desk-c0ffee", ConfirmedAt: workflows.Where{Run: "run-1", Event: 12},
+				Runs:   []experiment.Run{run("x-0001-run-1", supported.Data)},
+				Labels: []experiment.Label{{Run: run("x-0001-run-1", supported.Data), Kind: experiment.PreRegistered, Why: "the registered plan, first run on its data"}},
+				Change: &experiment.Change{Experiment: "x-0001", Hypothesis: "h-0001", After: session.Supported, Moves: []experiment.Move{{Hypothesis: "h-0001", From: 3, To: 1}}}},
+			{Experiment: experiment.Experiment{ID: "x-0002", Hypothesis: "h-0002", State: experiment.Analysed, Plan: "sha256:plan2", Result: refuted},
+				Spec: plan("less signal"), Labels: []experiment.Label{
+					{Run: run("x-0002-run-1", refuted.Data), Kind: experiment.PreRegistered, Why: "the registered plan"},
+					{Run: run("x-0002-run-2", refuted.Data), Kind: experiment.Exploratory, Why: "a second run on the same data"}}},
+			{Experiment: experiment.Experiment{ID: "x-0003", Hypothesis: "h-0001", State: experiment.Waiting, Plan: "sha256:plan3", WaitingSince: at,
+				Withdrawn: []experiment.Result{{Data: "d3d3d3d3d3d3d3d3", Standing: session.Refuted, Withdrawal: "failed assay: " + evilText}}},
+				Spec: plan("third")},
+			{Experiment: experiment.Experiment{ID: "x-0004", Hypothesis: "h-0001", State: experiment.Planned, Plan: "sha256:plan4"}, Spec: plan("fourth")},
+			{Experiment: experiment.Experiment{ID: "x-0005", Hypothesis: "h-0002", State: experiment.Withdrawn, Plan: "sha256:plan5", Reason: "no funds left"}, Spec: plan("fifth")},
+		}}
 }
 
 // TestLabPageShowsExperiments: the lab's page shows each experiment's state, prediction,
@@ -356,6 +378,7 @@ func TestLabPageShowsExperiments(t *testing.T) {
 		escaped, // the prediction
 		"sha256:plan1", "history event 12 of run <code>run-1</code>, update <code>desk-c0ffee</code>",
 		"temporal workflow show --workflow-id s-1 --run-id run-1",
+		"table plates_week3 (<code>d1d1d1d1d1d1</code>) arrived",
 		`<strong class="standing standing-supported">supported</strong>`, "effect 0.62, 95% CI [0.31, 0.81], p 0.0004, n 48",
 		`<strong class="standing standing-refuted">refuted</strong>`, "effect -0.4, 95% CI [-0.6, -0.2], p 0.001, n 40",
 		`<code class="analysis">analysis:x-0001-run-1</code>`,
