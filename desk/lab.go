@@ -51,7 +51,8 @@ func (d *desk) sendLab(r *http.Request, id, name, person string, build func(by, 
 // rests on (the pre-registered run's record, cited as analysis:<id>).
 type labExperiment struct {
 	workflows.LabExperiment
-	Analysis string
+	Analysis    string // "analysis:<id>"
+	AnalysisRun string // <id>
 	// What its forms need: the session, whether the person may act, their CSRF token, and
 	// the tables a result may be.
 	Session  string
@@ -141,7 +142,7 @@ func shownExperiments(v workflows.ExperimentsView, hid, id string, who auth.Who,
 		x := labExperiment{LabExperiment: e, Session: id, CanSteer: steer, CSRF: who.CSRF, Choices: v.Datasets}
 		for _, l := range e.Labels {
 			if l.Kind == experiment.PreRegistered && e.Result != nil && l.Run.Data == e.Result.Data {
-				x.Analysis = "analysis:" + l.Run.ID
+				x.Analysis, x.AnalysisRun = "analysis:"+l.Run.ID, l.Run.ID
 			}
 		}
 		out = append(out, x)

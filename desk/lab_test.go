@@ -19,6 +19,8 @@ import (
 	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/session"
+	"github.com/cosci-dev/cosci/internal/stats"
+	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/internal/vouch"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -382,7 +384,7 @@ func TestLabPageShowsExperiments(t *testing.T) {
 		`<strong class="standing standing-supported">supported</strong>`, "effect 0.62, 95% CI [0.31, 0.81], p 0.0004, n 48",
 		`<strong class="standing standing-refuted">refuted</strong>`, "effect -0.4, 95% CI [-0.6, -0.2], p 0.001, n 40",
 		`<code class="analysis">analysis:x-0001-run-1</code>`,
-		`<code>analysis:x-0002-run-2</code> <span class="tag kind-exploratory">exploratory</span> a second run on the same data`,
+		`<a href="/s/s-1/analysis/x-0002-run-2"><code>analysis:x-0002-run-2</code></a> <span class="tag kind-exploratory">exploratory</span> a second run on the same data`,
 		"h-0001: untested → supported; h-0001 #3 → #1",
 		"failed assay: " + escaped, "no funds left",
 		`name="digest" value="sha256:plan4"`, // the confirm form sends the digest shown
@@ -453,5 +455,44 @@ func TestUploadShowsTheSchema(t *testing.T) {
 	}
 	if strings.Contains(body, "<script>alert") {
 		t.Error("a column's header is shown unescaped")
+	}
+}
+
+// TestAnalysisPage: an analysis record is shown whole to those who may read the session:
+// its kind (exploratory labelled), the query as registered, the tables read, the
+// statistics and the rows, escaped; an id the session has not, or that is no id, is a 404;
+// to a scientist the session is not shared with, it is a session that does not exist.
+func TestAnalysisPage(t *testing.T) {
+	td := labDesk(t)
+	a := store.AnalysisRecord{ID: "x-0002-run-2", Experiment: "x-0002", Hypothesis: "h-0002", Kind: string(experiment.Exploratory),
+		Plan: "sha256:plan2", Query: "SELECT dose, signal FROM plates WHERE well <> '" + evilText + "'", Test: "pearson", Columns: []string{"dose", "signal"},
+		Inputs: []store.AnalysisInput{{Table: "plates", Digest: strings.Repeat("d2", 32)}}, PlannedAt: "2026-11-20T10:00:00Z", Ran: "2026-11-21T10:00:00Z",
+		ResultColumns: []string{"dose", "signal"}, Rows: [][]any{{0, 1.2}, {10, evilText}}, RowCount: 2,
+		Stats: &stats.Result{Test: "pearson", N: []int{2}, StatisticName: "t", Statistic: 3.5, DF: 46, P: 0.001,
+			Effect: stats.Effect{Name: "r", Value: 0.62, CI: &stats.Interval{Low: 0.31, High: 0.81, Level: 0.95}}}}
+	if _, err := td.st.PutAnalysis(t.Context(), "s-1", a); err != nil {
+		t.Fatal(err)
+	}
+	code, body := td.do(t, "bob@lab", "GET", "/s/s-1/analysis/x-0002-run-2", nil)
+	for _, want := range []string{`<span class="tag kind-exploratory">exploratory</span>`, htmlEscape(a.Query), strings.Repeat("d2", 32),
+		"t = 3.5, df 46, p 0.001; r 0.62, 95% CI [0.31, 0.81]; n 2", "<td>" + htmlEscape(evilText) + "</td>", `href="/s/s-1/lab#x-0002"`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("the analysis page (%d) lacks %q", code, want)
+		}
+	}
+	if strings.Contains(body, "<script>alert") {
+		t.Error("the analysis page shows a script unescaped")
+	}
+	for _, path := range []string{"/s/s-1/analysis/x-0009-run-1", "/s/s-1/analysis/..%2Fx"} {
+		if code, _ := td.do(t, "bob@lab", "GET", path, nil); code != 404 {
+			t.Errorf("%s: %d, want 404", path, code)
+		}
+	}
+	other := labDeskFor(t, "")
+	if _, err := other.st.PutAnalysis(t.Context(), "s-1", a); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := other.do(t, "bob@lab", "GET", "/s/s-1/analysis/x-0002-run-2", nil); code != 404 || strings.Contains(body, "plates") {
+		t.Errorf("bob reads an analysis of a session not shared with him: %d", code)
 	}
 }

@@ -126,6 +126,7 @@ var funcs = template.FuncMap{
 	"prose":   prose,
 	"when":    timeTag,
 	"outcome": labText,
+	"effect":  effectText,
 	"short":   func(digest string) string { return digest[:min(len(digest), 12)] },
 	// verdictClass is a citation verdict as a class name ("out of context" has spaces).
 	"verdictClass": func(v string) string { return "verdict-" + strings.ReplaceAll(v, " ", "-") },
@@ -135,7 +136,7 @@ var funcs = template.FuncMap{
 }
 
 // pageNames are the pages, each a template file with the shared layout.
-var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "signedout", "lab"}
+var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "signedout", "lab", "analysis"}
 
 // pageParts are the template files a page shares with another: an experiment is shown
 // alike on the lab's page and its hypothesis' page.

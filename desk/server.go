@@ -135,6 +135,7 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("POST /s/{id}/share", d.share)
 	signed.HandleFunc("POST /s/{id}/conversation", d.ask)
 	signed.HandleFunc("GET /s/{id}/lab", d.lab)
+	signed.HandleFunc("GET /s/{id}/analysis/{aid}", d.analysis)
 	signed.HandleFunc("POST /s/{id}/data", d.upload)
 	signed.HandleFunc("POST /s/{id}/lab/{act}", d.labAct)
 	signed.HandleFunc("POST /auth/logout", d.signOut)
