@@ -54,6 +54,8 @@ type fake struct {
 	// updates the fake got (lab_test.go).
 	lab     map[string]workflows.ExperimentsView
 	labSent []sentLab
+	// labRefuses is the reason the session refuses a lab update of that name with.
+	labRefuses map[string]string
 }
 
 func newFake() *fake {

@@ -46,6 +46,9 @@ func (f *fake) Lab(_ context.Context, id, name, update string, req any) (workflo
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.labSent = append(f.labSent, sentLab{id, name, update, req})
+	if why := f.labRefuses[name]; why != "" {
+		return workflows.LabAnswer{}, &refused{why}
+	}
 	if r, ok := req.(workflows.DatasetRequest); ok {
 		d := workflows.LabDataset{Table: r.Table, Digest: r.Digest, Rows: r.Rows, Columns: r.Columns, Update: update}
 		v := f.lab[id]
@@ -494,5 +497,24 @@ func TestAnalysisPage(t *testing.T) {
 	}
 	if code, body := other.do(t, "bob@lab", "GET", "/s/s-1/analysis/x-0002-run-2", nil); code != 404 || strings.Contains(body, "plates") {
 		t.Errorf("bob reads an analysis of a session not shared with him: %d", code)
+	}
+}
+
+// TestLabRefusalsSayWhy: what the session refuses is shown with its reason; a table the
+// session refuses stays stored, and the page says so with its digest.
+func TestLabRefusalsSayWhy(t *testing.T) {
+	td := labDesk(t)
+	td.fake.labRefuses = map[string]string{
+		workflows.AddDataset:        "cannot add-dataset: session s-1 is completed",
+		workflows.ConfirmExperiment: "confirm-experiment: the plan of x-0004 is not the one shown (digest sha256:plan4, not sha256:other): read it again",
+	}
+	code, body := td.upload(t, "ada@lab", "/s/s-1/data", nil, "plates.csv", plates)
+	stored, _ := td.st.Datasets(t.Context(), "s-1")
+	if code != 409 || len(stored) != 1 || !strings.Contains(body, "The table is stored (digest "+stored[0].Digest[:12]+"), but the session refused it: cannot add-dataset: session s-1 is completed") {
+		t.Errorf("a table the session refuses: %d, %d stored\n%.800s", code, len(stored), body)
+	}
+	code, body = td.do(t, "ada@lab", "POST", "/s/s-1/lab/confirm", url.Values{"experiment": {"x-0004"}, "digest": {"sha256:other"}})
+	if code != 409 || !strings.Contains(body, "is not the one shown (digest sha256:plan4, not sha256:other)") {
+		t.Errorf("a confirmation of another digest: %d\n%.800s", code, body)
 	}
 }
