@@ -105,10 +105,10 @@ var plates = []byte("well,dose (mg),signal\nA1,0,1.20\nA2,10,1.85\nA3,20,2.41\n"
 
 // labDesk is a desk with session s-1 of ada, shared with bob for reading, with one
 // hypothesis in the store.
-func labDesk(t *testing.T) *testDesk { return labDeskFor(t, access.Read) }
+func labDesk(t testing.TB) *testDesk { return labDeskFor(t, access.Read) }
 
 // labDeskFor is labDesk with bob's grant at level.
-func labDeskFor(t *testing.T, level access.Level) *testDesk {
+func labDeskFor(t testing.TB, level access.Level) *testDesk {
 	t.Helper()
 	td := newTestDesk(t)
 	td.fake.add("s-1", "ada@lab", "tau propagation", session.Entry{ID: "h-0001", Title: "Microglia", Elo: 1250})
