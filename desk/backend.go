@@ -86,6 +86,10 @@ const (
 	rpcTimeout    = 15 * time.Second
 	queryTimeout  = 20 * time.Second
 	updateTimeout = 20 * time.Second
+	// labTimeout is a lab update's: a plan is the analyst's model turn, a result the
+	// registered analysis in the sandbox, both inside the update. Under the server's
+	// WriteTimeout (httpguard), so the page still says what happened.
+	labTimeout = 90 * time.Second
 )
 
 type temporalBackend struct {
@@ -213,13 +217,13 @@ func (b *temporalBackend) Command(ctx context.Context, id, name, updateID string
 	if payload != nil {
 		args = []any{payload}
 	}
-	return update[workflows.Status](ctx, b, id, name, updateID, args)
+	return update[workflows.Status](ctx, b, id, name, updateID, args, updateTimeout)
 }
 
 // update sends the update name with args as updateID and waits for its answer; a refusal
 // (the validator's or the handler's) is a *refused with the session's reason.
-func update[T any](ctx context.Context, b *temporalBackend, id, name, updateID string, args []any) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
+func update[T any](ctx context.Context, b *temporalBackend, id, name, updateID string, args []any, wait time.Duration) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var out T
 	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name,

@@ -35,7 +35,7 @@ func (b *temporalBackend) Experiments(ctx context.Context, id string) (workflows
 }
 
 func (b *temporalBackend) Lab(ctx context.Context, id, name, updateID string, req any) (workflows.LabAnswer, error) {
-	return update[workflows.LabAnswer](ctx, b, id, name, updateID, []any{req})
+	return update[workflows.LabAnswer](ctx, b, id, name, updateID, []any{req}, labTimeout)
 }
 
 // sendLab sends one of the lab's updates as person: build makes the request with who

@@ -86,7 +86,11 @@ func sizeText(n int64) string {
 // refused (413) naming the cap, before anything is stored. On a refusal it has answered,
 // and returns false; the caller removes the form's temporary files (r.MultipartForm).
 func (d *desk) readUpload(w http.ResponseWriter, r *http.Request, who auth.Who) bool {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadTime)) // not every writer can (a test's)
+	// The server's deadlines (httpguard) are a form's; an upload's body may take longer to
+	// arrive, and the answer waits for the session after it. Not every writer can (a test's).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(uploadTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(uploadTime + 2*labTimeout))
 	err := r.ParseMultipartForm(uploadInMemory)
 	var tooBig *http.MaxBytesError
 	switch {
