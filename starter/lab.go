@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -100,13 +99,13 @@ func parseLab(group string, args []string) (labFlags, error) {
 		return f, usageErrorf("starter %s %s takes no arguments (got %q)", group, f.sub, rest[0])
 	case f.maxMB < 1:
 		return f, usageErrorf("--max-dataset-mb must be at least 1")
-	case f.table != "" && !labTable.MatchString(f.table):
+	case f.table != "" && !dataset.ValidTableName(f.table):
 		return f, usageErrorf("--table %q: letters, digits and _, starting with a letter or _, at most 63", f.table)
 	}
 	if takesFile {
 		f.file = rest[0]
 		if f.table == "" {
-			f.table = tableFromFile(f.file)
+			f.table = dataset.TableName(f.file)
 		}
 	}
 	return f, nil
@@ -121,28 +120,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-var labTable = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
-
-// tableFromFile is a table name from a file's name: "Plate reads (v2).csv" is
-// "Plate_reads_v2".
-func tableFromFile(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	var b strings.Builder
-	for _, r := range base {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
-			b.WriteByte('_')
-		}
-	}
-	name := strings.Trim(b.String(), "_")
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		name = "t_" + name
-	}
-	return strings.TrimSuffix(name[:min(len(name), 63)], "_")
 }
 
 // storeTable reads the file and stores it in the session's store: a file over the cap, or
