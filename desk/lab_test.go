@@ -335,7 +335,8 @@ func labView() workflows.ExperimentsView {
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	plan := func(text string) experiment.Plan {
 		return experiment.Plan{Hypothesis: "h-0001", Prediction: experiment.Prediction{Text: text, Direction: "increase"},
-			Analysis: experiment.Analysis{Query: "SELECT dose, signal FROM plates", Test: "pearson", Columns: []string{"dose", "signal"}}}
+			Analysis: experiment.Analysis{Query: "SELECT dose, signal FROM plates", Test: "pearson", Columns: []string{"dose", "signal"}},
+			Expected: []experiment.Table{{Name: "plates", Columns: []string{"dose", "signal"}}}}
 	}
 	run := func(id, data string) experiment.Run {
 		return experiment.Run{ID: id, Plan: "sha256:plan1", Data: data, Ran: experiment.Mark{Event: 40, Time: at}}
@@ -391,6 +392,9 @@ func TestLabPageShowsExperiments(t *testing.T) {
 		"h-0001: untested → supported; h-0001 #3 → #1",
 		"failed assay: " + escaped, "no funds left",
 		`name="digest" value="sha256:plan4"`, // the confirm form sends the digest shown
+		// x-0003's result form uploads under the table the plan's query reads, which the
+		// session requires.
+		`<select name="table"><option>plates</option></select>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the lab page lacks %q", want)

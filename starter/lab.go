@@ -6,11 +6,13 @@ package main
 // to the session, whose history marks its arrival.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cosci-dev/cosci/internal/dataset"
+	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
@@ -57,7 +60,7 @@ func parseLab(group string, args []string) (labFlags, error) {
 	f.sub = args[0]
 	fs := newFlagSet(group+" "+f.sub, "--session ID ...", "The lab's tables and experiments of a session.")
 	fs.StringVar(&f.session, "session", "", "the session's ID")
-	fs.StringVar(&f.table, "table", "", "the table's name in analyses (default: the file's name)")
+	fs.StringVar(&f.table, "table", "", "the table's name in analyses (default: the file's name; for a result, the table the plan's query reads)")
 	fs.IntVar(&f.maxMB, "max-dataset-mb", dataset.DefaultMaxBytes>>20, "refuse a file larger than this, in MB")
 	fs.StringVar(&f.hypothesis, "hypothesis", "", "the hypothesis' id (h-0003)")
 	fs.StringVar(&f.prediction, "prediction", "", "the testable prediction, in words (default: the analyst states one)")
@@ -104,7 +107,7 @@ func parseLab(group string, args []string) (labFlags, error) {
 	}
 	if takesFile {
 		f.file = rest[0]
-		if f.table == "" {
+		if f.table == "" && f.sub == "add" { // a result's is the plan's (resultTable)
 			f.table = dataset.TableName(f.file)
 		}
 	}
@@ -202,6 +205,9 @@ func cmdExperiment(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.sub == "result" {
+		if f.table, err = resultTable(ctx, f); err != nil {
+			return err
+		}
 		digest, err := addData(ctx, f)
 		if err != nil {
 			return err
@@ -229,6 +235,45 @@ func cmdExperiment(ctx context.Context, args []string) error {
 		fmt.Fprintln(stdout, ans.Status.Detail)
 		return nil
 	})
+}
+
+// resultTable is the table a result is added as: the one the experiment's plan expects,
+// since its registered query reads its tables by name (the session refuses a result under
+// another). Asked before the file is stored, so a wrong name stores nothing.
+func resultTable(ctx context.Context, f labFlags) (string, error) {
+	var v workflows.ExperimentsView
+	err := withTemporal(nil, func(c client.Client, _ string) error {
+		return query(ctx, c, f.session, workflows.QueryExperiments, &v)
+	})
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(v.Experiments, func(e workflows.LabExperiment) bool { return e.ID == f.experiment })
+	if i < 0 {
+		return "", &exitError{1, fmt.Sprintf("session %s has no experiment %s (starter experiment list)", f.session, f.experiment)}
+	}
+	return expectedTable(v.Experiments[i].Spec.Expected, f)
+}
+
+// expectedTable picks a result's table from those a plan expects: the one --table names,
+// or the only one; a plan that names none takes the file's name as data add does.
+func expectedTable(expected []experiment.Table, f labFlags) (string, error) {
+	var names []string
+	for _, t := range expected {
+		if strings.EqualFold(t.Name, f.table) {
+			return t.Name, nil
+		}
+		names = append(names, t.Name)
+	}
+	switch {
+	case len(names) == 0:
+		return cmp.Or(f.table, dataset.TableName(f.file)), nil
+	case f.table == "" && len(names) == 1:
+		return names[0], nil
+	case f.table == "":
+		return "", usageErrorf("experiment %s's plan reads %s: say which this result is with --table", f.experiment, strings.Join(names, ", "))
+	}
+	return "", usageErrorf("--table %s: experiment %s's plan reads %s, so its result must be one of them", f.table, f.experiment, strings.Join(names, ", "))
 }
 
 // labRequest is the update a subcommand sends, and its argument.
