@@ -5,8 +5,6 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -33,9 +31,9 @@ func newFeeder(req sandbox.ChildRequest, cols []sandbox.Column) (*feeder, error)
 	}
 	f := &feeder{row: make([]any, len(req.Feed))}
 	for _, name := range req.Feed {
-		i, err := feedColumn(names, name)
+		i, err := sandbox.FindColumn(names, name)
 		if err != nil {
-			return nil, err
+			return nil, refusal(sandbox.ReasonQuery, err.Error())
 		}
 		f.idx = append(f.idx, i)
 		f.names = append(f.names, names[i])
@@ -47,27 +45,6 @@ func newFeeder(req sandbox.ChildRequest, cols []sandbox.Column) (*feeder, error)
 	}
 	f.file, f.w = file, sandbox.NewFeedWriter(file, req.Caps)
 	return f, nil
-}
-
-// feedColumn finds a result column by name as the analysis package does: as written, else
-// the one column that matches it case-insensitively (DuckDB compares names so).
-func feedColumn(names []string, name string) (int, error) {
-	if i := slices.Index(names, name); i >= 0 {
-		return i, nil
-	}
-	found := -1
-	for i, n := range names {
-		if strings.EqualFold(n, name) {
-			if found >= 0 {
-				return 0, refusal(sandbox.ReasonQuery, fmt.Sprintf("the result has two columns named %q in different case", name))
-			}
-			found = i
-		}
-	}
-	if found < 0 {
-		return 0, refusal(sandbox.ReasonQuery, fmt.Sprintf("the result has no column %q for the test (it has %s)", name, strings.Join(names, ", ")))
-	}
-	return found, nil
 }
 
 // add writes one result row's fed columns.

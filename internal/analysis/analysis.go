@@ -33,6 +33,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/stats"
 )
 
@@ -106,25 +107,14 @@ func Input(test string, names []string, rows [][]any, feed []string) (stats.Inpu
 	return in, dropped, err
 }
 
-// column finds a result column by name: as written, else the one column that matches it
-// case-insensitively (DuckDB compares names so, and keeps their case in the result).
+// column finds a result column by name as the sandbox finds the columns it feeds
+// (sandbox.FindColumn).
 func column(names []string, name string) (int, error) {
-	if i := slices.Index(names, name); i >= 0 {
-		return i, nil
+	i, err := sandbox.FindColumn(names, name)
+	if err != nil {
+		return 0, refuse("%s", err.Error())
 	}
-	found := -1
-	for i, n := range names {
-		if strings.EqualFold(n, name) {
-			if found >= 0 {
-				return 0, refuse("the result has two columns named %q in different case", name)
-			}
-			found = i
-		}
-	}
-	if found < 0 {
-		return 0, refuse("the result has no column %q (it has %s)", name, strings.Join(names, ", "))
-	}
-	return found, nil
+	return i, nil
 }
 
 func cell(row []any, i int) any {

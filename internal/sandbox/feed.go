@@ -21,6 +21,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strings"
 )
 
 // FeedFile is the feed's file in a run's directory.
@@ -123,6 +125,28 @@ func (f *FeedWriter) value(v any, col string) (int, error) {
 
 // Flush writes what is buffered.
 func (f *FeedWriter) Flush() error { return f.w.Flush() }
+
+// FindColumn finds a result column by name: as written, else the one column that matches
+// it case-insensitively (DuckDB compares names so, and keeps their case in the result). The
+// child finds a feed's columns so, and internal/analysis a test's among the answer's.
+func FindColumn(names []string, name string) (int, error) {
+	if i := slices.Index(names, name); i >= 0 {
+		return i, nil
+	}
+	found := -1
+	for i, n := range names {
+		if strings.EqualFold(n, name) {
+			if found >= 0 {
+				return 0, fmt.Errorf("the result has two columns named %q in different case", name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("the result has no column %q (it has %s)", name, strings.Join(names, ", "))
+	}
+	return found, nil
+}
 
 var errFeed = errors.New("the child's feed could not be read")
 
