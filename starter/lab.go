@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/dataset"
 	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/store"
@@ -26,7 +27,7 @@ import (
 )
 
 const (
-	dataArgs       = "add --session ID FILE [--table NAME] [--max-dataset-mb N]"
+	dataArgs       = "add --session ID (FILE | --from-worker NAME [--lab-data-queue Q]) [--table NAME] [--max-dataset-mb N]"
 	experimentArgs = "plan|confirm|result|withdraw|list --session ID [...]"
 )
 
@@ -35,6 +36,8 @@ type labFlags struct {
 	sub        string
 	session    string
 	file       string
+	fromWorker string // a file's name in the data folder of a worker (--lab-data)
+	labQueue   string
 	table      string
 	maxMB      int
 	hypothesis string
@@ -61,6 +64,8 @@ func parseLab(group string, args []string) (labFlags, error) {
 	fs := newFlagSet(group+" "+f.sub, "--session ID ...", "The lab's tables and experiments of a session.")
 	fs.StringVar(&f.session, "session", "", "the session's ID")
 	fs.StringVar(&f.table, "table", "", "the table's name in analyses (default: the file's name; for a result, the table the plan's query reads)")
+	fs.StringVar(&f.fromWorker, "from-worker", "", "add the file of this name from the data folder of a worker started with --lab-data, instead of a FILE here")
+	fs.StringVar(&f.labQueue, "lab-data-queue", activities.LabDataQueue, "the task queue of the worker whose data folder holds --from-worker's file")
 	fs.IntVar(&f.maxMB, "max-dataset-mb", dataset.DefaultMaxBytes>>20, "refuse a file larger than this, in MB")
 	fs.StringVar(&f.hypothesis, "hypothesis", "", "the hypothesis' id (h-0003)")
 	fs.StringVar(&f.prediction, "prediction", "", "the testable prediction, in words (default: the analyst states one)")
@@ -73,7 +78,7 @@ func parseLab(group string, args []string) (labFlags, error) {
 		return f, err
 	}
 	f.session = strings.TrimSpace(f.session)
-	takesFile := f.sub == "add" || f.sub == "result"
+	takesFile := (f.sub == "add" || f.sub == "result") && f.fromWorker == ""
 	var missing []string
 	need := func(v, name string) {
 		if strings.TrimSpace(v) == "" {
@@ -107,9 +112,9 @@ func parseLab(group string, args []string) (labFlags, error) {
 	}
 	if takesFile {
 		f.file = rest[0]
-		if f.table == "" && f.sub == "add" { // a result's is the plan's (resultTable)
-			f.table = dataset.TableName(f.file)
-		}
+	}
+	if f.table == "" && f.sub == "add" && (takesFile || f.fromWorker != "") { // a result's is the plan's (resultTable)
+		f.table = dataset.TableName(f.file + f.fromWorker)
 	}
 	return f, nil
 }
@@ -126,7 +131,8 @@ func contains(list []string, s string) bool {
 }
 
 // storeTable reads the file and stores it in the session's store: a file over the cap, or
-// one the reader refuses, is refused with the reason and nothing is written.
+// one the reader refuses, is refused with the reason and nothing is written
+// (activities.StoreTable, which a worker's data folder shares).
 func storeTable(ctx context.Context, st *store.Store, f labFlags) (workflows.DatasetRequest, store.DatasetRecord, error) {
 	limit := int64(f.maxMB) << 20
 	info, err := os.Stat(f.file)
@@ -140,15 +146,12 @@ func storeTable(ctx context.Context, st *store.Store, f labFlags) (workflows.Dat
 	if err != nil {
 		return workflows.DatasetRequest{}, store.DatasetRecord{}, err
 	}
-	rec, err := st.PutDataset(ctx, f.session, filepath.Base(f.file), data, dataset.Options{MaxBytes: limit}, time.Now())
-	var refused *dataset.Refused
-	if errors.As(err, &refused) {
-		return workflows.DatasetRequest{}, rec, fmt.Errorf("refused: %s: %s", f.file, refused.Error())
-	}
-	if err != nil {
-		return workflows.DatasetRequest{}, rec, err
-	}
-	return workflows.DatasetRequest{Table: f.table, Digest: rec.Digest, Rows: rec.Schema.Rows, Columns: len(rec.Schema.Columns)}, rec, nil
+	rec, err := activities.StoreTable(ctx, st, f.session, filepath.Base(f.file), data, limit)
+	return datasetRequest(f.table, rec), rec, err
+}
+
+func datasetRequest(table string, rec store.DatasetRecord) workflows.DatasetRequest {
+	return workflows.DatasetRequest{Table: table, Digest: rec.Digest, Rows: rec.Schema.Rows, Columns: len(rec.Schema.Columns)}
 }
 
 // describeTable says how the table was read, column by column.
@@ -179,12 +182,7 @@ func cmdData(ctx context.Context, args []string) error {
 
 // addData stores the file and announces it to the session; it returns the digest.
 func addData(ctx context.Context, f labFlags) (string, error) {
-	st, err := openStore(ctx)
-	if err != nil {
-		return "", err
-	}
-	req, rec, err := storeTable(ctx, st, f)
-	st.Close()
+	req, rec, err := takeTable(ctx, f)
 	if err != nil {
 		return "", err
 	}
@@ -267,7 +265,7 @@ func expectedTable(expected []experiment.Table, f labFlags) (string, error) {
 	}
 	switch {
 	case len(names) == 0:
-		return cmp.Or(f.table, dataset.TableName(f.file)), nil
+		return cmp.Or(f.table, dataset.TableName(f.file+f.fromWorker)), nil
 	case f.table == "" && len(names) == 1:
 		return names[0], nil
 	case f.table == "":
