@@ -33,7 +33,7 @@ CHROMIUM         := /usr/bin/chromium
 # (internal/fulltext), run as a bounded child process.
 PDFTOTEXT        := /usr/bin/pdftotext
 
-.PHONY: tools server-tools npm-tools server worker build demo test check fuzz clean desk-screenshots typeset-corpus lab-tables stats-truth
+.PHONY: tools server-tools npm-tools server worker build demo demo-lab test check fuzz clean desk-screenshots typeset-corpus lab-tables stats-truth
 
 # The official Temporal CLI (dev server + Web UI), built from the Go module proxy once.
 tools: $(TEMPORAL)
@@ -96,6 +96,8 @@ build:
 	go build -o bin/starter ./starter
 	go build -o bin/literature ./literature
 	go build -o bin/desk ./desk
+	@# The simulated lab of make demo-lab: a planned experiment's result table, from the hypothesis's hidden quality.
+	go build -o bin/simlab ./scripts/simlab
 	@# The analysis sandbox's child, the one binary linking DuckDB (cgo; the first link takes about 2 minutes).
 	go build -o bin/cosci-sandbox ./sandbox
 
@@ -106,6 +108,12 @@ worker: $(PDFTOTEXT) build
 # One research session end to end: server (if none answers), worker, starter.
 demo: $(TEMPORAL) $(PDFTOTEXT) build
 	@scripts/demo.sh
+
+# The lab end to end: a session with the lab's table, one experiment on a top hypothesis
+# planned and confirmed, its result returned by the simulated lab, analysed in the sandbox,
+# and the report's "Tested in the lab" citing the analysis; the session left at the desk.
+demo-lab: $(TEMPORAL) build
+	@scripts/demo-lab.sh
 
 # The whole suite: static checks, unit and workflow tests, end-to-end tests on a real
 # dev server started from bin/temporal, and on a Temporal server on PostgreSQL.
@@ -171,4 +179,4 @@ check:
 	go run $(WORKFLOWCHECK) ./workflows/...
 
 clean:
-	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk bin/cosci-sandbox
+	rm -rf .data bin/cosci-worker bin/starter bin/literature bin/desk bin/cosci-sandbox bin/simlab

@@ -239,6 +239,9 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 			return "", err
 		}
 	}
+	if input.Analyses, err = reportAnalyses(ctx, a.Store, in.SessionID); err != nil {
+		return "", err
+	}
 	files, err := report.Render(input)
 	if err != nil {
 		return "", err
@@ -253,6 +256,24 @@ func (a *Activities) Report(ctx context.Context, in ReportInput) (string, error)
 		}
 	}
 	return a.Store.PutReport(ctx, in.SessionID, files.Markdown)
+}
+
+// reportAnalyses are the session's analysis records as the report places them in the
+// family its q-values adjust over (report.Analysis): every one, from the lab's tool too.
+func reportAnalyses(ctx context.Context, st *store.Store, sessionID string) ([]report.Analysis, error) {
+	recs, err := st.Analyses(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]report.Analysis, len(recs))
+	for i, r := range recs {
+		out[i] = report.Analysis{ID: r.ID, Hypothesis: r.Hypothesis, Experiment: r.Experiment, Kind: r.Kind, Test: r.Test, Ran: r.Ran, Refused: r.Refused}
+		if r.Stats != nil {
+			p := r.Stats.P
+			out[i].P = &p
+		}
+	}
+	return out, nil
 }
 
 // optional turns a record the store may not have into a pointer: nil when it is absent.

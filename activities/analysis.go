@@ -29,10 +29,11 @@ type Sandbox interface {
 	Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error)
 }
 
-// analysisCaps are the caps of an analysis' query where the worker's leave them zero. A
-// test reads every row of its result, so the row and byte caps are the most the sandbox
-// returns, not the few rows a page shows: a result cut at a cap is refused, never tested.
-var analysisCaps = sandbox.Caps{Rows: sandbox.MaxRows, Bytes: 32 << 20}
+// analysisCaps are the caps of an analysis' answer where the worker's leave them zero:
+// the rows its record keeps (store.AnalysisRows, AnalysisRowBytes). The test reads its
+// columns of every row from the sandbox's feed (sandbox.Request.Feed), up to the feed's
+// own caps, past which the analysis is refused with the cap named.
+var analysisCaps = sandbox.Caps{Rows: store.AnalysisRows, Bytes: store.AnalysisRowBytes}
 
 // ProposeAnalysis runs the analyst's turn: a plan for the hypothesis's prediction over the
 // datasets named, valid, with its digest.
@@ -128,7 +129,10 @@ func (a *Activities) analyse(ctx context.Context, in RunAnalysisInput, rec *stor
 	if box == nil {
 		box = sandbox.Runner{}
 	}
-	res, err := box.Run(ctx, sandbox.Request{Mode: sandbox.ModeQuery, Inputs: inputs, Query: in.Plan.Analysis.Query, Caps: a.analysisCaps()})
+	// The test reads its columns of every row from the feed, beyond the answer's caps; the
+	// answer's rows are what the record keeps and shows.
+	feed := in.Plan.Analysis.Columns
+	res, err := box.Run(ctx, sandbox.Request{Mode: sandbox.ModeQuery, Inputs: inputs, Query: in.Plan.Analysis.Query, Caps: a.analysisCaps(), Feed: feed})
 	var refusal *sandbox.Refusal
 	switch {
 	case errors.As(err, &refusal):
@@ -139,12 +143,12 @@ func (a *Activities) analyse(ctx context.Context, in RunAnalysisInput, rec *stor
 	for _, c := range res.Columns {
 		rec.ResultColumns = append(rec.ResultColumns, c.Name)
 	}
-	rec.Rows, rec.RowCount, rec.RowsCut = res.Rows, len(res.Rows), res.Truncated
-	if res.Truncated {
-		return &analysis.Refused{Reason: fmt.Sprintf("the result was cut at the sandbox's cap after %d rows: the test needs every row; select fewer (filter, or only the columns the test reads)", len(res.Rows))}
+	if res.Feed == nil {
+		return fmt.Errorf("run analysis %s: the sandbox answered without the test's columns", in.ID)
 	}
+	rec.Rows, rec.RowCount, rec.RowsCut = res.Rows, res.Feed.Rows, res.Truncated
 	test := in.Plan.Analysis.Test
-	input, dropped, err := analysis.Input(test, rec.ResultColumns, res.Rows, in.Plan.Analysis.Columns)
+	input, dropped, err := analysis.Input(test, res.Feed.Columns, res.Feed.Values, feed)
 	rec.Dropped = dropped
 	if err != nil {
 		return err

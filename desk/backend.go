@@ -50,6 +50,12 @@ type Backend interface {
 	// List returns the newest sessions (at most limit), in Temporal and in the store.
 	List(ctx context.Context, limit int) ([]Row, error)
 	Tools(ctx context.Context) (workflows.Catalog, error)
+	// Experiments is the session's lab: its datasets and experiments
+	// (workflows.QueryExperiments); an empty view for a session of a build before the lab.
+	Experiments(ctx context.Context, id string) (workflows.ExperimentsView, error)
+	// Lab sends one of the lab's updates (workflows.AddDataset, PlanExperiment, ...) as the
+	// update updateID, which its signature covers; a refusal is a *refused.
+	Lab(ctx context.Context, id, name, updateID string, req any) (workflows.LabAnswer, error)
 }
 
 // Row is one session in a list. Parent and Relation say where it started from, if it
@@ -80,6 +86,10 @@ const (
 	rpcTimeout    = 15 * time.Second
 	queryTimeout  = 20 * time.Second
 	updateTimeout = 20 * time.Second
+	// labTimeout is a lab update's: a plan is the analyst's model turn, a result the
+	// registered analysis in the sandbox, both inside the update. Under the server's
+	// WriteTimeout (httpguard), so the page still says what happened.
+	labTimeout = 90 * time.Second
 )
 
 type temporalBackend struct {
@@ -203,22 +213,29 @@ func (b *temporalBackend) History(ctx context.Context, id string, p workflows.Pa
 }
 
 func (b *temporalBackend) Command(ctx context.Context, id, name, updateID string, payload map[string]any) (workflows.Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
-	defer cancel()
-	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
+	var args []any
 	if payload != nil {
-		opts.Args = []any{payload}
+		args = []any{payload}
 	}
-	var s workflows.Status
-	h, err := b.c.UpdateWorkflow(ctx, opts)
+	return update[workflows.Status](ctx, b, id, name, updateID, args, updateTimeout)
+}
+
+// update sends the update name with args as updateID and waits for its answer; a refusal
+// (the validator's or the handler's) is a *refused with the session's reason.
+func update[T any](ctx context.Context, b *temporalBackend, id, name, updateID string, args []any, wait time.Duration) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var out T
+	h, err := b.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateID: updateID, UpdateName: name,
+		WaitForStage: client.WorkflowUpdateStageCompleted, Args: args})
 	if err == nil {
-		err = h.Get(ctx, &s)
+		err = h.Get(ctx, &out)
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return s, &refused{app.Message()}
+		return out, &refused{app.Message()}
 	}
-	return s, explain(err, id)
+	return out, explain(err, id)
 }
 
 func (b *temporalBackend) Start(ctx context.Context, id string, req research.Request) error {

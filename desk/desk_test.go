@@ -50,10 +50,16 @@ type fake struct {
 	from map[string]Row
 	// broken, when set, is every page query's and list's error.
 	broken error
+	// lab is each session's lab as its experiments query answers it; labSent the lab's
+	// updates the fake got (lab_test.go).
+	lab     map[string]workflows.ExperimentsView
+	labSent []sentLab
+	// labRefuses is the reason the session refuses a lab update of that name with.
+	labRefuses map[string]string
 }
 
 func newFake() *fake {
-	return &fake{status: map[string]workflows.Status{}, state: map[string]workflows.StateView{}}
+	return &fake{status: map[string]workflows.Status{}, state: map[string]workflows.StateView{}, lab: map[string]workflows.ExperimentsView{}}
 }
 
 func (f *fake) add(id, scientist, goal string, entries ...session.Entry) {

@@ -53,6 +53,7 @@ type options struct {
 	proxies, allowedHosts              list
 	wideProxies                        bool
 	questions, starts, running         int
+	maxUploadMB                        int
 	library                            string
 }
 
@@ -82,6 +83,7 @@ func flags(o *options, getenv func(string) string) *flag.FlagSet {
 	fs.IntVar(&o.questions, "questions-per-minute", defaultQuestions, "how many questions one person may ask the sessions a minute (each is a model turn); 0 for no limit")
 	fs.IntVar(&o.starts, "sessions-per-hour", defaultStarts, "how many sessions one person may start an hour (each is many model turns); 0 for no limit")
 	fs.IntVar(&o.running, "running-sessions", defaultRunning, "how many sessions of one person may run at once (not ended: active, suspended); 0 for no limit")
+	fs.IntVar(&o.maxUploadMB, "max-upload-mb", defaultMaxUploadMB, "the largest table one may upload to a session, in MB (only those who may steer it may); a larger file is refused before anything is stored")
 	fs.StringVar(&o.localUser, "local-user", session.LocalName(getenv), "the one user's identity (auth local; default $USER, or the account the desk runs as)")
 	return fs
 }
@@ -94,6 +96,9 @@ func parseOptions(args []string, getenv func(string) string) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("desk takes no arguments (got %q)", fs.Arg(0))
+	}
+	if o.maxUploadMB < 1 || o.maxUploadMB > 4096 {
+		return o, fmt.Errorf("--max-upload-mb %d: from 1 to 4096", o.maxUploadMB)
 	}
 	if o.store == "" {
 		o.store = getenv("COSCI_STORE")
@@ -235,6 +240,7 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 	}
 	d.conv = temporalConversation{talk: converse.Client{C: c}, st: st}
 	d.questions.limit, d.starts.limit, d.running = o.questions, o.starts, o.running
+	d.maxUpload = int64(o.maxUploadMB) << 20
 	pu, _ := publicURL(o) // checked by authenticator
 	// The desk's own sign-in is its door, so httpguard's token rule is not its: it works
 	// out the names the desk answers to, the only ones a browser may name as Host.

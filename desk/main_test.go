@@ -33,6 +33,7 @@ func TestRefusesToStart(t *testing.T) {
 		{"a proxy range that is anyone", []string{"--auth", "proxy", "--trusted-proxy", "0.0.0.0/0"}, map[string]string{"COSCI_DESK_KEY": key}, "--trusted-proxy-wide"},
 		{"a proxy range wider than /24", []string{"--auth", "proxy", "--trusted-proxy", "10.0.0.0/16"}, map[string]string{"COSCI_DESK_KEY": key}, "wider than /24"},
 		{"an IPv6 range wider than /64", []string{"--auth", "proxy", "--trusted-proxy", "fd00::/48"}, map[string]string{"COSCI_DESK_KEY": key}, "wider than /64"},
+		{"an upload cap of nothing", []string{"--max-upload-mb", "0"}, nil, "--max-upload-mb 0"},
 		{"a short local token", []string{"--auth", "local"}, map[string]string{"COSCI_DESK_TOKEN": "short"}, "COSCI_DESK_TOKEN"},
 	}
 	for _, tt := range tests {

@@ -51,6 +51,12 @@ type hypothesisPage struct {
 	Refs    []report.Source // H's citations, in order, as the report shows them (template "source")
 	Reviews []reviewPage
 	Entry   *session.Entry
+	// Tests are its experiments in the lab (TestsNote says why none could be read);
+	// CanSteer offers the form that plans one.
+	Tests      []labExperiment
+	TestsNote  string
+	CanSteer   bool
+	Hypothesis string // H's id, for the plan form
 }
 
 // reviewPage is a review, with each of its citation checks beside the reference it is of

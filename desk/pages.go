@@ -235,7 +235,8 @@ func (f startForm) request(scientist string) (research.Request, error) {
 // their citations' verdicts, lineage, and its entry in the ranking.
 func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 	id, hid := r.PathValue("id"), r.PathValue("hid")
-	if _, _, ok := d.allowed(w, r, id, access.ActRead); !ok {
+	who, rec, ok := d.allowed(w, r, id, access.ActRead)
+	if !ok {
 		return
 	}
 	h, err := d.st.Hypothesis(r.Context(), id, hid)
@@ -261,7 +262,11 @@ func (d *desk) hypothesis(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	page := &hypothesisPage{ID: id, H: h, Entry: entry}
+	page := &hypothesisPage{ID: id, H: h, Entry: entry, Hypothesis: hid}
+	if st, err := d.be.Status(r.Context(), id); err == nil && !st.State.Terminal() {
+		page.CanSteer = access.Decide(who.Identity, rec, access.ActSteer).Allowed
+	}
+	page.Tests, page.TestsNote = d.hypothesisTests(r.Context(), id, hid, who, page.CanSteer)
 	for i, c := range report.Citations(h.References, reviews) {
 		page.Refs = append(page.Refs, d.linked(id, "h/"+hid, i, c))
 	}

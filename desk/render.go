@@ -125,6 +125,9 @@ var funcs = template.FuncMap{
 	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
 	"prose":   prose,
 	"when":    timeTag,
+	"outcome": labText,
+	"effect":  effectText,
+	"short":   func(digest string) string { return digest[:min(len(digest), 12)] },
 	// verdictClass is a citation verdict as a class name ("out of context" has spaces).
 	"verdictClass": func(v string) string { return "verdict-" + strings.ReplaceAll(v, " ", "-") },
 	// sourceWords says whether a check's passage is worth showing: for a quote that is not
@@ -133,14 +136,18 @@ var funcs = template.FuncMap{
 }
 
 // pageNames are the pages, each a template file with the shared layout.
-var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "signedout"}
+var pageNames = []string{"list", "session", "hypothesis", "tree", "error", "signedout", "lab", "analysis"}
+
+// pageParts are the template files a page shares with another: an experiment is shown
+// alike on the lab's page and its hypothesis' page.
+var pageParts = map[string][]string{"lab": {"templates/experiment.html"}, "hypothesis": {"templates/experiment.html"}}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).Parse(report.SourceTemplate) // a citation, as the report shows it
 		if err == nil {
-			t, err = t.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+			t, err = t.ParseFS(templateFS, append([]string{"templates/layout.html", "templates/" + name + ".html"}, pageParts[name]...)...)
 		}
 		if err != nil {
 			return nil, err

@@ -2,7 +2,8 @@ package main
 
 // The desk's HTTP server: its routes and the doors every request passes, in order:
 // security headers (a Content-Security-Policy without inline scripts), the Host and
-// Origin checks against DNS rebinding (internal/httpguard), a bounded body, Go's
+// Origin checks against DNS rebinding (internal/httpguard), a bounded body (a form's maxBody, an upload's
+// --max-upload-mb), Go's
 // cross-origin protection for every request that changes something, sign-in (and its
 // revocations), the CSRF token of every form, and then the handler, which asks
 // internal/access before it asks Temporal anything.
@@ -78,6 +79,8 @@ type desk struct {
 	streamEnded                          func(who, session, why string)
 	// listed is Temporal's list of sessions, read at most once every needsTTL (needs.go).
 	listed listCache
+	// maxUpload caps an uploaded table, in bytes (--max-upload-mb).
+	maxUpload int64
 }
 
 // maxStreams bounds one person's live streams (pages open on sessions) at once.
@@ -96,7 +99,7 @@ const (
 func newDesk(a *auth.Authenticator, be Backend, st *store.Store, log *slog.Logger) (*desk, error) {
 	d := &desk{auth: a, be: be, st: st, conv: noConversation{}, log: log, now: time.Now,
 		hosts: httpguard.LoopbackHosts, streams: newPerPerson(maxStreams),
-		signInCheck: signInCheck, shareCheck: shareCheck, streamWrite: streamWrite}
+		signInCheck: signInCheck, shareCheck: shareCheck, streamWrite: streamWrite, maxUpload: defaultMaxUploadMB << 20}
 	d.questions = newPerWindow(defaultQuestions, time.Minute, func() time.Time { return d.now() })
 	d.starts = newPerWindow(defaultStarts, time.Hour, func() time.Time { return d.now() })
 	d.running = defaultRunning
@@ -131,6 +134,10 @@ func (d *desk) handler() http.Handler {
 	signed.HandleFunc("POST /s/{id}/calls", d.answerCalls)
 	signed.HandleFunc("POST /s/{id}/share", d.share)
 	signed.HandleFunc("POST /s/{id}/conversation", d.ask)
+	signed.HandleFunc("GET /s/{id}/lab", d.lab)
+	signed.HandleFunc("GET /s/{id}/analysis/{aid}", d.analysis)
+	signed.HandleFunc("POST /s/{id}/data", d.upload)
+	signed.HandleFunc("POST /s/{id}/lab/{act}", d.labAct)
 	signed.HandleFunc("POST /auth/logout", d.signOut)
 	signed.HandleFunc("POST /auth/signout-everywhere", d.signOutEverywhere)
 	mux.HandleFunc("GET /signed-out", func(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +148,7 @@ func (d *desk) handler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refused: a request from another site may not change anything here (cross-origin)", http.StatusForbidden)
 	}))
-	return headers(httpguard.Pages(http.MaxBytesHandler(cop.Handler(mux), maxBody), d.hosts, d.origins, "--allowed-host"))
+	return headers(httpguard.Pages(d.bounded(cop.Handler(mux)), d.hosts, d.origins, "--allowed-host"))
 }
 
 // headers sets what every answer carries.
@@ -185,7 +192,10 @@ func (d *desk) signedIn(next http.Handler) http.Handler {
 			d.forbid(w, r, who, dec.Missing)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// An upload's form, CSRF token included, is in its multipart body, which its
+		// handler reads only once it has checked the person may steer (readUpload).
+		upload := uploadRequest(r)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !upload {
 			var tooBig *http.MaxBytesError
 			if err := r.ParseForm(); errors.As(err, &tooBig) {
 				http.Error(w, fmt.Sprintf("refused: a form of at most %d bytes", maxBody), http.StatusRequestEntityTooLarge)
@@ -195,7 +205,7 @@ func (d *desk) signedIn(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !who.CheckCSRF(r.PostFormValue("csrf")) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !upload && !who.CheckCSRF(r.PostFormValue("csrf")) {
 			d.forbid(w, r, who, "this form's token (CSRF): reload the page and send the form again")
 			return
 		}

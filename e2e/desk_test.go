@@ -341,6 +341,10 @@ func TestDeskInABrowser(t *testing.T) {
 		t.Errorf("bob's resume: %d (%v), want 403", status, err)
 	}
 
+	// Ada adds the lab's table at the desk; its schema says how each column was read.
+	// Bob, who may only read, gets no upload form, and his upload is refused.
+	labTable(t, ada, bob, sessionURL)
+
 	// Ada talks with her session (it is suspended; it answers all the same): a question,
 	// then a refinement that she confirms.
 	ada.do("open her session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#ask")))
@@ -617,4 +621,39 @@ func refinedIn(t *testing.T, id, storeDir, focus string) {
 		}
 		return false, fmt.Errorf("the generation turns after the refinement lack %q: %q", focus, without)
 	})
+}
+
+// labTable has ada upload a small table (a German export: semicolons, decimal commas) on
+// the session's lab page and read its schema there; bob, a reader, is refused the upload.
+func labTable(t *testing.T, ada, bob *person, sessionURL string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "Plate reads.csv")
+	if err := os.WriteFile(file, []byte("well;dose (mg);signal\nA1;0;1,20\nA2;10;1,85\nA3;20;2,41\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ada.do("open the lab", chromedp.Navigate(sessionURL+"/lab"), chromedp.WaitVisible(chromedp.CSS("#upload")),
+		chromedp.SetUploadFiles(chromedp.CSS(`#upload input[type="file"]`), []string{file}))
+	if code := ada.submit("upload the table", "#upload-button"); code != 200 {
+		t.Fatalf("ada's upload: %d\n%s", code, ada.page())
+	}
+	shown := ada.text("#datasets")
+	for _, want := range []string{"Plate_reads", "3 rows, 3 columns", "dose", "mg", "signal", "DOUBLE"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the lab page shows the table as %q; it lacks %q", shown, want)
+		}
+	}
+	ada.accessible("the lab page")
+	bob.do("read the lab", chromedp.Navigate(sessionURL+"/lab"), chromedp.WaitVisible(chromedp.CSS("#datasets")))
+	if n, err := chromedp.Run(bob.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#upload, #plan").length`)); err != nil || n != 0 {
+		t.Errorf("bob, a reader, is shown %d lab forms (%v)", n, err)
+	}
+	status, err := chromedp.Run(bob.ctx, chromedp.Evaluate[int](`(async () => {
+		const f = new FormData(); f.set("csrf", document.querySelector("input[name=csrf]").value);
+		f.set("file", new Blob(["a\n1\n"]), "t.csv");
+		const r = await fetch(location.pathname.replace(/lab$/, "data"), {method: "POST", body: f});
+		return r.status; })()`, chromedp.EvalAwaitPromise))
+	if err != nil || status != 403 {
+		t.Errorf("bob's upload: %d (%v), want 403", status, err)
+	}
+	bob.do("go back to the session", chromedp.Navigate(sessionURL), chromedp.WaitVisible(chromedp.CSS("#read-only")))
 }

@@ -50,6 +50,11 @@ func refused(err error, dir string) sandbox.ChildResponse {
 		r := cr.r
 		return sandbox.ChildResponse{Error: &r}
 	}
+	var sr *sandbox.Refusal // a cap the feed keeps (internal/sandbox/feed.go)
+	if errors.As(err, &sr) {
+		r := *sr
+		return sandbox.ChildResponse{Error: &r}
+	}
 	var le *loadError
 	if errors.As(err, &le) {
 		if r := classify(le.err, dir); r.Reason == sandbox.ReasonTime || r.Reason == sandbox.ReasonMemory {

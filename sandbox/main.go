@@ -86,6 +86,9 @@ func run(req sandbox.ChildRequest) sandbox.ChildResponse {
 		// sets whole: child_test.go skips it to show what DuckDB's settings alone refuse.
 		// Both the query as given (one statement?) and as it will run are checked.
 		q := bounded(req.Query, req.Caps.Rows)
+		if len(req.Feed) > 0 {
+			q = bounded(req.Query, max(req.Caps.Rows, req.Caps.FeedRows)) // one more than the feed's cap is refused
+		}
 		if os.Getenv(uncheckedForTests) != "1" {
 			if err = check(ctx, conn, req.Query, req.Inputs); err == nil {
 				err = check(ctx, conn, q, req.Inputs)
@@ -94,7 +97,7 @@ func run(req sandbox.ChildRequest) sandbox.ChildResponse {
 			q = req.Query // DuckDB's settings alone, on the statement as given
 		}
 		if err == nil {
-			err = query(ctx, conn, q, req.Caps, &resp.Result)
+			err = query(ctx, conn, q, req, &resp.Result)
 		}
 	}
 	resp.Query = time.Since(start)

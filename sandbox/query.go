@@ -18,8 +18,10 @@ import (
 // query runs the checked query and reads its rows within the caps: at most Rows rows, at
 // most Bytes bytes of them as JSON, each text value cut at CellBytes. At a cap the rows
 // are closed, which stops DuckDB, and the result says Truncated: a query that would give
-// 10 GB costs what its first rows cost.
-func query(ctx context.Context, conn *sql.Conn, q string, caps sandbox.Caps, res *sandbox.Result) error {
+// 10 GB costs what its first rows cost. When the request names columns to feed a test
+// (feed.go), the rows go on past the answer's caps, each row's fed columns written to the
+// feed, up to the feed's own caps, past which the query is refused.
+func query(ctx context.Context, conn *sql.Conn, q string, req sandbox.ChildRequest, res *sandbox.Result) error {
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		return err
@@ -32,44 +34,85 @@ func query(ctx context.Context, conn *sql.Conn, q string, caps sandbox.Caps, res
 	for _, ct := range types {
 		res.Columns = append(res.Columns, sandbox.Column{Name: ct.Name(), Type: ct.DatabaseTypeName()})
 	}
+	var feed *feeder
+	if len(req.Feed) > 0 {
+		if feed, err = newFeeder(req, res.Columns); err != nil {
+			return err
+		}
+		defer feed.close()
+	}
 	vals := make([]any, len(types))
 	ptrs := make([]any, len(types))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	size := 0
+	shown := answer{caps: req.Caps, res: res}
 	for rows.Next() {
-		if len(res.Rows) >= caps.Rows {
+		if shown.full() && feed == nil {
 			res.Truncated = true
 			break
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		row := make([]any, len(vals))
-		for i, v := range vals {
-			if t, ok := v.(time.Time); ok && res.Columns[i].Type == "DATE" {
-				row[i] = t.Format(time.DateOnly) // as the canonical CSV writes it
-				continue
-			}
-			var cut bool
-			row[i], cut = jsonValue(v, caps.CellBytes)
-			res.Truncated = res.Truncated || cut
-		}
-		b, err := json.Marshal(row)
-		if err != nil {
+		if err := shown.add(vals); err != nil {
 			return err
 		}
-		if size += len(b) + 1; size+1 > caps.Bytes { // the rows as one JSON array: commas and brackets
-			res.Truncated = true
-			break
+		if feed != nil {
+			if err := feed.add(vals); err != nil {
+				return err
+			}
 		}
-		res.Rows = append(res.Rows, row)
 	}
-	if res.Truncated {
+	if res.Truncated && feed == nil {
 		return nil // rows.Close stops the query; its interruption is not an error
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if feed != nil {
+		res.Feed, err = feed.finish()
+	}
+	return err
+}
+
+// answer collects the rows of the answer within its caps.
+type answer struct {
+	caps sandbox.Caps
+	res  *sandbox.Result
+	size int
+	cut  bool // the bytes cap was reached: no more rows are kept
+}
+
+// full says no more rows fit: the next one makes the answer Truncated.
+func (a *answer) full() bool { return a.cut || len(a.res.Rows) >= a.caps.Rows }
+
+// add keeps one row if it fits, else marks the answer Truncated.
+func (a *answer) add(vals []any) error {
+	if a.full() {
+		a.res.Truncated = true
+		return nil
+	}
+	row := make([]any, len(vals))
+	for i, v := range vals {
+		if t, ok := v.(time.Time); ok && a.res.Columns[i].Type == "DATE" {
+			row[i] = t.Format(time.DateOnly) // as the canonical CSV writes it
+			continue
+		}
+		var cut bool
+		row[i], cut = jsonValue(v, a.caps.CellBytes)
+		a.res.Truncated = a.res.Truncated || cut
+	}
+	b, err := json.Marshal(row)
+	if err != nil {
+		return err
+	}
+	if a.size += len(b) + 1; a.size+1 > a.caps.Bytes { // the rows as one JSON array: commas and brackets
+		a.res.Truncated, a.cut = true, true
+		return nil
+	}
+	a.res.Rows = append(a.res.Rows, row)
+	return nil
 }
 
 // jsonValue is a DuckDB value as JSON can carry it, text cut at n bytes (and whether it was).

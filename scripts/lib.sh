@@ -1,6 +1,7 @@
-# Sourced by scripts/record-*.sh, from the module root: a dev server and a worker of the
-# recording's own, the answers a grounded session waits for, and the recorded histories
-# written into workflows/testdata.
+# Sourced by scripts/record-*.sh and scripts/demo-lab.sh, from the module root: a dev server
+# and a worker of the recording's own, the answers a grounded session waits for, and the
+# recorded histories written into workflows/testdata; for a demo, the server that answers (or
+# one started), a worker and the desk (demo_up, below).
 
 # start_dev_server PORT UI_PORT: a headless dev server on 127.0.0.1:PORT with cosci's search
 # attributes, its log in $R/server.log; it returns once the server answers. Sets A (its
@@ -87,4 +88,56 @@ record_runs() {
     bin/temporal workflow show --address "$A" --workflow-id "$id" --run-id "$rid" -o json > "$f"
     echo "$st -> $f ($(wc -c < "$f") bytes)"
   done
+}
+
+# The demos' processes. demo_up starts what a demo runs on, as scripts/demo.sh does: the
+# Temporal server at $TEMPORAL_ADDRESS (default 127.0.0.1:7233) if one answers, else a dev
+# server started here with its database in $D/temporal.db and the Web UI on 8233; then a
+# worker (offline provider, $COSCI_DEMO_LATENCY per turn, default 300ms) and the desk (local
+# mode on $COSCI_DEMO_DESK, default 127.0.0.1:8090, signed in by a link whose token is new
+# each time). B names the binaries' directory (default bin), D the demo's data directory
+# (default .data); logs go to $D/*.log, for this user alone. Everything started is stopped on
+# exit (demo_down). Sets DESK_ADDR and DESK_TOKEN, the desk's address and its sign-in token.
+demo_up() {
+  B=${B:-bin} D=${D:-.data}
+  DEMO_PIDS=()
+  trap demo_down EXIT
+  trap 'echo; echo "demo interrupted: stopping what it started"; exit 130' INT TERM
+  mkdir -p "$D"
+  chmod 600 "$D"/*.log 2>/dev/null || true
+  export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:7233}
+  if demo_healthy; then
+    echo "Using the Temporal server already on $TEMPORAL_ADDRESS."
+  else
+    echo "Starting a Temporal dev server on $TEMPORAL_ADDRESS (Web UI http://localhost:8233, log $D/server.log)..."
+    "$B/temporal" server start-dev --ip "${TEMPORAL_ADDRESS%:*}" --port "${TEMPORAL_ADDRESS##*:}" \
+      --db-filename "$D/temporal.db" --ui-port 8233 \
+      --search-attribute SessionStatus=Keyword --search-attribute ScientistId=Keyword \
+      --search-attribute HypothesisCount=Int --search-attribute TopElo=Double \
+      --search-attribute TotalTokens=Int --search-attribute CostUSD=Double --search-attribute SessionType=Keyword \
+      --search-attribute ConversationId=Keyword --search-attribute ParentSession=Keyword \
+      --search-attribute SourceCheckpoint=Int \
+      >"$D/server.log" 2>&1 &
+    DEMO_PIDS+=($!)
+    for _ in $(seq 1 120); do demo_healthy && break; sleep 0.5; done
+    demo_healthy || { echo "the dev server did not come up; see $D/server.log"; exit 1; }
+    echo "(this server stops when the demo ends; run \`make server\` in another terminal to keep it)"
+  fi
+  echo "Starting a worker (offline provider, ${COSCI_DEMO_LATENCY:-300ms} simulated latency per turn; log $D/worker.log)..."
+  "$B/cosci-worker" --offline-latency "${COSCI_DEMO_LATENCY:-300ms}" >"$D/worker.log" 2>&1 &
+  DEMO_PIDS+=($!)
+  local addr=${COSCI_DEMO_DESK:-127.0.0.1:8090} token
+  token="$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')"
+  echo "Starting the desk on http://$addr (local mode; log $D/desk.log)..."
+  COSCI_DESK_TOKEN="$token" "$B/desk" --listen "$addr" --library testdata/library >"$D/desk.log" 2>&1 &
+  DEMO_PIDS+=($!)
+  DESK_ADDR=$addr DESK_TOKEN=$token
+}
+
+demo_healthy() { "$B/temporal" operator cluster health --address "$TEMPORAL_ADDRESS" >/dev/null 2>&1; }
+
+# demo_down stops what demo_up started, by the ids it kept.
+demo_down() {
+  for pid in "${DEMO_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
 }

@@ -6,25 +6,28 @@ package main
 // to the session, whose history marks its arrival.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/dataset"
+	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/store"
 	"github.com/cosci-dev/cosci/workflows"
 )
 
 const (
-	dataArgs       = "add --session ID FILE [--table NAME] [--max-dataset-mb N]"
+	dataArgs       = "add --session ID (FILE | --from-worker NAME [--lab-data-queue Q]) [--table NAME] [--max-dataset-mb N]"
 	experimentArgs = "plan|confirm|result|withdraw|list --session ID [...]"
 )
 
@@ -33,6 +36,8 @@ type labFlags struct {
 	sub        string
 	session    string
 	file       string
+	fromWorker string // a file's name in the data folder of a worker (--lab-data)
+	labQueue   string
 	table      string
 	maxMB      int
 	hypothesis string
@@ -58,7 +63,9 @@ func parseLab(group string, args []string) (labFlags, error) {
 	f.sub = args[0]
 	fs := newFlagSet(group+" "+f.sub, "--session ID ...", "The lab's tables and experiments of a session.")
 	fs.StringVar(&f.session, "session", "", "the session's ID")
-	fs.StringVar(&f.table, "table", "", "the table's name in analyses (default: the file's name)")
+	fs.StringVar(&f.table, "table", "", "the table's name in analyses (default: the file's name; for a result, the table the plan's query reads)")
+	fs.StringVar(&f.fromWorker, "from-worker", "", "add the file of this name from the data folder of a worker started with --lab-data, instead of a FILE here")
+	fs.StringVar(&f.labQueue, "lab-data-queue", activities.LabDataQueue, "the task queue of the worker whose data folder holds --from-worker's file")
 	fs.IntVar(&f.maxMB, "max-dataset-mb", dataset.DefaultMaxBytes>>20, "refuse a file larger than this, in MB")
 	fs.StringVar(&f.hypothesis, "hypothesis", "", "the hypothesis' id (h-0003)")
 	fs.StringVar(&f.prediction, "prediction", "", "the testable prediction, in words (default: the analyst states one)")
@@ -71,7 +78,7 @@ func parseLab(group string, args []string) (labFlags, error) {
 		return f, err
 	}
 	f.session = strings.TrimSpace(f.session)
-	takesFile := f.sub == "add" || f.sub == "result"
+	takesFile := (f.sub == "add" || f.sub == "result") && f.fromWorker == ""
 	var missing []string
 	need := func(v, name string) {
 		if strings.TrimSpace(v) == "" {
@@ -100,14 +107,14 @@ func parseLab(group string, args []string) (labFlags, error) {
 		return f, usageErrorf("starter %s %s takes no arguments (got %q)", group, f.sub, rest[0])
 	case f.maxMB < 1:
 		return f, usageErrorf("--max-dataset-mb must be at least 1")
-	case f.table != "" && !labTable.MatchString(f.table):
+	case f.table != "" && !dataset.ValidTableName(f.table):
 		return f, usageErrorf("--table %q: letters, digits and _, starting with a letter or _, at most 63", f.table)
 	}
 	if takesFile {
 		f.file = rest[0]
-		if f.table == "" {
-			f.table = tableFromFile(f.file)
-		}
+	}
+	if f.table == "" && f.sub == "add" && (takesFile || f.fromWorker != "") { // a result's is the plan's (resultTable)
+		f.table = dataset.TableName(f.file + f.fromWorker)
 	}
 	return f, nil
 }
@@ -123,30 +130,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var labTable = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
-
-// tableFromFile is a table name from a file's name: "Plate reads (v2).csv" is
-// "Plate_reads_v2".
-func tableFromFile(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	var b strings.Builder
-	for _, r := range base {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
-			b.WriteByte('_')
-		}
-	}
-	name := strings.Trim(b.String(), "_")
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		name = "t_" + name
-	}
-	return strings.TrimSuffix(name[:min(len(name), 63)], "_")
-}
-
 // storeTable reads the file and stores it in the session's store: a file over the cap, or
-// one the reader refuses, is refused with the reason and nothing is written.
+// one the reader refuses, is refused with the reason and nothing is written
+// (activities.StoreTable, which a worker's data folder shares).
 func storeTable(ctx context.Context, st *store.Store, f labFlags) (workflows.DatasetRequest, store.DatasetRecord, error) {
 	limit := int64(f.maxMB) << 20
 	info, err := os.Stat(f.file)
@@ -160,15 +146,12 @@ func storeTable(ctx context.Context, st *store.Store, f labFlags) (workflows.Dat
 	if err != nil {
 		return workflows.DatasetRequest{}, store.DatasetRecord{}, err
 	}
-	rec, err := st.PutDataset(ctx, f.session, filepath.Base(f.file), data, dataset.Options{MaxBytes: limit}, time.Now())
-	var refused *dataset.Refused
-	if errors.As(err, &refused) {
-		return workflows.DatasetRequest{}, rec, fmt.Errorf("refused: %s: %s", f.file, refused.Error())
-	}
-	if err != nil {
-		return workflows.DatasetRequest{}, rec, err
-	}
-	return workflows.DatasetRequest{Table: f.table, Digest: rec.Digest, Rows: rec.Schema.Rows, Columns: len(rec.Schema.Columns)}, rec, nil
+	rec, err := activities.StoreTable(ctx, st, f.session, filepath.Base(f.file), data, limit)
+	return datasetRequest(f.table, rec), rec, err
+}
+
+func datasetRequest(table string, rec store.DatasetRecord) workflows.DatasetRequest {
+	return workflows.DatasetRequest{Table: table, Digest: rec.Digest, Rows: rec.Schema.Rows, Columns: len(rec.Schema.Columns)}
 }
 
 // describeTable says how the table was read, column by column.
@@ -199,12 +182,7 @@ func cmdData(ctx context.Context, args []string) error {
 
 // addData stores the file and announces it to the session; it returns the digest.
 func addData(ctx context.Context, f labFlags) (string, error) {
-	st, err := openStore(ctx)
-	if err != nil {
-		return "", err
-	}
-	req, rec, err := storeTable(ctx, st, f)
-	st.Close()
+	req, rec, err := takeTable(ctx, f)
 	if err != nil {
 		return "", err
 	}
@@ -225,6 +203,9 @@ func cmdExperiment(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.sub == "result" {
+		if f.table, err = resultTable(ctx, f); err != nil {
+			return err
+		}
 		digest, err := addData(ctx, f)
 		if err != nil {
 			return err
@@ -252,6 +233,45 @@ func cmdExperiment(ctx context.Context, args []string) error {
 		fmt.Fprintln(stdout, ans.Status.Detail)
 		return nil
 	})
+}
+
+// resultTable is the table a result is added as: the one the experiment's plan expects,
+// since its registered query reads its tables by name (the session refuses a result under
+// another). Asked before the file is stored, so a wrong name stores nothing.
+func resultTable(ctx context.Context, f labFlags) (string, error) {
+	var v workflows.ExperimentsView
+	err := withTemporal(nil, func(c client.Client, _ string) error {
+		return query(ctx, c, f.session, workflows.QueryExperiments, &v)
+	})
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(v.Experiments, func(e workflows.LabExperiment) bool { return e.ID == f.experiment })
+	if i < 0 {
+		return "", &exitError{1, fmt.Sprintf("session %s has no experiment %s (starter experiment list)", f.session, f.experiment)}
+	}
+	return expectedTable(v.Experiments[i].Spec.Expected, f)
+}
+
+// expectedTable picks a result's table from those a plan expects: the one --table names,
+// or the only one; a plan that names none takes the file's name as data add does.
+func expectedTable(expected []experiment.Table, f labFlags) (string, error) {
+	var names []string
+	for _, t := range expected {
+		if strings.EqualFold(t.Name, f.table) {
+			return t.Name, nil
+		}
+		names = append(names, t.Name)
+	}
+	switch {
+	case len(names) == 0:
+		return cmp.Or(f.table, dataset.TableName(f.file+f.fromWorker)), nil
+	case f.table == "" && len(names) == 1:
+		return names[0], nil
+	case f.table == "":
+		return "", usageErrorf("experiment %s's plan reads %s: say which this result is with --table", f.experiment, strings.Join(names, ", "))
+	}
+	return "", usageErrorf("--table %s: experiment %s's plan reads %s, so its result must be one of them", f.table, f.experiment, strings.Join(names, ", "))
 }
 
 // labRequest is the update a subcommand sends, and its argument.

@@ -36,7 +36,7 @@ func TestParseLab(t *testing.T) {
 		{"experiment", []string{"plan", "--session", "s1"}, "--hypothesis", nil},
 		{"experiment", []string{"confirm", "--session", "s1", "--experiment", "x-0001"}, "--digest", nil},
 		{"experiment", []string{"result", "--session", "s1", "--experiment", "x-0001"}, "one FILE", nil},
-		{"experiment", []string{"result", "--session", "s1", "--experiment", "x-0001", "r.csv"}, "", func(f labFlags) bool { return f.table == "r" }},
+		{"experiment", []string{"result", "--session", "s1", "--experiment", "x-0001", "r.csv"}, "", func(f labFlags) bool { return f.table == "" && f.file == "r.csv" }},
 		{"experiment", []string{"withdraw", "--session", "s1", "--experiment", "x-0001"}, "--reason", nil},
 		{"experiment", []string{"withdraw", "--session", "s1", "--experiment", "x-0001", "--reason", "a failed assay", "--experiment-off"}, "", func(f labFlags) bool { return f.callOff }},
 		{"experiment", []string{"list", "--session", "s1", "extra"}, "no arguments", nil},
@@ -141,6 +141,36 @@ func TestRenderLab(t *testing.T) {
 		"refuted, effect -0.2, 95% CI [-0.3, -0.1]", "changed: h-0003 untested -> refuted; h-0003 #1 -> #9"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the list does not show %q:\n%s", want, list)
+		}
+	}
+}
+
+// TestExpectedTable: a result is added under the table the plan's query reads, so the
+// query reads the result and not an earlier table of the session.
+func TestExpectedTable(t *testing.T) {
+	one := []experiment.Table{{Name: "assay"}}
+	two := []experiment.Table{{Name: "assay"}, {Name: "plates"}}
+	tests := []struct {
+		expected []experiment.Table
+		table    string
+		want     string // the table, or a word of the refusal
+		refused  bool
+	}{
+		{one, "", "assay", false},
+		{one, "ASSAY", "assay", false},
+		{one, "result", "must be one of them", true},
+		{two, "", "say which", true},
+		{two, "plates", "plates", false},
+		{nil, "", "r", false},
+		{nil, "mine", "mine", false},
+	}
+	for _, tt := range tests {
+		got, err := expectedTable(tt.expected, labFlags{experiment: "x-0001", table: tt.table, file: "r.csv"})
+		switch {
+		case tt.refused && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("expected %v, --table %q: %q, %v; want a refusal saying %q", tt.expected, tt.table, got, err, tt.want)
+		case !tt.refused && (err != nil || got != tt.want):
+			t.Errorf("expected %v, --table %q: %q, %v; want %q", tt.expected, tt.table, got, err, tt.want)
 		}
 	}
 }

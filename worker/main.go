@@ -113,6 +113,7 @@ type config struct {
 	rps                              float64
 	sandbox                          string       // the sandbox's child binary; "" finds it (sandboxBinary)
 	sandboxCaps                      sandbox.Caps // the caps of an analysis' query
+	labData, labQueue                string       // the data folder sessions may import from, and its task queue
 }
 
 // parseFlags reads the worker's flags, with the environment's defaults, and refuses
@@ -154,6 +155,8 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.IntVar(&c.sandboxCaps.MemoryMB, "sandbox-memory-mb", sandbox.DefaultCaps.MemoryMB, "DuckDB's memory limit for an analysis' query, in MB (the child's address space is capped above it)")
 	fs.IntVar(&c.sandboxCaps.Threads, "sandbox-threads", sandbox.DefaultCaps.Threads, "DuckDB's threads for an analysis' query")
 	fs.DurationVar(&c.sandboxCaps.Timeout, "sandbox-timeout", sandbox.DefaultCaps.Timeout, "the time an analysis' query may take, loading its datasets included; the child is killed a grace after it")
+	fs.StringVar(&c.labData, "lab-data", getenv("COSCI_LAB_DATA"), "a data folder whose files sessions may import as tables (starter data add --session ID --from-worker NAME): only plain names inside it, no link out of it; each is stored in the session store (env COSCI_LAB_DATA; default none)")
+	fs.StringVar(&c.labQueue, "lab-data-queue", activities.LabDataQueue, "the task queue this worker serves --lab-data's files on; give each worker with its own folder its own queue")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -283,6 +286,9 @@ func run() error {
 	}
 	defer ws.stop()
 	sessions, names, err := ws.startAll(cfg, acts, servers)
+	if err == nil {
+		err = ws.startLabData(cfg, st)
+	}
 	if err != nil {
 		return err
 	}

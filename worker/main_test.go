@@ -187,3 +187,23 @@ func TestSandboxFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestLabDataFlags: --lab-data (or COSCI_LAB_DATA) names the data folder and
+// --lab-data-queue its queue; a worker whose folder is not a directory does not start it.
+func TestLabDataFlags(t *testing.T) {
+	c, err := parseFlags([]string{"--lab-data-queue", "lab-b"}, func(k string) string {
+		return map[string]string{"COSCI_LAB_DATA": "/srv/lab"}[k]
+	})
+	if err != nil || c.labData != "/srv/lab" || c.labQueue != "lab-b" {
+		t.Fatalf("parsed %q on %q, %v", c.labData, c.labQueue, err)
+	}
+	ws := &workerSet{}
+	c.labData = filepath.Join(t.TempDir(), "missing")
+	if err := ws.startLabData(c, nil); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a missing folder: %v", err)
+	}
+	c.labData = ""
+	if err := ws.startLabData(c, nil); err != nil || len(ws.started) != 0 {
+		t.Errorf("no folder: %v, %d workers started", err, len(ws.started))
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/cosci-dev/cosci/activities"
 	"github.com/cosci-dev/cosci/internal/connection"
@@ -79,6 +80,8 @@ func (ws *workerSet) startAll(cfg *config, acts *activities.Activities, servers 
 		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
 	})
 	workflows.Register(sessions)
+	// An import from a data folder runs on any sessions worker; its activity on the folder's.
+	sessions.RegisterWorkflowWithOptions(activities.ImportLabData, workflow.RegisterOptions{Name: activities.ImportLabDataWorkflow, VersioningBehavior: workflow.VersioningBehaviorPinned})
 	sessions.RegisterActivity(acts)
 
 	turns := ws.newWorker(workflows.TurnsQueue, worker.Options{

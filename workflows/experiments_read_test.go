@@ -26,7 +26,7 @@ import (
 
 // groupSandbox stands in for DuckDB in a workflow test: it answers the simulated analyst's
 // group query (SELECT g AS grp, v AS value FROM t) by reading the canonical CSV it is
-// given with encoding/csv, so RunAnalysis runs whole (the stored bytes, the test, the
+// given with encoding/csv, the rows and the test's feed alike, so RunAnalysis runs whole (the stored bytes, the test, the
 // record and its rendering in the audit trail) with no child built.
 type groupSandbox struct{}
 
@@ -54,6 +54,8 @@ func (groupSandbox) Run(_ context.Context, req sandbox.Request) (sandbox.Result,
 			}
 			res.Rows = append(res.Rows, []any{r[g], x})
 		}
+		// The test's columns, every row (what the child streams beside the capped answer).
+		res.Feed = &sandbox.Feed{Columns: []string{"grp", "value"}, Rows: len(res.Rows), Values: res.Rows}
 		return res, nil
 	}
 	return sandbox.Result{}, fmt.Errorf("groupSandbox: no table %s", m[3])

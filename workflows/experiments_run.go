@@ -112,12 +112,35 @@ func (s *supervisor) checkResult(r ResultRequest) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := s.dataset(r.Data); !ok {
+	d, ok := s.dataset(r.Data)
+	if !ok {
 		return fmt.Errorf("experiment-result: the session has no dataset %s: add it first (starter data add)", clipText(r.Data, 19))
+	}
+	if err := expectedTable(e.Spec, d.Table); err != nil {
+		return err
 	}
 	probe := e.Experiment
 	probe.Withdrawn = append([]experiment.Result(nil), e.Withdrawn...)
 	return probe.Receive(experiment.Arrival{Data: r.Data, Arrived: experiment.Mark{Event: 1}})
+}
+
+// expectedTable refuses a result under a table the plan does not expect: the registered
+// query reads its tables by name, so data added under another name would leave the query
+// reading the older table and the run would count, as the pre-registered test, on data
+// that is not the result. (A validator: it never runs on replay, so it needs no version.)
+func expectedTable(p experiment.Plan, table string) error {
+	var names []string
+	for _, t := range p.Expected {
+		if strings.EqualFold(t.Name, table) {
+			return nil
+		}
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("experiment-result: the plan's query reads %s, not %s: add the result under the table it expects (starter data add --table %s)",
+		strings.Join(names, ", "), table, names[0])
 }
 
 // experimentResult takes the result's data and runs the registered plan on it, unchanged;

@@ -255,7 +255,7 @@ func TestLabRefusesAndUndoes(t *testing.T) {
 			refusals = append(refusals, err.Error())
 		}
 	}
-	const early, late = "sha256:" + "e0e0e0e0e0e0", "sha256:" + "1a1a1a1a1a1a"
+	const early, late, misnamed = "sha256:" + "e0e0e0e0e0e0", "sha256:" + "1a1a1a1a1a1a", "sha256:" + "2b2b2b2b2b2b"
 	res := h.runEach(goal(4), func() {
 		l.mock()
 		h.at(4*time.Minute, func() {
@@ -283,6 +283,12 @@ func TestLabRefusesAndUndoes(t *testing.T) {
 		})
 		h.at(6*time.Minute, func() {
 			l.send(ConfirmExperiment, ConfirmExperimentRequest{Experiment: x.ID, Digest: x.Plan}, must("confirm"))
+			// A result under a table the plan's query does not read: the query would read
+			// the older "plates" and count it as the pre-registered test.
+			l.send(AddDataset, DatasetRequest{Table: "assay", Digest: misnamed, Rows: 40, Columns: 2}, func(_ LabAnswer, err error) {
+				must("add misnamed")(LabAnswer{}, err)
+				l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: misnamed}, refused("a result under a table the plan does not read"))
+			})
 		})
 		h.at(7*time.Minute, func() {
 			l.send(ExperimentResult, ResultRequest{Experiment: x.ID, Data: early}, must("result on early data"))
@@ -309,8 +315,8 @@ func TestLabRefusesAndUndoes(t *testing.T) {
 	if !slices.Equal(after, want) {
 		t.Errorf("after each step: %q, want %q", after, want)
 	}
-	if len(refusals) != 4 {
-		t.Errorf("refusals %q; want 4", refusals)
+	if len(refusals) != 5 {
+		t.Errorf("refusals %q; want 5", refusals)
 	}
 	if len(l.ran) != 2 || l.ran[0].Kind != experiment.Exploratory || l.ran[1].Kind != experiment.PreRegistered {
 		t.Errorf("runs %+v; want the early data's exploratory, the late's pre-registered", l.ran)

@@ -33,6 +33,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/stats"
 )
 
@@ -106,25 +107,14 @@ func Input(test string, names []string, rows [][]any, feed []string) (stats.Inpu
 	return in, dropped, err
 }
 
-// column finds a result column by name: as written, else the one column that matches it
-// case-insensitively (DuckDB compares names so, and keeps their case in the result).
+// column finds a result column by name as the sandbox finds the columns it feeds
+// (sandbox.FindColumn).
 func column(names []string, name string) (int, error) {
-	if i := slices.Index(names, name); i >= 0 {
-		return i, nil
+	i, err := sandbox.FindColumn(names, name)
+	if err != nil {
+		return 0, refuse("%s", err.Error())
 	}
-	found := -1
-	for i, n := range names {
-		if strings.EqualFold(n, name) {
-			if found >= 0 {
-				return 0, refuse("the result has two columns named %q in different case", name)
-			}
-			found = i
-		}
-	}
-	if found < 0 {
-		return 0, refuse("the result has no column %q (it has %s)", name, strings.Join(names, ", "))
-	}
-	return found, nil
+	return i, nil
 }
 
 func cell(row []any, i int) any {
@@ -227,13 +217,15 @@ func groups(rows [][2]any, feed []string) (stats.Input, error) {
 	if len(ls) != 2 {
 		return stats.Input{}, refuse("column %q has %d groups; the test compares exactly two", feed[0], len(ls))
 	}
-	var in stats.Input
+	// Sized for the larger group: a million rows grown by append cost more than the test.
+	in := stats.Input{X: make([]float64, 0, len(rows)), Y: make([]float64, 0, len(rows))}
+	last := ls[1]
 	for _, r := range rows {
 		v, err := number(r[1], feed[1])
 		if err != nil {
 			return stats.Input{}, err
 		}
-		if indexOf(ls, r[0]) == 1 {
+		if levelOf(r[0]).compare(last) == 0 {
 			in.X = append(in.X, v)
 		} else {
 			in.Y = append(in.Y, v)
@@ -279,10 +271,17 @@ func pairs(rows [][2]any, feed []string) (stats.Input, error) {
 		}
 		ps = append(ps, [2]float64{x, y})
 	}
-	slices.SortFunc(ps, func(a, b [2]float64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	var in stats.Input
-	for _, p := range ps {
-		in.X, in.Y = append(in.X, p[0]), append(in.Y, p[1])
+	// By x, then y; the second comparison only on a tie (cmp.Or would make both each time,
+	// a third of a million-row analysis' sort).
+	slices.SortFunc(ps, func(a, b [2]float64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	in := stats.Input{X: make([]float64, len(ps)), Y: make([]float64, len(ps))}
+	for i, p := range ps {
+		in.X[i], in.Y[i] = p[0], p[1]
 	}
 	return in, nil
 }

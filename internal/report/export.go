@@ -54,7 +54,27 @@ import (
 //	  "clusters": [[ids]]   every proximity cluster with more than one member, members in
 //	                        the order of "hypotheses", clusters by their best member,
 //	  "lineage":  [{"id", "parents", "kind"}]   every evolved hypothesis, in the order of
-//	                        "hypotheses"; kind is the evolution kind
+//	                        "hypotheses"; kind is the evolution kind,
+//	  "lab": [   every experiment of the session, planned ones included (labexport.go)
+//	    {"experiment", "hypothesis", "hypothesis_title", "state", "test", "plan_digest",
+//	     "prediction":       {"text", "direction", "min_effect"},
+//	     "pre_registration": {"update", "run", "event": in that run, "session_event", "time"},
+//	                         null until the plan was confirmed,
+//	     "called_off":       why the experiment was withdrawn; "" if it was not,
+//	     "results": [   withdrawn ones first, the standing one last
+//	       {"data": the result dataset's digest, "arrived", "arrived_event",
+//	        "withdrawn": the reason; "" while it stands,
+//	        "verdict": supported | refuted | inconclusive; "" when not analysed, "why",
+//	        "outcome": {"test", "effect", "ci_low", "ci_high", "p", "q", "n"}, null when not
+//	                   analysed; q is null when the analysis is not in the family,
+//	        "analysis_id", "citation": "analysis:<id>", "ran": the run that counted,
+//	        "exploratory": [{"analysis_id", "citation", "label": "exploratory", "why", "ran",
+//	                         "p", "q"}]}]}
+//	  ],
+//	  "analyses": {"q_method": "Benjamini-Hochberg", "family_size",
+//	     "family":  [{"id", "kind", "hypothesis", "experiment", "test", "ran", "p", "q"}]
+//	                every analysis the session ran with a p-value, in the order they ran,
+//	     "refused": [{"id", "kind", "refused"}]   those without one}
 //	}
 type export struct {
 	Session     exportSession      `json:"session"`
@@ -69,6 +89,9 @@ type export struct {
 	// Bibliography is every source the ranked hypotheses and their reviews cite, once
 	// each, without those no tool returned.
 	Bibliography []exportReference `json:"bibliography"`
+	// Lab is "Tested in the lab" as fields, Analyses the family q adjusts over.
+	Lab      []exportLab    `json:"lab"`
+	Analyses exportAnalyses `json:"analyses"`
 }
 
 // exportReference is a cited source; on a hypothesis, with how it was used and checked.
@@ -256,6 +279,8 @@ func buildExport(v *view) export {
 		Hypotheses:  []exportHypothesis{},
 		Clusters:    [][]string{},
 		Lineage:     []exportLineage{},
+		Lab:         v.exportLab(),
+		Analyses:    v.exportAnalyses(),
 	}
 	refs, _ := v.bibliography()
 	x.Bibliography = []exportReference{}

@@ -91,7 +91,7 @@ func TestJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"bibliography", "clusters", "goal", "hypotheses", "lineage", "meta_review", "overview", "plan", "refinements", "session"}; !slices.Equal(keys, want) {
+	if want := []string{"analyses", "bibliography", "clusters", "goal", "hypotheses", "lab", "lineage", "meta_review", "overview", "plan", "refinements", "session"}; !slices.Equal(keys, want) {
 		t.Errorf("top-level keys = %v, want %v", keys, want)
 	}
 

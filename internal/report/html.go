@@ -31,6 +31,9 @@ type page struct {
 	Fitted                      bool
 	Top                         []pageHypothesis
 	Lab                         []labSection
+	LabNote, LabIntro           string
+	LabFamily                   []familyRow
+	FamilyHeading               string
 	Lineage                     []pageLineage
 	Clusters                    []pageCluster
 	Excluded                    []pageRow
@@ -127,7 +130,8 @@ func (v *view) page(chart []byte) page {
 		p.Chart = template.HTML(chart[m[2]:])
 	}
 	p.Themes = v.themes()
-	p.Lab = v.labSections()
+	p.Lab, p.LabNote, p.LabFamily = v.labSections(), v.familyNote(), v.familyRows()
+	p.LabIntro, p.FamilyHeading = labIntro, familyHeading
 	for _, e := range v.ranked {
 		p.Ranked = append(p.Ranked, v.row(e))
 	}
@@ -327,12 +331,16 @@ ol.sources li, ul.reviews li { margin-bottom: .6rem; }
 </section>
 {{end}}{{end}}
 
-{{if .Lab}}<h2 id="lab">Tested in the lab</h2>
-<p class="meta">Each result of an experiment: the plan was fixed in the session's history before the data arrived, and only its first run on the data counts; any other analysis is exploratory.</p>
+{{if or .Lab .LabFamily}}<h2 id="lab">Tested in the lab</h2>
+<p class="meta">{{.LabIntro}}</p>
+{{if .LabNote}}<p class="meta">{{.LabNote}}</p>{{end}}
 {{range .Lab}}<section class="lab"><h3>{{.Title}}</h3>
 <ul>{{range .Fields}}<li><strong>{{.Name}}:</strong> {{if .Code}}<code>{{.Code}}</code> {{end}}{{.Text}}</li>{{end}}</ul>
 </section>
-{{end}}{{end}}
+{{end}}{{if .LabFamily}}<h3>{{.FamilyHeading}}</h3>
+<table><thead><tr><th>Analysis</th><th>Kind</th><th>Hypothesis</th><th>Test</th><th class="num">p</th><th class="num">q</th></tr></thead><tbody>
+{{range .LabFamily}}<tr><td><code>{{.ID}}</code></td><td>{{.Kind}}</td><td>{{.Hypothesis}}</td><td>{{.Test}}</td><td class="num">{{.P}}</td><td class="num">{{.Q}}</td></tr>
+{{end}}</tbody></table>{{end}}{{end}}
 
 {{if .Lineage}}<h2 id="lineage">Lineage</h2>
 <p class="meta">Each evolved hypothesis and those it was evolved from.</p>

@@ -44,12 +44,7 @@ type labSection struct {
 func (v *view) labSections() []labSection {
 	var out []labSection
 	for _, t := range v.in.Lab {
-		e := t.Experiment
-		rs := append([]experiment.Result{}, e.Withdrawn...)
-		if e.Result != nil {
-			rs = append(rs, *e.Result)
-		}
-		for _, r := range rs {
+		for _, r := range results(t.Experiment) {
 			out = append(out, v.labSection(t, r))
 		}
 	}
@@ -58,20 +53,9 @@ func (v *view) labSections() []labSection {
 
 func (v *view) labSection(t LabTest, r experiment.Result) labSection {
 	e := t.Experiment
-	verdict := string(r.Standing)
-	if verdict == "" {
-		verdict = "not analysed"
-	}
-	if r.Withdrawal != "" {
-		verdict = "withdrawn"
-	}
-	s := labSection{Title: fmt.Sprintf("%s on %s: %s", e.ID, e.Hypothesis, verdict)}
+	s := labSection{Title: fmt.Sprintf("%s on %s: %s", e.ID, e.Hypothesis, verdictOf(r))}
 	add := func(name, code, text string) { s.Fields = append(s.Fields, labField{name, code, text}) }
-	hyp := ""
-	if h, ok := v.in.Hypotheses[e.Hypothesis]; ok {
-		hyp = h.Title
-	}
-	add("Hypothesis", e.Hypothesis, hyp)
+	add("Hypothesis", e.Hypothesis, v.hypothesisTitle(e.Hypothesis))
 	add("Prediction", "", predictionText(t.Prediction))
 	add("Pre-registered", e.Plan, fixedText(t))
 	add("Result", short12(r.Data), "arrived "+markText(r.Arrived))
@@ -80,21 +64,79 @@ func (v *view) labSection(t LabTest, r experiment.Result) labSection {
 	}
 	if r.Standing != session.Untested {
 		o := r.Outcome
-		add("Effect", "", fmt.Sprintf("%s: %s, 95%% CI [%s, %s], p = %s, n = %d", orDash(o.Test), num(o.Effect), num(o.Low), num(o.High), num(o.P), o.N))
+		add("Effect", "", fmt.Sprintf("%s: %s, 95%% CI [%s, %s], %s, n = %d", orDash(o.Test), num(o.Effect), num(o.Low), num(o.High), v.pq(registeredRun(t, r), o.P), o.N))
 		add("Verdict", "", string(r.Standing)+": "+r.Why)
 	}
-	reg := experiment.Registration{Experiment: e.ID, Plan: e.Plan, Fixed: e.Confirmed}
-	for _, l := range experiment.Classify(reg, experiment.Arrival{Data: r.Data, Arrived: r.Arrived}, t.Runs) {
-		if l.Run.Data != r.Data {
-			continue // a run on another result's data belongs to that result
-		}
+	for _, l := range labels(t, r) {
 		if l.Kind == experiment.PreRegistered {
 			add("Analysis", "analysis:"+l.Run.ID, "pre-registered, ran "+markText(l.Run.Ran))
-		} else {
-			add("Exploratory analysis", "analysis:"+l.Run.ID, "exploratory, counts for nothing: "+l.Why)
+			continue
 		}
+		text := "exploratory, counts for nothing: " + l.Why
+		if p, ok := v.family.p(l.Run.ID); ok {
+			text += " (" + v.pq(l.Run.ID, p) + ")"
+		}
+		add("Exploratory analysis", "analysis:"+l.Run.ID, text)
 	}
 	return s
+}
+
+// verdictOf is a result's verdict in a word: its standing, "withdrawn", or "not analysed".
+func verdictOf(r experiment.Result) string {
+	switch {
+	case r.Withdrawal != "":
+		return "withdrawn"
+	case r.Standing == session.Untested:
+		return "not analysed"
+	}
+	return string(r.Standing)
+}
+
+func (v *view) hypothesisTitle(id string) string {
+	if h, ok := v.in.Hypotheses[id]; ok {
+		return h.Title
+	}
+	return ""
+}
+
+// pq is "p = …, q = …" for an analysis: q from the family (family.go); p alone when the
+// analysis is not in it.
+func (v *view) pq(id string, p float64) string {
+	s := "p = " + num(p)
+	if q, ok := v.family.q(id); ok {
+		s += ", q = " + num(q)
+	}
+	return s
+}
+
+// familyNote says what q is, and over how many analyses.
+func (v *view) familyNote() string {
+	n := v.family.size()
+	if n == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("q is the p-value adjusted by %s over the family of the session's %d analyses with a p-value, pre-registered and exploratory alike", QMethod, n)
+	if n == 1 {
+		s = "q is the p-value adjusted by " + QMethod + " over the session's analyses with a p-value: a family of 1 here, so q = p"
+	}
+	if k := len(v.family.refused); k > 0 {
+		s += fmt.Sprintf(" (%d more were refused and have none)", k)
+	}
+	return s + "; a standing is judged from its pre-registered analysis's own CI, not from q."
+}
+
+// familyRow is one analysis of the family as the report's table shows it.
+type familyRow struct {
+	ID, Kind, Hypothesis, Test, P, Q string
+}
+
+// familyRows are the family, in the order the analyses ran.
+func (v *view) familyRows() []familyRow {
+	var out []familyRow
+	for _, m := range v.family.members {
+		out = append(out, familyRow{ID: "analysis:" + m.ID, Kind: orDash(m.Kind), Hypothesis: orDash(m.Hypothesis), Test: orDash(m.Test), P: num(m.p), Q: num(m.q)})
+	}
+	return out
 }
 
 func predictionText(p experiment.Prediction) string {
@@ -144,15 +186,19 @@ func short12(d string) string {
 	return d[:min(len(d), 12)]
 }
 
-// labMarkdown writes the "Tested in the lab" section; nothing when no experiment has a
-// result.
+// labMarkdown writes the "Tested in the lab" section: each experiment's results, then the
+// family of analyses the q-values adjust over; nothing when the session has neither.
 func labMarkdown(b *bytes.Buffer, v *view) {
 	secs := v.labSections()
-	if len(secs) == 0 {
+	rows := v.familyRows()
+	if len(secs) == 0 && len(rows) == 0 {
 		return
 	}
 	b.WriteString("## Tested in the lab\n\n")
-	b.WriteString("Each result of an experiment: the plan was fixed in the session's history before the data arrived, and only its first run on the data counts; any other analysis is exploratory.\n\n")
+	b.WriteString(labIntro + "\n\n")
+	if note := v.familyNote(); note != "" {
+		b.WriteString(mdText(note) + "\n\n")
+	}
 	for _, s := range secs {
 		fmt.Fprintf(b, "### %s\n\n", mdText(s.Title))
 		for _, f := range s.Fields {
@@ -164,4 +210,18 @@ func labMarkdown(b *bytes.Buffer, v *view) {
 		}
 		b.WriteString("\n")
 	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### %s\n\n", familyHeading)
+	b.WriteString("| Analysis | Kind | Hypothesis | Test | p | q |\n|---|---|---|---|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", code(r.ID), cell(r.Kind), cell(r.Hypothesis), cell(r.Test), r.P, r.Q)
+	}
+	b.WriteString("\n")
 }
+
+const (
+	labIntro      = "Each result of an experiment: the plan was fixed in the session's history before the data arrived, and only its first run on the data counts; any other analysis is exploratory."
+	familyHeading = "Every analysis with a p-value"
+)

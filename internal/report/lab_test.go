@@ -62,12 +62,13 @@ func TestTestedInTheLab(t *testing.T) {
 	}{
 		{"supported", []LabTest{labTest("The treated group responds more.", session.Supported, ""), planned}, []string{
 			"## Tested in the lab",
+			"over the session's analyses with a p-value: a family of 1 here, so q = p",
 			"### x-0001 on gen/01: supported",
 			"- **Hypothesis:** `gen/01` Hypothesis 01",
 			"- **Prediction:** The treated group responds more. (direction: greater; smallest effect of interest: 0.2)",
 			"- **Pre-registered:** `" + labPlan + "` fixed at session event 12, 2026-03-01T09:00:00Z, by update confirm-x-0001 (run run-a, event 12)",
 			"- **Result:** `d1d1d1d1d1d1` arrived 2026-03-01T10:00:00Z (session event 20)",
-			"- **Effect:** welch_t: 1.25, 95% CI \\[0.5, 2\\], p = 0.0031, n = 40",
+			"- **Effect:** welch_t: 1.25, 95% CI \\[0.5, 2\\], p = 0.0031, q = 0.0031, n = 40",
 			"- **Verdict:** supported: the 95% CI \\[0.5, 2\\] excludes 0 on the predicted side",
 			"- **Analysis:** `analysis:x-0001-run-1` pre-registered, ran 2026-03-01T11:00:00Z (session event 22)",
 			"- **Exploratory analysis:** `analysis:x-0001-run-2` exploratory, counts for nothing: its plan is not the registered plan",
@@ -115,12 +116,14 @@ func TestTestedInTheLabEscapes(t *testing.T) {
 		name, withdrawn string
 		shown           []string
 	}{
-		{"standing", "", []string{"Knockdown <script>alert(1)</script> # heading - [x](javascript:alert(2)) **bold**"}},
-		{"withdrawn", reason, []string{"<img src=x onerror=alert(3)> failed"}},
+		{"standing", "", []string{"Knockdown <script>alert(1)</script> # heading - [x](javascript:alert(2)) **bold**", "<script>alert(4)</script>", "exploratory | x", "welch_t # h"}},
+		{"withdrawn", reason, []string{"<img src=x onerror=alert(3)> failed", "analysis:tool`1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := rich()
 			in.Lab = []LabTest{labTest(pred, session.Supported, tt.withdrawn)}
+			// An analysis a turn asked for, its fields as hostile as a record can hold.
+			in.Analyses = []Analysis{{ID: "tool`1", Hypothesis: "<script>alert(4)</script>", Kind: "exploratory | x", Test: "welch_t\n# h", P: pval(0.5)}}
 			f := render(t, in)
 			for _, doc := range []struct {
 				name string

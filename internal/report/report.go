@@ -43,6 +43,10 @@ type Input struct {
 	// Lab are the session's experiments (lab.go): those with a result, standing or
 	// withdrawn, make the "Tested in the lab" section.
 	Lab []LabTest
+	// Analyses are every analysis the session ran (the store's records, in the order they
+	// ran): those with a p-value are the family the report's q-values adjust over
+	// (family.go).
+	Analyses []Analysis
 }
 
 // Files are the report's artefacts.
@@ -109,6 +113,8 @@ type view struct {
 	// clusters are the proximity clusters with more than one member, each in report
 	// order (ranked, then excluded), ordered by their best member.
 	clusters []cluster
+	// family is the session's analyses with a p-value, each with its q (family.go).
+	family family
 }
 
 type cluster struct {
@@ -117,7 +123,7 @@ type cluster struct {
 }
 
 func newView(in Input) *view {
-	v := &view{in: in, snap: in.Final, entry: map[string]session.Entry{}, rank: map[string]int{}}
+	v := &view{in: in, snap: in.Final, entry: map[string]session.Entry{}, rank: map[string]int{}, family: newFamily(in)}
 	for _, e := range in.Final.Hypotheses {
 		if _, dup := v.entry[e.ID]; dup {
 			continue

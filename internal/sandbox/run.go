@@ -93,7 +93,7 @@ func (r Runner) binary() (string, error) {
 
 // writeInputs puts each input's bytes in dir and makes the child's request.
 func writeInputs(dir string, req Request) (ChildRequest, error) {
-	creq := ChildRequest{Mode: req.Mode, Dir: dir, Query: req.Query, Caps: req.Caps.withDefaults()}
+	creq := ChildRequest{Mode: req.Mode, Dir: dir, Query: req.Query, Caps: req.Caps.withDefaults(), Feed: req.Feed}
 	if err := os.Mkdir(filepath.Join(dir, TempDir), 0o700); err != nil {
 		return creq, err
 	}
@@ -174,6 +174,15 @@ func (r Runner) runChild(ctx context.Context, bin string, creq ChildRequest) (Re
 		return Result{}, resp.Error
 	}
 	res := resp.Result
+	if len(creq.Feed) > 0 {
+		// The child answers with a feed whenever one was asked for and the query ran.
+		if res.Feed == nil || len(res.Feed.Columns) != len(creq.Feed) {
+			return Result{}, refuse(ReasonCrash, LayerDuckDB, "the child answered without the feed asked for")
+		}
+		if err := readFeed(filepath.Join(creq.Dir, FeedFile), res.Feed, creq.Caps.FeedBytes); err != nil {
+			return Result{}, refuse(ReasonCrash, LayerDuckDB, "%v", err)
+		}
+	}
 	res.Start = max(0, took-res.Load-res.Query)
 	return res, nil
 }

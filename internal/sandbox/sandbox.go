@@ -64,6 +64,8 @@ type Caps struct {
 	TempMB    int           `json:"temp_mb"`    // max_temp_directory_size: spill beyond memory
 	Threads   int           `json:"threads"`    // DuckDB's threads
 	Timeout   time.Duration `json:"timeout"`    // loading and the query together
+	FeedRows  int           `json:"feed_rows"`  // rows of a feed (Request.Feed); more are refused (feed.go)
+	FeedBytes int           `json:"feed_bytes"` // a feed's bytes as the child writes them; more are refused
 }
 
 // MaxRows is the most rows a result may have, whatever Caps.Rows asks: the child bounds
@@ -88,6 +90,8 @@ func (c Caps) withDefaults() Caps {
 	pick(&c.MemoryMB, d.MemoryMB)
 	pick(&c.TempMB, d.TempMB)
 	pick(&c.Threads, d.Threads)
+	pick(&c.FeedRows, DefaultFeedRows)
+	pick(&c.FeedBytes, DefaultFeedBytes)
 	if c.Timeout <= 0 {
 		c.Timeout = d.Timeout
 	}
@@ -108,6 +112,9 @@ type Request struct {
 	Inputs []Input
 	Query  string
 	Caps   Caps
+	// Feed names result columns to return whole, beyond the answer's caps (feed.go): the
+	// columns a test reads.
+	Feed []string
 }
 
 // Table is one loaded input as Describe sees it.
@@ -123,6 +130,7 @@ type Result struct {
 	Rows      [][]any       `json:"rows,omitempty"`
 	Truncated bool          `json:"truncated,omitempty"` // rows, bytes or a cell were cut at a cap
 	Tables    []Table       `json:"tables,omitempty"`    // ModeDescribe
+	Feed      *Feed         `json:"feed,omitempty"`      // the columns Request.Feed named, every row
 	Load      time.Duration `json:"load"`                // loading the inputs, in the child
 	Query     time.Duration `json:"query"`               // the query, in the child
 	Start     time.Duration `json:"-"`                   // from starting the child to its answer, less Load and Query
@@ -144,6 +152,7 @@ const (
 	ReasonQuery     Reason = "query"     // DuckDB could not run it (a name that does not exist, a type mismatch ...)
 	ReasonInput     Reason = "input"     // an input could not be loaded
 	ReasonCrash     Reason = "crash"     // the child died otherwise
+	ReasonFeed      Reason = "feed"      // the columns fed to a test ran over the feed's caps (Caps.FeedRows, Caps.FeedBytes)
 )
 
 // Layer says which layer stopped a query: the benchmark's table and the tests read it.

@@ -21,6 +21,8 @@ type ChildRequest struct {
 	Inputs []ChildInput `json:"inputs"`
 	Query  string       `json:"query,omitempty"`
 	Caps   Caps         `json:"caps"`
+	// Feed names the result columns to write whole to FeedFile in Dir (Request.Feed).
+	Feed []string `json:"feed,omitempty"`
 }
 
 // ChildResponse is the child's answer: a result, or a refusal.
