@@ -46,6 +46,15 @@ func TestLabCitation(t *testing.T) {
 			return h, err
 		}},
 	}
+	turns = append(turns, struct {
+		name string
+		turn func(research.Context) (research.Hypothesis, error)
+	}{"generate, a turn with tools at its last step", func(c research.Context) (research.Hypothesis, error) {
+		req := genReq("gen-lab-tools")
+		req.Context, req.Tooling = c, research.Tooling{Tools: []research.ToolSpec{{Name: "literature.search"}}, Final: true}
+		st, _, err := o.GenerateStep(ctx, req)
+		return st.Answer, err
+	}})
 	for _, tc := range turns {
 		without, err := tc.turn(research.Context{})
 		if err != nil {
