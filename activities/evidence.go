@@ -89,7 +89,7 @@ func analysisText(rec store.AnalysisRecord) string {
 	add := func(format string, a ...any) { s = append(s, fmt.Sprintf(format, a...)) }
 	add("Analysis %s is %s.", rec.ID, kindWords(rec.Kind))
 	add("It ran %s on the columns %s of the datasets %s.", testName(rec.Test), orWord(strings.Join(rec.Columns, ", "), "none"), inputsWords(rec.Inputs))
-	add("The plan %s was fixed at %s and the analysis ran at %s.", shortDigest(rec.Plan), orWord(rec.PlannedAt, "an unknown time"), orWord(rec.Ran, "an unknown time"))
+	add("The plan %s was fixed at %s and the analysis ran at %s.", orWord(shortDigest(rec.Plan), "(no digest)"), orWord(rec.PlannedAt, "an unknown time"), orWord(rec.Ran, "an unknown time"))
 	if rec.RowCount > 0 || rec.Stats != nil {
 		add("The query returned %d rows.", rec.RowCount)
 		if rec.Dropped > 0 {

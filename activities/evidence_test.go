@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -237,6 +238,53 @@ func TestGenerateReadsLabResults(t *testing.T) {
 		want := map[bool]string{false: research.CitationVerified, true: research.CitationContradicted}[alter]
 		if err != nil || cited[0].Check.Verdict != want {
 			t.Errorf("altered %v: %q is %+v, %v; want %s", alter, h.References[0].Quote, cited[0].Check, err, want)
+		}
+	}
+}
+
+// TestRenderEveryTest: every test of the menu renders as one citable source whose effect,
+// p and n, quoted at %.4g from the stats package's result, are verified: the odds ratio
+// with an infinite CI bound and Cramér's V without a CI included.
+func TestRenderEveryTest(t *testing.T) {
+	x := []float64{1.1, 2.3, 2.9, 4.2, 5.1, 6.3, 6.8, 8.4}
+	y := []float64{2.0, 2.1, 3.9, 3.7, 6.2, 5.9, 7.7, 8.1}
+	inputs := map[string]stats.Input{
+		stats.WelchT: {X: x, Y: y}, stats.MannWhitney: {X: x, Y: y},
+		stats.Fisher:    {Table: [][]float64{{7, 0}, {2, 5}}},
+		stats.ChiSquare: {Table: [][]float64{{12, 5, 9}, {4, 11, 8}}},
+		stats.Pearson:   {X: x, Y: y}, stats.Spearman: {X: x, Y: y}, stats.LinearRegression: {X: x, Y: y},
+	}
+	for _, test := range stats.Menu {
+		r, err := stats.Run(test, inputs[test])
+		if err != nil {
+			t.Fatalf("%s: %v", test, err)
+		}
+		content, err := renderAnalysis(store.AnalysisRecord{ID: "an-" + test, Hypothesis: "h-1", Kind: "exploratory", Test: test, RowCount: 16, Stats: &r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := citation.FindRecord(content, "analysis:an-"+test)
+		if !ok || len(citation.Records(content)) != 1 {
+			t.Fatalf("%s: the rendering is not one source:\n%s", test, content)
+		}
+		n := 0
+		for _, k := range r.N {
+			n += k
+		}
+		g := func(f float64) string { // as a writer rounds, and "infinite" for +Inf
+			if math.IsInf(f, 1) {
+				return "infinite"
+			}
+			return fmt.Sprintf("%.4g", f)
+		}
+		effect := fmt.Sprintf("The %s was %s", r.Effect.Name, g(r.Effect.Value))
+		if ci := r.Effect.CI; ci != nil {
+			effect += fmt.Sprintf(" (95%% CI %s to %s)", g(ci.Low), g(ci.High))
+		}
+		for _, q := range []string{effect + ".", fmt.Sprintf("The p-value was %.4g.", r.P), fmt.Sprintf("The test read n = %d observations.", n)} {
+			if f := citation.Compare(rec.Text, q); f.Verdict != research.CitationVerified {
+				t.Errorf("%s: %q is %s (%s) against:\n%s", test, q, f.Verdict, f.Note, rec.Text)
+			}
 		}
 	}
 }
