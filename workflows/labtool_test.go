@@ -172,6 +172,25 @@ func TestLabToolInGeneration(t *testing.T) {
 	if !cites {
 		t.Errorf("%s does not cite analysis:%s from its record %s: %+v", hyp.ID, id, source, hyp.References)
 	}
+	// The reviews' citation check reads the quoted numbers back from the record.
+	reviews, err := h.store.Reviews(ctx, labSession, hyp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range reviews {
+		for _, c := range r.Citations {
+			if c.ID == "analysis:"+id {
+				checked++
+				if c.Verdict != research.CitationVerified {
+					t.Errorf("review %s finds the analysis's quote %s: %s", r.Type, c.Verdict, c.Note)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Errorf("no review of %s checked its citation of analysis:%s", hyp.ID, id)
+	}
 
 	// The refused call's turn answered: its hypothesis is in the session.
 	if _, err := h.store.Hypothesis(ctx, labSession, "h-0002"); err != nil {
