@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,6 +140,9 @@ func (a *Activities) labPlan(ctx context.Context, in LabCallInput, raw json.RawM
 	var ds []research.AnalysisDataset
 	for _, d := range in.Datasets {
 		r, err := a.Store.Dataset(ctx, in.SessionID, d.Digest)
+		if errors.Is(err, fs.ErrNotExist) {
+			return experiment.Plan{}, &labArgsError{fmt.Sprintf("table %s is not in the session store, so it cannot be analysed", d.Table)}
+		}
 		if err != nil {
 			return experiment.Plan{}, fmt.Errorf("read dataset %s (table %s): %w", d.Digest[:min(12, len(d.Digest))], d.Table, err)
 		}
@@ -243,7 +247,13 @@ func (a *Activities) LabSpec(ctx context.Context, sessionID string, ds []Dataset
 			break
 		}
 		r, err := a.Store.Dataset(ctx, sessionID, d.Digest)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// A table announced without its bytes in the store: the turn goes on, and an
+			// analysis of it is refused with the reason (RunAnalysis).
+			fmt.Fprintf(&tables, "table %s: not in the session store, so it cannot be analysed\n", d.Table)
+			continue
+		case err != nil:
 			return research.ToolSpec{}, fmt.Errorf("read dataset %s (table %s) for the lab tool: %w", d.Digest[:min(12, len(d.Digest))], d.Table, err)
 		}
 		tables.WriteString(labTable(d.Table, r) + "\n")

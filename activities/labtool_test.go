@@ -93,7 +93,10 @@ func labCallEnv(t *testing.T, calls ...research.ToolCall) (*Activities, func(Lab
 	}
 	ref := DatasetRef{Table: "plates", Digest: rec.Digest}
 	return a, func(in LabCallInput) (LabCallResult, error) {
-		in.SessionID, in.TurnID, in.Step, in.Datasets = "s-1", "gen-h-0003", 1, []DatasetRef{ref}
+		in.SessionID, in.TurnID, in.Step = "s-1", "gen-h-0003", 1
+		if in.Datasets == nil {
+			in.Datasets = []DatasetRef{ref}
+		}
 		var res LabCallResult
 		err := run(t, env, a.LabCall, in, &res)
 		return res, err
@@ -128,6 +131,23 @@ func TestLabCallRefusals(t *testing.T) {
 	}
 	if _, err := call(LabCallInput{ToolCallInput: ToolCallInput{Call: 2}, Hypothesis: "h-0003"}); err == nil || !strings.Contains(err.Error(), "not the lab tool") {
 		t.Errorf("a search call run as a lab call: %v", err)
+	}
+}
+
+// TestLabToolWithoutItsBytes: a table announced whose record is not in the store (an
+// add-dataset before its bytes) is named as such in the description, and a call over it
+// is a tool error: the turn goes on.
+func TestLabToolWithoutItsBytes(t *testing.T) {
+	a, call, _ := labCallEnv(t, research.ToolCall{ID: "c1", Name: LabTool, Arguments: labArgsJSON(t, nil)})
+	a.Sandbox = noSandbox{}
+	gone := DatasetRef{Table: "plates", Digest: strings.Repeat("ab", 32)}
+	spec, err := a.LabSpec(t.Context(), "s-1", []DatasetRef{gone})
+	if err != nil || !strings.Contains(spec.Description, "table plates: not in the session store") {
+		t.Errorf("description of a table without its record: %v\n%s", err, spec.Description)
+	}
+	res, err := call(LabCallInput{Hypothesis: "h-0003", Datasets: []DatasetRef{gone}})
+	if err != nil || !res.IsError || !strings.Contains(res.Note, "not in the session store") {
+		t.Errorf("a call over it: %+v, %v; want a tool error", res, err)
 	}
 }
 
