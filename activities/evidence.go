@@ -11,11 +11,17 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/experiment"
+	"github.com/cosci-dev/cosci/internal/prompt"
+	"github.com/cosci-dev/cosci/internal/research"
 	"github.com/cosci-dev/cosci/internal/stats"
 	"github.com/cosci-dev/cosci/internal/store"
 )
@@ -233,8 +239,12 @@ func orWord(s, word string) string {
 	return s
 }
 
-// shortDigest is a digest's first 12 digits, as pages show it.
-func shortDigest(d string) string { return d[:min(12, len(d))] }
+// shortDigest is a digest's first 12 digits, as pages show it, without its algorithm's
+// name (a plan's digest is "sha256:...").
+func shortDigest(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	return d[:min(12, len(d))]
+}
 
 // citable is what the workflow keeps of a stored record (runResult), with the digest of
 // its rendering in the audit trail, written there first: a run is cited by that.
@@ -246,4 +256,64 @@ func (a *Activities) citable(ctx context.Context, in RunAnalysisInput, rec store
 	res := runResult(in.Plan, rec)
 	res.Source = source
 	return res, nil
+}
+
+// LabResult is one of the session's results from the lab as the workflow passes it to
+// the next rounds' turns: small, the record itself stays in the audit trail under Source.
+// Analysis is the run's id (cited as analysis:<id>); Kind pre-registered or exploratory;
+// Standing what a pre-registered result made of the hypothesis ("" for an exploratory run).
+type LabResult struct {
+	Analysis   string             `json:"analysis"`
+	Hypothesis string             `json:"hypothesis"`
+	Experiment string             `json:"experiment,omitempty"`
+	Source     string             `json:"source"`
+	Kind       string             `json:"kind"`
+	Standing   string             `json:"standing,omitempty"`
+	Outcome    experiment.Outcome `json:"outcome,omitzero"`
+}
+
+// labResults reads each result's record from the audit trail, as the prompt shows it and
+// the citation check reads it. A record the trail no longer holds, or holds changed, is
+// left out: what cannot be checked is not shown as evidence.
+func (a *Activities) labResults(ctx context.Context, sessionID string, refs []LabResult) ([]research.LabResult, error) {
+	if len(refs) > prompt.MaxLabResults {
+		refs = refs[len(refs)-prompt.MaxLabResults:]
+	}
+	var out []research.LabResult
+	for _, r := range refs {
+		if !validDigest(r.Source) { // a run recorded before analyses had one
+			continue
+		}
+		tr, err := a.Store.ToolRecord(ctx, sessionID, r.Source)
+		var damaged *store.DamagedError
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.As(err, &damaged):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("read the record of analysis %s: %w", r.Analysis, err)
+		}
+		id := AnalysisScheme + r.Analysis
+		rec, ok := citation.FindRecord(tr.Content, id)
+		if tr.Tool != AnalysisTool || !ok {
+			continue
+		}
+		out = append(out, research.LabResult{
+			Analysis: id, Hypothesis: r.Hypothesis, Kind: r.Kind, Standing: r.Standing,
+			Title: rec.Details.Title, Text: rec.Text, Source: r.Source, Content: tr.Content,
+		})
+	}
+	return out, nil
+}
+
+// labFound are the lab's results a turn's prompt carried, as the citation package reads
+// them: a hypothesis citing analysis:<id> is resolved to its record.
+func labFound(c *research.Context) []citation.Result {
+	if c == nil {
+		return nil
+	}
+	var out []citation.Result
+	for _, r := range c.Lab {
+		out = append(out, citation.Result{Source: r.Source, Content: r.Content})
+	}
+	return out
 }

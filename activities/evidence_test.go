@@ -2,13 +2,16 @@ package activities
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/citation"
+	"github.com/cosci-dev/cosci/internal/prompt"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/stats"
 	"github.com/cosci-dev/cosci/internal/store"
 )
@@ -155,6 +158,85 @@ func TestNumber(t *testing.T) {
 	} {
 		if got := number(c.in); got != c.want {
 			t.Errorf("number(%g) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// alteringLab is the offline model, whose generation cites the lab's result it is given;
+// with alter set it changes the effect's number in that quote, as a careless model would.
+type alteringLab struct {
+	simulator.Offline
+	alter    bool
+	from, to string
+}
+
+func (m *alteringLab) Answer(ctx context.Context, q prompt.Question) (research.Step[any], research.Usage, error) {
+	return simulator.Answer(ctx, m, q)
+}
+
+func (m *alteringLab) Generate(ctx context.Context, req research.GenerateRequest) (research.Hypothesis, research.Usage, error) {
+	h, u, err := m.Offline.Generate(ctx, req)
+	for i, r := range h.References {
+		if m.alter && strings.HasPrefix(r.ID, "analysis:") {
+			h.References[i].Quote = strings.Replace(r.Quote, m.from, m.to, 1)
+		}
+	}
+	return h, u, err
+}
+
+// TestGenerateReadsLabResults: a generation turn given the lab's results reads each
+// record from the audit trail into its prompt (a record the trail lacks, or a run with no
+// record, left out), and the hypothesis citing analysis:<id> is resolved to that record
+// and checked against it: the simulator's quote is verified, the same quote with the
+// effect changed is contradicted. The effect is the stats package's, computed from the
+// data here.
+func TestGenerateReadsLabResults(t *testing.T) {
+	r, err := stats.Run(stats.WelchT, stats.Input{X: []float64{4.1, 5.2, 6.3, 5.9, 7.4, 6.6}, Y: []float64{3.0, 2.7, 4.4, 3.9, 3.1, 4.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	effect := fmt.Sprintf("%.4g", r.Effect.Value)
+	for _, alter := range []bool{false, true} {
+		m := &alteringLab{alter: alter, from: effect, to: fmt.Sprintf("%.4g", r.Effect.Value+1)}
+		env, a := newActivities(t, m)
+		stored, err := a.Store.PutAnalysis(t.Context(), "s-1", store.AnalysisRecord{ID: "x-0001-run-1", Hypothesis: "h-0001", Kind: "pre-registered", Test: stats.WelchT, RowCount: 12, Stats: &r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := a.analysisEvidence(t.Context(), "s-1", stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := generateInput("generate-h-0002")
+		in.HypothesisID = "h-0002"
+		in.Context.Lab = []LabResult{
+			{Analysis: "x-0009-run-1", Hypothesis: "h-0009", Kind: "pre-registered"}, // recorded before analyses had a source
+			{Analysis: "x-0008-run-1", Hypothesis: "h-0008", Kind: "exploratory", Source: strings.Repeat("0", 64)},
+			{Analysis: "x-0001-run-1", Hypothesis: "h-0001", Kind: "pre-registered", Standing: "supported", Source: src},
+		}
+		var res GenerateResult
+		if err := run(t, env, a.Generate, in, &res); err != nil {
+			t.Fatal(err)
+		}
+		turn, _, err := a.Store.Turn(t.Context(), "s-1", "generate-h-0002")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(turn.Prompt, `<lab_result id="analysis:x-0001-run-1" hypothesis="h-0001" kind="pre-registered" standing="supported">`) ||
+			!strings.Contains(turn.Prompt, "The mean difference was "+effect) || strings.Contains(turn.Prompt, "x-0008") || strings.Contains(turn.Prompt, "x-0009") {
+			t.Fatalf("the prompt does not carry the one result with a record:\n%s", turn.Prompt)
+		}
+		h, err := a.Store.Hypothesis(t.Context(), "s-1", "h-0002")
+		if err != nil || len(h.References) != 1 || h.References[0].Source != src {
+			t.Fatalf("hypothesis %+v, %v; want one reference resolved to the record %s", h.References, err, src)
+		}
+		if alter && !strings.Contains(h.References[0].Quote, m.to) {
+			t.Fatalf("the quote %q was not altered", h.References[0].Quote)
+		}
+		cited, err := a.cite(t.Context(), "s-1", h.References)
+		want := map[bool]string{false: research.CitationVerified, true: research.CitationContradicted}[alter]
+		if err != nil || cited[0].Check.Verdict != want {
+			t.Errorf("altered %v: %q is %+v, %v; want %s", alter, h.References[0].Quote, cited[0].Check, err, want)
 		}
 	}
 }

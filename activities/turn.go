@@ -69,6 +69,7 @@ type frame struct {
 	prompt  *string
 	cache   *research.Cache
 	tooling *research.Tooling
+	context *research.Context // the shared context, where the request has one: the lab's results a turn may cite
 }
 
 // framed points at the fields of a request the runner fills in: Prompt and Cache, which
@@ -90,7 +91,8 @@ func framed(req any) frame {
 	p, _ := field("Prompt").(*string)
 	c, _ := field("Cache").(*research.Cache)
 	t, _ := field("Tooling").(*research.Tooling)
-	return frame{prompt: p, cache: c, tooling: t}
+	rc, _ := field("Context").(*research.Context)
+	return frame{prompt: p, cache: c, tooling: t, context: rc}
 }
 
 // turn is one turn as its agent's prepare made it: the request, and what to make of the
@@ -229,13 +231,22 @@ func take[In input, Req, Ans, Res any](ctx context.Context, a *Activities, ag ag
 	if err != nil {
 		return zero, text, err
 	}
+	lab := labFound(f.context)
 	if l.On() {
 		if len(st.Calls) > 0 {
 			return tu.asked(pending(rec, st), u), text, nil
 		}
 		answered(rec)
+	}
+	// An answer's references are resolved against what the turn read: its tools' results
+	// and the lab's results its prompt carried.
+	if ag.refs != nil && (l.On() || len(lab) > 0) {
+		var found []citation.Result
+		if l.On() {
+			found = foundIn(*tooling)
+		}
 		refs := ag.refs(&st.Answer)
-		*refs = citation.Resolve(*refs, foundIn(*tooling), tu.inherited)
+		*refs = citation.Resolve(*refs, append(found, lab...), tu.inherited)
 	}
 	res, err := tu.keep(tu.req, st.Answer, u)
 	return res, text, err
@@ -331,6 +342,13 @@ func (a *Activities) context(ctx context.Context, sessionID string, ref ContextR
 			return c, fmt.Errorf("load the scientist's remarks for the prompt: %w", err)
 		}
 		c.Remarks = prompt.Remarks(msgs, len(ref.Remarks))
+	}
+	if len(ref.Lab) > 0 {
+		lab, err := a.labResults(ctx, sessionID, ref.Lab)
+		if err != nil {
+			return c, err
+		}
+		c.Lab = lab
 	}
 	return c, nil
 }

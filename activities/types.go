@@ -27,6 +27,10 @@ type ContextRef struct {
 	// Remarks are the ids of the scientist's latest messages in the conversation, newest
 	// last: the prompt carries their words (prompt.Remarks), read from the store.
 	Remarks []string `json:"remarks,omitempty"`
+	// Lab is the session's latest results from the lab, newest last, for the generation,
+	// evolution and meta-review turns: the prompt carries each one's record, read from
+	// the audit trail by its Source, and a hypothesis may cite it (LabResult).
+	Lab []LabResult `json:"lab,omitempty"`
 }
 
 // GenerateInput asks for one new hypothesis with a known id.

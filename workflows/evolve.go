@@ -23,6 +23,7 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 	if len(best) == 0 {
 		return nil
 	}
+	lab := s.labRead(ctx)
 	parentsOf := func(i int) []string {
 		parents := []string{best[i%len(best)].ID}
 		if (kinds[i] == research.EvolveCombination || kinds[i] == research.EvolveInspiration) && len(best) > 1 {
@@ -32,7 +33,7 @@ func (s *supervisor) evolve(ctx workflow.Context, work []policy.Assignment) []st
 	}
 	input := func(i int) activities.EvolveInput {
 		id := s.newID()
-		return activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parentsOf(i), Context: s.contextRef()}
+		return activities.EvolveInput{Turn: s.turnInput("evolve-" + id), HypothesisID: id, Kind: kinds[i], Parents: parentsOf(i), Context: withLab(s.contextRef(), lab)}
 	}
 	b := submit(ctx, s, "evolutions", activities.AgentEvolution, len(kinds),
 		func(i int) bool { return s.batching(activities.AgentEvolution, kinds[i]) }, input)

@@ -116,6 +116,19 @@ type LabExperiment struct {
 	Labels        []experiment.Label `json:"labels,omitempty"`
 	Refused       string             `json:"refused,omitempty"` // why the registered analysis could not run
 	Change        *experiment.Change `json:"change,omitempty"`
+	// Analyses are what the runs' analyses gave, in the runs' order: the next rounds read
+	// them (experiments_read.go).
+	Analyses []RunAnalysis `json:"analyses,omitempty"`
+}
+
+// RunAnalysis is what a run's analysis gave: the digest of its record in the audit trail
+// (activities.RunAnalysisResult.Source; "" for runs recorded before records had one), its
+// outcome, and whether it was refused.
+type RunAnalysis struct {
+	Run     string             `json:"run"`
+	Source  string             `json:"source,omitempty"`
+	Outcome experiment.Outcome `json:"outcome,omitzero"`
+	Refused bool               `json:"refused,omitempty"`
 }
 
 // LabAnswer answers the lab's updates: the experiment concerned (none for add-dataset)

@@ -152,6 +152,9 @@ func (s *supervisor) experimentResult(ctx workflow.Context, r ResultRequest, _ s
 	id := e.ID
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, s.computeOptions("analyse "+id+"'s result")), a.RunAnalysis, in).Get(ctx, &out)
 	e, _ = s.experiment(id) // other updates ran meanwhile: the slice may have moved
+	if err == nil {
+		e.Analyses = append(e.Analyses, RunAnalysis{Run: run.ID, Source: out.Source, Outcome: out.Outcome, Refused: out.Refused != ""})
+	}
 	switch {
 	case err != nil:
 		e.Refused = "the analysis failed: " + errorText(err)

@@ -21,6 +21,7 @@ import (
 // generate asks for new hypotheses by the strategies the supervisor chose.
 func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []string {
 	strategies := turnKinds(work)
+	lab := s.labRead(ctx)
 	input := func(i int) activities.GenerateInput {
 		id := s.newID()
 		return activities.GenerateInput{
@@ -28,7 +29,7 @@ func (s *supervisor) generate(ctx workflow.Context, work []policy.Assignment) []
 			HypothesisID: id,
 			Focus:        s.recent(s.Focus),
 			Strategy:     strategies[i],
-			Context:      s.contextRef(),
+			Context:      withLab(s.contextRef(), lab),
 		}
 	}
 	// Batched turns are known before they start, their ids with them; the others take

@@ -22,7 +22,7 @@ func (s *supervisor) metaReview(ctx workflow.Context, reviewed, debates []string
 	if !s.mayGo(ctx) {
 		return nil
 	}
-	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates, Context: s.contextRef()}
+	in := activities.MetaReviewInput{Turn: s.turnInput(fmt.Sprintf("meta-review-round-%d", s.Rounds)), Round: s.Rounds, Hypotheses: reviewed, Debates: debates, Context: withLab(s.contextRef(), s.labRead(ctx))}
 	out, err := turn(ctx, s, activities.AgentMetaReview, fmt.Sprintf("meta-review of round %d", s.Rounds), in.Turn, "", a.MetaReview, in)
 	if err != nil {
 		return nil

@@ -84,7 +84,7 @@ func ParseEvolved(raw []byte) (research.Hypothesis, error) {
 var EvolveSpec = Spec[research.EvolveRequest, research.Hypothesis]{
 	Agent: AgentEvolution,
 	Schema: func(req research.EvolveRequest) (string, json.RawMessage) {
-		return "hypothesis", HypothesisSchemaFor(req.Tooling)
+		return "hypothesis", hypothesisSchema(req.Tooling, req.Context)
 	},
 	Parse: func(req research.EvolveRequest, raw []byte) (research.Hypothesis, error) {
 		h, err := ParseEvolved(raw)

@@ -154,7 +154,7 @@ func parseHypothesis(agent string, raw []byte) (research.Hypothesis, error) {
 var GenerateSpec = Spec[research.GenerateRequest, research.Hypothesis]{
 	Agent: AgentGeneration,
 	Schema: func(req research.GenerateRequest) (string, json.RawMessage) {
-		return "hypothesis", HypothesisSchemaFor(req.Tooling)
+		return "hypothesis", hypothesisSchema(req.Tooling, req.Context)
 	},
 	Parse: func(req research.GenerateRequest, raw []byte) (research.Hypothesis, error) {
 		h, err := ParseHypothesis(raw)

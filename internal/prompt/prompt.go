@@ -101,7 +101,7 @@ Research goal:
 {{.Context}}`))
 
 // contextText renders the shared context: the plan, the scientist's focus and feedback,
-// and the latest meta-review. Each piece appears only when present, so a session without
+// the latest meta-review, and the lab's results (for the turns given them). Each piece appears only when present, so a session without
 // them reads as it did before they existed.
 func contextText(c research.Context) string {
 	var b strings.Builder
@@ -160,6 +160,7 @@ func contextText(c research.Context) string {
 			b.WriteString("Meta-review feedback: " + oneLine(f) + "\n")
 		}
 	}
+	b.WriteString(labText(c.Lab))
 	return b.String()
 }
 

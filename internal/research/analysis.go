@@ -51,3 +51,20 @@ type AnalysisAnswer struct {
 	Test       string   `json:"test"`
 	Columns    []string `json:"columns"`
 }
+
+// LabResult is one analysis of the session's lab data as a turn reads it: the analysis's
+// record as the audit trail keeps it (Source, its digest; Content, the record itself,
+// which a citation of Analysis is checked against), its title and text as the prompt
+// shows them, and what the session made of it. Kind is "pre-registered" or
+// "exploratory"; Standing the hypothesis's standing the result gave ("" for an
+// exploratory run, which gives none).
+type LabResult struct {
+	Analysis   string // the id a turn cites it by: "analysis:<id>"
+	Hypothesis string
+	Kind       string
+	Standing   string
+	Title      string
+	Text       string
+	Source     string
+	Content    string
+}

@@ -65,6 +65,9 @@ type Context struct {
 	// Remarks are the scientist's latest messages in the conversation with the session,
 	// newest last, each cut short: what they said, as data for the agents to weigh.
 	Remarks []string
+	// Lab is the session's latest results from the lab (analyses of its data), newest
+	// last: for the generation, evolution and meta-review turns of the rounds after them.
+	Lab []LabResult
 }
 
 // Cache says how a provider may cache a request's prompt. The first Prefix bytes of the

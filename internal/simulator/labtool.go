@@ -4,9 +4,10 @@
 // tables its description lists, written as the offline analyst writes a plan (a Welch t
 // of a response between two arms, or a Pearson correlation of two measures), and cites
 // the analysis:<id> it got back in its answer. Nothing here draws from the turn's random
-// numbers, so a turn's hidden quality is drawn as without the tool, and the citation is
-// added after the answer's own (so the sources it cites, and what grounding adds to its
-// quality, are as without it).
+// numbers, so a turn's hidden quality is drawn as without the tool; the citation is added
+// after the answer's own and is not a planted one (so the sources it cites, and what
+// grounding adds to its quality, are as without it), and the answer's words are as
+// without it (proximity reads them).
 
 package simulator
 
@@ -95,68 +96,28 @@ func (r reading) withLab(t research.Tooling, calls []research.ToolCall) []resear
 	return append(calls, research.ToolCall{ID: fmt.Sprintf("call-1-%d", len(calls)+1), Name: r.lab.Name, Arguments: mustJSON(args)})
 }
 
-// analysisCited matches the analysis a lab result names.
-var analysisCited = regexp.MustCompile(`analysis:[A-Za-z0-9._-]+`)
-
 // labRef is the reference to the analysis the turn's lab call gave: its id as the result
-// names it, a line of the result that quotes its numbers, and the claim (a sentence the
-// answer gains) it supports; none when the call gave an error or no analysis.
-func (r reading) labRef() (prompt.ModelRef, bool) {
-	if r.lab == nil {
+// names it, the sentence of its record that states the effect (effectSentence), and a
+// claim of the answer (its first of claims: the answer's own words stay as they are, as
+// labcite.go's do); none when the call gave an error, no analysis or no effect.
+func (r reading) labRef(claims []string) (prompt.ModelRef, bool) {
+	if r.lab == nil || len(claims) == 0 {
 		return prompt.ModelRef{}, false
 	}
 	for _, res := range r.results {
 		if res.Name != r.lab.Name || res.IsError {
 			continue
 		}
-		id := analysisCited.FindString(res.Content)
-		if id == "" {
+		var src struct {
+			ID   string `json:"id"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal([]byte(res.Content), &src) != nil || !strings.HasPrefix(src.ID, "analysis:") {
 			continue
 		}
-		return prompt.ModelRef{ID: id, Quote: labQuote(res.Content), Claim: "The lab's own data bear on it (" + id + ")."}, true
-	}
-	return prompt.ModelRef{}, false
-}
-
-// labQuote is what the turn quotes of an analysis's result (one source whose "text"
-// states each number in a sentence of its own): the sentence that states the effect with
-// its confidence interval, word for word; else the first sentence with a number; else
-// the text's first sentence.
-func labQuote(content string) string {
-	var src struct {
-		Text string `json:"text"`
-	}
-	text := content
-	if json.Unmarshal([]byte(content), &src) == nil && src.Text != "" {
-		text = src.Text
-	}
-	ss := sentences(text)
-	if len(ss) == 0 {
-		return research.Shorten(strings.Join(strings.Fields(text), " "), 200)
-	}
-	for _, want := range []func(string) bool{
-		func(s string) bool { return strings.Contains(s, " CI ") },
-		func(s string) bool { return strings.ContainsAny(s, "0123456789") },
-	} {
-		if i := slices.IndexFunc(ss, want); i >= 0 {
-			return ss[i]
+		if quote := effectSentence(src.Text); quote != "" {
+			return prompt.ModelRef{ID: src.ID, Quote: quote, Claim: research.Shorten(claims[0], prompt.MaxClaimLength)}, true
 		}
 	}
-	return ss[0]
-}
-
-// citeLab adds the lab reference to an answer's JSON: its claim to the text field named
-// and the reference to its references, so the answer cites the analysis it asked for.
-func citeLab(raw []byte, field string, ref prompt.ModelRef) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return raw
-	}
-	var text string
-	var refs []prompt.ModelRef
-	_ = json.Unmarshal(m[field], &text)
-	_ = json.Unmarshal(m["references"], &refs)
-	m[field] = mustJSON(strings.TrimSpace(text + " " + ref.Claim))
-	m["references"] = mustJSON(append(refs, ref))
-	return mustJSON(m)
+	return prompt.ModelRef{}, false
 }

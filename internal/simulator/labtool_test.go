@@ -71,8 +71,11 @@ func TestGenerateStepAsksTheLab(t *testing.T) {
 		t.Fatalf("references with the lab %+v; without %+v", with.References, without.References)
 	}
 	ref := with.References[len(with.References)-1]
-	if ref.ID != "analysis:lab-t-s1-c3" || ref.Quote != "The mean difference was 4.21 (95% CI 1.1 to 7.32)." || !strings.Contains(with.Rationale, ref.Claim) {
-		t.Errorf("the analysis cited as %+v; rationale %q", ref, with.Rationale)
+	if ref.ID != "analysis:lab-t-s1-c3" || ref.Quote != "The mean difference was 4.21 (95% CI 1.1 to 7.32)." || !strings.Contains(with.Statement, ref.Claim) {
+		t.Errorf("the analysis cited as %+v; statement %q", ref, with.Statement)
+	}
+	if with.Statement != without.Statement || with.Rationale != without.Rationale || with.Title != without.Title {
+		t.Errorf("the lab tool changed the hypothesis' words: %q / %q", with.Rationale, without.Rationale)
 	}
 	for i, r := range without.References {
 		if with.References[i].ID != r.ID || with.References[i].Quote != r.Quote {
@@ -98,7 +101,7 @@ func TestLabArguments(t *testing.T) {
 }
 
 // TestFullReviewAsksTheLab: a full review asks the lab once beside re-reading the sources,
-// and cites the analysis in its critique; another review type does not ask.
+// and cites the analysis for a claim of its critique; another review type does not ask.
 func TestFullReviewAsksTheLab(t *testing.T) {
 	o := &Offline{}
 	ctx := context.Background()
@@ -114,7 +117,7 @@ func TestFullReviewAsksTheLab(t *testing.T) {
 	if err != nil || len(st.Calls) != 0 {
 		t.Fatalf("review step 2: %+v, %v", st.Calls, err)
 	}
-	if i := len(st.Answer.References) - 1; i < 0 || st.Answer.References[i].ID != "analysis:lab-t-s1-c3" || !strings.Contains(st.Answer.Critique, "analysis:lab-t-s1-c3") {
+	if i := len(st.Answer.References) - 1; i < 0 || st.Answer.References[i].ID != "analysis:lab-t-s1-c3" || !strings.Contains(st.Answer.Critique, st.Answer.References[i].Claim) {
 		t.Errorf("the review cites %+v; critique %q", st.Answer.References, st.Answer.Critique)
 	}
 	req.Type, req.Tooling.Steps = research.ReviewDeepVerification, nil

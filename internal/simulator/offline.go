@@ -192,7 +192,7 @@ func (o *Offline) Generate(ctx context.Context, req research.GenerateRequest) (r
 	rng := newRand(req.Seed, req.TurnID)
 	mean, sd := strategyLatent(req.Strategy, req.Context)
 	latent := mean + sd*rng.NormFloat64()
-	raw := mustJSON(writeHypothesis(rng, req))
+	raw := mustJSON(citingLab(req.Context, writeHypothesis(rng, req)))
 	// A model writes only the content; the identity and provenance are the request's,
 	// which the agent's parser gives it.
 	h, err := prompt.GenerateSpec.Parse(req, raw)
@@ -310,7 +310,7 @@ func (o *Offline) Evolve(ctx context.Context, req research.EvolveRequest) (resea
 	}
 	rng := newRand(req.Seed, req.TurnID)
 	latent := evolvedLatent(rng, req)
-	raw := mustJSON(writeEvolved(rng, req))
+	raw := mustJSON(citingLab(req.Context, writeEvolved(rng, req)))
 	h, err := prompt.EvolveSpec.Parse(req, raw)
 	if err != nil {
 		return research.Hypothesis{}, research.Usage{}, bug(err)
@@ -355,7 +355,9 @@ func (o *Offline) MetaReview(ctx context.Context, req research.MetaReviewRequest
 	if err := o.turn(ctx, prompt.AgentMetaReview, req.TurnID); err != nil {
 		return research.MetaReview{}, research.Usage{}, err
 	}
-	raw := mustJSON(writeMetaReview(req))
+	ans := writeMetaReview(req)
+	ans.Feedback += labFeedback(req.Context)
+	raw := mustJSON(ans)
 	m, err := prompt.MetaReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.MetaReview{}, research.Usage{}, bug(err)

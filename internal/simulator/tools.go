@@ -344,13 +344,11 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	lab, cites := r.labRef()
-	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) {
-		if cites { // after the answer's own citations: its latent and its sources are as without the tool
-			raw = citeLab(raw, "rationale", lab)
-		}
-		return prompt.GenerateSpec.Parse(req, raw)
-	}, req.Prompt+toolText(req.Tooling))
+	lab := labRefs(req.Context, a)
+	if ref, ok := r.labRef(claimsOf(a.Statement)); ok { // the analysis it asked for, after its own citations
+		lab = append(lab, ref)
+	}
+	return o.groundedStep(a, refs, lab, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -382,16 +380,18 @@ func (o *Offline) EvolveStep(ctx context.Context, req research.EvolveRequest) (r
 			}
 		}
 	}
-	return o.groundedStep(a, refs, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	return o.groundedStep(a, refs, labRefs(req.Context, a), latent, func(raw []byte) (research.Hypothesis, error) { return prompt.EvolveSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // groundedStep is the answer of a generation or evolution turn that has read what it
 // needs: the hypothesis a, its rationale naming the sources refs it cites, read back by
 // parse (the agent's, which gives it what the request knows of it), and its quality latent
 // adjusted for what it cites (see grounded). text is the turn's prompt, for its usage.
-func (o *Offline) groundedStep(a hypothesisAnswer, refs []plantedRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
+// lab are its citations of the lab's results (labcite.go), which are not planted and lift
+// nothing.
+func (o *Offline) groundedStep(a hypothesisAnswer, refs []plantedRef, lab []prompt.ModelRef, latent float64, parse func([]byte) (research.Hypothesis, error), text string) (research.Step[research.Hypothesis], research.Usage, error) {
 	a.Rationale += sourcesLine(refs)
-	raw := mustJSON(groundedAnswer{a, cited(refs)})
+	raw := mustJSON(groundedAnswer{a, append(cited(refs), lab...)})
 	h, err := parse(raw)
 	if err != nil {
 		return research.Step[research.Hypothesis]{}, research.Usage{}, bug(err)
@@ -427,10 +427,11 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	a := writeReview(rng, req)
 	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
 	support := o.judgeSupport(rng, req.Type, req.Hypothesis)
-	raw := mustJSON(groundedReview{a, cited(refs), support})
-	if lab, ok := r.labRef(); ok {
-		raw = citeLab(raw, "critique", lab)
+	cites := cited(refs)
+	if lab, ok := r.labRef(claimsOf(a.Critique)); ok {
+		cites = append(cites, lab)
 	}
+	raw := mustJSON(groundedReview{a, cites, support})
 	rv, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
