@@ -1,12 +1,9 @@
 package workflows
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,37 +24,18 @@ import (
 // labSession is the session id of a harness's first run.
 const labSession = "default-test-workflow-id"
 
-// plateBox is a sandbox that answers every query with the simulated lab's plate, as
-// "SELECT arm AS grp, response AS value" reads it (the real child is tested in
-// activities and internal/sandbox; here the workflow's part is), and counts its runs.
-type plateBox struct {
+// countedBox is groupSandbox (experiments_read_test.go: the simulated analyst's group
+// query answered from the canonical CSV, with no DuckDB child) that counts its runs.
+type countedBox struct {
 	mu   sync.Mutex
-	rows [][]any
 	runs int
 }
 
-func newPlateBox(t *testing.T, data []byte) *plateBox {
-	t.Helper()
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &plateBox{}
-	for _, r := range recs[1:] {
-		v, err := strconv.ParseFloat(r[3], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.rows = append(b.rows, []any{r[1], v})
-	}
-	return b
-}
-
-func (b *plateBox) Run(context.Context, sandbox.Request) (sandbox.Result, error) {
+func (b *countedBox) Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error) {
 	b.mu.Lock()
 	b.runs++
 	b.mu.Unlock()
-	return sandbox.Result{Columns: []sandbox.Column{{Name: "grp", Type: "VARCHAR"}, {Name: "value", Type: "DOUBLE"}}, Rows: b.rows}, nil
+	return groupSandbox{}.Run(ctx, req)
 }
 
 // badQuery is the offline model with one generation's lab call turned into a write:
@@ -84,7 +62,7 @@ func (m badQuery) GenerateStep(ctx context.Context, req research.GenerateRequest
 // labHarness is a harness whose session holds the simulated lab's plate, stored and
 // added as table "plates" before its first round's generation; version sets the lab
 // tool's version (workflow.DefaultVersion: a run from before it).
-func labHarness(t *testing.T, model activities.Model, version workflow.Version) (*harness, *plateBox) {
+func labHarness(t *testing.T, model activities.Model, version workflow.Version) (*harness, *countedBox) {
 	t.Helper()
 	h := newHarness(t, time.Minute, model)
 	lab := simulator.Lab(1, 7, simulator.LabDesign{N: 20})
@@ -92,7 +70,7 @@ func labHarness(t *testing.T, model activities.Model, version workflow.Version) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	box := newPlateBox(t, lab.CSV)
+	box := &countedBox{}
 	h.acts.Sandbox = box
 	h.env.OnGetVersion(versionLabTool, workflow.DefaultVersion, 1).Return(version)
 	h.at(time.Second, func() {
