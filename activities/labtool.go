@@ -82,7 +82,7 @@ func (a *Activities) LabCall(ctx context.Context, in LabCallInput) (LabCallResul
 		res.ToolCallResult = ToolCallResult{Source: digest, IsError: true, Results: -1, Note: research.Shorten(reason, 160)}
 		return res, nil
 	}
-	plan, err := a.labPlan(ctx, in, call.Arguments)
+	plan, tables, err := a.labPlan(ctx, in, call.Arguments)
 	var bad *labArgsError
 	if errors.As(err, &bad) {
 		return refuse(LabCallResult{}, bad.reason)
@@ -91,9 +91,12 @@ func (a *Activities) LabCall(ctx context.Context, in LabCallInput) (LabCallResul
 		return LabCallResult{}, err
 	}
 	id := LabAnalysisID(in.TurnID, in.Step, in.Call)
-	res := LabCallResult{Analysis: id, Test: plan.Analysis.Test, Tables: tablesRead(plan.Analysis.Query, in.Datasets)}
+	res := LabCallResult{Analysis: id, Test: plan.Analysis.Test}
+	for _, d := range tables {
+		res.Tables = append(res.Tables, d.Table)
+	}
 	run, err := a.RunAnalysis(ctx, RunAnalysisInput{
-		SessionID: in.SessionID, ID: id, Plan: plan, Datasets: in.Datasets,
+		SessionID: in.SessionID, ID: id, Plan: plan, Datasets: tables,
 		Kind: experiment.Exploratory, PlannedAt: in.PlannedAt,
 	})
 	switch {
@@ -125,34 +128,35 @@ type labArgs struct {
 	Prediction string   `json:"prediction"`
 }
 
-// labPlan reads a call's arguments as an analysis plan over the session's tables: bounded,
-// the test of the menu, the query one the sandbox's guard passes, the plan valid. The
-// turn's hypothesis is the one the analysis concerns; a turn without one (a conversation)
-// names it.
-func (a *Activities) labPlan(ctx context.Context, in LabCallInput, raw json.RawMessage) (experiment.Plan, error) {
+// labPlan reads a call's arguments as an analysis plan over the session's tables its
+// query names (tablesRead, the tables the sandbox loads): bounded, the test of the menu,
+// the query one the sandbox's guard passes, the plan valid. The turn's hypothesis is the
+// one the analysis concerns; a turn without one (a conversation) names it.
+func (a *Activities) labPlan(ctx context.Context, in LabCallInput, raw json.RawMessage) (experiment.Plan, []DatasetRef, error) {
 	ans, hypothesis, err := ParseLabArguments(raw, in.Hypothesis)
 	if err != nil {
-		return experiment.Plan{}, err
+		return experiment.Plan{}, nil, err
 	}
-	if len(in.Datasets) == 0 || len(in.Datasets) > experiment.MaxTables {
-		return experiment.Plan{}, &labArgsError{fmt.Sprintf("the session has %d tables to analyse; the lab tool reads 1 to %d", len(in.Datasets), experiment.MaxTables)}
+	tables := tablesRead(ans.Query, in.Datasets)
+	if len(tables) == 0 || len(tables) > experiment.MaxTables {
+		return experiment.Plan{}, nil, &labArgsError{fmt.Sprintf("the query reads %d of the session's tables; an analysis reads 1 to %d", len(tables), experiment.MaxTables)}
 	}
 	var ds []research.AnalysisDataset
-	for _, d := range in.Datasets {
+	for _, d := range tables {
 		r, err := a.Store.Dataset(ctx, in.SessionID, d.Digest)
 		if errors.Is(err, fs.ErrNotExist) {
-			return experiment.Plan{}, &labArgsError{fmt.Sprintf("table %s is not in the session store, so it cannot be analysed", d.Table)}
+			return experiment.Plan{}, nil, &labArgsError{fmt.Sprintf("table %s is not in the session store, so it cannot be analysed", d.Table)}
 		}
 		if err != nil {
-			return experiment.Plan{}, fmt.Errorf("read dataset %s (table %s): %w", d.Digest[:min(12, len(d.Digest))], d.Table, err)
+			return experiment.Plan{}, nil, fmt.Errorf("read dataset %s (table %s): %w", d.Digest[:min(12, len(d.Digest))], d.Table, err)
 		}
 		ds = append(ds, research.AnalysisDataset{Table: d.Table, Name: r.Name, Schema: r.Schema})
 	}
 	plan := planOf(ProposeAnalysisInput{HypothesisID: hypothesis}, ans, ds)
 	if err := plan.Validate(); err != nil {
-		return experiment.Plan{}, &labArgsError{"the analysis is not valid: " + err.Error()}
+		return experiment.Plan{}, nil, &labArgsError{"the analysis is not valid: " + err.Error()}
 	}
-	return plan, nil
+	return plan, tables, nil
 }
 
 // ParseLabArguments reads a lab call's arguments as the analyst's answer is read
@@ -216,22 +220,21 @@ func boundedArguments(raw json.RawMessage) json.RawMessage {
 
 var sqlWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// tablesRead are the session's tables the query names, in the tables' order; all of
-// them when it names none the reader can see (the event log's line, not a check).
-func tablesRead(query string, ds []DatasetRef) []string {
+// tablesRead are the session's tables whose names are words of the query, in the
+// tables' order: what the sandbox loads for it, so that a session of many tables loads
+// only those an analysis reads. A word that names a table in a string or as a column
+// loads one table more, which the query cannot change; a table it reads but does not
+// name as a word cannot be, so the sandbox refuses the query with the reason.
+func tablesRead(query string, ds []DatasetRef) []DatasetRef {
 	words := map[string]bool{}
 	for _, w := range sqlWord.FindAllString(query, -1) {
 		words[strings.ToLower(w)] = true
 	}
-	var out, all []string
+	var out []DatasetRef
 	for _, d := range ds {
-		all = append(all, d.Table)
 		if words[strings.ToLower(d.Table)] {
-			out = append(out, d.Table)
+			out = append(out, d)
 		}
-	}
-	if len(out) == 0 {
-		return all
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/dataset"
 	"github.com/cosci-dev/cosci/internal/research"
+	"github.com/cosci-dev/cosci/internal/sandbox"
 	"github.com/cosci-dev/cosci/internal/simulator"
 	"github.com/cosci-dev/cosci/internal/store"
 )
@@ -110,10 +112,11 @@ func TestLabCallRefusals(t *testing.T) {
 	a, call, _ := labCallEnv(t,
 		research.ToolCall{ID: "c1", Name: LabTool, Arguments: labArgsJSON(t, map[string]any{"query": "COPY plates TO 'out.csv'"})},
 		research.ToolCall{ID: "c2", Name: LabTool, Arguments: labArgsJSON(t, map[string]any{"test": "anova"})},
-		research.ToolCall{ID: "c3", Name: "literature.search", Arguments: json.RawMessage(`{"query":"x"}`)},
+		research.ToolCall{ID: "c3", Name: LabTool, Arguments: labArgsJSON(t, map[string]any{"query": "SELECT 'a' AS grp, 1.5 AS value"})},
+		research.ToolCall{ID: "c4", Name: "literature.search", Arguments: json.RawMessage(`{"query":"x"}`)},
 	)
 	a.Sandbox = noSandbox{}
-	for i, want := range []string{"the sandbox would refuse the query", `unknown test "anova"`} {
+	for i, want := range []string{"the sandbox would refuse the query", `unknown test "anova"`, "the query reads 0 of the session's tables"} {
 		res, err := call(LabCallInput{ToolCallInput: ToolCallInput{Call: i}, Hypothesis: "h-0003"})
 		if err != nil {
 			t.Fatalf("call %d failed the activity: %v; want a tool error", i, err)
@@ -129,7 +132,7 @@ func TestLabCallRefusals(t *testing.T) {
 			t.Errorf("call %d's record: %+v; want the lab tool's error with the reason", i, rec)
 		}
 	}
-	if _, err := call(LabCallInput{ToolCallInput: ToolCallInput{Call: 2}, Hypothesis: "h-0003"}); err == nil || !strings.Contains(err.Error(), "not the lab tool") {
+	if _, err := call(LabCallInput{ToolCallInput: ToolCallInput{Call: 3}, Hypothesis: "h-0003"}); err == nil || !strings.Contains(err.Error(), "not the lab tool") {
 		t.Errorf("a search call run as a lab call: %v", err)
 	}
 }
@@ -183,5 +186,30 @@ func TestLabSpec(t *testing.T) {
 	}
 	if len(schema.Properties.Test.Enum) != 7 || strings.Join(schema.Required, ",") != "query,test,columns" {
 		t.Errorf("schema offers %v, requires %v", schema.Properties.Test.Enum, schema.Required)
+	}
+}
+
+// inputsBox records the tables a run was given, and answers nothing.
+type inputsBox struct{ tables []string }
+
+func (b *inputsBox) Run(_ context.Context, req sandbox.Request) (sandbox.Result, error) {
+	for _, in := range req.Inputs {
+		b.tables = append(b.tables, in.Table)
+	}
+	return sandbox.Result{}, errors.New("inputsBox answers nothing")
+}
+
+// TestLabCallLoadsTheTablesItNames: of the session's tables, a lab call's analysis is
+// given those its query names, so a session of many tables loads only what it reads.
+func TestLabCallLoadsTheTablesItNames(t *testing.T) {
+	a, call, plates := labCallEnv(t, research.ToolCall{ID: "c1", Name: LabTool, Arguments: labArgsJSON(t, nil)})
+	box := &inputsBox{}
+	a.Sandbox = box
+	other := DatasetRef{Table: "doses", Digest: plates.Digest}
+	if _, err := call(LabCallInput{Hypothesis: "h-0003", Datasets: []DatasetRef{other, plates}}); err == nil {
+		t.Fatal("the sandbox that answers nothing gave an analysis")
+	}
+	if strings.Join(box.tables, ",") != "plates" {
+		t.Errorf("the sandbox was given %v; want plates alone, the table the query names", box.tables)
 	}
 }
