@@ -46,6 +46,9 @@ type Loop struct {
 	// Final says the turn's tool budget is spent: the model must answer at this step.
 	Final bool          `json:"final,omitempty"`
 	Given []ToolOutcome `json:"given,omitempty"` // the previous step's calls, in order
+	// Lab are the session's tables the lab tool (LabTool, among Tools) analyses, for its
+	// description.
+	Lab []DatasetRef `json:"lab,omitempty"`
 }
 
 // On says whether the turn uses tools.
@@ -78,14 +81,26 @@ func StepID(turnID string, step int) string { return fmt.Sprintf("%s.step-%d", t
 // read back from the audit trail). rec gets this step's part: the results it is given.
 func (a *Activities) tooling(ctx context.Context, sessionID, turnID string, l Loop, rec *store.Turn) (research.Tooling, error) {
 	t := research.Tooling{Final: l.Final}
-	if a.Tools == nil {
-		return t, errors.New("this worker has no tool servers (start it with --tools FILE), so it cannot take a turn that calls tools")
+	// The lab tool is cosci's own: its spec is built from the session's tables, and a
+	// session without tool servers may still offer it.
+	servers := slices.DeleteFunc(slices.Clone(l.Tools), func(n string) bool { return n == LabTool })
+	if len(servers) > 0 {
+		if a.Tools == nil {
+			return t, errors.New("this worker has no tool servers (start it with --tools FILE), so it cannot take a turn that calls tools")
+		}
+		specs, err := a.Tools.Specs(ctx, servers)
+		if err != nil {
+			return t, toolError(err)
+		}
+		t.Tools = specs
 	}
-	specs, err := a.Tools.Specs(ctx, l.Tools)
-	if err != nil {
-		return t, toolError(err)
+	if len(servers) < len(l.Tools) {
+		spec, err := a.LabSpec(ctx, sessionID, l.Lab)
+		if err != nil {
+			return t, err
+		}
+		t.Tools = append(t.Tools, spec)
 	}
-	t.Tools = specs
 	records := map[string]store.ToolRecord{}
 	results := func(given []ToolOutcome) ([]research.ToolResult, error) {
 		out := make([]research.ToolResult, len(given))
@@ -94,6 +109,7 @@ func (a *Activities) tooling(ctx context.Context, sessionID, turnID string, l Lo
 			if g.Source != "" {
 				tr, ok := records[g.Source]
 				if !ok {
+					var err error
 					if tr, err = a.Store.ToolRecord(ctx, sessionID, g.Source); err != nil {
 						return nil, err
 					}

@@ -150,7 +150,7 @@ func (s *supervisor) converse(ctx workflow.Context, summary string, in activitie
 // converseTools is the tools a converse turn may call: the session's, as toolsFor gives
 // them (none once its tool budget is spent), for a run past versionConverseTools.
 func (s *supervisor) converseTools(ctx workflow.Context) []string {
-	if len(s.req.Config.Tools) == 0 || !since(ctx, versionConverseTools) {
+	if len(s.req.Config.Tools) == 0 && !s.labOffered() || !since(ctx, versionConverseTools) {
 		return nil
 	}
 	return s.toolsFor(activities.AgentConverse, "")

@@ -56,6 +56,7 @@ func (s *supervisor) start(ctx workflow.Context, carried *Carried) error {
 	s.remarking = since(ctx, versionConversation)
 	s.needsMemo = since(ctx, versionNeedsMemo)
 	s.lab = since(ctx, versionLab)
+	s.labTool = s.lab && since(ctx, versionLabTool)
 	if carried != nil {
 		if err := s.load(ctx, *carried); err != nil {
 			return err
@@ -215,6 +216,7 @@ type supervisor struct {
 	// it ends (versionLab); labMoves counts the lab's accepted updates, which wake the wait.
 	lab      bool
 	labMoves int
+	labTool  bool // the tool-using turns may analyse the session's tables (labtool.go)
 }
 
 // Carried is what one run of a session hands to the next when it continues as new: the

@@ -48,12 +48,13 @@ type Waiting struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-// toolsFor is the tools a turn of the agent may call: the session's, for generation by
-// literature exploration, full reviews and deep verifications, evolution and the
-// conversation's answers; none once the session's tool budget is spent.
+// toolsFor is the tools a turn of the agent may call: the session's, and the lab tool
+// once the session has a dataset (labtool.go), for generation by literature exploration,
+// full reviews and deep verifications, evolution and the conversation's answers; none
+// once the session's tool budget is spent.
 func (s *supervisor) toolsFor(agent, kind string) []string {
 	tools := s.req.Config.Tools
-	if len(tools) == 0 {
+	if len(tools) == 0 && !s.labOffered() {
 		return nil
 	}
 	switch {
@@ -71,7 +72,7 @@ func (s *supervisor) toolsFor(agent, kind string) []string {
 		}
 		return nil
 	}
-	return tools
+	return s.withLab(tools)
 }
 
 // stepResult is what any step of a tool-using turn returns: the calls it asked for (none:
@@ -112,6 +113,7 @@ func toolLoop[In any, Out stepResult](ctx workflow.Context, s *supervisor, agent
 	step func(ctx workflow.Context, n int, what string, in In) (Out, error)) (Out, error) {
 	budget := s.req.Config.ToolTurnBudget()
 	loop := activities.Loop{Tools: tools}
+	s.labLoop(&loop)
 	used, read := 0, ""
 	for n := 1; ; n++ {
 		loop.Step = n
@@ -128,7 +130,7 @@ func toolLoop[In any, Out stepResult](ctx workflow.Context, s *supervisor, agent
 			return out, err
 		}
 		s.spend(agent, out.Spent()) // the answer's usage is the caller's to add
-		loop.Given, read = s.callTools(ctx, t, n, calls, tools, &used, budget, conversing)
+		loop.Given, read = s.callTools(ctx, t, n, calls, tools, &used, budget, conversing, hypothesis)
 	}
 }
 
@@ -141,7 +143,7 @@ const noApproval = "this call needs the scientist's approval, which a conversati
 // not allow, or one over the budget, is not made: the model reads why. So is, in a
 // conversation (conversing), a call that needs the scientist's approval: the scientist
 // waits for the answer, and the answer does not wait for them.
-func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int, calls []activities.PendingCall, tools []string, used *int, budget int, conversing bool) ([]activities.ToolOutcome, string) {
+func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int, calls []activities.PendingCall, tools []string, used *int, budget int, conversing bool, hypothesis string) ([]activities.ToolOutcome, string) {
 	outcomes := make([]activities.ToolOutcome, len(calls))
 	counts := make([]int, len(calls))
 	done := 0
@@ -167,6 +169,10 @@ func (s *supervisor) callTools(ctx workflow.Context, t activities.Turn, step int
 		s.ToolCalls++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer func() { done++ }()
+			if c.Name == activities.LabTool {
+				outcomes[i] = s.callLab(ctx, t, step, i, c, hypothesis)
+				return
+			}
 			outcomes[i], counts[i] = s.callTool(ctx, t, step, i, c)
 		})
 	}
@@ -326,6 +332,9 @@ func (s *supervisor) askScientist(ctx workflow.Context, t activities.Turn, c act
 // needsApproval says whether a call waits for the scientist: the session's approve_tools
 // name it, or its server's configuration asks for every call (ApproveServers).
 func (s *supervisor) needsApproval(name string) bool {
+	if name == activities.LabTool {
+		return false // it reads only the session's own data, in the sandbox
+	}
 	server, _, _ := strings.Cut(name, ".")
 	return (s.req.Config.NeedsApproval(name) || slices.Contains(s.ApproveServers, server)) && s.trusted(name) < 0
 }

@@ -45,6 +45,7 @@ type source struct {
 type reading struct {
 	search, fetch string                // the offered tools' names; "" when not offered
 	others        []research.ToolSpec   // other tools offered
+	lab           *research.ToolSpec    // cosci's lab tool, when offered (labtool.go)
 	tried         map[string]bool       // tools called already
 	sources       []source              // in the order found; a fetch replaces its search hit
 	results       []research.ToolResult // every result, in order
@@ -56,6 +57,8 @@ func read(t research.Tooling) reading {
 	for _, tool := range t.Tools {
 		_, name, _ := strings.Cut(tool.Name, ".")
 		switch {
+		case isLabTool(tool) && r.lab == nil:
+			r.lab = &tool
 		case name == "search" && r.search == "" && takes(tool, "query"):
 			r.search = tool.Name
 		case name == "fetch" && r.fetch == "" && takes(tool, "id"):
@@ -70,7 +73,7 @@ func read(t research.Tooling) reading {
 		}
 		for _, res := range st.Results {
 			r.results = append(r.results, res)
-			if !res.IsError {
+			if !res.IsError && (r.lab == nil || res.Name != r.lab.Name) { // an analysis is no literature source
 				r.learn(res.Content, len(r.results)-1)
 			}
 		}
@@ -334,14 +337,18 @@ func (o *Offline) GenerateStep(ctx context.Context, req research.GenerateRequest
 	rng := newRand(req.Seed, req.TurnID)
 	r := read(req.Tooling)
 	topic := pick(rng, topics(req.Goal))
-	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, topic), nil, 2); len(calls) > 0 {
+	if calls := r.withLab(req.Tooling, r.next(rng, req.Tooling, query(rng, req.Goal, topic), nil, 2)); len(calls) > 0 {
 		return research.Step[research.Hypothesis]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
 	mean, sd := strategyLatent(req.Strategy, req.Context)
 	latent := mean + sd*rng.NormFloat64()
 	a := writeHypothesis(rng, req)
 	refs := o.cite(rng, r, 3, claimsOf(a.Statement, a.Rationale), o.Fabricate)
-	return o.groundedStep(a, refs, labRefs(req.Context, a), latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
+	lab := labRefs(req.Context, a)
+	if ref, ok := r.labRef(claimsOf(a.Statement)); ok { // the analysis it asked for, after its own citations
+		lab = append(lab, ref)
+	}
+	return o.groundedStep(a, refs, lab, latent, func(raw []byte) (research.Hypothesis, error) { return prompt.GenerateSpec.Parse(req, raw) }, req.Prompt+toolText(req.Tooling))
 }
 
 // EvolveStep is an evolution turn that may call tools: it searches for its first
@@ -410,13 +417,21 @@ func (o *Offline) ReviewStep(ctx context.Context, req research.ReviewRequest) (r
 	for _, ref := range req.Hypothesis.References {
 		refetch = append(refetch, ref.ID)
 	}
-	if calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Hypothesis.Title), refetch, 1); len(calls) > 0 {
+	calls := r.next(rng, req.Tooling, query(rng, req.Goal, req.Hypothesis.Title), refetch, 1)
+	if req.Type == research.ReviewFull {
+		calls = r.withLab(req.Tooling, calls)
+	}
+	if len(calls) > 0 {
 		return research.Step[research.Review]{Calls: calls}, usage(req.Prompt+toolText(req.Tooling), mustJSON(calls)), nil
 	}
 	a := writeReview(rng, req)
 	refs := o.cite(rng, r, 1, claimsOf(a.Critique), 0) // a reviewer cites what it read; fabrication is measured on hypotheses
 	support := o.judgeSupport(rng, req.Type, req.Hypothesis)
-	raw := mustJSON(groundedReview{a, cited(refs), support})
+	cites := cited(refs)
+	if lab, ok := r.labRef(claimsOf(a.Critique)); ok {
+		cites = append(cites, lab)
+	}
+	raw := mustJSON(groundedReview{a, cites, support})
 	rv, err := prompt.ReviewSpec.Parse(req, raw)
 	if err != nil {
 		return research.Step[research.Review]{}, research.Usage{}, bug(err)
