@@ -24,6 +24,16 @@ type Outcome struct {
 	NoCI bool `json:"no_ci,omitempty"`
 }
 
+// Interval is the outcome's interval as a page shows it: "95% CI [low, high]", or "no CI"
+// for a test that gives its effect none, whose bounds are only its range and must not be
+// shown as an interval.
+func (o Outcome) Interval() string {
+	if o.NoCI {
+		return "no CI"
+	}
+	return fmt.Sprintf("95%% CI [%.3g, %.3g]", o.Low, o.High)
+}
+
 // Verdict is a standing with the reason for it, in words a page can show.
 type Verdict struct {
 	Standing session.Standing `json:"standing"`

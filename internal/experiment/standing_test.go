@@ -161,3 +161,18 @@ func TestJudgeWithoutCI(t *testing.T) {
 		}
 	}
 }
+
+// TestInterval: an outcome without an interval never shows its range as one.
+func TestInterval(t *testing.T) {
+	for _, c := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{Effect: 0.5, Low: 0.1, High: 0.9}, "95% CI [0.1, 0.9]"},
+		{Outcome{Effect: 0.3, Low: 0, High: 1, NoCI: true}, "no CI"},
+	} {
+		if got := c.o.Interval(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.o, got, c.want)
+		}
+	}
+}
