@@ -205,7 +205,7 @@ func (s *supervisor) experimentResult(ctx workflow.Context, r ResultRequest, _ s
 	if e.Refused != "" {
 		return LabAnswer{Experiment: &c}, fmt.Sprintf("%s: result %s received (%s run); no standing: %s", id, short(d.Digest), kind, e.Refused), nil
 	}
-	return LabAnswer{Experiment: &c}, fmt.Sprintf("%s: %s %s (effect %.3g, 95%% CI [%.3g, %.3g]); %s", id, e.Hypothesis, e.Result.Standing, e.Result.Outcome.Effect, e.Result.Outcome.Low, e.Result.Outcome.High, describeChange(e.Change)), nil
+	return LabAnswer{Experiment: &c}, fmt.Sprintf("%s: %s %s (effect %.3g, %s); %s", id, e.Hypothesis, e.Result.Standing, e.Result.Outcome.Effect, e.Result.Outcome.Interval(), describeChange(e.Change)), nil
 }
 
 func labelWhy(labels []experiment.Label, run string) string {

@@ -289,9 +289,12 @@ func pairs(rows [][2]any, feed []string) (stats.Input, error) {
 // Outcome is a test's result as an experiment's outcome: its effect, the effect's 95% CI,
 // p and the observations counted. JSON (the workflow's history) has no infinity, so an
 // infinite bound (an odds ratio with an empty cell) is the largest float, which Judge
-// reads the same way. An effect without an interval (chi-square's Cramér's V) gets its
-// whole range, [0, 1]: nothing is claimed about it that was not computed, so Judge can
-// only find it inconclusive, and p tells the rest.
+// reads the same way; and a ratio's bound (or estimate) of 0 (the other empty cell) is
+// the smallest positive float, since a ratio's interval must lie above 0 for Judge to
+// read it on the log scale, where that bound is as good as minus infinity. An effect
+// without an interval (chi-square's Cramér's V) is marked NoCI and gets its whole range,
+// [0, 1], as bounds: nothing is claimed about it that was not computed, and Judge reads
+// p and the effect instead.
 func Outcome(test string, r stats.Result) experiment.Outcome {
 	o := experiment.Outcome{Test: test, Effect: finite(r.Effect.Value), P: r.P}
 	for _, n := range r.N {
@@ -300,9 +303,20 @@ func Outcome(test string, r stats.Result) experiment.Outcome {
 	if ci := r.Effect.CI; ci != nil {
 		o.Low, o.High = finite(ci.Low), finite(ci.High)
 	} else {
-		o.Low, o.High = min(0, o.Effect), max(1, o.Effect)
+		o.Low, o.High, o.NoCI = min(0, o.Effect), max(1, o.Effect), true
+	}
+	if t, ok := experiment.Lookup(test); ok && t.Ratio {
+		o.Effect, o.Low, o.High = aboveZero(o.Effect), aboveZero(o.Low), aboveZero(o.High)
 	}
 	return o
+}
+
+// aboveZero is a ratio's value with 0 made the smallest positive float.
+func aboveZero(f float64) float64 {
+	if f == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return f
 }
 
 func finite(f float64) float64 {

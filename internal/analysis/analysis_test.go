@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cosci-dev/cosci/internal/experiment"
+	"github.com/cosci-dev/cosci/internal/session"
 	"github.com/cosci-dev/cosci/internal/stats"
 )
 
@@ -112,7 +113,40 @@ func TestOutcome(t *testing.T) {
 		t.Errorf("outcome %+v", o)
 	}
 	o = Outcome("chi-square", stats.Result{N: []int{40}, P: 0.2, Effect: stats.Effect{Value: 0.3}})
-	if o.Low != 0 || o.High != 1 || o.Effect != 0.3 {
+	if o.Low != 0 || o.High != 1 || o.Effect != 0.3 || !o.NoCI {
 		t.Errorf("outcome %+v", o)
+	}
+}
+
+// TestOutcomeVerdicts: a chi-square and a Fisher's exact test computed on tables, through
+// Outcome, earn Judge's verdict: chi-square's by p (it has no interval), Fisher's by the
+// odds ratio's interval, also when a cell is empty and the ratio or a bound is 0 or
+// infinite.
+func TestOutcomeVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		test  string
+		dir   experiment.Direction
+		table [][]float64
+		want  session.Standing
+	}{
+		{"chi-square, a clear association", "chi-square", experiment.TwoSided, [][]float64{{30, 10}, {10, 30}}, session.Supported},
+		{"chi-square, none", "chi-square", experiment.TwoSided, [][]float64{{20, 20}, {20, 20}}, session.Inconclusive},
+		{"chi-square, 2 x 3", "chi-square", experiment.TwoSided, [][]float64{{30, 10, 5}, {10, 30, 20}}, session.Supported},
+		{"fisher, odds ratio 0 (an empty cell), greater predicted", "fisher-exact", experiment.Greater, [][]float64{{0, 10}, {10, 10}}, session.Refuted},
+		{"fisher, odds ratio 0, less predicted", "fisher-exact", experiment.Less, [][]float64{{0, 10}, {10, 10}}, session.Supported},
+		{"fisher, odds ratio infinite, greater predicted", "fisher-exact", experiment.Greater, [][]float64{{10, 0}, {10, 10}}, session.Supported},
+		{"fisher, across 1", "fisher-exact", experiment.Greater, [][]float64{{5, 5}, {5, 5}}, session.Inconclusive},
+	} {
+		r, err := stats.Run(StatsName(c.test), stats.Input{Table: c.table})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		plan := experiment.Plan{Hypothesis: "h-0001", Prediction: experiment.Prediction{Text: "p", Direction: c.dir},
+			Analysis: experiment.Analysis{Query: "SELECT a AS grp, b AS outcome FROM t", Test: c.test, Columns: []string{"grp", "outcome"}}}
+		v, err := experiment.Judge(plan, Outcome(c.test, r))
+		if err != nil || v.Standing != c.want {
+			t.Errorf("%s: %+v, %v; want %s", c.name, v, err, c.want)
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // The closed loop at the domain level: sessions simulated without agents' texts or a
 // workflow, to measure what testing the top hypotheses in the lab and feeding the
 // standings back into the ranking does to the final top 3. The full BenchmarkClosedLoop
-// over real sessions comes with the workflow's wiring.
+// over real sessions is in workflows/closedloop_bench_test.go.
 //
 //   - Generation: Rounds rounds of PerRound hypotheses, their hidden qualities drawn by
 //     simulator.GeneratedLatent, the strategies in turn (feedback's lift after the first

@@ -17,6 +17,21 @@ type Outcome struct {
 	High   float64 `json:"high"`
 	P      float64 `json:"p"`
 	N      int     `json:"n"`
+	// NoCI says the test gives its effect no interval (chi-square's Cramér's V): Low and
+	// High then only bound the effect's range, and Judge reads p and the effect instead
+	// (see judgeWithoutCI). Outcomes recorded before it existed lack it and are judged as
+	// they were, by their interval.
+	NoCI bool `json:"no_ci,omitempty"`
+}
+
+// Interval is the outcome's interval as a page shows it: "95% CI [low, high]", or "no CI"
+// for a test that gives its effect none, whose bounds are only its range and must not be
+// shown as an interval.
+func (o Outcome) Interval() string {
+	if o.NoCI {
+		return "no CI"
+	}
+	return fmt.Sprintf("95%% CI [%.3g, %.3g]", o.Low, o.High)
 }
 
 // Verdict is a standing with the reason for it, in words a page can show.
@@ -38,7 +53,7 @@ type Verdict struct {
 //   - Inconclusive: anything else; the data cannot tell.
 //
 // An interval that touches no effect does not exclude it: the bounds are strict. The
-// p-value is not read, since a 95% interval excludes no effect exactly when the two-sided
+// p-value is not read (but see judgeWithoutCI for a test with no interval), since a 95% interval excludes no effect exactly when the two-sided
 // p is below 0.05, and the interval also says which side and how far; p serves the
 // session's false-discovery control instead. Judge refuses an outcome that is not one: a
 // NaN, an interval upside down or not holding its effect, a ratio's bound not above 0.
@@ -52,6 +67,9 @@ func Judge(plan Plan, o Outcome) (Verdict, error) {
 	}
 	if err := checkOutcome(o, test.Ratio); err != nil {
 		return Verdict{}, err
+	}
+	if o.NoCI {
+		return judgeWithoutCI(plan, o, test.Ratio)
 	}
 	low, high, m := o.Low, o.High, plan.Prediction.MinEffect
 	null := "0"
@@ -72,6 +90,55 @@ func Judge(plan Plan, o Outcome) (Verdict, error) {
 		return Verdict{session.Refuted, fmt.Sprintf("%s excludes %s on the side opposite the prediction", ci, null)}, nil
 	}
 	return Verdict{session.Inconclusive, fmt.Sprintf("%s includes %s", ci, null)}, nil
+}
+
+// alpha is the two-sided level a p-value is read at where no interval says it: the 95%
+// interval's own, so that both rules draw the line in the same place.
+const alpha = 0.05
+
+// judgeWithoutCI is the verdict for a test that gives its effect no interval: on the
+// menu, chi-square, whose effect, Cramér's V, runs from 0 to 1 with no sign, so its
+// predictions are two-sided (Menu). It reads p and the effect's size against the
+// smallest effect of interest m (and the effect's sign, where the plan predicts one and
+// the effect has one):
+//
+//   - Supported: p < 0.05 (as a 95% interval excluding no effect would say), the effect on
+//     the predicted side, and, where the prediction names m, at least m in size.
+//   - Refuted: p < 0.05 with the effect on the side opposite the prediction; never for a
+//     two-sided prediction, so never for chi-square.
+//   - Inconclusive: p ≥ 0.05 (the data cannot tell an effect from none), or p < 0.05 with
+//     an effect smaller than m: the estimate is small, but without an interval nothing
+//     says the effect itself is, so it is not refuted as too small to matter either.
+//
+// So chi-square can support a prediction but never refute one: a refutation needs an
+// effect shown to go the wrong way or to lie within m, and it has neither a sign nor an
+// interval. A prediction that must be able to fail should plan Fisher's exact test (a
+// 2 x 2 table, with the odds ratio's interval and a direction) or another test with an
+// interval.
+func judgeWithoutCI(plan Plan, o Outcome, ratio bool) (Verdict, error) {
+	if math.IsNaN(o.P) || o.P < 0 || o.P > 1 {
+		return Verdict{}, fmt.Errorf("the outcome's p %g is not a probability, and a test without an interval is judged by it", o.P)
+	}
+	effect, m := o.Effect, plan.Prediction.MinEffect
+	if ratio { // a ratio's size and side are its logarithm's
+		effect = math.Log(effect)
+		if m > 0 {
+			m = math.Log(m)
+		}
+	}
+	what := fmt.Sprintf("p = %.3g, effect %.3g with no CI", o.P, o.Effect)
+	sign := plan.Prediction.Direction.sign()
+	switch {
+	case o.P >= alpha:
+		return Verdict{session.Inconclusive, what + ": p is not below 0.05, the data cannot tell an effect from none"}, nil
+	case sign > 0 && effect < 0 || sign < 0 && effect > 0:
+		return Verdict{session.Refuted, what + ": p is below 0.05 with the effect opposite the prediction"}, nil
+	case effect == 0:
+		return Verdict{session.Inconclusive, what + ": p is below 0.05 but the effect has no size"}, nil
+	case m > 0 && math.Abs(effect) < m:
+		return Verdict{session.Inconclusive, fmt.Sprintf("%s: p is below 0.05, but the effect is smaller than the smallest effect of interest (%g), and no interval says whether the true one is", what, plan.Prediction.MinEffect)}, nil
+	}
+	return Verdict{session.Supported, what + ": p is below 0.05, an effect of the size predicted on its side"}, nil
 }
 
 func checkOutcome(o Outcome, ratio bool) error {

@@ -89,6 +89,10 @@ type Offline struct {
 	// verification or full review misjudges: 0 is a reviewer who always sees whether a
 	// quote supports its claim.
 	SupportError float64
+	// JudgeNoise is the standard deviation of each hypothesis' persistent error in what
+	// the tournament's judges see of its quality (see judgenoise.go): 0, the default, is a
+	// judge who sees the truth and errs only match by match.
+	JudgeNoise float64
 }
 
 // Simulated are the simulator's answers, one method per agent (and per agent whose turns
@@ -251,7 +255,7 @@ func (o *Offline) Compare(ctx context.Context, req research.CompareRequest) (res
 		return research.Comparison{}, research.Usage{}, err
 	}
 	rng := newRand(req.Seed, req.TurnID)
-	aWins := rng.Float64() < winProbability(quality(req.A)+o.FirstBias, quality(req.B))
+	aWins := rng.Float64() < winProbability(o.perceived(req.Seed, req.A)+o.FirstBias, o.perceived(req.Seed, req.B))
 	raw := mustJSON(writeComparison(rng, req.A, req.B, aWins))
 	c, err := prompt.CompareSpec.Parse(req, raw)
 	if err != nil {
@@ -289,7 +293,7 @@ func (o *Offline) Debate(ctx context.Context, req research.DebateRequest) (resea
 	if speaker != "judge" {
 		raw = mustJSON(writeAdvocacy(rng, req, speaker))
 	} else {
-		aWins := rng.Float64() < debateWinProbability(quality(req.A)+o.FirstBias/1.5, quality(req.B))
+		aWins := rng.Float64() < debateWinProbability(o.perceived(req.Seed, req.A)+o.FirstBias/1.5, o.perceived(req.Seed, req.B))
 		raw = mustJSON(writeJudgement(rng, req, aWins))
 	}
 	ans, err := prompt.DebateSpec.Parse(req, raw)
