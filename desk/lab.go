@@ -239,5 +239,5 @@ func (d *desk) hypothesisTests(ctx context.Context, id, hid string, who auth.Who
 
 // labText is a standing's figures as a line: "effect 0.42, 95% CI [0.1, 0.74], p 0.012, n 48".
 func labText(o experiment.Outcome) string {
-	return fmt.Sprintf("effect %.3g, 95%% CI [%.3g, %.3g], p %.2g, n %d", o.Effect, o.Low, o.High, o.P, o.N)
+	return fmt.Sprintf("effect %.3g, %s, p %.2g, n %d", o.Effect, o.Interval(), o.P, o.N)
 }

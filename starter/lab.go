@@ -344,7 +344,7 @@ func renderExperiments(v workflows.ExperimentsView) string {
 		if r := e.Result; r != nil {
 			fmt.Fprintf(&b, "    result %s arrived %s", r.Data, r.Arrived.Time.UTC().Format(time.RFC3339))
 			if r.Standing != "" {
-				fmt.Fprintf(&b, ": %s, effect %.3g, 95%% CI [%.3g, %.3g], p %.2g, n %d", r.Standing, r.Outcome.Effect, r.Outcome.Low, r.Outcome.High, r.Outcome.P, r.Outcome.N)
+				fmt.Fprintf(&b, ": %s, effect %.3g, %s, p %.2g, n %d", r.Standing, r.Outcome.Effect, r.Outcome.Interval(), r.Outcome.P, r.Outcome.N)
 			}
 			b.WriteByte('\n')
 		}

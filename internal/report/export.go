@@ -65,7 +65,7 @@ import (
 //	       {"data": the result dataset's digest, "arrived", "arrived_event",
 //	        "withdrawn": the reason; "" while it stands,
 //	        "verdict": supported | refuted | inconclusive; "" when not analysed, "why",
-//	        "outcome": {"test", "effect", "ci_low", "ci_high", "p", "q", "n"}, null when not
+//	        "outcome": {"test", "effect", "ci_low", "ci_high" (null: the test has no interval), "p", "q", "n"}, null when not
 //	                   analysed; q is null when the analysis is not in the family,
 //	        "analysis_id", "citation": "analysis:<id>", "ran": the run that counted,
 //	        "exploratory": [{"analysis_id", "citation", "label": "exploratory", "why", "ran",

@@ -64,7 +64,11 @@ func (v *view) labSection(t LabTest, r experiment.Result) labSection {
 	}
 	if r.Standing != session.Untested {
 		o := r.Outcome
-		add("Effect", "", fmt.Sprintf("%s: %s, 95%% CI [%s, %s], %s, n = %d", orDash(o.Test), num(o.Effect), num(o.Low), num(o.High), v.pq(registeredRun(t, r), o.P), o.N))
+		ci := fmt.Sprintf("95%% CI [%s, %s]", num(o.Low), num(o.High))
+		if o.NoCI {
+			ci = o.Interval() // chi-square's V has none
+		}
+		add("Effect", "", fmt.Sprintf("%s: %s, %s, %s, n = %d", orDash(o.Test), num(o.Effect), ci, v.pq(registeredRun(t, r), o.P), o.N))
 		add("Verdict", "", string(r.Standing)+": "+r.Why)
 	}
 	for _, l := range labels(t, r) {

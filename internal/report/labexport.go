@@ -65,9 +65,11 @@ type exportLabResult struct {
 type exportOutcome struct {
 	Test   string  `json:"test"`
 	Effect float64 `json:"effect"`
-	CILow  float64 `json:"ci_low"`
-	CIHigh float64 `json:"ci_high"`
-	P      float64 `json:"p"`
+	// CILow and CIHigh are the effect's 95% interval, null for a test that has none
+	// (chi-square's Cramér's V).
+	CILow  *float64 `json:"ci_low"`
+	CIHigh *float64 `json:"ci_high"`
+	P      float64  `json:"p"`
 	// Q is P adjusted over the session's analyses (Benjamini-Hochberg); null when the
 	// analysis is not in the family.
 	Q *float64 `json:"q"`
@@ -136,8 +138,10 @@ func (v *view) exportLabResult(t LabTest, r experiment.Result) exportLabResult {
 		Verdict: string(r.Standing), Why: r.Why, Exploratory: []exportExploratory{}}
 	if r.Standing != session.Untested {
 		o := r.Outcome
-		x.Outcome = &exportOutcome{Test: o.Test, Effect: o.Effect, CILow: o.Low, CIHigh: o.High, P: o.P, N: o.N,
-			Q: v.qOf(registeredRun(t, r))}
+		x.Outcome = &exportOutcome{Test: o.Test, Effect: o.Effect, P: o.P, N: o.N, Q: v.qOf(registeredRun(t, r))}
+		if !o.NoCI {
+			x.Outcome.CILow, x.Outcome.CIHigh = &o.Low, &o.High
+		}
 	}
 	for _, l := range labels(t, r) {
 		if l.Kind == experiment.PreRegistered {

@@ -43,8 +43,8 @@ type labJSON struct {
 			Outcome      *struct {
 				Test   string   `json:"test"`
 				Effect float64  `json:"effect"`
-				CILow  float64  `json:"ci_low"`
-				CIHigh float64  `json:"ci_high"`
+				CILow  *float64 `json:"ci_low"`
+				CIHigh *float64 `json:"ci_high"`
 				P      float64  `json:"p"`
 				Q      *float64 `json:"q"`
 				N      int      `json:"n"`
@@ -161,7 +161,7 @@ func TestLabJSON(t *testing.T) {
 				t.Errorf("the analysis that counted = %q (%q, ran %s), want x-0001-run-1", r.AnalysisID, r.Citation, r.Ran)
 			}
 			got := r.Outcome
-			if got == nil || got.Test != o.Outcome.Test || got.Effect != o.Outcome.Effect || got.CILow != o.Outcome.Low || got.CIHigh != o.Outcome.High || got.P != o.Outcome.P || got.N != o.Outcome.N {
+			if got == nil || got.Test != o.Outcome.Test || got.Effect != o.Outcome.Effect || !sameP(got.CILow, &o.Outcome.Low) || !sameP(got.CIHigh, &o.Outcome.High) || got.P != o.Outcome.P || got.N != o.Outcome.N {
 				t.Fatalf("outcome = %+v, want %+v", got, o.Outcome)
 			}
 			if !sameP(got.Q, tt.q) {
@@ -269,4 +269,23 @@ func TestFamilyShown(t *testing.T) {
 	in.Lab = nil
 	f = render(t, in)
 	inOrder(t, string(f.Markdown), "## Tested in the lab", "### Every analysis with a p-value", "analysis:tool-gen-01-1")
+}
+
+// TestNoInterval: a test with no interval on its effect (chi-square's Cramér's V) is
+// shown with "no CI", never as an interval of zeros, and report.json's bounds are null.
+func TestNoInterval(t *testing.T) {
+	lt := labTest("Exposure and outcome are associated.", session.Supported, "")
+	lt.Test = "chi-square"
+	lt.Experiment.Result.Outcome = experiment.Outcome{Test: "chi-square", Effect: 0.31, P: 0.002, N: 120, NoCI: true}
+	in := rich()
+	in.Lab = []LabTest{lt}
+	f := render(t, in)
+	if md := string(f.Markdown); !strings.Contains(md, "chi-square: 0.31, no CI, p = 0.002") || strings.Contains(md, "CI \\[0, 0\\]") {
+		t.Errorf("report.md's effect line for a test with no interval:\n%s", md)
+	}
+	x := readLabJSON(t, in)
+	o := x.Lab[0].Results[0].Outcome
+	if o == nil || o.CILow != nil || o.CIHigh != nil || o.Effect != 0.31 {
+		t.Errorf("report.json's outcome %+v; want null bounds", o)
+	}
 }
