@@ -13,6 +13,9 @@ package citation
 //     follows a number closely, with a power of 1 to 4 ("5 mg l-1 s-1", "10^5 spores m-2"),
 //     a unit being one the check knows or any word of one to three lower-case letters
 //     ("1.3 t ha-1 yr-1"); a superscript negative power after any word ("ha⁻¹");
+//   - E-notation is a power of ten: "1.2e-05" is "1.2 × 10^-5", as software prints what
+//     a paper typesets (R's and Python's p-values, an analysis record's numbers quoted
+//     from a notebook);
 //   - "x" between two numbers is "×"; "+/-" is "±";
 //   - a confidence or credible interval's bounds are in ascending order.
 //
@@ -41,7 +44,23 @@ var supTag = regexp.MustCompile(`(?i)<((?:jats:)?sup)>\s*([-+−–]?\s*\d{1,3})
 // exponents writes the exponents of a text (superscripts and <sup> tags) after a number,
 // a unit or a closing bracket as "^" and the exponent: "10⁻⁸" and "10<sup>-8</sup>" are
 // "10^-8".
-func exponents(s string) string { return superscripts(supTags(s)) }
+func exponents(s string) string { return eNotation(superscripts(supTags(s))) }
+
+// eNumber is a number in E-notation standing alone: not inside a word, an id or a longer
+// number ("3e4f", "v1.2e3" are not numbers).
+var eNumber = regexp.MustCompile(`(^|[^\w.])(\d+(?:\.\d+)?)[eE]([-+−]?)0*(\d{1,3})\b`)
+
+// eNotation writes E-notation as a power of ten: "1.2e-05" is "1.2 × 10^-5".
+func eNotation(s string) string {
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	return eNumber.ReplaceAllStringFunc(s, func(m string) string {
+		p := eNumber.FindStringSubmatch(m)
+		sign := strings.NewReplacer("+", "", "−", "-").Replace(p[3])
+		return p[1] + p[2] + " × 10^" + sign + p[4]
+	})
+}
 
 // supTags writes a <sup> tag's exponent after a number, a unit or a bracket as "^" and
 // the exponent.

@@ -26,6 +26,9 @@ func TestNotation(t *testing.T) {
 		{"negative interval bounds", "Mean difference −1.2 (95% CI −2.1 to −0.3) in the kelp group.", "Mean difference −1.2 (95% CI: −0.3–−2.1) in the kelp group."},
 		{"units no list holds", "Carbon removal reached 1.3 t ha⁻¹ yr⁻¹ in the second season.", "Carbon removal reached 1.3 t ha-1 yr-1 in the second season."},
 		{"an ion is no exponent", "Chloride (Cl⁻) and Ca²⁺ rose in the wells.", "Chloride (Cl-) and Ca2+ rose in the wells."},
+		{"E-notation", "the two-sided test gave p = 1.2 × 10⁻⁵ on 48 plates", "the two-sided test gave p = 1.2e-05 on 48 plates"},
+		{"E-notation, capital and unpadded", "the two-sided test gave p = 1.2 × 10^-5 on 48 plates", "the two-sided test gave p = 1.2E-5 on 48 plates"},
+		{"E-notation, positive", "the library held 3.4 × 10⁶ reads per sample", "the library held 3.4e+06 reads per sample"},
 		{"a squared unit", "each quadrat of 0.25 m² held a median of nine burrows", "each quadrat of 0.25 m^2 held a median of nine burrows"},
 	} {
 		for _, dir := range [][2]string{{tc.a, tc.b}, {tc.b, tc.a}} {
@@ -42,6 +45,9 @@ func TestNotation(t *testing.T) {
 		{"a change's ends turned round", "Soil nitrate fell from 40 to 20 mg per kilogram over the season.", "Soil nitrate fell from 20 to 40 mg per kilogram over the season.", research.CitationContradicted},
 		{"another spread", "Germination held at 62 ± 3% across the three benches.", "Germination held at 62 +/- 8% across the three benches.", research.CitationContradicted},
 		{"a comparative the spelling rules rewrite", "Burrows were smaller on the grazed dunes.", "Burrows were larger on the grazed dunes.", research.CitationContradicted},
+		{"E-notation, another power", "the two-sided test gave p = 1.2 × 10⁻⁵ on 48 plates", "the two-sided test gave p = 1.2e-04 on 48 plates", research.CitationContradicted},
+		{"E-notation, another mantissa", "the two-sided test gave p = 1.2 × 10⁻⁵ on 48 plates", "the two-sided test gave p = 1.3e-05 on 48 plates", research.CitationContradicted},
+		{"an id with an e is no number", "strain 3e4f grew on the plates", "strain 3e4f grew on the plates", research.CitationVerified},
 		{"a range stays a range", "Larvae hatched after 10-12 days in the warm tanks.", "Larvae hatched after 10 to 12 days in the warm tanks.", research.CitationVerified},
 		{"a name with a number", "IL-6 rose in the cohort that slept less than five hours.", "IL-6 rose in the cohort that slept less than five hours.", research.CitationVerified},
 	} {
