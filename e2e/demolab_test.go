@@ -132,12 +132,13 @@ func readDemoReport(t *testing.T, dir string) demoReport {
 func demoLabBinaries(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
-	for name, pkg := range map[string]string{"desk": "../desk", "simlab": "../scripts/simlab", "cosci-sandbox": "../sandbox"} {
+	for name, pkg := range map[string]string{"desk": "../desk", "simlab": "../scripts/simlab"} {
 		if out, err := goBuild(filepath.Join(bin, name), pkg); err != nil {
 			t.Fatalf("%s does not build: %v\n%s", pkg, err, out)
 		}
 	}
-	for name, target := range map[string]string{"cosci-worker": workerBinary, "starter": starter(t), "temporal": temporalBin} {
+	for name, target := range map[string]string{"cosci-worker": workerBinary, "starter": starter(t), "temporal": temporalBin,
+		"cosci-sandbox": filepath.Join(filepath.Dir(workerBinary), "cosci-sandbox")} {
 		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}

@@ -67,6 +67,12 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: cannot build the worker: %v\n%s", err, out)
 		return 1
 	}
+	// The sandbox's child, beside the worker where the worker looks for it: a session with
+	// a table offers its turns the lab's tool, whose analyses run in it.
+	if out, err := goBuild(filepath.Join(buildDir, "cosci-sandbox"), "../sandbox"); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: cannot build the sandbox's child: %v\n%s", err, out)
+		return 1
+	}
 	literatureBinary = filepath.Join(buildDir, "literature")
 	if out, err := goBuild(literatureBinary, "../literature"); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: cannot build the literature server: %v\n%s", err, out)
