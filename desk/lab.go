@@ -11,7 +11,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -235,9 +234,4 @@ func (d *desk) hypothesisTests(ctx context.Context, id, hid string, who auth.Who
 		return nil, "The session's experiments cannot be read just now."
 	}
 	return shownExperiments(v, hid, id, who, steer), ""
-}
-
-// labText is a standing's figures as a line: "effect 0.42, 95% CI [0.1, 0.74], p 0.012, n 48".
-func labText(o experiment.Outcome) string {
-	return fmt.Sprintf("effect %.3g, %s, p %.2g, n %d", o.Effect, o.Interval(), o.P, o.N)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosci-dev/cosci/internal/access"
 	"github.com/cosci-dev/cosci/internal/auth"
+	"github.com/cosci-dev/cosci/internal/experiment"
 	"github.com/cosci-dev/cosci/internal/lineage"
 	"github.com/cosci-dev/cosci/internal/report"
 	"github.com/cosci-dev/cosci/internal/research"
@@ -125,7 +126,7 @@ var funcs = template.FuncMap{
 	"fields":  func(name string) []string { s, _ := session.LookupCommand(name); return s.Fields },
 	"prose":   prose,
 	"when":    timeTag,
-	"outcome": labText,
+	"outcome": experiment.Outcome.Figures,
 	"effect":  effectText,
 	"short":   func(digest string) string { return digest[:min(len(digest), 12)] },
 	// verdictClass is a citation verdict as a class name ("out of context" has spaces).

@@ -250,20 +250,16 @@ func resultTable(ctx context.Context, f labFlags) (string, error) {
 	if i < 0 {
 		return "", &exitError{1, fmt.Sprintf("session %s has no experiment %s (starter experiment list)", f.session, f.experiment)}
 	}
-	return expectedTable(v.Experiments[i].Spec.Expected, f)
+	return expectedTable(v.Experiments[i].Spec, f)
 }
 
 // expectedTable picks a result's table from those a plan expects: the one --table names,
 // or the only one; a plan that names none takes the file's name as data add does.
-func expectedTable(expected []experiment.Table, f labFlags) (string, error) {
-	var names []string
-	for _, t := range expected {
-		if strings.EqualFold(t.Name, f.table) {
-			return t.Name, nil
-		}
-		names = append(names, t.Name)
-	}
+func expectedTable(p experiment.Plan, f labFlags) (string, error) {
+	name, names := p.ExpectedTable(f.table)
 	switch {
+	case name != "":
+		return name, nil
 	case len(names) == 0:
 		return cmp.Or(f.table, dataset.TableName(f.file+f.fromWorker)), nil
 	case f.table == "" && len(names) == 1:
@@ -344,7 +340,7 @@ func renderExperiments(v workflows.ExperimentsView) string {
 		if r := e.Result; r != nil {
 			fmt.Fprintf(&b, "    result %s arrived %s", r.Data, r.Arrived.Time.UTC().Format(time.RFC3339))
 			if r.Standing != "" {
-				fmt.Fprintf(&b, ": %s, effect %.3g, %s, p %.2g, n %d", r.Standing, r.Outcome.Effect, r.Outcome.Interval(), r.Outcome.P, r.Outcome.N)
+				fmt.Fprintf(&b, ": %s, %s", r.Standing, r.Outcome.Figures())
 			}
 			b.WriteByte('\n')
 		}

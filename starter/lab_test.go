@@ -165,7 +165,7 @@ func TestExpectedTable(t *testing.T) {
 		{nil, "mine", "mine", false},
 	}
 	for _, tt := range tests {
-		got, err := expectedTable(tt.expected, labFlags{experiment: "x-0001", table: tt.table, file: "r.csv"})
+		got, err := expectedTable(experiment.Plan{Expected: tt.expected}, labFlags{experiment: "x-0001", table: tt.table, file: "r.csv"})
 		switch {
 		case tt.refused && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("expected %v, --table %q: %q, %v; want a refusal saying %q", tt.expected, tt.table, got, err, tt.want)

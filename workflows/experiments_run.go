@@ -129,14 +129,8 @@ func (s *supervisor) checkResult(r ResultRequest) error {
 // reading the older table and the run would count, as the pre-registered test, on data
 // that is not the result. (A validator: it never runs on replay, so it needs no version.)
 func expectedTable(p experiment.Plan, table string) error {
-	var names []string
-	for _, t := range p.Expected {
-		if strings.EqualFold(t.Name, table) {
-			return nil
-		}
-		names = append(names, t.Name)
-	}
-	if len(names) == 0 {
+	name, names := p.ExpectedTable(table)
+	if name != "" || len(names) == 0 {
 		return nil
 	}
 	return fmt.Errorf("experiment-result: the plan's query reads %s, not %s: add the result under the table it expects (starter data add --table %s)",

@@ -123,6 +123,19 @@ type Table struct {
 	Columns []string `json:"columns"`
 }
 
+// ExpectedTable is the plan's name for table among the tables it expects (compared without
+// case, as DuckDB compares names), "" when it expects another; names are the tables it
+// expects, none when it names none.
+func (p Plan) ExpectedTable(table string) (name string, names []string) {
+	for _, t := range p.Expected {
+		if strings.EqualFold(t.Name, table) {
+			name = t.Name
+		}
+		names = append(names, t.Name)
+	}
+	return name, names
+}
+
 // Validate says what is wrong with a plan, every problem in one error, or nil.
 func (p Plan) Validate() error {
 	var errs []error

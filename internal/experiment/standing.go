@@ -34,6 +34,12 @@ func (o Outcome) Interval() string {
 	return fmt.Sprintf("95%% CI [%.3g, %.3g]", o.Low, o.High)
 }
 
+// Figures is the outcome as one line of a page or a terminal: "effect 0.42, 95% CI [0.1,
+// 0.74], p 0.012, n 48".
+func (o Outcome) Figures() string {
+	return fmt.Sprintf("effect %.3g, %s, p %.2g, n %d", o.Effect, o.Interval(), o.P, o.N)
+}
+
 // Verdict is a standing with the reason for it, in words a page can show.
 type Verdict struct {
 	Standing session.Standing `json:"standing"`
